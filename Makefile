@@ -1,0 +1,26 @@
+# Two entry points, each doing its own set-up in .venv:
+#   make demo   train a small model on the built-in dataset, translate, score, export, reload
+#   make test   run the test suite
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e . || $(PY) -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+.PHONY: setup demo test lint
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(PY) apps/demo.py
+
+test: $(STAMP)
+	$(PY) -m pytest -q -ra --durations=15
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check keras_nmt apps tests

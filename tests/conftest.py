@@ -1,0 +1,21 @@
+"""Shared test set-up: quiet TensorFlow, the TensorFlow backend, and the real corpora when present."""
+
+import os
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+import pytest  # noqa: E402
+
+SHARED_DATA = Path(
+    os.environ.get("KERAS_NMT_SHARED_DATA", Path(__file__).resolve().parents[1] / ".." / "shared" / "data")
+).resolve()
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The directory of the real corpora (`../shared/data`); skips the test when it is absent."""
+    if not (SHARED_DATA / "spa-eng.test.tsv").exists():
+        pytest.skip(f"real corpora not found at {SHARED_DATA}")
+    return SHARED_DATA
