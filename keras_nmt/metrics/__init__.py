@@ -1,0 +1,58 @@
+"""Evaluation metrics: BLEU and chrF (sacreBLEU), WER/CER, exact match, and their Keras forms.
+
+Plain Python (no TensorFlow import):
+    corpus_bleu, corpus_chrf, exact_match       `corpus_scores`  (sacreBLEU on detokenized text)
+    levenshtein, edit_distance_table,
+    corpus_error_rate, corpus_wer, corpus_cer   `edit_distance`
+    group_references, reference_streams         `references`
+    CorpusScore, Alignment, ErrorRate           result dataclasses
+TensorFlow / Keras (imported on first use, so the plain metrics load without TensorFlow):
+    TokenErrorRate      in-graph corpus token error rate (`tf.edit_distance`)
+    ValidationScores    callback logging val_bleu, val_chrf, val_cer, val_exact_match
+"""
+
+import importlib
+
+from keras_nmt.metrics.alignment import Alignment
+from keras_nmt.metrics.corpus_score import CorpusScore
+from keras_nmt.metrics.corpus_scores import corpus_bleu, corpus_chrf, exact_match
+from keras_nmt.metrics.edit_distance import (
+    corpus_cer,
+    corpus_error_rate,
+    corpus_wer,
+    edit_distance_table,
+    levenshtein,
+)
+from keras_nmt.metrics.error_rate import ErrorRate
+from keras_nmt.metrics.references import as_reference_lists, group_references, reference_streams
+
+_LAZY = {
+    "TokenErrorRate": "keras_nmt.metrics.token_error_rate",
+    "ValidationScores": "keras_nmt.metrics.validation_scores",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "Alignment",
+    "CorpusScore",
+    "ErrorRate",
+    "TokenErrorRate",
+    "ValidationScores",
+    "as_reference_lists",
+    "corpus_bleu",
+    "corpus_cer",
+    "corpus_chrf",
+    "corpus_error_rate",
+    "corpus_wer",
+    "edit_distance_table",
+    "exact_match",
+    "group_references",
+    "levenshtein",
+    "reference_streams",
+]

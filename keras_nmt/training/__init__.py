@@ -1,0 +1,22 @@
+"""Training: masked loss and metrics, callbacks, the run directory and the `train` function."""
+
+from keras_nmt.training.history_writer import HistoryWriter
+from keras_nmt.training.masked_accuracy import MaskedAccuracy
+from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
+from keras_nmt.training.perplexity import Perplexity
+from keras_nmt.training.sample_translations import SampleTranslations
+from keras_nmt.training.teacher_forcing_schedule import SCHEDULES, TeacherForcingSchedule
+from keras_nmt.training.time_budget import TimeBudget
+from keras_nmt.training.train_config import TrainConfig
+
+__all__ = [
+    "SCHEDULES",
+    "HistoryWriter",
+    "MaskedAccuracy",
+    "MaskedSparseCrossEntropy",
+    "Perplexity",
+    "SampleTranslations",
+    "TeacherForcingSchedule",
+    "TimeBudget",
+    "TrainConfig",
+]

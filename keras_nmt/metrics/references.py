@@ -1,0 +1,97 @@
+"""Reference handling shared by the metrics: one or several references per hypothesis.
+
+Every metric in `keras_nmt.metrics` takes ``references`` aligned with ``hypotheses``: element ``i``
+is either one reference string or a sequence of reference strings for hypothesis ``i``; the number
+may vary from sentence to sentence (Tatoeba often has several translations of one sentence).
+"""
+
+from collections.abc import Iterable, Sequence
+
+References = Sequence[str | Sequence[str]]
+
+
+def as_reference_lists(
+    references: References, num_hypotheses: int | None = None
+) -> list[list[str]]:
+    """Normalizes ``references`` to one list of reference strings per hypothesis.
+
+    Args:
+        references: Length ``num_sentences``; each element is a string or a sequence of strings.
+        num_hypotheses: When given, checks that there is one element per hypothesis.
+
+    Returns:
+        ``list[list[str]]`` of length ``num_sentences``, each inner list non-empty.
+
+    Raises:
+        ValueError: On a length mismatch or a sentence without any reference.
+
+    Example:
+        >>> as_reference_lists(["a b", ["c", "d"]])
+        [['a b'], ['c', 'd']]
+    """
+    lists = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
+    if num_hypotheses is not None and len(lists) != num_hypotheses:
+        raise ValueError(f"{num_hypotheses} hypotheses but {len(lists)} reference entries")
+    for i, refs in enumerate(lists):
+        if not refs:
+            raise ValueError(f"sentence {i} has no reference")
+        if not all(isinstance(r, str) for r in refs):
+            raise TypeError(f"references of sentence {i} are not all strings: {refs!r}")
+    return lists
+
+
+def reference_streams(references: References) -> list[list[str | None]]:
+    """Transposes per-sentence references into sacreBLEU's reference streams.
+
+    sacreBLEU's ``corpus_score(hypotheses, references)`` wants ``references[k][i]``: the k-th
+    reference of sentence ``i``, i.e. one stream (a whole reference "document") per reference
+    index. With a variable number of references, sacreBLEU skips ``None`` entries (since 1.5, see
+    mjpost/sacrebleu#130/#132) and reports ``nrefs:var`` in the signature; an empty string would be
+    an actual (empty) reference and would change the brevity penalty, so missing references are
+    padded with ``None``. Each sentence's own references come first, so stream 0 is always full.
+
+    Args:
+        references: Length ``num_sentences``; a string or a sequence of strings per sentence.
+
+    Returns:
+        ``max_refs`` streams, each of length ``num_sentences``, with ``None`` where sentence ``i``
+        has fewer than ``k + 1`` references.
+
+    Example:
+        >>> reference_streams([["a", "b"], "c"])
+        [['a', 'c'], ['b', None]]
+    """
+    lists = as_reference_lists(references)
+    max_refs = max((len(refs) for refs in lists), default=1)
+    return [[refs[k] if k < len(refs) else None for refs in lists] for k in range(max_refs)]
+
+
+def group_references(pairs: Iterable[tuple[str, str]]) -> tuple[list[str], list[list[str]]]:
+    """Groups ``(source, target)`` pairs by source: one entry per distinct source sentence.
+
+    Tatoeba-derived test sets list a source sentence once per translation; translating each copy
+    and scoring it against one translation would penalize correct alternatives. Grouping gives
+    every distinct source once, with all its translations as references.
+
+    Sources keep the order of their first occurrence; a source's references keep their order of
+    occurrence, with exact duplicates dropped (a duplicated reference changes nothing in BLEU or
+    chrF except the reference count in the signature). Strings are compared as given (no
+    normalization).
+
+    Args:
+        pairs: Iterable of ``(source, target)`` strings.
+
+    Returns:
+        ``(sources, references)``: ``sources`` is ``list[str]`` of length ``num_distinct``,
+        ``references`` is ``list[list[str]]`` of the same length, each inner list non-empty.
+
+    Example:
+        >>> group_references([("Hola.", "Hi."), ("Adiós.", "Bye."), ("Hola.", "Hello.")])
+        (['Hola.', 'Adiós.'], [['Hi.', 'Hello.'], ['Bye.']])
+    """
+    grouped: dict[str, list[str]] = {}  # dicts keep insertion order: first-occurrence order
+    for source, target in pairs:
+        refs = grouped.setdefault(source, [])
+        if target not in refs:
+            refs.append(target)
+    return list(grouped), list(grouped.values())

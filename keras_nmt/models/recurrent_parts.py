@@ -1,0 +1,80 @@
+"""Pieces shared by the recurrent model twins (LSTM, Luong, Bahdanau)."""
+
+import keras
+from keras import ops
+
+
+def encoder_lstm(units, bidirectional, name):
+    """One encoder layer returning its output sequence and final states.
+
+    With `bidirectional`, each direction has `units // 2` (OpenNMT's "brnn") so the concatenated
+    states have the decoder's width.
+    """
+    if bidirectional:
+        if units % 2:
+            raise ValueError(f"a bidirectional encoder needs an even `units`, got {units}")
+        return keras.layers.Bidirectional(
+            keras.layers.LSTM(units // 2, return_sequences=True, return_state=True), name=name
+        )
+    return keras.layers.LSTM(units, return_sequences=True, return_state=True, name=name)
+
+
+def final_states(layer_states, bidirectional):
+    """`[h, c]` of one encoder layer; a bidirectional layer's `[h_fw, c_fw, h_bw, c_bw]` concatenated."""
+    if not bidirectional:
+        return list(layer_states)
+    h_fw, c_fw, h_bw, c_bw = layer_states
+    return [ops.concatenate([h_fw, h_bw], axis=-1), ops.concatenate([c_fw, c_bw], axis=-1)]
+
+
+def teacher_forcing_coins(decoder_tokens, probability, seed_generator, training):
+    """Per-position choice of scheduled sampling (Bengio et al. 2015), `(batch, target_len)` bool.
+
+    True where the decoder is fed the ground-truth previous token, False where it is fed its own
+    previous prediction. Outside training it is all True: evaluation stays teacher-forced.
+    """
+    if not training:
+        return ops.ones_like(decoder_tokens, dtype="bool")
+    draws = keras.random.uniform(ops.shape(decoder_tokens), seed=seed_generator)
+    return ops.less(draws, probability)
+
+
+def step_loop(step, project, decoder_tokens, feed_truth, states, initial_output, sample):
+    """Runs a decoder one target position at a time, feeding truth or its own predictions.
+
+    Args:
+        step: `(token (batch,), states) -> (output (batch, units), states)`, one decoder step.
+        project: `output -> logits (batch, vocab)`, used for the model's own predictions.
+        decoder_tokens: ground-truth decoder inputs `(batch, target_len)`, START first.
+        feed_truth: `(batch, target_len)` bool, where to feed the ground truth.
+        states: the initial recurrent state (any nested structure of tensors).
+        initial_output: `(batch, units)` zeros, giving the output's shape and dtype.
+        sample: whether predictions may be fed at all (a bool tensor or Python bool); when False
+            the projection is skipped inside the loop, so teacher forcing costs no extra matmul.
+
+    Returns:
+        The top decoder outputs `(batch, target_len, units)`; the caller projects them to logits
+        in one matmul outside the loop.
+    """
+
+    def predict(output):
+        return ops.cast(ops.argmax(project(output), axis=-1), decoder_tokens.dtype)
+
+    def body(carry, inputs_t):
+        true_token, use_truth = inputs_t  # (batch,), (batch,)
+        token = ops.where(use_truth, true_token, carry["prediction"])
+        output, new_states = step(token, carry["states"])
+        if isinstance(sample, bool) and not sample:
+            prediction = carry["prediction"]
+        else:
+            prediction = ops.cond(sample, lambda: predict(output), lambda: carry["prediction"])
+        carry = {"states": new_states, "prediction": prediction, "output": output}
+        # Keras' TensorFlow scan wants per-step outputs shaped like the carry: emit the carry.
+        return carry, carry
+
+    initial = {"states": states, "prediction": decoder_tokens[:, 0], "output": initial_output}
+    # Scan over time: inputs (target_len, batch), outputs (target_len, batch, units).
+    _, per_step = ops.scan(
+        body, initial, (ops.transpose(decoder_tokens), ops.transpose(feed_truth))
+    )
+    return ops.transpose(per_step["output"], (1, 0, 2))

@@ -1,0 +1,77 @@
+"""Scheduled sampling (Bengio et al. 2015): the teacher-forcing probability as training goes on."""
+
+import math
+
+import keras
+
+SCHEDULES = ("constant", "linear", "exponential", "inverse_sigmoid")
+
+
+class TeacherForcingSchedule(keras.callbacks.Callback):
+    """Sets a subclassed model's `teacher_forcing_probability` before every training batch.
+
+    Bengio, Vinyals, Jaitly and Shazeer (2015), "Scheduled Sampling for Sequence Prediction with
+    Recurrent Neural Networks", §2.4, with `i` the optimizer step (so a resumed run continues the
+    schedule where it stopped):
+
+    - `constant`: `p = k`;
+    - `linear`: `p = max(floor, 1 - k·i)`;
+    - `exponential`: `p = max(floor, k^i)` with `k < 1`;
+    - `inverse_sigmoid`: `p = max(floor, k / (k + exp(i / k)))` with `k ≥ 1`.
+
+    `p = 1` everywhere is plain teacher forcing.
+
+    Args:
+        kind: one of `SCHEDULES`.
+        k: the schedule's parameter (see above).
+        floor: the lowest probability the decaying schedules reach.
+
+    Example:
+        >>> model.fit(data, callbacks=[TeacherForcingSchedule.parse("inverse_sigmoid:200")])
+    """
+
+    def __init__(self, kind="constant", k=1.0, floor=0.0):
+        super().__init__()
+        if kind not in SCHEDULES:
+            raise ValueError(f"unknown teacher-forcing schedule {kind!r}; choose from {SCHEDULES}")
+        if kind == "constant" and not 0.0 <= k <= 1.0:
+            raise ValueError(f"a constant teacher-forcing probability must be in [0, 1], got {k}")
+        if kind == "exponential" and not 0.0 < k < 1.0:
+            raise ValueError(f"the exponential schedule needs 0 < k < 1, got {k}")
+        if kind == "inverse_sigmoid" and k < 1.0:
+            raise ValueError(f"the inverse sigmoid schedule needs k >= 1, got {k}")
+        self.kind, self.k, self.floor = kind, float(k), float(floor)
+
+    @classmethod
+    def parse(cls, text):
+        """Parses the `--teacher-forcing` flag: `KIND[:K[:FLOOR]]`, e.g. `linear:1e-4:0.25`."""
+        kind, *numbers = text.split(":")
+        defaults = {"constant": 1.0, "linear": 1e-4, "exponential": 0.999, "inverse_sigmoid": 500.0}
+        if kind not in defaults:
+            raise ValueError(f"unknown teacher-forcing schedule {kind!r}; choose from {SCHEDULES}")
+        values = [float(n) for n in numbers] + [defaults[kind], 0.0][len(numbers) :]
+        return cls(kind, *values[:2])
+
+    @property
+    def is_plain_teacher_forcing(self):
+        return self.kind == "constant" and self.k == 1.0
+
+    def probability(self, step):
+        """The probability of feeding the ground truth at optimizer step `step` (0-based)."""
+        if self.kind == "constant":
+            return self.k
+        if self.kind == "linear":
+            p = 1.0 - self.k * step
+        elif self.kind == "exponential":
+            p = self.k**step
+        else:
+            p = self.k / (self.k + math.exp(min(step / self.k, 700.0)))
+        return max(self.floor, p)
+
+    def on_train_batch_begin(self, batch, logs=None):
+        step = int(self.model.optimizer.iterations.numpy())
+        self.model.teacher_forcing_probability.assign(self.probability(step))
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None:
+            logs["teacher_forcing"] = float(self.model.teacher_forcing_probability.numpy())

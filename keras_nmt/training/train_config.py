@@ -1,0 +1,73 @@
+"""Every option of a training run, as saved in `RUN_DIR/config.json`."""
+
+import dataclasses
+import json
+from pathlib import Path
+
+
+@dataclasses.dataclass
+class TrainConfig:
+    """Options of `keras_nmt.training.train` (and the flags of `apps/train.py`).
+
+    Model options that do not apply to the chosen model are ignored (see
+    `keras_nmt.models.registry.MODEL_ARGUMENTS`).
+    """
+
+    # model
+    model: str = "lstm"
+    api: str = "functional"
+    embedding_dim: int = 128
+    units: int = 256
+    num_layers: int = 1
+    dropout: float = 0.0
+    reverse_source: bool = False
+    bidirectional: bool = False
+    attention_score: str = "general"
+    input_feeding: bool = False
+    attention_units: int | None = None
+    deep_output: bool = False
+    d_model: int = 128
+    num_heads: int = 4
+    ff_dim: int = 512
+    pre_norm: bool = False
+    shared_embeddings: bool = False
+    tied_output: bool = False
+    # text and data
+    tokenizer: str = "char"
+    vocab_size: int = 8000
+    lowercase: bool = False
+    data: str = "dates"
+    valid: str | None = None
+    source_column: int = 1
+    train_size: int | None = None
+    valid_size: int | None = None
+    max_length: int = 100
+    # optimisation
+    epochs: int = 10
+    batch_size: int = 64
+    learning_rate: float = 1e-3
+    warmup_steps: int = 4000
+    clipnorm: float | None = 1.0
+    label_smoothing: float = 0.0
+    teacher_forcing: str = "constant:1.0"
+    patience: int | None = None
+    run_eagerly: bool = False
+    jit_compile: bool = False
+    precision: str = "float32"
+    time_budget: float | None = None
+    # run
+    seed: int = 0
+    output: str = "runs/default"
+    backup_every: int = 200
+    validation_sentences: int = 500
+    samples: int = 5
+    verbose: int = 1
+
+    def to_json(self, path):
+        Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
+
+    @classmethod
+    def from_json(cls, path):
+        values = json.loads(Path(path).read_text())
+        known = {field.name for field in dataclasses.fields(cls)}
+        return cls(**{key: value for key, value in values.items() if key in known})

@@ -1,0 +1,217 @@
+"""One training run: data, tokenizers, model, `fit` with callbacks, and the run directory."""
+
+import dataclasses
+import random
+import time
+from pathlib import Path
+
+import keras
+import numpy as np
+
+from keras_nmt.data.corpus import load_corpus
+from keras_nmt.data.pipeline import make_dataset
+from keras_nmt.export.translator import Translator
+from keras_nmt.metrics import ValidationScores, corpus_bleu, corpus_cer, corpus_chrf, exact_match
+from keras_nmt.metrics import group_references
+from keras_nmt.models.registry import build_model
+from keras_nmt.text import load_tokenizer, make_tokenizer
+from keras_nmt.training.history_writer import HistoryWriter
+from keras_nmt.training.masked_accuracy import MaskedAccuracy
+from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
+from keras_nmt.training.perplexity import Perplexity
+from keras_nmt.training.run_directory import (
+    BACKUP_DIR,
+    CONFIG_FILE,
+    HISTORY_FILE,
+    MODEL_FILE,
+    TOKENIZERS_DIR,
+)
+from keras_nmt.training.sample_translations import SampleTranslations
+from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
+from keras_nmt.training.time_budget import TimeBudget
+
+
+@dataclasses.dataclass
+class TrainResult:
+    """What `train` returns: the model, its translator, the history and the final scores."""
+
+    model: keras.Model
+    translator: Translator
+    history: dict
+    scores: dict
+    seconds: float
+
+
+def load_pairs(config):
+    """`(train_pairs, valid_pairs)` for `config.data` / `config.valid`.
+
+    A built-in name or a path with `{split}` gives both splits. A single file gives the training
+    pairs, and, without `--valid`, a seeded hold-out of 5% (at most 2,000 pairs) for validation.
+    """
+    options = dict(source_column=config.source_column, seed=config.seed)
+    if config.valid:
+        train = load_corpus(config.data, size=config.train_size, **options).pairs
+        return train, load_corpus(config.valid, **options).pairs
+    try:
+        train = load_corpus(config.data, "train", size=config.train_size, **options).pairs
+        valid = load_corpus(config.data, "valid", size=config.valid_size, **options).pairs
+        return train, valid
+    except ValueError as error:
+        if "single file" not in str(error):
+            raise
+    pairs = load_corpus(config.data, **options).pairs
+    order = np.random.default_rng(config.seed).permutation(len(pairs))
+    held_out = min(2000, max(1, len(pairs) // 20))
+    valid = [pairs[i] for i in sorted(order[:held_out])]
+    train = [pairs[i] for i in sorted(order[held_out:])]
+    return train, valid
+
+
+def make_tokenizers(config, train_pairs, run):
+    """Builds and saves the tokenizers, or reloads the ones a resumed run already saved."""
+    directory = run / TOKENIZERS_DIR
+    if (directory / "source").exists() and (directory / "target").exists():
+        return load_tokenizer(directory / "source"), load_tokenizer(directory / "target")
+    options = {"lowercase": config.lowercase}
+    if config.tokenizer in ("word", "subword"):
+        options["max_vocab" if config.tokenizer == "word" else "vocab_size"] = config.vocab_size
+    tokenizers = []
+    for side, texts in (("source", [s for s, _ in train_pairs]), ("target", [t for _, t in train_pairs])):
+        tokenizer = make_tokenizer(config.tokenizer, **options).build(texts)
+        tokenizer.save(directory / side)
+        tokenizers.append(tokenizer)
+    return tuple(tokenizers)
+
+
+def compile_model(model, config, steps_per_epoch):
+    """Compiles with the masked loss and metrics; the Transformer gets its warm-up schedule."""
+    if config.model == "transformer":
+        from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
+
+        learning_rate = InverseSqrtSchedule(config.d_model, warmup_steps=config.warmup_steps)
+        optimizer = keras.optimizers.Adam(
+            learning_rate, beta_1=0.9, beta_2=0.98, epsilon=1e-9, clipnorm=config.clipnorm
+        )
+    else:
+        optimizer = keras.optimizers.Adam(config.learning_rate, clipnorm=config.clipnorm)
+    model.compile(
+        optimizer=optimizer,
+        loss=MaskedSparseCrossEntropy(label_smoothing=config.label_smoothing),
+        metrics=[MaskedAccuracy(), Perplexity()],
+        run_eagerly=config.run_eagerly,
+        jit_compile=config.jit_compile,
+    )
+
+
+def train(config, print_fn=print, extra_callbacks=()):
+    """Trains one model and writes its run directory (see `../shared/DESIGN.md`).
+
+    Re-running the same command after a crash resumes from `RUN_DIR/backup/` (weights, optimizer
+    and epoch of the last backup, taken every `config.backup_every` batches and at each epoch's
+    end; the interrupted epoch is replayed from its start with the same data order).
+
+    Args:
+        config: a `TrainConfig`.
+        print_fn: where progress lines go.
+        extra_callbacks: more Keras callbacks (tests use one that interrupts training).
+
+    Returns:
+        A `TrainResult`.
+    """
+    run = Path(config.output)
+    run.mkdir(parents=True, exist_ok=True)
+    random.seed(config.seed)
+    keras.utils.set_random_seed(config.seed)
+    if config.precision != "float32":
+        keras.mixed_precision.set_global_policy(config.precision)
+
+    train_pairs, valid_pairs = load_pairs(config)
+    source_tokenizer, target_tokenizer = make_tokenizers(config, train_pairs, run)
+    config.to_json(run / CONFIG_FILE)
+    print_fn(
+        f"data: {len(train_pairs)} training and {len(valid_pairs)} validation pairs; "
+        f"{config.tokenizer} vocabularies {source_tokenizer.vocab_size} -> "
+        f"{target_tokenizer.vocab_size}"
+    )
+    dataset_options = dict(batch_size=config.batch_size, max_length=config.max_length)
+    train_data = make_dataset(
+        train_pairs, source_tokenizer, target_tokenizer, shuffle=True, seed=config.seed,
+        **dataset_options,
+    )
+    valid_data = make_dataset(
+        valid_pairs, source_tokenizer, target_tokenizer, shuffle=False, **dataset_options
+    )
+
+    model = build_model(
+        config.model,
+        config.api,
+        source_tokenizer.vocab_size,
+        target_tokenizer.vocab_size,
+        dataclasses.asdict(config),
+    )
+    model(next(iter(valid_data))[0])  # builds the weights (BackupAndRestore needs them)
+    steps_per_epoch = int(train_data.cardinality())
+    compile_model(model, config, steps_per_epoch)
+    print_fn(f"model: {config.model} ({config.api}), {model.count_params():,} parameters")
+
+    translator = Translator(
+        model, source_tokenizer, target_tokenizer, config.max_length, config.max_length
+    )
+    sources, references = group_references(valid_pairs)
+    schedule = TeacherForcingSchedule.parse(config.teacher_forcing)
+    if not schedule.is_plain_teacher_forcing and config.api != "subclassed":
+        raise ValueError("scheduled teacher forcing needs --api subclassed (a step loop)")
+    callbacks = [
+        ValidationScores(
+            translator.translate_texts, sources, references,
+            max_sentences=config.validation_sentences,
+        ),
+        SampleTranslations(
+            translator.translate_texts, sources[: config.samples],
+            [refs[0] for refs in references[: config.samples]], print_fn=print_fn,
+        ),
+        keras.callbacks.BackupAndRestore(str(run / BACKUP_DIR), save_freq=config.backup_every),
+        keras.callbacks.BackupAndRestore(str(run / BACKUP_DIR / "epoch"), save_freq="epoch"),
+        keras.callbacks.TerminateOnNaN(),
+        keras.callbacks.TensorBoard(str(run / "logs"), write_graph=False),
+        HistoryWriter(run / HISTORY_FILE),
+    ]
+    if not schedule.is_plain_teacher_forcing:
+        callbacks.insert(0, schedule)
+    if config.patience is not None:
+        callbacks.append(
+            keras.callbacks.EarlyStopping(
+                monitor="val_bleu", mode="max", patience=config.patience, restore_best_weights=True
+            )
+        )
+    if config.time_budget is not None:
+        callbacks.append(TimeBudget(config.time_budget))
+    callbacks.extend(extra_callbacks)
+
+    start = time.monotonic()
+    history = model.fit(
+        train_data,
+        validation_data=valid_data,
+        epochs=config.epochs,
+        callbacks=callbacks,
+        verbose=config.verbose,
+    )
+    seconds = time.monotonic() - start
+    model.save(run / MODEL_FILE)
+
+    hypotheses = translator.translate_texts(sources)
+    scores = {
+        "bleu": corpus_bleu(hypotheses, references).score,
+        "chrf": corpus_chrf(hypotheses, references).score,
+        "cer": corpus_cer(hypotheses, references).rate,
+        "exact_match": exact_match(hypotheses, references),
+        "train_seconds": seconds,
+    }
+    print_fn(f"trained {len(history.epoch)} epochs in {seconds:.0f} s")
+    for source, hypothesis, refs in list(zip(sources, hypotheses, references))[: config.samples]:
+        print_fn(f"  {source!r} -> {hypothesis!r} (reference {refs[0]!r})")
+    print_fn(
+        f"validation ({len(sources)} sentences): exact match {scores['exact_match']:.2%}, "
+        f"BLEU {scores['bleu']:.1f}, chrF {scores['chrf']:.1f}, CER {scores['cer']:.3f}"
+    )
+    return TrainResult(model, translator, history.history, scores, seconds)
