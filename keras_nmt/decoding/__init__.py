@@ -1,0 +1,36 @@
+"""Decoding on the model inference contract: greedy, beam search and sampling.
+
+Every strategy is written with ``keras.ops`` only and runs as one ``keras.ops.while_loop`` over
+the whole batch, so under TensorFlow it traces into a ``tf.function`` / SavedModel with dynamic
+batch size and source length. ``decode(model, encoder_tokens, strategy, **options)`` is the
+single entry point; ``DecodingConfig`` holds the options as a serializable value.
+"""
+
+from keras_nmt.decoding.api import decode
+from keras_nmt.decoding.beam_search import beam_search
+from keras_nmt.decoding.decode_result import DecodeResult
+from keras_nmt.decoding.decoding_config import STRATEGIES, DecodingConfig
+from keras_nmt.decoding.greedy import greedy_decode
+from keras_nmt.decoding.sampling import filter_top_k, filter_top_p, sample_decode
+from keras_nmt.decoding.scoring import (
+    coverage_penalty,
+    gnmt_length_penalty,
+    length_normalizer,
+    normalize_log_probs,
+)
+
+__all__ = [
+    "STRATEGIES",
+    "DecodeResult",
+    "DecodingConfig",
+    "beam_search",
+    "coverage_penalty",
+    "decode",
+    "filter_top_k",
+    "filter_top_p",
+    "gnmt_length_penalty",
+    "greedy_decode",
+    "length_normalizer",
+    "normalize_log_probs",
+    "sample_decode",
+]

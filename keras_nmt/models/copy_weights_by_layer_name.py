@@ -7,7 +7,9 @@ def _leaf_layers_by_name(model):
     """Maps name -> layer for every weighted layer, recursing into sub-models only.
 
     A layer that holds sub-layers (an attention layer, a Transformer block, ``Bidirectional``)
-    is matched whole. An ``LSTM`` layer and the ``LSTMCell`` its subclassed twin steps through
+    is matched whole, unless it sets ``copy_by_sublayer_names = True``: a wrapper such as the
+    functional Bahdanau decoder's recurrent layer, whose sub-layers (the cell, the attention)
+    are top-level layers in the subclassed twin. An ``LSTM`` layer and the ``LSTMCell`` its subclassed twin steps through
     hold the same variables in the same order, so they match by name too.
     """
     found = {}
@@ -16,6 +18,8 @@ def _leaf_layers_by_name(model):
         layer = pending.pop(0)
         if isinstance(layer, keras.Model):
             pending.extend(layer.layers)
+        elif getattr(layer, "copy_by_sublayer_names", False):
+            pending.extend(layer._flatten_layers(include_self=False, recursive=False))
         elif layer.weights:
             if found.get(layer.name, layer) is not layer:
                 raise ValueError(f"two layers are named {layer.name!r} in model {model.name!r}")

@@ -1,0 +1,63 @@
+"""Tokenizers in TensorFlow ops (tensorflow-text): usable in tf.data, tf.function and SavedModels.
+
+Three kinds share one interface (:class:`Tokenizer`) and the reserved ids of
+``keras_nmt.special_ids`` (``PAD=0, UNK=1, START=2, END=3``):
+
+- ``"char"``: :class:`CharTokenizer`, Unicode code points;
+- ``"word"``: :class:`WordTokenizer`, words and punctuation marks;
+- ``"subword"``: :class:`SubwordTokenizer`, SentencePiece unigram or BPE pieces.
+
+Example:
+    >>> tok = make_tokenizer("subword", vocab_size=1000).build(texts)
+    >>> tok.save("run/tokenizers/source")
+    >>> same = load_tokenizer("run/tokenizers/source")
+"""
+
+from __future__ import annotations
+
+import os
+
+from keras_nmt.text.char_tokenizer import CharTokenizer
+from keras_nmt.text.subword_tokenizer import SubwordTokenizer
+from keras_nmt.text.tokenizer import Tokenizer, read_config
+from keras_nmt.text.word_tokenizer import WordTokenizer
+
+TOKENIZER_KINDS: dict[str, type[Tokenizer]] = {
+    "char": CharTokenizer,
+    "word": WordTokenizer,
+    "subword": SubwordTokenizer,
+}
+
+
+def make_tokenizer(kind: str, **options) -> Tokenizer:
+    """Makes an unbuilt tokenizer of ``kind`` (``"char"``, ``"word"`` or ``"subword"``).
+
+    Args:
+        kind: the tokenizer kind.
+        **options: constructor arguments of that class (e.g. ``vocab_size=8000`` for subwords).
+
+    Returns:
+        The tokenizer; call ``build(texts)`` on it.
+    """
+    if kind not in TOKENIZER_KINDS:
+        raise ValueError(f"unknown tokenizer kind {kind!r}; expected one of {list(TOKENIZER_KINDS)}")
+    return TOKENIZER_KINDS[kind](**options)
+
+
+def load_tokenizer(directory: str | os.PathLike) -> Tokenizer:
+    """Reads a tokenizer of any kind written by ``Tokenizer.save(directory)``."""
+    kind = read_config(directory).get("kind")
+    if kind not in TOKENIZER_KINDS:
+        raise ValueError(f"{directory}: unknown tokenizer kind {kind!r}")
+    return TOKENIZER_KINDS[kind].load(directory)
+
+
+__all__ = [
+    "CharTokenizer",
+    "SubwordTokenizer",
+    "TOKENIZER_KINDS",
+    "Tokenizer",
+    "WordTokenizer",
+    "load_tokenizer",
+    "make_tokenizer",
+]
