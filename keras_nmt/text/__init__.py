@@ -40,7 +40,9 @@ def make_tokenizer(kind: str, **options) -> Tokenizer:
         The tokenizer; call ``build(texts)`` on it.
     """
     if kind not in TOKENIZER_KINDS:
-        raise ValueError(f"unknown tokenizer kind {kind!r}; expected one of {list(TOKENIZER_KINDS)}")
+        raise ValueError(
+            f"unknown tokenizer kind {kind!r}; expected one of {list(TOKENIZER_KINDS)}"
+        )
     return TOKENIZER_KINDS[kind](**options)
 
 

@@ -1,0 +1,166 @@
+"""Subword tokenizer: SentencePiece trained in Python, applied in-graph by tensorflow-text."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+import sentencepiece as spm
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+from keras_nmt.special_ids import END_ID, PAD_ID, RESERVED_TOKENS, START_ID, UNK_ID
+from keras_nmt.text.tokenizer import Tokenizer, _normalized_chunks
+
+MODEL_FILE = "subword.model"
+_MODEL_TYPES = ("unigram", "bpe")
+
+
+class SubwordTokenizer(Tokenizer):
+    """SentencePiece subwords (unigram language model or BPE).
+
+    :meth:`build` trains a model with the ``sentencepiece`` package on the normalized text, with
+    ``pad/unk/bos/eos`` ids ``0/1/2/3`` (``keras_nmt.special_ids``), the ``"identity"``
+    normalization rule (:meth:`normalize` already did NFKC), no byte fallback and
+    ``hard_vocab_limit=False`` (a small corpus gives a smaller vocabulary rather than an error).
+    :meth:`tokenize` and :meth:`detokenize` run ``tf_text.SentencepieceTokenizer`` on the
+    serialized model, which is stored in the module (and in an exported SavedModel).
+
+    Because :meth:`normalize` already collapsed and stripped white space,
+    ``detokenize(tokenize(s)) == normalize(s)`` exactly when every character was seen in
+    training. A character not seen in training becomes ``UNK_ID`` and detokenizes as
+    SentencePiece's unknown surface ``" ⁇ "`` (U+2047 with a space on each side; runs of spaces
+    are then collapsed and the ends stripped, e.g. ``"漢字 Tell me 😀!"`` -> ``"⁇ Tell me ⁇ !"``).
+
+    References:
+        Kudo, "Subword Regularization" (2018), arXiv:1804.10959 (unigram);
+        Sennrich et al., "Neural Machine Translation of Rare Words with Subword Units" (2016),
+        arXiv:1508.07909 (BPE); Kudo & Richardson, "SentencePiece" (2018), arXiv:1808.06226.
+
+    Args:
+        vocab_size: requested number of pieces, reserved ids included (an upper bound: small
+            corpora give fewer, see :attr:`vocab_size` after :meth:`build`).
+        model_type: ``"unigram"`` or ``"bpe"``.
+        lowercase: lower-case in :meth:`normalize`.
+        character_coverage: fraction of characters covered by the model (1.0: all seen ones).
+        input_sentence_size: at most this many training sentences are sampled (0: all).
+        name: name of the ``tf.Module``.
+
+    Example:
+        >>> tok = SubwordTokenizer(vocab_size=1000).build(english_sentences)
+        >>> ids = tok.tokenize(["Tell me."], add_start=True, add_end=True)  # (1, None) int32
+        >>> tok.detokenize(ids).numpy()[0].decode()
+        'Tell me.'
+    """
+
+    kind = "subword"
+
+    def __init__(
+        self,
+        vocab_size: int = 8000,
+        model_type: str = "unigram",
+        lowercase: bool = False,
+        character_coverage: float = 1.0,
+        input_sentence_size: int = 2_000_000,
+        name: str | None = None,
+    ):
+        super().__init__(lowercase=lowercase, name=name)
+        if model_type not in _MODEL_TYPES:
+            raise ValueError(f"model_type must be one of {_MODEL_TYPES}, got {model_type!r}")
+        self.requested_vocab_size = int(vocab_size)
+        self.model_type = model_type
+        self.character_coverage = float(character_coverage)
+        self.input_sentence_size = int(input_sentence_size)
+        self._model_proto: bytes | None = None
+        self._sp: tf_text.SentencepieceTokenizer | None = None
+
+    def get_config(self) -> dict[str, Any]:
+        config = super().get_config()
+        config.update(
+            vocab_size=self.requested_vocab_size,
+            model_type=self.model_type,
+            character_coverage=self.character_coverage,
+            input_sentence_size=self.input_sentence_size,
+        )
+        return config
+
+    @property
+    def model_proto(self) -> bytes:
+        """The serialized SentencePiece model (the content of ``subword.model``)."""
+        self._check_built()
+        return self._model_proto
+
+    def build(self, texts) -> SubwordTokenizer:
+        """Trains the SentencePiece model on the normalized ``texts`` (an iterable of strings)."""
+        sentences = [
+            s.decode("utf-8") for chunk in _normalized_chunks(self, texts) for s in chunk.numpy()
+        ]
+        sentences = [s for s in sentences if s]
+        if not sentences:
+            raise ValueError("SubwordTokenizer.build needs at least one non-empty text")
+        model = io.BytesIO()
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(sentences),
+            model_writer=model,
+            vocab_size=self.requested_vocab_size,
+            model_type=self.model_type,
+            character_coverage=self.character_coverage,
+            input_sentence_size=self.input_sentence_size,
+            shuffle_input_sentence=True,
+            pad_id=PAD_ID,
+            unk_id=UNK_ID,
+            bos_id=START_ID,
+            eos_id=END_ID,
+            pad_piece=RESERVED_TOKENS[PAD_ID],
+            unk_piece=RESERVED_TOKENS[UNK_ID],
+            bos_piece=RESERVED_TOKENS[START_ID],
+            eos_piece=RESERVED_TOKENS[END_ID],
+            # We normalize (NFKC, spaces) ourselves, in TF ops, identically for every tokenizer.
+            normalization_rule_name="identity",
+            hard_vocab_limit=False,
+            byte_fallback=False,
+            # Sentences longer than this (in bytes) would be dropped silently from training.
+            max_sentence_length=1 << 16,
+            num_threads=max(1, min(4, os.cpu_count() or 1)),
+            minloglevel=2,
+        )
+        self._set_model(model.getvalue())
+        return self
+
+    # ----------------------------------------------------------------------------------------------
+    def _set_model(self, model_proto: bytes) -> None:
+        processor = spm.SentencePieceProcessor(model_proto=model_proto)
+        vocab = tuple(processor.id_to_piece(i) for i in range(processor.get_piece_size()))
+        if vocab[: len(RESERVED_TOKENS)] != tuple(RESERVED_TOKENS):
+            raise ValueError(f"SentencePiece model must start with {RESERVED_TOKENS}: {vocab[:4]}")
+        self._model_proto = model_proto
+        self._sp = tf_text.SentencepieceTokenizer(model=model_proto, out_type=tf.int32)
+        self._vocab = vocab
+
+    def _encode(self, normalized: tf.Tensor) -> tf.RaggedTensor:
+        # (batch,) -> (batch, None) int32; the op never adds bos/eos (tokenize does that).
+        return self._sp.tokenize(normalized)
+
+    def _decode(self, ids: tf.RaggedTensor) -> tf.Tensor:
+        text = self._sp.detokenize(ids)
+        # The unknown surface " ⁇ " brings its own spaces ("me  ⁇ !"); normalized text never has
+        # runs of spaces, so collapsing them changes nothing else.
+        return tf.strings.strip(tf.strings.regex_replace(text, " {2,}", " "))
+
+    def _id_to_piece(self, flat_ids: tf.Tensor) -> tf.Tensor:
+        flat_ids = tf.cast(flat_ids, tf.int32)
+        in_range = (flat_ids >= 0) & (flat_ids < self.vocab_size)
+        pieces = self._sp.id_to_string(tf.where(in_range, flat_ids, UNK_ID))
+        return tf.where(in_range, pieces, tf.constant(RESERVED_TOKENS[UNK_ID]))
+
+    def _save_files(self, directory: Path) -> dict[str, str]:
+        (directory / MODEL_FILE).write_bytes(self._model_proto)
+        return {"model_file": MODEL_FILE}
+
+    def _load_files(self, directory: Path, files: dict[str, str]) -> None:
+        self._set_model((directory / files["model_file"]).read_bytes())
+
+    def _select_vocabulary(self, counts):  # pragma: no cover - build() is overridden
+        raise NotImplementedError
