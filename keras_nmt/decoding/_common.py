@@ -1,0 +1,114 @@
+"""Helpers shared by the decoding strategies (private; ``keras.ops`` only)."""
+
+import math
+
+from keras import ops
+
+DEFAULT_MAX_LENGTH = 100
+# Per-sentence length limit ``ceil(a * source_len + b)``: generous for translation (targets rarely
+# exceed 1.5x the source) and for spelling correction (target length ~ source length).
+DEFAULT_MAX_LENGTH_A = 1.5
+DEFAULT_MAX_LENGTH_B = 10.0
+
+
+def check_length_options(max_length, max_length_a, max_length_b):
+    """Validates the length options (python values, checked at trace time)."""
+    if not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 1:
+        raise ValueError(f"max_length must be a positive python int, got {max_length!r}")
+    if not math.isfinite(max_length_a) or max_length_a < 0:
+        raise ValueError(f"max_length_a must be a finite number >= 0, got {max_length_a!r}")
+    if not math.isfinite(max_length_b):
+        raise ValueError(f"max_length_b must be finite, got {max_length_b!r}")
+
+
+def source_lengths(source_mask):
+    """Number of real (non-padding) source tokens.
+
+    Args:
+        source_mask: bool ``(batch, src_len)``.
+
+    Returns:
+        int32 ``(batch,)``.
+    """
+    return ops.sum(ops.cast(source_mask, "int32"), axis=1)
+
+
+def sentence_max_lengths(source_mask, max_length, max_length_a, max_length_b):
+    """Per-sentence limit on the number of emitted tokens (``END`` included).
+
+    ``min(max_length, ceil(a * source_len + b))``, and at least 1.
+
+    Args:
+        source_mask: bool ``(batch, src_len)``.
+        max_length: python int, the global cap (also the size of the output buffers).
+        max_length_a: python float ``a``.
+        max_length_b: python float ``b``.
+
+    Returns:
+        int32 ``(batch,)``.
+    """
+    length = ops.cast(source_lengths(source_mask), "float32")
+    limit = ops.ceil(length * float(max_length_a) + float(max_length_b))
+    limit = ops.clip(limit, 1.0, float(max_length))
+    return ops.cast(limit, "int32")
+
+
+def write_at(buffer, values, t, axis):
+    """Writes ``values`` into ``buffer`` at position ``t`` along ``axis`` (shape-preserving).
+
+    A select rather than a scatter, so every backend keeps the buffer's static shape inside a
+    ``while_loop``.
+
+    Args:
+        buffer: tensor ``(..., L, ...)`` with ``L`` static at ``axis``.
+        values: tensor of ``buffer``'s shape without ``axis`` (or broadcastable to it), or a
+            python scalar.
+        t: int32 scalar tensor, the position.
+        axis: python int, non-negative.
+
+    Returns:
+        ``buffer`` with ``values`` at position ``t``.
+    """
+    length = buffer.shape[axis]
+    hit = ops.equal(ops.arange(length, dtype="int32"), t)
+    shape = [1] * len(buffer.shape)
+    shape[axis] = length
+    hit = ops.reshape(hit, shape)
+    if not isinstance(values, int | float):
+        values = ops.expand_dims(values, axis)
+    return ops.where(hit, values, buffer)
+
+
+def trim_to_longest(lengths, *buffers, axis):
+    """Cuts the time axis of each buffer to the longest hypothesis (``None`` passes through).
+
+    Args:
+        lengths: int32 tensor of hypothesis lengths (any shape).
+        *buffers: tensors whose ``axis`` is the time axis, or ``None``.
+        axis: python int >= 0, the time axis (the same for every buffer).
+
+    Returns:
+        A tuple of the cut buffers.
+    """
+    longest = ops.max(lengths, initial=1)
+    out = []
+    for buffer in buffers:
+        if buffer is None:
+            out.append(None)
+            continue
+        index = [slice(None)] * len(buffer.shape)
+        index[axis] = slice(None, longest)
+        out.append(buffer[tuple(index)])
+    return tuple(out)
+
+
+def float_log_softmax(logits):
+    """``log_softmax`` in float32 whatever the model's compute dtype.
+
+    Args:
+        logits: ``(..., vocab)``.
+
+    Returns:
+        float32 ``(..., vocab)``.
+    """
+    return ops.log_softmax(ops.cast(logits, "float32"), axis=-1)

@@ -1,0 +1,97 @@
+"""The one-hypothesis-per-sentence loop shared by greedy decoding and sampling (private)."""
+
+from keras import ops
+
+from keras_nmt.decoding import _common
+from keras_nmt.decoding.decode_result import DecodeResult
+from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
+
+
+def run_stepwise(
+    model,
+    encoder_tokens,
+    choose,
+    max_length,
+    max_length_a,
+    max_length_b,
+    return_attention,
+    trim,
+):
+    """Decodes the whole batch, one token per sentence and step, in a ``while_loop``.
+
+    Args:
+        model: an object keeping the inference contract (``encode``, ``initial_state``,
+            ``decode_step``, ``has_attention``).
+        encoder_tokens: int ``(batch, src_len)``, padded with ``PAD_ID``.
+        choose: ``choose(logits, log_probs, t) -> int32 (batch,)`` picks the next token from
+            float32 ``logits`` and ``log_probs`` ``(batch, vocab)`` at step ``t`` (int32 scalar).
+        max_length: python int, global cap on emitted tokens (``END`` included).
+        max_length_a: python float, per-sentence limit ``ceil(a * source_len + b)``.
+        max_length_b: python float.
+        return_attention: python bool.
+        trim: python bool, cut the outputs to the longest hypothesis.
+
+    Returns:
+        A single-hypothesis ``DecodeResult``.
+    """
+    _common.check_length_options(max_length, max_length_a, max_length_b)
+    encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
+    memory = model.encode(encoder_tokens)
+    state = model.initial_state(memory, max_length)
+    source_mask = memory["source_mask"]
+    batch = ops.shape(encoder_tokens)[0]
+    src_len = ops.shape(source_mask)[1]
+    limits = _common.sentence_max_lengths(source_mask, max_length, max_length_a, max_length_b)
+    want_attention = bool(return_attention) and bool(model.has_attention)
+
+    carry = {
+        "input": ops.full((batch,), START_ID, dtype="int32"),
+        "state": state,
+        "tokens": ops.zeros((batch, max_length), dtype="int32"),
+        "log_probs": ops.zeros((batch,), dtype="float32"),
+        "lengths": ops.zeros((batch,), dtype="int32"),
+        "done": ops.zeros((batch,), dtype="bool"),
+    }
+    if want_attention:
+        carry["attention"] = ops.zeros((batch, max_length, src_len), dtype="float32")
+
+    def cond(t, carry):
+        return ops.logical_and(ops.less(t, max_length), ops.logical_not(ops.all(carry["done"])))
+
+    def body(t, carry):
+        logits, state, attention = model.decode_step(carry["input"], carry["state"], memory)
+        logits = ops.cast(logits, "float32")
+        log_probs = ops.log_softmax(logits, axis=-1)  # (batch, vocab)
+        active = ops.logical_not(carry["done"])  # (batch,)
+        token = ops.where(active, ops.cast(choose(logits, log_probs, t), "int32"), PAD_ID)
+        token_log_prob = ops.take_along_axis(log_probs, token[:, None], axis=1)[:, 0]
+        new = {
+            "input": token,
+            "state": state,
+            "tokens": _common.write_at(carry["tokens"], token, t, axis=1),
+            "log_probs": carry["log_probs"] + ops.where(active, token_log_prob, 0.0),
+            "lengths": carry["lengths"] + ops.cast(active, "int32"),
+            # A sentence stops at END or at its own length limit.
+            "done": ops.logical_or(
+                carry["done"],
+                ops.logical_or(ops.equal(token, END_ID), ops.greater_equal(t + 1, limits)),
+            ),
+        }
+        if want_attention:
+            step = ops.where(active[:, None], ops.cast(attention, "float32"), 0.0)
+            new["attention"] = _common.write_at(carry["attention"], step, t, axis=1)
+        return t + 1, new
+
+    t0 = ops.convert_to_tensor(0, dtype="int32")
+    _, carry = ops.while_loop(cond, body, (t0, carry))
+
+    tokens, attention = carry["tokens"], carry.get("attention")
+    if trim:
+        tokens, attention = _common.trim_to_longest(carry["lengths"], tokens, attention, axis=1)
+    return DecodeResult(
+        tokens=tokens,
+        lengths=carry["lengths"],
+        scores=carry["log_probs"],
+        log_probs=carry["log_probs"],
+        attention=attention,
+    )

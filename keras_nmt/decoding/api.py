@@ -1,0 +1,39 @@
+"""The single decoding entry point used by the apps and the exported Translator."""
+
+from keras_nmt.decoding.beam_search import beam_search
+from keras_nmt.decoding.decode_result import DecodeResult
+from keras_nmt.decoding.decoding_config import STRATEGIES, STRATEGY_OPTIONS, DecodingConfig
+from keras_nmt.decoding.greedy import greedy_decode
+from keras_nmt.decoding.sampling import sample_decode
+
+_FUNCTIONS = {"greedy": greedy_decode, "beam": beam_search, "sample": sample_decode}
+
+
+def decode(
+    model, encoder_tokens, strategy: "str | DecodingConfig" = "greedy", **options
+) -> DecodeResult:
+    """Decodes a batch with the chosen strategy, through the model inference contract only.
+
+    Args:
+        model: keeps the inference contract (``encode``, ``initial_state``, ``decode_step``,
+            ``has_attention``; see CONTRIBUTING.md).
+        encoder_tokens: int ``(batch, src_len)`` source ids padded with ``PAD_ID``; a tensor
+            with dynamic batch and length inside ``tf.function`` is fine.
+        strategy: ``"greedy"`` (``greedy_decode``), ``"beam"`` (``beam_search``), ``"sample"``
+            (``sample_decode``), or a ``DecodingConfig`` whose fields ``options`` override.
+        **options: keyword arguments of that strategy's function; options of another
+            strategy raise ``TypeError`` (a ``DecodingConfig`` ignores those of the others).
+
+    Returns:
+        ``DecodeResult``: tokens ``(batch, L)`` for greedy/sample, ``(batch, n_best, L)`` for
+        beam search; ``.best()`` gives ``(batch, L)`` for all.
+    """
+    if isinstance(strategy, DecodingConfig):
+        config = strategy.replace(**options) if options else strategy
+        return _FUNCTIONS[config.strategy](model, encoder_tokens, **config.options())
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    unknown = sorted(set(options) - set(STRATEGY_OPTIONS[strategy]))
+    if unknown:
+        raise TypeError(f"options {unknown} do not apply to strategy {strategy!r}")
+    return _FUNCTIONS[strategy](model, encoder_tokens, **options)

@@ -1,0 +1,62 @@
+"""Greedy decoding: the most probable token at every step."""
+
+from keras import ops
+
+from keras_nmt.decoding import _common
+from keras_nmt.decoding._stepwise import run_stepwise
+from keras_nmt.decoding.decode_result import DecodeResult
+
+
+def greedy_decode(
+    model,
+    encoder_tokens,
+    max_length: int = _common.DEFAULT_MAX_LENGTH,
+    max_length_a: float = _common.DEFAULT_MAX_LENGTH_A,
+    max_length_b: float = _common.DEFAULT_MAX_LENGTH_B,
+    return_attention: bool = False,
+    trim: bool = True,
+) -> DecodeResult:
+    """Greedy decoding of a whole batch in one graph loop (``keras.ops.while_loop``).
+
+    The first decoder input is ``START_ID``; each step feeds back the arg-max token. A sentence
+    stops when it emits ``END_ID`` (kept in the output) or reaches its length limit
+    ``min(max_length, ceil(max_length_a * source_len + max_length_b))`` (at least 1), where
+    ``source_len`` counts the ``True`` entries of ``memory["source_mask"]``; the loop ends when
+    every sentence has stopped. Sentences that have stopped are fed ``PAD_ID`` and add nothing.
+
+    Works eagerly and inside ``tf.function`` with a dynamic batch size and source length (no
+    Python loop over time steps); only ``keras.ops`` are used.
+
+    Args:
+        model: keeps the inference contract (``encode``, ``initial_state``, ``decode_step``,
+            ``has_attention``); see CONTRIBUTING.md.
+        encoder_tokens: int ``(batch, src_len)`` source ids padded with ``PAD_ID``.
+        max_length: python int, the most tokens any hypothesis may have (``END`` included); also
+            given to ``model.initial_state`` to size fixed caches.
+        max_length_a: python float ``a`` of the per-sentence limit (default 1.5).
+        max_length_b: python float ``b`` of the per-sentence limit (default 10).
+        return_attention: also return the attention weights (ignored, ``None``, when
+            ``model.has_attention`` is false).
+        trim: cut the time axis to the longest hypothesis in the batch; pass ``False`` to keep
+            ``max_length`` (a static shape, e.g. under ``jax.jit``).
+
+    Returns:
+        A ``DecodeResult`` with tokens ``(batch, L)``, lengths, scores = log_probs ``(batch,)``
+        (sum of the log-probabilities of the emitted tokens, ``END`` included) and attention
+        ``(batch, L, src_len)`` or ``None``.
+    """
+
+    def choose(logits, log_probs, t):
+        del log_probs, t
+        return ops.cast(ops.argmax(logits, axis=-1), "int32")
+
+    return run_stepwise(
+        model,
+        encoder_tokens,
+        choose,
+        max_length=max_length,
+        max_length_a=max_length_a,
+        max_length_b=max_length_b,
+        return_attention=return_attention,
+        trim=trim,
+    )

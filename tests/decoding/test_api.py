@@ -1,0 +1,66 @@
+import json
+
+import numpy as np
+import pytest
+
+from keras_nmt.decoding import (
+    DecodingConfig,
+    beam_search,
+    decode,
+    greedy_decode,
+    sample_decode,
+)
+from tests.decoding.fake_models import FakeModel, random_table
+from tests.decoding.helpers import to_numpy
+
+SOURCES = np.array([[4, 5, 6, 7, 4], [7, 0, 0, 0, 0]], dtype=np.int32)
+
+
+def assert_same(a, b):
+    for x, y in zip(to_numpy(a), to_numpy(b), strict=True):
+        if x is None:
+            assert y is None
+        else:
+            np.testing.assert_array_equal(x, y)
+
+
+def test_decode_dispatches_to_each_strategy():
+    model = FakeModel(random_table(30), has_attention=True, source_weight=0.2)
+    assert_same(decode(model, SOURCES, max_length=6), greedy_decode(model, SOURCES,
+                                                                    max_length=6))
+    assert_same(decode(model, SOURCES, "beam", beam_size=3, max_length=6,
+                       return_attention=True),
+                beam_search(model, SOURCES, beam_size=3, max_length=6, return_attention=True))
+    assert_same(decode(model, SOURCES, "sample", seed=4, top_p=0.9, max_length=6),
+                sample_decode(model, SOURCES, seed=4, top_p=0.9, max_length=6))
+
+
+def test_decoding_config_round_trip_and_overrides():
+    model = FakeModel(random_table(31))
+    config = DecodingConfig(strategy="beam", beam_size=3, n_best=2, normalization="average",
+                            max_length=5)
+    restored = DecodingConfig.from_dict(json.loads(json.dumps(config.to_dict())))
+    assert restored == config
+    assert set(config.options()) == {
+        "max_length", "max_length_a", "max_length_b", "return_attention", "trim",
+        "beam_size", "n_best", "normalization", "length_penalty", "coverage_penalty",
+    }
+    assert_same(decode(model, SOURCES, config),
+                beam_search(model, SOURCES, beam_size=3, n_best=2, normalization="average",
+                            max_length=5))
+    # Keyword options override the config's fields; options of other strategies are ignored.
+    assert_same(decode(model, SOURCES, config, max_length=3),
+                beam_search(model, SOURCES, beam_size=3, n_best=2, normalization="average",
+                            max_length=3))
+    assert_same(decode(model, SOURCES, config.replace(strategy="greedy")),
+                greedy_decode(model, SOURCES, max_length=5))
+
+
+def test_bad_strategy_and_foreign_options_raise():
+    model = FakeModel(random_table(32))
+    with pytest.raises(ValueError):
+        decode(model, SOURCES, "topk")
+    with pytest.raises(TypeError):
+        decode(model, SOURCES, "greedy", beam_size=3)
+    with pytest.raises(ValueError):
+        DecodingConfig(strategy="nucleus")
