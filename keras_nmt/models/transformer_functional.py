@@ -158,7 +158,7 @@ class TransformerFunctional(keras.Model):
         target_mask = ops.not_equal(decoder_tokens, PAD_ID)  # (batch, tgt_len)
         y = target_dropout(target_embedding(decoder_tokens))  # (batch, tgt_len, d_model)
         for block in decoder_blocks:
-            y, _ = block(y, encoder_output, inputs_mask=target_mask, memory_mask=source_mask)
+            y = block(y, encoder_output, inputs_mask=target_mask, memory_mask=source_mask)[0]
         if pre_norm:
             y = decoder_norm(y)
         logits = project(y)  # (batch, tgt_len, target_vocab_size)
@@ -185,7 +185,7 @@ class TransformerFunctional(keras.Model):
         for i, block in enumerate(decoder_blocks):
             # (batch, src_len, num_heads, head_dim) each
             memory[f"cross_key_{i}"], memory[f"cross_value_{i}"] = block(
-                encoder_output, only_cross_attention_cache=True
+                None, encoder_output, only_cross_attention_cache=True
             )
         self.encoder_model = keras.Model(encoder_tokens, memory, name="encoder_model")
 
@@ -230,6 +230,7 @@ class TransformerFunctional(keras.Model):
         Returns:
             The memory dict (see the class docstring), every leaf batch-major.
         """
+        encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
         return self.encoder_model(encoder_tokens, training=False)
 
     def initial_state(self, memory, max_length):
@@ -265,13 +266,16 @@ class TransformerFunctional(keras.Model):
         Returns:
             `(logits (batch, target_vocab_size) float32, new state, attention (batch, src_len))`.
         """
+        token = ops.convert_to_tensor(token, dtype="int32")
         inputs = {"token": token, "step": state["step"], "source_mask": memory["source_mask"]}
         for i in range(self.num_layers):
             inputs[f"key_cache_{i}"] = state[f"key_cache_{i}"]
             inputs[f"value_cache_{i}"] = state[f"value_cache_{i}"]
             inputs[f"cross_key_{i}"] = memory[f"cross_key_{i}"]
             inputs[f"cross_value_{i}"] = memory[f"cross_value_{i}"]
-        outputs = self.decoder_step_model(inputs, training=False)
+        # The memory's tensors carry Keras masks (source positions); the step model takes the
+        # source mask explicitly, so pass no masks rather than have Keras warn that it drops them.
+        outputs = self.decoder_step_model(inputs, training=False, mask=dict.fromkeys(inputs))
         new_state = {key: outputs[key] for key in state}
         return outputs["logits"], new_state, outputs["attention"]
 

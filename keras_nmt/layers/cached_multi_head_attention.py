@@ -1,0 +1,123 @@
+"""`keras.layers.MultiHeadAttention` with explicit masks and fixed-size key/value caches."""
+
+import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="keras_nmt")
+class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
+    """Multi-head attention whose keys and values can come from, or be written to, a cache.
+
+    The weights, projections and attention arithmetic are those of `keras.layers.MultiHeadAttention`
+    (its `_query_dense`, `_key_dense`, `_value_dense`, `_compute_attention`, `_output_dense`); only
+    `call` differs, in three ways:
+
+    - Masks are explicit: `attention_mask` `(batch, query_len, key_len)` (or broadcastable) is the
+      only mask used; Keras masks carried by the inputs are ignored, so a padded query row never
+      becomes fully masked.
+    - Static cache (`key_cache`/`value_cache` given, `cache_update_index=None`): the cached,
+      already projected keys and values are used as they are and `value`/`key` are ignored. This
+      is the cross-attention of a decoder whose memory was projected once per sentence by
+      `project_key_value`.
+    - Updated cache (`cache_update_index` given): the keys and values of the single new position
+      (`value` `(batch, 1, dim)`) are projected and written into the fixed-size caches
+      `(batch, max_length, num_heads, key_dim)` at position `cache_update_index[b]` of each row
+      (a one-hot select, so rows may sit at different steps). The caches never change shape, so a
+      decoding `while_loop` can carry them; the caller masks the positions not yet written.
+
+    Call arguments:
+        query: `(batch, query_len, dim)`.
+        value: `(batch, key_len, dim)`; `(batch, 1, dim)` with `cache_update_index`; may be None
+            with a static cache.
+        key: optional, like `value` (defaults to `value`).
+        attention_mask: optional bool, broadcastable to `(batch, query_len, key_len)`.
+        key_cache, value_cache: optional `(batch, cache_len, num_heads, key_dim)` projected keys and
+            values.
+        cache_update_index: optional int `(batch,)`: where to write the new key and value.
+        return_attention_scores: also return the weights `(batch, num_heads, query_len, key_len)`.
+        return_key_value: without a cache, also return the projected keys and values
+            `(batch, key_len, num_heads, key_dim)` (what a cache of the whole sequence holds).
+        training: dropout on the attention weights when True.
+
+    Returns:
+        `attention_output` `(batch, query_len, dim)`; with `return_attention_scores`,
+        `(attention_output, scores)`; with a cache (or `return_key_value`),
+        `(attention_output, key_cache, value_cache)` or
+        `(attention_output, scores, key_cache, value_cache)`.
+
+    Example:
+        >>> mha = CachedMultiHeadAttention(num_heads=2, key_dim=8)
+        >>> key_cache = value_cache = ops.zeros((batch, 10, 2, 8))
+        >>> out, key_cache, value_cache = mha(x_t, x_t, key_cache=key_cache,
+        ...     value_cache=value_cache, cache_update_index=step, attention_mask=seen)
+
+    References:
+        Vaswani et al., 2017, "Attention Is All You Need", https://arxiv.org/abs/1706.03762;
+        the cache follows the design of `keras_hub.layers.CachedMultiHeadAttention`.
+    """
+
+    def build(self, query_shape, value_shape, key_shape=None):
+        super().build(query_shape, value_shape, key_shape)
+        # The projections act position by position, so a Keras mask on their input stays valid
+        # on their output; saying so keeps them from warning that they drop it.
+        for dense in (self._query_dense, self._key_dense, self._value_dense, self._output_dense):
+            dense.supports_masking = True
+
+    def project_key_value(self, key, value=None):
+        """Projects `key`, `value` `(batch, length, dim)` to `(batch, length, heads, key_dim)`."""
+        if value is None:
+            value = key
+        return self._key_dense(key), self._value_dense(value)
+
+    def call(
+        self,
+        query,
+        value,
+        key=None,
+        attention_mask=None,
+        key_cache=None,
+        value_cache=None,
+        cache_update_index=None,
+        return_attention_scores=False,
+        return_key_value=False,
+        training=None,
+    ):
+        if key is None:
+            key = value
+        query = self._query_dense(query)  # (batch, query_len, heads, key_dim)
+        use_cache = key_cache is not None
+        if not use_cache:
+            if cache_update_index is not None:
+                raise ValueError("`cache_update_index` needs `key_cache` and `value_cache`.")
+            key, value = self.project_key_value(key, value)  # (batch, key_len, heads, key_dim)
+        elif cache_update_index is None:
+            key, value = key_cache, value_cache  # static cache, already projected
+        else:
+            new_key, new_value = self.project_key_value(key, value)  # (batch, 1, heads, key_dim)
+            cache_len = ops.shape(key_cache)[1]
+            index = ops.reshape(ops.cast(cache_update_index, "int32"), (-1, 1))  # (batch, 1)
+            write = ops.equal(ops.arange(cache_len, dtype="int32")[None, :], index)
+            write = write[:, :, None, None]  # (batch, cache_len, 1, 1)
+            key = ops.where(write, new_key, key_cache)  # (batch, cache_len, heads, key_dim)
+            value = ops.where(write, new_value, value_cache)
+        if attention_mask is not None:
+            attention_mask = ops.cast(attention_mask, "bool")
+        attention_output, scores = self._compute_attention(
+            query,
+            key,
+            value,
+            attention_mask=attention_mask,
+            training=training,
+            return_attention_scores=return_attention_scores,
+        )
+        attention_output = self._output_dense(attention_output)  # (batch, query_len, dim)
+        outputs = (attention_output,)
+        if return_attention_scores:
+            outputs += (scores,)
+        if use_cache or return_key_value:
+            outputs += (key, value)  # the updated caches, or the projections of `value`/`key`
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def compute_output_spec(self, *args, **kwargs):
+        # MultiHeadAttention's version knows neither the caches nor the explicit-mask call: trace.
+        return keras.Operation.compute_output_spec(self, *args, **kwargs)

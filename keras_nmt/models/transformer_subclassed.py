@@ -1,0 +1,304 @@
+"""The Transformer (Vaswani et al., 2017), subclassing API twin.
+
+The twin of `transformer_functional.py`: same constructor, `get_config`, layer names and section
+order, so `diff` shows only what the API style changes. Here the layers are attributes and the
+wiring runs in `call`, `encode` and `decode_step` each time they are called.
+"""
+
+import keras
+from keras import ops
+
+from keras_nmt.layers.positional_embedding import PositionalEmbedding
+from keras_nmt.layers.transformer_decoder_block import TransformerDecoderBlock
+from keras_nmt.layers.transformer_encoder_block import TransformerEncoderBlock
+from keras_nmt.special_ids import PAD_ID
+
+
+@keras.saving.register_keras_serializable(package="keras_nmt")
+class TransformerSubclassed(keras.Model):
+    """Encoder-decoder Transformer written as a `keras.Model` subclass.
+
+    Source ids are embedded (`PositionalEmbedding`: embedding times sqrt(d_model) plus sinusoidal
+    positions, then dropout) and run through `num_layers` `TransformerEncoderBlock`s; target ids
+    (`[START] + y`) through `num_layers` `TransformerDecoderBlock`s (causal self-attention,
+    cross-attention over the encoder output), then a projection onto the target vocabulary. With
+    `pre_norm=True` both stacks end with a LayerNorm (Xiong et al., 2020).
+
+    Training call: `model({"encoder_tokens": (batch, src_len) int32, "decoder_tokens":
+    (batch, tgt_len) int32}) -> logits (batch, tgt_len, target_vocab_size)` float32; padding id 0.
+
+    Inference (the contract of `keras_nmt.decoding`), as methods:
+
+    - `encode(encoder_tokens)` -> memory: `"encoder_output"` `(batch, src_len, d_model)`,
+      `"source_mask"` `(batch, src_len)` bool, and per decoder layer `i` the cross-attention keys
+      and values `"cross_key_{i}"`, `"cross_value_{i}"` `(batch, src_len, num_heads, head_dim)`,
+      projected once per sentence.
+    - `initial_state(memory, max_length)` -> state: `"step"` `(batch,)` int32 (zeros) and per
+      decoder layer zero self-attention caches `"key_cache_{i}"`, `"value_cache_{i}"`
+      `(batch, max_length, num_heads, head_dim)`.
+    - `decode_step(token (batch,), state, memory)` -> `(logits (batch, target_vocab_size) float32,
+      state, attention (batch, src_len))`: the token at position `state["step"]` is written into
+      the caches and attends to positions `<= step`; `attention` is the last decoder layer's
+      cross-attention averaged over heads.
+
+    Layer names (shared with the functional twin, so weights copy by name): `"source_embedding"`
+    and `"target_embedding"` (one `"shared_embedding"` with `shared_embeddings=True`),
+    `"source_embedding_dropout"`, `"target_embedding_dropout"`, `"encoder_block_{i}"`,
+    `"decoder_block_{i}"`, `"encoder_final_norm"` and `"decoder_final_norm"` (pre-norm only),
+    `"output_projection"` (absent with `tied_output=True`).
+
+    Args:
+        source_vocab_size: number of source token ids.
+        target_vocab_size: number of target token ids.
+        num_layers: encoder layers and decoder layers (each).
+        d_model: model width.
+        num_heads: attention heads; must divide `d_model`.
+        ff_dim: inner size of the feed-forward networks.
+        dropout: dropout rate (embeddings, attention weights, sub-layer outputs).
+        pre_norm: LayerNorm before each sub-layer (Xiong et al., 2020) instead of after.
+        shared_embeddings: one embedding matrix for source and target (needs equal vocab sizes).
+        tied_output: logits = h · E^T with the target embedding E (section 3.4) instead of a
+            separate `Dense` projection.
+        max_length: the longest source, target or decoded sequence (size of the position table).
+        **kwargs: base `Model` arguments (`name`, `trainable`).
+
+    Example:
+        >>> model = TransformerSubclassed(20, 20, num_layers=2, d_model=16, num_heads=2, ff_dim=32)
+        >>> logits = model({"encoder_tokens": src, "decoder_tokens": tgt_in})  # (b, t, 20)
+        >>> memory = model.encode(src)
+        >>> state = model.initial_state(memory, max_length=10)
+        >>> logits, state, attention = model.decode_step(start_tokens, state, memory)
+
+    References:
+        Vaswani et al., 2017, "Attention Is All You Need", https://arxiv.org/abs/1706.03762;
+        Xiong et al., 2020, "On Layer Normalization in the Transformer Architecture",
+        https://arxiv.org/abs/2002.04745
+    """
+
+    has_attention = True
+
+    def __init__(
+        self,
+        source_vocab_size,
+        target_vocab_size,
+        num_layers=3,
+        d_model=256,
+        num_heads=4,
+        ff_dim=1024,
+        dropout=0.1,
+        pre_norm=False,
+        shared_embeddings=False,
+        tied_output=False,
+        max_length=256,
+        **kwargs,
+    ):
+        if shared_embeddings and source_vocab_size != target_vocab_size:
+            raise ValueError(
+                "shared_embeddings=True needs equal vocabulary sizes, got "
+                f"source_vocab_size={source_vocab_size}, target_vocab_size={target_vocab_size}"
+            )
+        if d_model % num_heads:
+            raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
+        kwargs.setdefault("name", "transformer")
+        super().__init__(**kwargs)
+        self.source_vocab_size = source_vocab_size
+        self.target_vocab_size = target_vocab_size
+        self.num_layers = num_layers
+        self.d_model = d_model
+        self.num_heads = num_heads
+        self.ff_dim = ff_dim
+        self.dropout = dropout
+        self.pre_norm = pre_norm
+        self.shared_embeddings = shared_embeddings
+        self.tied_output = tied_output
+        self.max_length = max_length
+
+        # ---- Layers ----
+        if shared_embeddings:
+            self.source_embedding = self.target_embedding = PositionalEmbedding(
+                source_vocab_size, d_model, max_length=max_length, name="shared_embedding"
+            )
+        else:
+            self.source_embedding = PositionalEmbedding(
+                source_vocab_size, d_model, max_length=max_length, name="source_embedding"
+            )
+            self.target_embedding = PositionalEmbedding(
+                target_vocab_size, d_model, max_length=max_length, name="target_embedding"
+            )
+        self.source_dropout = keras.layers.Dropout(dropout, name="source_embedding_dropout")
+        self.target_dropout = keras.layers.Dropout(dropout, name="target_embedding_dropout")
+        self.encoder_blocks = [
+            TransformerEncoderBlock(
+                d_model, num_heads, ff_dim, dropout, pre_norm, name=f"encoder_block_{i}"
+            )
+            for i in range(num_layers)
+        ]
+        self.decoder_blocks = [
+            TransformerDecoderBlock(
+                d_model, num_heads, ff_dim, dropout, pre_norm, name=f"decoder_block_{i}"
+            )
+            for i in range(num_layers)
+        ]
+        self.encoder_norm = self.decoder_norm = None
+        if pre_norm:
+            # Pre-norm leaves the residual stream unnormalised: normalise once at the top.
+            self.encoder_norm = keras.layers.LayerNormalization(
+                epsilon=1e-6, name="encoder_final_norm"
+            )
+            self.decoder_norm = keras.layers.LayerNormalization(
+                epsilon=1e-6, name="decoder_final_norm"
+            )
+        self.output_projection = None
+        if not tied_output:
+            self.output_projection = keras.layers.Dense(
+                target_vocab_size, dtype="float32", name="output_projection"
+            )
+
+    def build(self, inputs_shape=None):
+        # Every weight is created here, before any call, so a reloaded model gets its weights.
+        hidden_shape = (None, None, self.d_model)
+        self.source_embedding.build((None, None))
+        self.target_embedding.build((None, None))
+        for block in self.encoder_blocks + self.decoder_blocks:
+            block.build(hidden_shape)
+        if self.pre_norm:
+            self.encoder_norm.build(hidden_shape)
+            self.decoder_norm.build(hidden_shape)
+        if self.output_projection is not None:
+            self.output_projection.build(hidden_shape)
+        self.built = True
+
+    def project(self, h):
+        # (batch, tgt_len, d_model) -> (batch, tgt_len, target_vocab_size) float32
+        if self.output_projection is not None:
+            return self.output_projection(h)
+        logits = self.target_embedding(h, reverse=True)
+        return logits if logits.dtype == "float32" else ops.cast(logits, "float32")
+
+    # ---- Training call ----
+    def call(self, inputs, training=None):
+        encoder_tokens = ops.cast(inputs["encoder_tokens"], "int32")
+        decoder_tokens = ops.cast(inputs["decoder_tokens"], "int32")
+        encoder_output, source_mask = self._encode(encoder_tokens, training=training)
+
+        target_mask = ops.not_equal(decoder_tokens, PAD_ID)  # (batch, tgt_len)
+        y = self.target_dropout(self.target_embedding(decoder_tokens), training=training)
+        for block in self.decoder_blocks:
+            y = block(
+                y,
+                encoder_output,
+                inputs_mask=target_mask,
+                memory_mask=source_mask,
+                training=training,
+            )[0]
+        if self.pre_norm:
+            y = self.decoder_norm(y)
+        return self.project(y)  # (batch, tgt_len, target_vocab_size)
+
+    def _encode(self, encoder_tokens, training=None):
+        source_mask = ops.not_equal(encoder_tokens, PAD_ID)  # (batch, src_len)
+        x = self.source_dropout(self.source_embedding(encoder_tokens), training=training)
+        for block in self.encoder_blocks:
+            x = block(x, mask=source_mask, training=training)
+        encoder_output = self.encoder_norm(x) if self.pre_norm else x  # (batch, src_len, d_model)
+        return encoder_output, source_mask
+
+    # ---- Inference contract ----
+    def encode(self, encoder_tokens):
+        """Runs the encoder once per sentence.
+
+        Args:
+            encoder_tokens: int32 `(batch, src_len)`, padded with 0.
+
+        Returns:
+            The memory dict (see the class docstring), every leaf batch-major.
+        """
+        encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
+        encoder_output, source_mask = self._encode(encoder_tokens, training=False)
+        memory = {"encoder_output": encoder_output, "source_mask": source_mask}
+        for i, block in enumerate(self.decoder_blocks):
+            # (batch, src_len, num_heads, head_dim) each
+            memory[f"cross_key_{i}"], memory[f"cross_value_{i}"] = block(
+                None, encoder_output, only_cross_attention_cache=True
+            )
+        return memory
+
+    def initial_state(self, memory, max_length):
+        """Zero self-attention caches of `max_length` positions and `"step"` 0 for every row.
+
+        Args:
+            memory: the dict returned by `encode`.
+            max_length: python int, the number of decoding steps the caches hold
+                (at most the model's `max_length`).
+
+        Returns:
+            The state dict (see the class docstring).
+        """
+        if max_length > self.max_length:
+            raise ValueError(f"max_length={max_length} exceeds the model's {self.max_length}")
+        batch = ops.shape(memory["source_mask"])[0]
+        head_dim = self.d_model // self.num_heads
+        zeros = ops.zeros((batch, max_length, self.num_heads, head_dim), dtype=self.compute_dtype)
+        state = {"step": ops.zeros((batch,), dtype="int32")}
+        for i in range(self.num_layers):
+            state[f"key_cache_{i}"] = zeros
+            state[f"value_cache_{i}"] = zeros
+        return state
+
+    def decode_step(self, token, state, memory):
+        """Feeds one target token per row and predicts the next.
+
+        Args:
+            token: int32 `(batch,)`, the token at position `state["step"]`.
+            state: the dict from `initial_state` or the previous `decode_step`.
+            memory: the dict from `encode`.
+
+        Returns:
+            `(logits (batch, target_vocab_size) float32, new state, attention (batch, src_len))`.
+        """
+        token = ops.convert_to_tensor(token, dtype="int32")
+        step = state["step"]  # (batch,)
+        new_state = {"step": step + 1}
+        y = self.target_dropout(
+            self.target_embedding(ops.expand_dims(token, 1), start_index=step), training=False
+        )
+        for i, block in enumerate(self.decoder_blocks):
+            # y: (batch, 1, d_model); attention: (batch, 1, src_len)
+            y, attention, new_state[f"key_cache_{i}"], new_state[f"value_cache_{i}"] = block(
+                y,
+                None,
+                memory_mask=memory["source_mask"],
+                self_key_cache=state[f"key_cache_{i}"],
+                self_value_cache=state[f"value_cache_{i}"],
+                step=step,
+                cross_key=memory[f"cross_key_{i}"],
+                cross_value=memory[f"cross_value_{i}"],
+                training=False,
+            )
+        if self.pre_norm:
+            y = self.decoder_norm(y)
+        logits = ops.squeeze(self.project(y), axis=1)  # (batch, target_vocab_size)
+        attention = ops.squeeze(attention, axis=1)  # (batch, src_len)
+        return logits, {key: new_state[key] for key in state}, attention
+
+    # ---- Serialization ----
+    def get_config(self):
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "source_vocab_size": self.source_vocab_size,
+            "target_vocab_size": self.target_vocab_size,
+            "num_layers": self.num_layers,
+            "d_model": self.d_model,
+            "num_heads": self.num_heads,
+            "ff_dim": self.ff_dim,
+            "dropout": self.dropout,
+            "pre_norm": self.pre_norm,
+            "shared_embeddings": self.shared_embeddings,
+            "tied_output": self.tied_output,
+            "max_length": self.max_length,
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)

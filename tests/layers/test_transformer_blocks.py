@@ -1,0 +1,151 @@
+"""Transformer encoder/decoder blocks and the cached attention: masks, causality, the KV cache."""
+
+import keras
+import numpy as np
+import pytest
+from keras import ops
+
+from keras_nmt.layers.cached_multi_head_attention import CachedMultiHeadAttention
+from keras_nmt.layers.transformer_decoder_block import TransformerDecoderBlock
+from keras_nmt.layers.transformer_encoder_block import TransformerEncoderBlock
+
+D_MODEL, HEADS, FF = 16, 2, 32
+RNG = np.random.default_rng(0)
+
+
+def numpy(x):
+    return ops.convert_to_numpy(x)
+
+
+def random_hidden(batch, length):
+    return RNG.normal(size=(batch, length, D_MODEL)).astype("float32")
+
+
+@pytest.mark.parametrize("pre_norm", [False, True])
+def test_encoder_block_ignores_padded_positions(pre_norm):
+    keras.utils.set_random_seed(1)
+    block = TransformerEncoderBlock(D_MODEL, HEADS, FF, dropout=0.1, pre_norm=pre_norm)
+    x = random_hidden(2, 5)
+    mask = np.array([[True, True, True, False, False], [True, True, True, True, True]])
+    out = numpy(block(x, mask=mask))
+    garbage = x.copy()
+    garbage[0, 3:] = 100.0  # padded positions of row 0
+    out_garbage = numpy(block(garbage, mask=mask))
+    np.testing.assert_allclose(out_garbage[0, :3], out[0, :3], atol=1e-5)
+    np.testing.assert_allclose(out_garbage[1], out[1], atol=1e-6)
+    # Inference mode is deterministic; training mode applies dropout.
+    assert not np.allclose(numpy(block(x, mask=mask, training=True)), out)
+    assert block.compute_mask(x, mask) is mask
+
+
+def test_encoder_block_config_round_trip():
+    block = TransformerEncoderBlock(D_MODEL, HEADS, FF, dropout=0.2, pre_norm=True, name="enc")
+    config = block.get_config()
+    assert {k: config[k] for k in ("d_model", "num_heads", "ff_dim", "dropout", "pre_norm")} == {
+        "d_model": D_MODEL,
+        "num_heads": HEADS,
+        "ff_dim": FF,
+        "dropout": 0.2,
+        "pre_norm": True,
+    }
+    assert TransformerEncoderBlock.from_config(config).get_config() == config
+    with pytest.raises(ValueError, match="divisible"):
+        TransformerEncoderBlock(15, 2, FF)
+
+
+@pytest.mark.parametrize("pre_norm", [False, True])
+def test_decoder_block_cached_steps_equal_full_recompute(pre_norm):
+    """Step mode with the fixed-size cache == the whole-sequence call on the prefix, every step."""
+    keras.utils.set_random_seed(2)
+    block = TransformerDecoderBlock(D_MODEL, HEADS, FF, dropout=0.1, pre_norm=pre_norm)
+    batch, tgt_len, src_len, max_length = 2, 6, 4, 8
+    x = random_hidden(batch, tgt_len)
+    memory = random_hidden(batch, src_len)
+    memory_mask = np.array([[True, True, True, False], [True, True, True, True]])
+    full, full_attention, full_keys, _ = block(x, memory, memory_mask=memory_mask)
+    assert tuple(full_keys.shape) == (batch, tgt_len, HEADS, D_MODEL // HEADS)
+
+    cross_key, cross_value = block.cross_attention_cache(memory)
+    key_cache = value_cache = ops.zeros((batch, max_length, HEADS, D_MODEL // HEADS))
+    for t in range(tgt_len):
+        step = np.full((batch,), t, "int32")
+        y, attention, key_cache, value_cache, heads = block(
+            x[:, t : t + 1],
+            None,
+            memory_mask=memory_mask,
+            self_key_cache=key_cache,
+            self_value_cache=value_cache,
+            step=step,
+            cross_key=cross_key,
+            cross_value=cross_value,
+            return_head_attention=True,
+        )
+        assert tuple(key_cache.shape) == (batch, max_length, HEADS, D_MODEL // HEADS)
+        if t > 0:  # (a one-token prefix is `full[:, 0]`, checked below)
+            prefix = block(x[:, : t + 1], memory, memory_mask=memory_mask)[0]
+            np.testing.assert_allclose(numpy(y)[:, 0], numpy(prefix)[:, t], atol=1e-5)
+        np.testing.assert_allclose(numpy(y)[:, 0], numpy(full)[:, t], atol=1e-5)
+        np.testing.assert_allclose(numpy(attention)[:, 0], numpy(full_attention)[:, t], atol=1e-6)
+        np.testing.assert_allclose(numpy(heads).mean(axis=1), numpy(attention), atol=1e-6)
+        # The cache holds the keys of positions 0..t and zeros after.
+        cached = numpy(key_cache)
+        np.testing.assert_allclose(cached[:, : t + 1], numpy(full_keys)[:, : t + 1], atol=1e-5)
+        assert not numpy(key_cache)[:, t + 1 :].any()
+    # Cross-attention weights: rows sum to 1 and padded source positions get none.
+    attention = numpy(full_attention)
+    np.testing.assert_allclose(attention.sum(-1), 1.0, atol=1e-5)
+    assert np.all(attention[0, :, 3] == 0.0)
+    # Projecting the memory at every step (no precomputed cache) gives the same.
+    y_memory = block(
+        x[:, :1],
+        memory,
+        memory_mask=memory_mask,
+        self_key_cache=ops.zeros((batch, max_length, HEADS, D_MODEL // HEADS)),
+        self_value_cache=ops.zeros((batch, max_length, HEADS, D_MODEL // HEADS)),
+        step=np.zeros((batch,), "int32"),
+    )[0]
+    np.testing.assert_allclose(numpy(y_memory)[:, 0], numpy(full)[:, 0], atol=1e-5)
+
+
+def test_decoder_block_is_causal():
+    keras.utils.set_random_seed(3)
+    block = TransformerDecoderBlock(D_MODEL, HEADS, FF, dropout=0.0)
+    x = random_hidden(2, 5)
+    memory = random_hidden(2, 3)
+    out = numpy(block(x, memory)[0])
+    changed = x.copy()
+    changed[:, 3] += 5.0
+    out_changed = numpy(block(changed, memory)[0])
+    np.testing.assert_allclose(out_changed[:, :3], out[:, :3], atol=1e-6)
+    assert not np.allclose(out_changed[:, 3:], out[:, 3:])
+
+
+def test_decoder_block_config_round_trip():
+    block = TransformerDecoderBlock(D_MODEL, HEADS, FF, dropout=0.0, pre_norm=True, name="dec")
+    config = block.get_config()
+    assert config["pre_norm"] is True and config["ff_dim"] == FF
+    assert TransformerDecoderBlock.from_config(config).get_config() == config
+
+
+def test_cache_rows_write_at_their_own_step():
+    keras.utils.set_random_seed(4)
+    mha = CachedMultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
+    query = random_hidden(2, 1)
+    mha.build(query.shape, query.shape)
+    cache = ops.zeros((2, 5, HEADS, D_MODEL // HEADS))
+    step = np.array([1, 3], "int32")
+    seen = np.arange(5)[None, None, :] <= step[:, None, None]  # (2, 1, 5)
+    _, key_cache, value_cache = mha(
+        query,
+        query,
+        attention_mask=seen,
+        key_cache=cache,
+        value_cache=cache,
+        cache_update_index=step,
+    )
+    new_key, new_value = mha.project_key_value(query)
+    key_cache, value_cache = numpy(key_cache), numpy(value_cache)
+    np.testing.assert_allclose(key_cache[0, 1], numpy(new_key)[0, 0], atol=1e-6)
+    np.testing.assert_allclose(value_cache[1, 3], numpy(new_value)[1, 0], atol=1e-6)
+    written = np.abs(key_cache).sum(axis=(2, 3)) > 0
+    np.testing.assert_array_equal(written, [[0, 1, 0, 0, 0], [0, 0, 0, 1, 0]])
