@@ -19,6 +19,31 @@ def encoder_lstm(units, bidirectional, name):
     return keras.layers.LSTM(units, return_sequences=True, return_state=True, name=name)
 
 
+def cudnn_ineligibility(lstm):
+    """Why `lstm` (an `LSTM` or a `Bidirectional` of one) cannot use the fused cuDNN kernel.
+
+    On a GPU, Keras runs an `LSTM` layer through cuDNN only with its default `tanh` activation and
+    `sigmoid` recurrent activation, `recurrent_dropout=0`, `unroll=False` and `use_bias=True`
+    (`keras.src.backend.tensorflow.rnn.cudnn_ok`), and, when masked, only for right-padded masks:
+    our pipeline pads on the right and `ReversePaddedSequence` keeps the padding there. Input
+    dropout is applied by separate `Dropout` layers, never inside the LSTM.
+
+    Returns:
+        A list of reasons; empty when the layer is eligible.
+    """
+    layer = lstm.forward_layer if isinstance(lstm, keras.layers.Bidirectional) else lstm
+    checks = {
+        "activation is not tanh": layer.activation is not keras.activations.tanh,
+        "recurrent_activation is not sigmoid": (
+            layer.recurrent_activation is not keras.activations.sigmoid
+        ),
+        "recurrent_dropout is not 0": layer.recurrent_dropout != 0,
+        "unroll is set": layer.unroll,
+        "use_bias is off": not layer.use_bias,
+    }
+    return [f"{lstm.name}: {reason}" for reason, failed in checks.items() if failed]
+
+
 def final_states(layer_states, bidirectional):
     """`[h, c]` of one encoder layer; a bidirectional layer's `[h_fw, c_fw, h_bw, c_bw]` concatenated."""
     if not bidirectional:
@@ -78,3 +103,25 @@ def step_loop(step, project, decoder_tokens, feed_truth, states, initial_output,
         body, initial, (ops.transpose(decoder_tokens), ops.transpose(feed_truth))
     )
     return ops.transpose(per_step["output"], (1, 0, 2))
+
+
+def reverse_padded_steps(sequence, source_mask):
+    """Reverses each sequence's real prefix along time, leaving the padding on the right.
+
+    The attention models run a reversed source (`reverse_source`) through the encoder and use
+    this to put the encoder outputs back in source order, so that attention weights line up with
+    the source tokens (and with `source_mask`).
+
+    Args:
+        sequence: `(batch, seq_len, dim)`.
+        source_mask: `(batch, seq_len)` bool, True at real (right-padded) positions.
+
+    Returns:
+        `(batch, seq_len, dim)`.
+    """
+    mask = ops.cast(source_mask, "int32")
+    lengths = ops.sum(mask, axis=1, keepdims=True)  # (batch, 1)
+    # A cumulative sum rather than `arange`: works on symbolic tensors of unknown length.
+    positions = ops.cumsum(ops.ones_like(mask), axis=1) - 1  # (batch, seq_len)
+    index = ops.where(positions < lengths, lengths - 1 - positions, positions)  # (batch, seq_len)
+    return ops.take_along_axis(sequence, ops.expand_dims(index, -1), axis=1)

@@ -1,0 +1,306 @@
+"""The tf.data pipeline: tokenized, length-bucketed, padded batches for ``model.fit``.
+
+`make_dataset` yields::
+
+    ({"encoder_tokens": int32 (batch, src_len), "decoder_tokens": int32 (batch, tgt_len)},
+     targets int32 (batch, tgt_len))
+
+with ``decoder_tokens = [START] + y`` and ``targets = y + [END]`` (teacher forcing), padded with
+``PAD_ID = 0`` to the longest row of each batch. ``encoder_tokens`` are the source ids exactly as
+``source_tokenizer.tokenize(sources)`` returns them (no START/END).
+
+How it is fast: the whole corpus is tokenized once, in chunks of ``chunk_size`` strings (one
+vectorized ``tokenize`` call per chunk, never one call per pair), into ragged tensors held in
+memory (this is the "cache of tokenized data": tokenization never runs again, epoch after
+epoch). Each epoch, a handful of vectorized ops on index vectors (a stateless permutation, one
+sort, a split into batches) decides the whole epoch's batches, and each padded batch is then
+built with two ragged ``gather`` + ``to_tensor`` calls. No tf.data op runs once per pair: a
+per-element ``shuffle``/``unbatch``/``batch`` chain costed more than the batching itself.
+
+Bucketing is "sort within a window" (as in fairseq/tensor2tensor token batching) rather than
+``Dataset.bucket_by_sequence_length`` with fixed boundaries: the epoch's permutation is cut into
+windows of ``bucket_window`` batches, each window is sorted by length (longer side first, then
+the sum), cut into batches, and the batches of the whole epoch are shuffled. Batches hold pairs of
+nearly equal lengths whatever the length distribution, so no boundaries have to be chosen, and
+which pairs share a batch still changes every epoch.
+
+Determinism: with a ``seed``, two datasets built the same way yield the same batches in the same
+order, epoch after epoch (each epoch is reshuffled, reproducibly: the epoch seeds come from
+``tf.data.Dataset.random(seed, rerandomize_each_iteration=True)``, so, as for any seeded tf.data
+op, they also depend on the global seed when ``tf.random.set_seed`` was called). ``seed=None``
+reshuffles differently on every run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from keras_nmt.data.padding_stats import PaddingStats
+from keras_nmt.data.tokenized_pairs import TokenizedPairs
+from keras_nmt.special_ids import END_ID, PAD_ID
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_CHUNK_SIZE = 8192
+# Windows of this many batches are sorted by length before being cut into batches.
+DEFAULT_BUCKET_WINDOW = 100
+
+
+def _tokenize_in_chunks(
+    tokenizer, strings: list[str], chunk_size: int, **options
+) -> tf.RaggedTensor:
+    """One ``tokenize`` call per chunk of ``chunk_size`` strings; returns ``(n, None)`` int32."""
+    parts = []
+    for start in range(0, len(strings), chunk_size):
+        chunk = tf.constant(strings[start : start + chunk_size], dtype=tf.string)
+        ids = tokenizer.tokenize(chunk, **options)
+        if not isinstance(ids, tf.RaggedTensor):
+            raise TypeError(f"{type(tokenizer).__name__}.tokenize must return a tf.RaggedTensor")
+        parts.append(tf.cast(ids, tf.int32) if ids.dtype != tf.int32 else ids)
+    if len(parts) == 1:
+        return parts[0]
+    return tf.concat(parts, axis=0)
+
+
+def tokenize_pairs(
+    pairs: Sequence[tuple[str, str]],
+    source_tokenizer,
+    target_tokenizer,
+    *,
+    max_length: int | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+) -> TokenizedPairs:
+    """Tokenizes a whole corpus in big vectorized chunks and filters over-long pairs.
+
+    Args:
+        pairs: ``[(source, target), ...]`` (a list, or a `ParallelCorpus`).
+        source_tokenizer: has ``tokenize(strings) -> tf.RaggedTensor`` int32.
+        target_tokenizer: has ``tokenize(strings, add_start=True, add_end=True)``.
+        max_length: keep a pair only if ``len(source_ids) <= max_length`` and
+            ``len(y) + 1 <= max_length``, i.e. no ``encoder_tokens``, ``decoder_tokens``
+            (``[START] + y``) or ``targets`` (``y + [END]``) row is longer than ``max_length``.
+            ``None`` keeps all.
+        chunk_size: strings per ``tokenize`` call.
+
+    Returns:
+        `TokenizedPairs` (source ids, ``[START] + y + [END]`` target ids, filter counts).
+    """
+    pairs = list(pairs)
+    if not pairs:
+        raise ValueError("no pairs to tokenize")
+    sources = [source for source, _ in pairs]
+    targets = [target for _, target in pairs]
+    source_ids = _tokenize_in_chunks(source_tokenizer, sources, chunk_size)
+    target_ids = _tokenize_in_chunks(
+        target_tokenizer, targets, chunk_size, add_start=True, add_end=True
+    )
+    source_lengths = source_ids.row_lengths().numpy()
+    decoder_lengths = target_ids.row_lengths().numpy() - 1
+    keep = source_lengths > 0
+    filtered_empty = int(np.sum(~keep))
+    too_long = np.zeros_like(keep)
+    if max_length is not None:
+        too_long = (source_lengths > max_length) | (decoder_lengths > max_length)
+        keep &= ~too_long
+    result = TokenizedPairs(
+        source_tokens=source_ids,
+        target_tokens=target_ids,
+        num_read=len(pairs),
+        filtered_too_long=int(np.sum(too_long & (source_lengths > 0))),
+        filtered_empty_source=filtered_empty,
+        max_length=max_length,
+    )
+    if not keep.all():
+        indices = tf.constant(np.flatnonzero(keep), dtype=tf.int64)
+        result.source_tokens = tf.gather(source_ids, indices)
+        result.target_tokens = tf.gather(target_ids, indices)
+        logger.info(result.summary())
+    if len(result) == 0:
+        raise ValueError(f"no pairs left after filtering: {result.summary()}")
+    return result
+
+
+def _length_ranks(tokenized: TokenizedPairs) -> np.ndarray:
+    """``(n,)`` int32: each pair's position when sorted by (longer side, sum of both sides).
+
+    Sorting by the longer side keeps both the source and the target tight in a batch (on
+    spa-eng, char level: 10% padding overall, against 15% when sorting by source length first,
+    which leaves 24% padding on the target side).
+    """
+    source, target = tokenized.source_lengths, tokenized.target_lengths
+    order = np.lexsort((source + target, np.maximum(source, target)))
+    ranks = np.empty(len(order), dtype=np.int32)
+    ranks[order] = np.arange(len(order), dtype=np.int32)
+    return ranks
+
+
+def _round_up(tensor: tf.Tensor, multiple: int) -> tf.Tensor:
+    """Pads ``(batch, length)`` on the right with 0 so that ``length % multiple == 0``."""
+    if multiple <= 1:
+        return tensor
+    length = tf.shape(tensor)[1]
+    extra = (multiple - length % multiple) % multiple
+    return tf.pad(tensor, [[0, 0], [0, extra]])
+
+
+def make_dataset(
+    pairs,
+    source_tokenizer=None,
+    target_tokenizer=None,
+    batch_size: int = 64,
+    *,
+    shuffle: bool = True,
+    seed: int | None = None,
+    bucket: bool = True,
+    max_length: int | None = None,
+    cache: bool = True,
+    drop_remainder: bool = False,
+    repeat: bool = False,
+    bucket_window: int = DEFAULT_BUCKET_WINDOW,
+    pad_to_multiple: int = 1,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+) -> tf.data.Dataset:
+    """Builds the training/evaluation ``tf.data.Dataset`` of padded teacher-forcing batches.
+
+    Args:
+        pairs: ``[(source, target), ...]``, a `ParallelCorpus`, or a `TokenizedPairs` from
+            `tokenize_pairs` (then the tokenizers are not needed and ``max_length`` must be
+            applied when tokenizing).
+        source_tokenizer: tokenizer of the source side (see CONTRIBUTING.md).
+        target_tokenizer: tokenizer of the target side.
+        batch_size: pairs per batch.
+        shuffle: shuffle pairs (and, with ``bucket``, batches) every epoch.
+        seed: shuffle seed; the same seed gives the same batches in the same order.
+        bucket: group pairs of similar length into batches (sort within windows of
+            ``bucket_window`` batches) to reduce padding.
+        max_length: drop pairs with a row longer than this many tokens, START/END included
+            (see `tokenize_pairs`); the count is logged and kept in `TokenizedPairs`.
+        cache: when ``shuffle`` is False the batches never change, so keep the padded batches in
+            memory after the first pass. (Tokenized data is always computed only once.)
+        drop_remainder: drop the last, smaller batch so the batch dimension is static.
+        repeat: repeat forever (use ``steps_per_epoch`` in ``fit``).
+        bucket_window: batches per sorting window; larger = less padding, less randomness.
+        pad_to_multiple: round each batch's lengths up to a multiple of this (fewer distinct
+            shapes, fewer retraces/XLA compilations); 1 = pad to the longest row only.
+        chunk_size: strings per ``tokenize`` call.
+
+    Returns:
+        A dataset of ``({"encoder_tokens": (batch, src_len), "decoder_tokens": (batch,
+        tgt_len)}, targets (batch, tgt_len))``, all int32, padded with 0.
+
+    Example:
+        With a char tokenizer where ``h -> 7``, ``i -> 8``, ``o -> 9``, ``l -> 10``, ``a -> 11``:
+
+        >>> dataset = make_dataset([("hola", "hi")], char_tok, char_tok, 1)  # doctest: +SKIP
+        >>> inputs, targets = next(iter(dataset))  # doctest: +SKIP
+        >>> inputs["encoder_tokens"].numpy()  # doctest: +SKIP
+        array([[ 7,  9, 10, 11]], dtype=int32)
+        >>> inputs["decoder_tokens"].numpy(), targets.numpy()  # doctest: +SKIP
+        (array([[2, 7, 8]], dtype=int32), array([[7, 8, 3]], dtype=int32))
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if isinstance(pairs, TokenizedPairs):
+        if max_length is not None and max_length != pairs.max_length:
+            raise ValueError("pass max_length to tokenize_pairs when giving TokenizedPairs")
+        tokenized = pairs
+    else:
+        if source_tokenizer is None or target_tokenizer is None:
+            raise ValueError("source_tokenizer and target_tokenizer are required for string pairs")
+        tokenized = tokenize_pairs(
+            pairs, source_tokenizer, target_tokenizer, max_length=max_length, chunk_size=chunk_size
+        )
+    num_pairs = len(tokenized)
+    num_batches = num_pairs // batch_size if drop_remainder else -(-num_pairs // batch_size)
+    num_kept = num_batches * batch_size if drop_remainder else num_pairs
+    window = bucket_window * batch_size
+    encoder_rows = tokenized.source_tokens
+    target_rows = tokenized.target_tokens  # [START] + y + [END]
+    ranks = tf.constant(_length_ranks(tokenized), dtype=tf.int64)
+    static_batch = batch_size if drop_remainder else None
+
+    def epoch_batches(epoch_seed):  # () int64 -> RaggedTensor (num_batches, None) int64
+        # The whole epoch's order is computed with a few vectorized ops, not element by element.
+        order = tf.range(num_pairs, dtype=tf.int64)
+        if shuffle:
+            order = tf.random.experimental.stateless_shuffle(order, seed=tf.stack([epoch_seed, 0]))
+        if bucket:
+            # Sort by (window, length rank): each window of `window` pairs is length-sorted.
+            window_of = tf.range(num_pairs, dtype=tf.int64) // window
+            key = window_of * num_pairs + tf.gather(ranks, order)
+            order = tf.gather(order, tf.argsort(key, stable=True))
+        order = order[:num_kept]
+        # Windows hold whole batches (window % batch_size == 0): no batch straddles two windows.
+        splits = tf.concat(
+            [tf.range(0, num_kept, batch_size, dtype=tf.int64), [tf.constant(num_kept, tf.int64)]],
+            axis=0,
+        )
+        batches = tf.RaggedTensor.from_row_splits(order, splits, validate=False)
+        if shuffle and bucket:
+            # Sorted windows give batches in length order: mix them across the epoch.
+            batch_order = tf.random.experimental.stateless_shuffle(
+                tf.range(num_batches, dtype=tf.int64), seed=tf.stack([epoch_seed, 1])
+            )
+            batches = tf.gather(batches, batch_order)
+        return batches
+
+    if shuffle:
+        # One seed per epoch: reproducible for a given `seed`, different from epoch to epoch.
+        epoch_seeds = tf.data.Dataset.random(seed=seed, rerandomize_each_iteration=True).take(1)
+    else:
+        epoch_seeds = tf.data.Dataset.from_tensors(tf.constant(0, tf.int64))
+    batches = epoch_seeds.map(epoch_batches).unbatch()  # (batch,) int64 per element
+
+    def make_batch(batch_indices):  # (batch,) int64
+        encoder = tf.gather(encoder_rows, batch_indices).to_tensor(default_value=PAD_ID)
+        full = tf.gather(target_rows, batch_indices).to_tensor(default_value=PAD_ID)
+        # full: (batch, tgt_len + 1) rows [START, y..., END, PAD...]. Rows shorter than the
+        # longest keep their END inside full[:, :-1]; tokenizers never emit END for text, so
+        # END there is exactly the end marker, replaced by padding.
+        decoder = full[:, :-1]
+        decoder = tf.where(decoder == END_ID, tf.constant(PAD_ID, decoder.dtype), decoder)
+        target = full[:, 1:]
+        encoder = _round_up(encoder, pad_to_multiple)  # (batch, src_len)
+        decoder = _round_up(decoder, pad_to_multiple)  # (batch, tgt_len)
+        target = _round_up(target, pad_to_multiple)  # (batch, tgt_len)
+        encoder.set_shape([static_batch, None])
+        decoder.set_shape([static_batch, None])
+        target.set_shape([static_batch, None])
+        return {"encoder_tokens": encoder, "decoder_tokens": decoder}, target
+
+    dataset = batches.map(make_batch, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    if cache and not shuffle:
+        dataset = dataset.cache()
+    if repeat:
+        dataset = dataset.repeat()
+    return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def measure_padding(dataset: tf.data.Dataset, max_batches: int | None = None) -> PaddingStats:
+    """Counts real tokens and padding cells over a dataset from `make_dataset`.
+
+    Args:
+        dataset: yields ``({"encoder_tokens", "decoder_tokens"}, targets)``.
+        max_batches: stop after this many batches (required for a repeated dataset).
+
+    Returns:
+        `PaddingStats`; e.g. ``measure_padding(ds).padding_fraction`` is the share of all
+        source and target cells that hold ``PAD_ID``.
+    """
+    stats = PaddingStats()
+    for inputs, targets in dataset:
+        if max_batches is not None and stats.batches >= max_batches:
+            break
+        encoder = inputs["encoder_tokens"].numpy()
+        target = targets.numpy()
+        stats.batches += 1
+        stats.sequences += encoder.shape[0]
+        stats.source_tokens += int(np.count_nonzero(encoder))
+        stats.source_slots += encoder.size
+        stats.target_tokens += int(np.count_nonzero(target))
+        stats.target_slots += target.size
+    return stats
