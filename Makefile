@@ -17,7 +17,7 @@ $(STAMP): requirements.txt pyproject.toml
 setup: $(STAMP)
 
 demo: $(STAMP)
-	$(PY) apps/demo.py
+	$(PY) -m apps.demo
 
 test: $(STAMP)
 	$(PY) -m pytest -q -ra --durations=15

@@ -1,4 +1,37 @@
-"""The Translator: strings in, strings out, with the tokenizers and the decoder inside."""
+"""The Translator: strings in, strings out, with the tokenizers and the decoder inside.
+
+One `tf.Module` serves both in-process translation (training callbacks, `apps/translate.py`) and
+the exported SavedModel (`keras_nmt.export.export_translator`), so both give the same outputs.
+
+Signatures (the `tf.function` methods with fixed input signatures; `batch` is dynamic):
+
+* `serving_default(text: string [batch])` -> `translation: string [batch]`,
+  `score: float32 [batch]` (greedy decoding; the score is the sum of log-probabilities).
+* `beam_search(text: string [batch], beam_size: int32 [], length_penalty: float32 [])` ->
+  `translations: string [batch, beam_size]`, `scores: float32 [batch, beam_size]`, best first;
+  scores are GNMT length-normalized log-probabilities, `length_penalty` is GNMT `alpha`.
+* `attention(text: string [batch])` -> `translation: string [batch]`,
+  `tokens: string [batch, target_len]` (produced tokens, `</s>` included, "" padding),
+  `source_tokens: string [batch, source_len]` ("" padding),
+  `weights: float32 [batch, target_len, source_len]` (greedy decoding). Models without attention
+  (plain LSTM) return zero weights, so every export has the same signatures.
+
+Beam size dispatch: `keras_nmt.decoding` sizes its buffers with a Python `beam_size`, so the
+graph holds one beam search per supported size `1 .. max_beam_size` (default 8) and picks one at
+run time with `tf.switch_case(beam_size - 1)`. Each branch pads its n-best to `max_beam_size`
+columns so all branches have one output shape, and the result is sliced back to `beam_size`
+columns. A `beam_size` outside `[1, max_beam_size]` (or a negative or non-finite
+`length_penalty`) fails with an `InvalidArgumentError` naming the allowed range.
+
+Length penalty: passed to `keras_nmt.decoding` as a scalar tensor, so any `alpha >= 0` works.
+
+Bad input never crashes: invalid UTF-8 becomes U+FFFD and unknown characters `<unk>` (the
+tokenizers normalize), inputs longer than `max_source_length` tokens are truncated, and empty or
+white-space-only inputs translate to "" with score 0 (zero attention), also in a batch of zero.
+"""
+
+import dataclasses
+import math
 
 import numpy as np
 import tensorflow as tf
@@ -6,48 +39,173 @@ import tensorflow as tf
 from keras_nmt.decoding import decode
 from keras_nmt.special_ids import PAD_ID
 
+DEFAULT_MAX_BEAM_SIZE = 8
+_TEXT = tf.TensorSpec([None], tf.string, name="text")
+
+
+@dataclasses.dataclass
+class TranslationResult:
+    """The translation(s) of one sentence.
+
+    Attributes:
+        texts: the n-best translations, best first (one for greedy decoding and sampling).
+        scores: their scores (greedy/sampling: log-probability; beam: GNMT-normalized).
+        weights: float32 `(len(target_tokens), len(source_tokens))` attention, or `None` when not
+            requested; all zeros for models without attention.
+        source_tokens: the source tokens the model saw (after truncation), or `None`.
+        target_tokens: the produced tokens (`</s>` included), or `None`.
+    """
+
+    texts: list
+    scores: list
+    weights: np.ndarray | None = None
+    source_tokens: list | None = None
+    target_tokens: list | None = None
+
+    @property
+    def text(self):
+        """The best translation."""
+        return self.texts[0]
+
+    @property
+    def score(self):
+        """The score of the best translation."""
+        return self.scores[0]
+
+
+class _FunctionCache:
+    """Holds the sampling `tf.function`s out of sight of SavedModel tracking."""
+
+    def __init__(self):
+        self.functions = {}
+
+
+def _strings(array):
+    return [s.decode("utf-8", "replace") for s in np.asarray(array).tolist()]
+
+
+def _tokens(row):
+    """A padded row of token strings as a list, without the "" padding."""
+    return [t for t in _strings(row) if t]
+
+
+def check_options(beam_size, n_best, sample, with_attention, max_beam_size):
+    """Validates the `translate_batch` options shared by both translator kinds."""
+    if not isinstance(beam_size, int) or not 1 <= beam_size <= max_beam_size:
+        raise ValueError(f"beam_size must be an int in [1, {max_beam_size}], got {beam_size!r}")
+    if not isinstance(n_best, int) or not 1 <= n_best <= beam_size:
+        raise ValueError(f"n_best must be an int in [1, beam_size={beam_size}], got {n_best!r}")
+    if sample and beam_size > 1:
+        raise ValueError("sampling draws one translation per sentence: use beam_size=1")
+    if with_attention and (beam_size > 1 or sample):
+        raise ValueError("attention weights come with greedy decoding only (beam_size=1)")
+
+
+def results_from_outputs(outputs, kind, n_best=1):
+    """Per-sentence `TranslationResult`s from the numpy outputs of one signature call."""
+    if kind == "beam":
+        texts = [_strings(row)[:n_best] for row in outputs["translations"]]
+        scores = [[float(s) for s in row[:n_best]] for row in outputs["scores"]]
+        return [TranslationResult(t, s) for t, s in zip(texts, scores, strict=True)]
+    results = []
+    for i, text in enumerate(_strings(outputs["translation"])):
+        score = float(np.asarray(outputs["score"])[i]) if "score" in outputs else 0.0
+        result = TranslationResult([text], [score])
+        if kind == "attention":
+            result.source_tokens = _tokens(outputs["source_tokens"][i])
+            result.target_tokens = _tokens(outputs["tokens"][i])
+            result.weights = np.asarray(outputs["weights"][i], np.float32)[
+                : len(result.target_tokens), : len(result.source_tokens)
+            ]
+        results.append(result)
+    return results
+
 
 class Translator(tf.Module):
-    """Tokenizes, decodes and detokenizes in one TensorFlow graph.
-
-    The same object translates in-process (training callbacks, `apps/translate.py`) and is what
-    `keras_nmt.export` saves as a SavedModel, so both give the same translations.
+    """Tokenizes, decodes and detokenizes in one TensorFlow graph (see the module docstring).
 
     Args:
         model: a model keeping the inference contract (see CONTRIBUTING.md).
-        source_tokenizer: tokenizer of the source side.
+        source_tokenizer: tokenizer of the source side (a `tf.Module`; its vocabulary file or
+            SentencePiece model becomes a SavedModel asset or constant).
         target_tokenizer: tokenizer of the target side.
         max_source_length: source tokens kept; longer inputs are truncated.
         max_target_length: the most tokens a translation may have (END included).
+        max_beam_size: the largest `beam_size` the `beam_search` signature accepts.
 
     Example:
         >>> translator = Translator(model, source_tokenizer, target_tokenizer)
-        >>> translator.translate(tf.constant(["3rd of March 2021"]))["translation"]
+        >>> translator.serving_default(tf.constant(["3rd of March 2021"]))["translation"]
+        >>> translator.translate_batch(["3rd of March 2021"], beam_size=4, n_best=2)[0].texts
     """
 
     def __init__(
-        self, model, source_tokenizer, target_tokenizer, max_source_length=128, max_target_length=128
+        self,
+        model,
+        source_tokenizer,
+        target_tokenizer,
+        max_source_length=128,
+        max_target_length=128,
+        max_beam_size=DEFAULT_MAX_BEAM_SIZE,
     ):
         super().__init__(name="translator")
         self.model = model
+        # The model's tf.Variables, tracked by the module itself: without them the SavedModel
+        # reloads in Python but the session-based loaders (TF Serving, `saved_model_cli run`)
+        # cannot find the variables (keras-team/keras#20095); Keras' own export does the same.
+        self.model_variables = [getattr(v, "value", v) for v in model.variables]
         self.source_tokenizer = source_tokenizer
         self.target_tokenizer = target_tokenizer
         self.max_source_length = int(max_source_length)
         self.max_target_length = int(max_target_length)
+        self.max_beam_size = int(max_beam_size)
+        if self.max_beam_size < 1:
+            raise ValueError(f"max_beam_size must be >= 1, got {max_beam_size!r}")
+        # A plain object, not a dict: tf.Module would track (and export) the functions in it.
+        self._sample_functions = _FunctionCache()
 
+    # ----------------------------------------------------------------------------------------------
+    # Graph pieces
+    # ----------------------------------------------------------------------------------------------
     def source_ids(self, text):
-        """`text (batch,)` -> source ids `(batch, max(1, longest))` int32 and `(batch,)` emptiness."""
+        """`text (batch,)` -> ids `(batch, max(1, longest))` int32 and `(batch,)` emptiness."""
         ragged = self.source_tokenizer.tokenize(text)[:, : self.max_source_length]
         ids = ragged.to_tensor(default_value=PAD_ID)
         # One padding column at least, so an empty batch or all-empty inputs keep a valid shape.
         ids = tf.pad(ids, [[0, 0], [0, tf.maximum(1 - tf.shape(ids)[1], 0)]])
         return tf.cast(ids, tf.int32), tf.equal(ragged.row_lengths(), 0)
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
-    def translate(self, text):
-        """Greedy translation: `text (batch,)` -> `{"translation": (batch,), "score": (batch,)}`."""
+    def _greedy(self, ids, return_attention=False):
+        return decode(
+            self.model, ids, "greedy", max_length=self.max_target_length,
+            return_attention=return_attention,
+        )
+
+    def _beam_texts(self, ids, beam_size, length_penalty):
+        """Beam search with a Python `beam_size`: texts and scores padded to `max_beam_size`."""
+        result = decode(
+            self.model, ids, "beam", beam_size=beam_size, length_penalty=length_penalty,
+            max_length=self.max_target_length,
+        )
+        return self._pad_beam(result, beam_size)
+
+    def _pad_beam(self, result, beam_size):
+        batch = tf.shape(result.tokens)[0]
+        flat = tf.reshape(result.tokens, [batch * beam_size, -1])
+        texts = tf.reshape(self.target_tokenizer.detokenize(flat), [batch, beam_size])
+        padding = [[0, 0], [0, self.max_beam_size - beam_size]]
+        texts = tf.pad(texts, padding, constant_values="")
+        scores = tf.pad(tf.cast(result.scores, tf.float32), padding)
+        return texts, scores
+
+    # ----------------------------------------------------------------------------------------------
+    # Signatures
+    # ----------------------------------------------------------------------------------------------
+    @tf.function(input_signature=[_TEXT])
+    def serving_default(self, text):
+        """Greedy: `text (batch,)` -> `translation` string and `score` float32, `(batch,)`."""
         ids, empty = self.source_ids(text)
-        result = decode(self.model, ids, "greedy", max_length=self.max_target_length)
+        result = self._greedy(ids)
         translation = self.target_tokenizer.detokenize(result.tokens)
         return {
             # An empty input translates to an empty string (nothing to condition on).
@@ -55,19 +213,186 @@ class Translator(tf.Module):
             "score": tf.where(empty, tf.zeros_like(result.scores), result.scores),
         }
 
+    @tf.function(
+        input_signature=[
+            _TEXT,
+            tf.TensorSpec([], tf.int32, name="beam_size"),
+            tf.TensorSpec([], tf.float32, name="length_penalty"),
+        ]
+    )
+    def beam_search(self, text, beam_size, length_penalty):
+        """Beam search: -> `translations` string, `scores` float32, `(batch, beam_size)`."""
+        tf.debugging.assert_greater_equal(
+            beam_size, 1, message=f"beam_size must be in [1, {self.max_beam_size}]"
+        )
+        tf.debugging.assert_less_equal(
+            beam_size, self.max_beam_size,
+            message=f"beam_size must be in [1, {self.max_beam_size}] in this export",
+        )
+        tf.debugging.assert_greater_equal(
+            length_penalty, 0.0, message="length_penalty (GNMT alpha) must be >= 0"
+        )
+        tf.debugging.assert_all_finite(length_penalty, "length_penalty must be finite")
+        ids, empty = self.source_ids(text)
+
+        def branch(k):
+            return lambda: self._beam_texts(ids, k, length_penalty)
+
+        index = tf.clip_by_value(beam_size - 1, 0, self.max_beam_size - 1)
+        branches = [branch(k) for k in range(1, self.max_beam_size + 1)]
+        texts, scores = tf.switch_case(index, branches)
+        texts, scores = texts[:, :beam_size], scores[:, :beam_size]
+        return {
+            "translations": tf.where(empty[:, None], tf.constant(""), texts),
+            "scores": tf.where(empty[:, None], tf.zeros_like(scores), scores),
+        }
+
+    @tf.function(input_signature=[_TEXT])
+    def attention(self, text):
+        """Greedy with alignments: -> translation, tokens, source_tokens, weights (see module)."""
+        ids, empty = self.source_ids(text)
+        result = self._greedy(ids, return_attention=True)
+        batch, target_len = tf.shape(result.tokens)[0], tf.shape(result.tokens)[1]
+        source_len = tf.shape(ids)[1]
+        if result.attention is None:  # a model without attention: zeros, same signature
+            weights = tf.zeros([batch, target_len, source_len], tf.float32)
+        else:
+            weights = tf.cast(result.attention, tf.float32)
+        weights = tf.where(empty[:, None, None], tf.zeros_like(weights), weights)
+        produced = tf.RaggedTensor.from_tensor(result.tokens, lengths=result.lengths)
+        tokens = self.target_tokenizer.ids_to_tokens(produced)
+        tokens = tokens.to_tensor(default_value="", shape=[batch, target_len])
+        source = tf.RaggedTensor.from_tensor(ids, padding=PAD_ID)
+        source_tokens = self.source_tokenizer.ids_to_tokens(source)
+        source_tokens = source_tokens.to_tensor(default_value="", shape=[batch, source_len])
+        translation = self.target_tokenizer.detokenize(result.tokens)
+        return {
+            "translation": tf.where(empty, tf.constant(""), translation),
+            "tokens": tf.where(empty[:, None], tf.constant(""), tokens),
+            "source_tokens": source_tokens,
+            "weights": weights,
+        }
+
+    @tf.function(input_signature=[_TEXT])
+    def source_lengths(self, text):
+        """Source tokens per input before truncation, int32 `(batch,)` (truncation warnings)."""
+        return tf.cast(self.source_tokenizer.tokenize(text).row_lengths(), tf.int32)
+
+    def signatures(self):
+        """The concrete functions to export, by signature name."""
+        return {
+            "serving_default": self.serving_default.get_concrete_function(),
+            "beam_search": self.beam_search.get_concrete_function(),
+            "attention": self.attention.get_concrete_function(),
+        }
+
+    def metadata(self):
+        """JSON-ready facts a reloaded SavedModel needs (written to `assets.extra/`)."""
+        return {
+            "max_source_length": self.max_source_length,
+            "max_target_length": self.max_target_length,
+            "max_beam_size": self.max_beam_size,
+            "has_attention": bool(getattr(self.model, "has_attention", False)),
+            "model_class": type(self.model).__name__,
+        }
+
+    # ----------------------------------------------------------------------------------------------
+    # Python API
+    # ----------------------------------------------------------------------------------------------
+    def translate(self, text):
+        """Greedy translation of a `tf.string (batch,)` tensor (the `serving_default` outputs)."""
+        return self.serving_default(tf.convert_to_tensor(text, tf.string))
+
     def translate_texts(self, texts, batch_size=64):
-        """Translates a Python list of strings in batches; returns a list of strings."""
-        outputs = []
+        """Translates a Python list of strings in batches (greedy); returns a list of strings."""
+        return [r.text for r in self.translate_batch(list(texts), batch_size=batch_size)]
+
+    def translate_batch(
+        self,
+        texts,
+        *,
+        beam_size=1,
+        length_penalty=0.0,
+        n_best=1,
+        sample=False,
+        temperature=1.0,
+        top_k=0,
+        top_p=1.0,
+        seed=0,
+        with_attention=False,
+        batch_size=64,
+    ):
+        """Translates a list of strings; returns one `TranslationResult` per input.
+
+        Args:
+            texts: Python strings (or bytes).
+            beam_size: 1 is greedy decoding; 2 .. `max_beam_size` beam search.
+            length_penalty: GNMT `alpha` of beam search.
+            n_best: translations returned per sentence (<= `beam_size`).
+            sample: draw one translation by ancestral sampling instead (in-process only).
+            temperature, top_k, top_p, seed: sampling options (`top_k=0`, `top_p=1` are off).
+            with_attention: also return attention weights and tokens (greedy only).
+            batch_size: sentences per graph call.
+        """
+        check_options(beam_size, n_best, sample, with_attention, self.max_beam_size)
+        results = []
         for start in range(0, len(texts), batch_size):
             batch = tf.constant(list(texts[start : start + batch_size]), dtype=tf.string)
-            outputs.extend(t.decode("utf-8") for t in self.translate(batch)["translation"].numpy())
-        return outputs
+            if sample:
+                outputs = self._sample_function(temperature, top_k, top_p, seed)(batch)
+                kind = "greedy"
+            elif with_attention:
+                outputs, kind = self.attention(batch), "attention"
+            elif beam_size > 1:
+                outputs = self.beam_search(
+                    batch, tf.constant(beam_size, tf.int32), tf.constant(length_penalty, tf.float32)
+                )
+                kind = "beam"
+            else:
+                outputs, kind = self.serving_default(batch), "greedy"
+            outputs = {key: value.numpy() for key, value in outputs.items()}
+            results.extend(results_from_outputs(outputs, kind, n_best))
+        return results
+
+    def _sample_function(self, temperature, top_k, top_p, seed):
+        """A cached `tf.function` sampling with these (Python) options."""
+        key = (float(temperature), int(top_k), float(top_p), seed)
+        cache = self._sample_functions.functions
+        if key not in cache:
+            if not (math.isfinite(key[0]) and key[0] >= 0):
+                raise ValueError(f"temperature must be >= 0, got {temperature!r}")
+            if key[1] < 0 or not 0.0 < key[2] <= 1.0:
+                raise ValueError(f"need top_k >= 0 and 0 < top_p <= 1, got {top_k!r}, {top_p!r}")
+            options = dict(
+                temperature=key[0], top_k=key[1] or None, top_p=key[2] if key[2] < 1 else None,
+                seed=seed, max_length=self.max_target_length,
+            )
+
+            @tf.function(input_signature=[_TEXT])
+            def sample(text):
+                ids, empty = self.source_ids(text)
+                result = decode(self.model, ids, "sample", **options)
+                translation = self.target_tokenizer.detokenize(result.tokens)
+                return {
+                    "translation": tf.where(empty, tf.constant(""), translation),
+                    "score": tf.where(empty, tf.zeros_like(result.scores), result.scores),
+                }
+
+            cache[key] = sample
+        return cache[key]
 
     def warn_if_truncated(self, texts, warn):
         """Calls `warn(message)` for each text longer than `max_source_length` tokens."""
-        lengths = self.source_tokenizer.tokenize(tf.constant(list(texts))).row_lengths().numpy()
-        for index in np.flatnonzero(lengths > self.max_source_length):
-            warn(
-                f"input {index + 1} has {lengths[index]} tokens; only the first "
-                f"{self.max_source_length} are translated"
-            )
+        warn_long_inputs(self.source_lengths, self.max_source_length, texts, warn)
+
+
+def warn_long_inputs(source_lengths, max_source_length, texts, warn):
+    """Calls `warn(message)` for each text with more than `max_source_length` source tokens."""
+    if not len(texts):
+        return
+    lengths = np.asarray(source_lengths(tf.constant(list(texts), tf.string)))
+    for index in np.flatnonzero(lengths > max_source_length):
+        warn(
+            f"input {index + 1} has {lengths[index]} tokens; only the first "
+            f"{max_source_length} are translated"
+        )

@@ -99,7 +99,9 @@ class LstmSeq2SeqFunctional(keras.Model):
                     x = decoder_dropout(x)
                 x, h, c = lstm(x, initial_state=states[2 * depth : 2 * depth + 2])
                 new_states.extend([h, c])
+            # Logits in float32 even under a mixed-precision policy (a stable softmax).
             logits = output_projection(decoder_dropout(x))  # (batch, tgt, vocab)
+            logits = ops.cast(logits, "float32")
             return logits, new_states
 
         # --- training graph ---
@@ -167,5 +169,5 @@ class LstmSeq2SeqFunctional(keras.Model):
         """One decoder step: token `(batch,)` -> logits `(batch, vocab)` float32, new state, None."""
         del memory  # no attention
         logits, *states = self.decoder_step_model([ops.expand_dims(token, 1), *state["states"]])
-        return ops.cast(logits[:, 0], "float32"), {"states": states}, None
+        return logits[:, 0], {"states": states}, None
 

@@ -145,7 +145,9 @@ class LstmSeq2SeqSubclassed(keras.Model):
             ops.zeros((batch, self.units), dtype=self.compute_dtype),
             sample=bool(training) and self.teacher_forcing_probability < 1.0,
         )  # (batch, tgt, units)
-        return self.output_projection(self.decoder_dropout(outputs, training=training))
+        logits = self.output_projection(self.decoder_dropout(outputs, training=training))
+        # Logits in float32 even under a mixed-precision policy (a stable softmax).
+        return ops.cast(logits, "float32")  # (batch, tgt, vocab)
 
     def get_config(self):
         return {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 import sentencepiece as spm
 import tensorflow as tf
 import tensorflow_text as tf_text
+from tensorflow_text.python.ops import sentencepiece_tokenizer
 
 from keras_nmt.special_ids import END_ID, PAD_ID, RESERVED_TOKENS, START_ID, UNK_ID
 from keras_nmt.text.tokenizer import Tokenizer, _normalized_chunks
@@ -137,6 +139,7 @@ class SubwordTokenizer(Tokenizer):
             raise ValueError(f"SentencePiece model must start with {RESERVED_TOKENS}: {vocab[:4]}")
         self._model_proto = model_proto
         self._sp = tf_text.SentencepieceTokenizer(model=model_proto, out_type=tf.int32)
+        self._sp._model_resource = _SharedSentencepieceResource(model_proto)
         self._vocab = vocab
 
     def _encode(self, normalized: tf.Tensor) -> tf.RaggedTensor:
@@ -164,3 +167,24 @@ class SubwordTokenizer(Tokenizer):
 
     def _select_vocabulary(self, counts):  # pragma: no cover - build() is overridden
         raise NotImplementedError
+
+
+class _SharedSentencepieceResource(sentencepiece_tokenizer._SentencepieceModelResource):
+    """The SentencePiece model resource under a shared name, so it outlives its kernel.
+
+    tensorflow-text creates the resource private to the op kernel that made it, and
+    `tf.random.set_seed` (hence `keras.utils.set_random_seed`) clears the eager kernel cache:
+    every later `tokenize` then failed with "Resource ..._SentencepieceOp... does not exist".
+    A resource with a `shared_name` lives in the resource manager instead. The name derives from
+    the model bytes, so equal models share one resource.
+    """
+
+    def __init__(self, model_proto):
+        self._shared_name = "keras_nmt_sp_" + hashlib.sha1(model_proto).hexdigest()[:20]
+        super().__init__(model_proto, None)
+
+    def _create_resource(self):
+        with tf.name_scope("SentenceTokenizerInitializer"):
+            return sentencepiece_tokenizer.gen_sentencepiece_tokenizer.sentencepiece_op(
+                model=self._model, shared_name=self._shared_name
+            )

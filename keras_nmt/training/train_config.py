@@ -44,6 +44,7 @@ class TrainConfig:
     max_length: int = 100
     # optimisation
     epochs: int = 10
+    steps_per_epoch: int | None = None
     batch_size: int = 64
     learning_rate: float = 1e-3
     warmup_steps: int = 4000
@@ -55,6 +56,7 @@ class TrainConfig:
     jit_compile: bool = False
     precision: str = "float32"
     time_budget: float | None = None
+    strategy: str = "default"
     # run
     seed: int = 0
     output: str = "runs/default"

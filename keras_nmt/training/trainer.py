@@ -27,6 +27,7 @@ from keras_nmt.training.run_directory import (
     TOKENIZERS_DIR,
 )
 from keras_nmt.training.sample_translations import SampleTranslations
+from keras_nmt.training.strategy import make_strategy
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
 from keras_nmt.training.time_budget import TimeBudget
 
@@ -83,7 +84,7 @@ def make_tokenizers(config, train_pairs, run):
     return tuple(tokenizers)
 
 
-def compile_model(model, config, steps_per_epoch):
+def compile_model(model, config):
     """Compiles with the masked loss and metrics; the Transformer gets its warm-up schedule."""
     if config.model == "transformer":
         from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
@@ -103,7 +104,7 @@ def compile_model(model, config, steps_per_epoch):
     )
 
 
-def train(config, print_fn=print, extra_callbacks=()):
+def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_data=None):
     """Trains one model and writes its run directory (see `../shared/DESIGN.md`).
 
     Re-running the same command after a crash resumes from `RUN_DIR/backup/` (weights, optimizer
@@ -114,18 +115,24 @@ def train(config, print_fn=print, extra_callbacks=()):
         config: a `TrainConfig`.
         print_fn: where progress lines go.
         extra_callbacks: more Keras callbacks (tests use one that interrupts training).
+        pairs: `(train_pairs, valid_pairs)` to use instead of reading `config.data`; the
+            tokenizers are built on `train_pairs`.
+        make_train_data: `(source_tokenizer, target_tokenizer) -> tf.data.Dataset` replacing the
+            default training pipeline (e.g. fresh noise every epoch for spelling correction);
+            an infinite dataset needs `config.steps_per_epoch`.
 
     Returns:
         A `TrainResult`.
     """
     run = Path(config.output)
     run.mkdir(parents=True, exist_ok=True)
+    strategy = make_strategy(config.strategy)  # first: multi-worker must precede other TF ops
     random.seed(config.seed)
     keras.utils.set_random_seed(config.seed)
     if config.precision != "float32":
         keras.mixed_precision.set_global_policy(config.precision)
 
-    train_pairs, valid_pairs = load_pairs(config)
+    train_pairs, valid_pairs = pairs if pairs is not None else load_pairs(config)
     source_tokenizer, target_tokenizer = make_tokenizers(config, train_pairs, run)
     config.to_json(run / CONFIG_FILE)
     print_fn(
@@ -134,24 +141,29 @@ def train(config, print_fn=print, extra_callbacks=()):
         f"{target_tokenizer.vocab_size}"
     )
     dataset_options = dict(batch_size=config.batch_size, max_length=config.max_length)
-    train_data = make_dataset(
-        train_pairs, source_tokenizer, target_tokenizer, shuffle=True, seed=config.seed,
-        **dataset_options,
-    )
+    if make_train_data is not None:
+        train_data = make_train_data(source_tokenizer, target_tokenizer)
+    else:
+        train_data = make_dataset(
+            train_pairs, source_tokenizer, target_tokenizer, shuffle=True, seed=config.seed,
+            **dataset_options,
+        )
     valid_data = make_dataset(
         valid_pairs, source_tokenizer, target_tokenizer, shuffle=False, **dataset_options
     )
 
-    model = build_model(
-        config.model,
-        config.api,
-        source_tokenizer.vocab_size,
-        target_tokenizer.vocab_size,
-        dataclasses.asdict(config),
-    )
-    model(next(iter(valid_data))[0])  # builds the weights (BackupAndRestore needs them)
-    steps_per_epoch = int(train_data.cardinality())
-    compile_model(model, config, steps_per_epoch)
+    with strategy.scope():
+        model = build_model(
+            config.model,
+            config.api,
+            source_tokenizer.vocab_size,
+            target_tokenizer.vocab_size,
+            dataclasses.asdict(config),
+        )
+        model(next(iter(valid_data))[0])  # builds the weights (BackupAndRestore needs them)
+        compile_model(model, config)
+    if config.strategy != "default":
+        print_fn(f"strategy: {config.strategy}, {strategy.num_replicas_in_sync} replicas")
     print_fn(f"model: {config.model} ({config.api}), {model.count_params():,} parameters")
 
     translator = Translator(
@@ -193,6 +205,7 @@ def train(config, print_fn=print, extra_callbacks=()):
         train_data,
         validation_data=valid_data,
         epochs=config.epochs,
+        steps_per_epoch=config.steps_per_epoch,
         callbacks=callbacks,
         verbose=config.verbose,
     )

@@ -46,3 +46,15 @@ def test_small_corpus_gives_smaller_vocabulary_and_bad_type_fails():
     assert tok.get_config()["vocab_size"] == 5000
     with pytest.raises(ValueError, match="model_type"):
         SubwordTokenizer(model_type="wordpiece")
+
+
+def test_survives_set_random_seed():
+    # tf.random.set_seed clears TensorFlow's eager kernel cache; the SentencePiece resource must
+    # not be owned by a cached kernel (it used to vanish: "Resource ..._SentencepieceOp...").
+    import keras
+
+    tokenizer = SubwordTokenizer(vocab_size=60).build(["hola que tal", "buenos dias"] * 50)
+    before = tokenizer.tokenize(["hola que tal"]).to_list()
+    keras.utils.set_random_seed(1)
+    assert tokenizer.tokenize(["hola que tal"]).to_list() == before
+    assert tokenizer.detokenize(tokenizer.tokenize(["hola que tal"])).numpy()[0] == b"hola que tal"

@@ -1,0 +1,112 @@
+"""Score a trained run directory or an exported SavedModel on a test set.
+
+Prints a table of BLEU and chrF (sacreBLEU, 13a, mixed case, with signatures), CER, WER and exact
+match; writes the hypotheses and a JSON report. Repeated source sentences (Tatoeba often has
+several translations of one sentence) are merged into one sentence with several references.
+
+Examples:
+    python apps/evaluate.py runs/lstm-functional                       # built-in dates test split
+    python apps/evaluate.py runs/spa-eng --data ../shared/data/spa-eng.test.tsv --beam-size 5
+    python apps/evaluate.py saved_models/spa-eng/1 --data ../shared/data/spa-eng.test.tsv
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("model", help="a run directory (apps/train.py) or a SavedModel directory")
+    parser.add_argument("--data", default="dates",
+                        help="test data: a built-in name (its test split), a TSV file "
+                        "(.gz/.xz/.zip too) or SOURCE_FILE,TARGET_FILE (default: %(default)s)")
+    parser.add_argument("--source-column", type=int, default=1, choices=[0, 1],
+                        help="which TSV column is the source (default: %(default)s)")
+    parser.add_argument("--size", type=int, default=None,
+                        help="built-in data: number of test pairs (default: its test size)")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="score only the first N source sentences")
+    parser.add_argument("--batch-size", type=int, default=64,
+                        help="sentences translated together (default: %(default)s)")
+    parser.add_argument("--beam-size", type=int, default=1,
+                        help="beam search width; 1 = greedy (default: %(default)s)")
+    parser.add_argument("--length-penalty", type=float, default=0.0,
+                        help="GNMT length penalty alpha for beam search (default: %(default)s)")
+    parser.add_argument("--sample", action="store_true",
+                        help="sample instead of searching (run directories only)")
+    parser.add_argument("--temperature", type=float, default=1.0,
+                        help="sampling temperature (default: %(default)s)")
+    parser.add_argument("--top-k", type=int, default=0,
+                        help="sample from the k most likely tokens; 0 = all (default: %(default)s)")
+    parser.add_argument("--top-p", type=float, default=1.0,
+                        help="nucleus sampling mass (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed for built-in test data and sampling (default: %(default)s)")
+    parser.add_argument("--hypotheses", default=None,
+                        help="file for the translations, one per line (default: MODEL/hypotheses.txt "
+                        "for a run directory, none for a SavedModel)")
+    parser.add_argument("--json", default=None, help="file for the JSON report")
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    import keras
+
+    from keras_nmt.data.corpus import load_corpus
+    from keras_nmt.export import open_translator
+    from keras_nmt.metrics import group_references
+    from keras_nmt.metrics.evaluation import format_table, score_all
+
+    try:
+        corpus = load_corpus(args.data, "test", size=args.size, seed=args.seed,
+                             source_column=args.source_column)
+    except ValueError as error:
+        if "single file" not in str(error):
+            raise
+        corpus = load_corpus(args.data, source_column=args.source_column)
+    sources, references = group_references(corpus.pairs)
+    if args.limit:
+        sources, references = sources[: args.limit], references[: args.limit]
+    translator = open_translator(args.model)
+    options = dict(beam_size=args.beam_size, length_penalty=args.length_penalty,
+                   sample=args.sample, temperature=args.temperature, top_k=args.top_k,
+                   top_p=args.top_p, seed=args.seed)
+    hypotheses = []
+    progress = keras.utils.Progbar(len(sources), unit_name="sentence")
+    start = time.monotonic()
+    for first in range(0, len(sources), args.batch_size):
+        batch = sources[first : first + args.batch_size]
+        results = translator.translate_batch(batch, **options)
+        hypotheses.extend(result.text for result in results)
+        progress.add(len(batch))
+    seconds = time.monotonic() - start
+    scores = score_all(hypotheses, references)
+    scores.update(seconds=seconds, sentences_per_second=len(sources) / seconds, **options)
+    print(format_table(scores))
+
+    hypotheses_path = args.hypotheses
+    if hypotheses_path is None and os.path.exists(os.path.join(args.model, "config.json")):
+        hypotheses_path = os.path.join(args.model, "hypotheses.txt")
+    if hypotheses_path:
+        with open(hypotheses_path, "w", encoding="utf-8") as stream:
+            stream.writelines(h + "\n" for h in hypotheses)
+        print(f"hypotheses written to {hypotheses_path}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as stream:
+            json.dump(scores, stream, indent=2)
+    return scores
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,94 @@
+"""Export a trained run as a SavedModel: strings in, translations out, tokenizers inside.
+
+Writes RUN_DIR's translator to OUTPUT_DIR/NAME/VERSION/ (TensorFlow Serving's versioned layout),
+atomically, and prints its signatures (as `saved_model_cli show --all` would):
+
+    serving_default(text: string [batch]) -> translation: string [batch], score: float32 [batch]
+    beam_search(text, beam_size: int32 [], length_penalty: float32 [])
+        -> translations: string [batch, beam_size], scores: float32 [batch, beam_size]
+    attention(text) -> translation, tokens [batch, T], source_tokens [batch, S],
+        weights: float32 [batch, T, S]
+
+Examples:
+    python apps/export.py runs/lstm                          # saved_models/lstm/1/
+    python apps/export.py runs/lstm --name dates --version 3
+    saved_model_cli run --dir saved_models/lstm/1 --signature_def serving_default \\
+        --input_exprs 'text=["3rd of March 2021"]'
+"""
+
+import argparse
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("run_dir", metavar="RUN_DIR",
+                        help="run directory written by apps/train.py (config.json, model.keras, "
+                        "tokenizers/)")
+    parser.add_argument("--output-dir", default="saved_models",
+                        help="directory of all exported models (default: %(default)s)")
+    parser.add_argument("--name", default=None,
+                        help="model name, the directory under --output-dir (default: the name of "
+                        "RUN_DIR)")
+    parser.add_argument("--version", type=int, default=None,
+                        help="version number, a positive integer (default: one more than the "
+                        "largest existing version); an existing version is never overwritten")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="random seed set before loading (export itself is deterministic; "
+                        "default: %(default)s)")
+    return parser
+
+
+def describe_signatures(path):
+    """Text listing every signature of the SavedModel at `path` (inputs and outputs)."""
+    import tensorflow as tf
+
+    loaded = tf.saved_model.load(str(path))
+    lines = []
+    for name, function in sorted(loaded.signatures.items()):
+        lines.append(f"signature {name!r}:")
+        _, inputs = function.structured_input_signature
+        for key, spec in sorted(inputs.items()):
+            lines.append(f"  input  {key}: {spec.dtype.name} {spec.shape.as_list()}")
+        for key, spec in sorted(function.structured_outputs.items()):
+            lines.append(f"  output {key}: {spec.dtype.name} {spec.shape.as_list()}")
+    return "\n".join(lines)
+
+
+def export_run(run_dir, output_dir="saved_models", name=None, version=None, seed=0,
+               print_fn=print):
+    """Exports `run_dir` and prints where and which signatures; returns the version directory.
+
+    `apps/train.py --export` calls this after training.
+    """
+    import keras
+
+    from keras_nmt.export import export_translator
+
+    keras.utils.set_random_seed(seed)
+    path = export_translator(run_dir, base_dir=output_dir, name=name, version=version)
+    print_fn(f"exported {run_dir} to {path}")
+    print_fn(describe_signatures(path))
+    return path
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        export_run(args.run_dir, args.output_dir, args.name, args.version, args.seed)
+    except (FileNotFoundError, FileExistsError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""Train a sequence-to-sequence model and write a run directory.
+
+Examples:
+    python apps/train.py --model lstm --api functional --output runs/lstm       # built-in dates
+    python apps/train.py --model luong --api subclassed --teacher-forcing inverse_sigmoid:300
+    python apps/train.py --model transformer --tokenizer subword --vocab-size 8000 \\
+        --data ../shared/data/spa-eng.{split}.tsv --epochs 20 --output runs/spa-eng
+"""
+
+import argparse
+import dataclasses
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+from keras_nmt.training.train_config import TrainConfig  # noqa: E402
+
+DEFAULTS = TrainConfig()
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    model = parser.add_argument_group("model")
+    model.add_argument("--model", default=DEFAULTS.model,
+                       choices=["lstm", "luong", "bahdanau", "transformer"],
+                       help="architecture: LSTM encoder-decoder (Sutskever 2014), LSTM + Luong "
+                       "attention (2015), LSTM + Bahdanau attention (2014), Transformer (Vaswani "
+                       "2017) (default: %(default)s)")
+    model.add_argument("--api", default=DEFAULTS.api, choices=["functional", "subclassed"],
+                       help="which twin: the functional graph or the subclassed step loop "
+                       "(default: %(default)s)")
+    model.add_argument("--embedding-dim", type=int, default=DEFAULTS.embedding_dim,
+                       help="embedding width of the recurrent models (default: %(default)s)")
+    model.add_argument("--units", type=int, default=DEFAULTS.units,
+                       help="LSTM width of the recurrent models (default: %(default)s)")
+    model.add_argument("--layers", dest="num_layers", type=int, default=DEFAULTS.num_layers,
+                       help="stacked layers in encoder and decoder (default: %(default)s)")
+    model.add_argument("--dropout", type=float, default=DEFAULTS.dropout,
+                       help="dropout rate (default: %(default)s)")
+    model.add_argument("--reverse-source", action="store_true",
+                       help="feed the source backwards (Sutskever et al. 2014, §3.3)")
+    model.add_argument("--bidirectional", action="store_true",
+                       help="bidirectional encoder (LSTM and Luong models)")
+    model.add_argument("--attention-score", default=DEFAULTS.attention_score,
+                       choices=["dot", "general", "concat"],
+                       help="Luong score function (default: %(default)s)")
+    model.add_argument("--input-feeding", action="store_true",
+                       help="Luong input feeding (§3.3); subclassed twin only")
+    model.add_argument("--attention-units", type=int, default=DEFAULTS.attention_units,
+                       help="Bahdanau attention width (default: --units)")
+    model.add_argument("--deep-output", action="store_true",
+                       help="Bahdanau deep output: the previous token also feeds the output layer")
+    model.add_argument("--d-model", type=int, default=DEFAULTS.d_model,
+                       help="Transformer model width (default: %(default)s)")
+    model.add_argument("--heads", dest="num_heads", type=int, default=DEFAULTS.num_heads,
+                       help="Transformer attention heads (default: %(default)s)")
+    model.add_argument("--ff-dim", type=int, default=DEFAULTS.ff_dim,
+                       help="Transformer feed-forward width (default: %(default)s)")
+    model.add_argument("--pre-norm", action="store_true",
+                       help="Transformer layer norm before each sub-layer instead of after")
+    model.add_argument("--shared-embeddings", action="store_true",
+                       help="Transformer: one embedding for source and target (same vocabulary)")
+    model.add_argument("--tied-output", action="store_true",
+                       help="Transformer: output projection tied to the target embedding")
+
+    data = parser.add_argument_group("data and tokenizers")
+    data.add_argument("--data", default=DEFAULTS.data,
+                      help="built-in dataset name ('dates'), a corpus file (TSV, .gz/.xz/.zip), "
+                      "a path with {split} (e.g. ../shared/data/spa-eng.{split}.tsv) or "
+                      "SOURCE_FILE,TARGET_FILE (default: %(default)s)")
+    data.add_argument("--valid", default=None,
+                      help="validation file (default: the {split} file, the built-in split, or a "
+                      "seeded 5%% hold-out of --data)")
+    data.add_argument("--source-column", type=int, default=DEFAULTS.source_column,
+                      choices=[0, 1], help="which TSV column is the source: Tatoeba files are "
+                      "'English<TAB>other', so 1 translates other->English (default: %(default)s)")
+    data.add_argument("--train-size", type=int, default=None,
+                      help="built-in dataset: number of training pairs (default: 20,000)")
+    data.add_argument("--valid-size", type=int, default=None,
+                      help="built-in dataset: number of validation pairs (default: 1,000)")
+    data.add_argument("--tokenizer", default=DEFAULTS.tokenizer,
+                      choices=["char", "word", "subword"],
+                      help="tokenizer for both sides (default: %(default)s)")
+    data.add_argument("--vocab-size", type=int, default=DEFAULTS.vocab_size,
+                      help="word/subword vocabulary size (default: %(default)s)")
+    data.add_argument("--lowercase", action="store_true", help="lower-case all text")
+    data.add_argument("--max-length", type=int, default=DEFAULTS.max_length,
+                      help="longest sequence in tokens: longer training pairs are dropped, "
+                      "longer inputs truncated when translating (default: %(default)s)")
+
+    train = parser.add_argument_group("training")
+    train.add_argument("--epochs", type=int, default=DEFAULTS.epochs,
+                       help="training epochs (default: %(default)s)")
+    train.add_argument("--batch-size", type=int, default=DEFAULTS.batch_size,
+                       help="pairs per batch (default: %(default)s)")
+    train.add_argument("--learning-rate", type=float, default=DEFAULTS.learning_rate,
+                       help="Adam learning rate of the recurrent models (default: %(default)s)")
+    train.add_argument("--warmup-steps", type=int, default=DEFAULTS.warmup_steps,
+                       help="Transformer warm-up steps of the inverse-square-root schedule "
+                       "(default: %(default)s)")
+    train.add_argument("--clipnorm", type=float, default=DEFAULTS.clipnorm,
+                       help="gradient norm clipping (default: %(default)s)")
+    train.add_argument("--label-smoothing", type=float, default=DEFAULTS.label_smoothing,
+                       help="label smoothing epsilon (default: %(default)s)")
+    train.add_argument("--teacher-forcing", default=DEFAULTS.teacher_forcing,
+                       help="scheduled sampling (Bengio 2015), subclassed twins only: "
+                       "KIND[:K[:FLOOR]] with KIND constant|linear|exponential|inverse_sigmoid, "
+                       "e.g. inverse_sigmoid:300 (default: %(default)s = plain teacher forcing)")
+    train.add_argument("--patience", type=int, default=None,
+                       help="early stopping on validation BLEU after this many epochs without "
+                       "improvement (default: off)")
+    train.add_argument("--run-eagerly", action="store_true",
+                       help="run the training step eagerly (debugging; slow)")
+    train.add_argument("--jit-compile", action="store_true", help="compile with XLA")
+    train.add_argument("--precision", default=DEFAULTS.precision,
+                       choices=["float32", "mixed_bfloat16", "mixed_float16"],
+                       help="Keras dtype policy; logits and softmax stay float32 "
+                       "(default: %(default)s)")
+    train.add_argument("--time-budget", type=float, default=None,
+                       help="stop after the epoch that crosses this many minutes")
+    train.add_argument("--strategy", default=DEFAULTS.strategy,
+                       choices=["default", "mirrored", "multi-worker"],
+                       help="tf.distribute: one device, MirroredStrategy over this machine's GPUs "
+                       "(or logical CPUs), or MultiWorkerMirroredStrategy from TF_CONFIG (run the "
+                       "same command on every worker, each with its own --output); the batch "
+                       "size is the global batch, split across replicas (default: %(default)s)")
+
+    run = parser.add_argument_group("run")
+    run.add_argument("--seed", type=int, default=DEFAULTS.seed,
+                     help="seed for data order, initial weights and dropout: same seed, same "
+                     "result (default: %(default)s)")
+    run.add_argument("--output", default=None,
+                     help="run directory (default: runs/MODEL-API); re-running the same "
+                     "command resumes from its backup")
+    run.add_argument("--backup-every", type=int, default=DEFAULTS.backup_every,
+                     help="batches between backups of weights and optimizer (default: %(default)s)")
+    run.add_argument("--validation-sentences", type=int, default=DEFAULTS.validation_sentences,
+                     help="validation sentences translated after each epoch for val_bleu etc. "
+                     "(default: %(default)s)")
+    run.add_argument("--samples", type=int, default=DEFAULTS.samples,
+                     help="sample translations printed after each epoch (default: %(default)s)")
+    run.add_argument("--verbose", type=int, default=DEFAULTS.verbose, choices=[0, 1, 2],
+                     help="Keras progress: 0 silent, 1 progress bar, 2 one line per epoch "
+                     "(default: %(default)s)")
+    run.add_argument("--export", action="store_true",
+                     help="export a SavedModel to saved_models/<run name>/<version>/ at the end")
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    options = {k: v for k, v in vars(args).items() if k != "export"}
+    if options["output"] is None:
+        options["output"] = f"runs/{args.model}-{args.api}"
+    config = TrainConfig(**options)
+
+    from keras_nmt.training.trainer import train
+
+    result = train(config)
+    if args.export:
+        from keras_nmt.export import export_translator
+
+        path = export_translator(config.output)  # named after the run directory
+        print(f"exported a SavedModel to {path}")
+    return result
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,147 @@
+"""Translate sentences with a run directory or an exported SavedModel.
+
+Input: the positional SENTENCE arguments, else --input FILE, else stdin; one sentence per line
+(an empty line gives an empty output line). Inputs longer than the model's maximum source length
+are truncated, with a warning on stderr. Output: one translation per line; with --n-best N, N
+lines per sentence "SENTENCE_NUMBER<TAB>RANK<TAB>SCORE<TAB>TRANSLATION", best first.
+
+Examples:
+    python apps/translate.py runs/lstm "3rd of March 2021" "12/04/1999"
+    python apps/translate.py saved_models/lstm/1 --beam-size 4 --n-best 3 < dates.txt
+    python apps/translate.py runs/luong --input dates.txt --attention-plot plots/
+    python apps/translate.py runs/lstm --sample --temperature 0.7 --top-p 0.9 --seed 1 "3/3/21"
+"""
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("model", metavar="MODEL",
+                        help="a run directory (apps/train.py) or a SavedModel directory "
+                        "(apps/export.py; a model directory uses its highest version)")
+    parser.add_argument("sentences", metavar="SENTENCE", nargs="*",
+                        help="sentences to translate (default: --input FILE, else stdin)")
+    parser.add_argument("--input", metavar="FILE", help="read sentences from FILE, one per line")
+    parser.add_argument("--output", metavar="FILE", help="write translations to FILE "
+                        "(default: stdout)")
+    parser.add_argument("--beam-size", type=int, default=1,
+                        help="1: greedy decoding; more: beam search width (an export accepts "
+                        "1..8) (default: %(default)s)")
+    parser.add_argument("--length-penalty", type=float, default=0.0,
+                        help="GNMT length penalty alpha of beam search, >= 0 (Wu et al. 2016 use "
+                        "0.6-0.7) (default: %(default)s)")
+    parser.add_argument("--n-best", type=int, default=1,
+                        help="translations printed per sentence, at most --beam-size, with rank "
+                        "and score (default: %(default)s)")
+    parser.add_argument("--sample", action="store_true",
+                        help="ancestral sampling instead of greedy/beam (run directories only)")
+    parser.add_argument("--temperature", type=float, default=1.0,
+                        help="sampling temperature; 0 is arg-max (default: %(default)s)")
+    parser.add_argument("--top-k", type=int, default=0,
+                        help="sample among the k most probable tokens; 0: off "
+                        "(default: %(default)s)")
+    parser.add_argument("--top-p", type=float, default=1.0,
+                        help="nucleus sampling mass in (0, 1]; 1: off (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="sampling seed (default: %(default)s)")
+    parser.add_argument("--batch-size", type=int, default=64,
+                        help="sentences per decoding call (default: %(default)s)")
+    parser.add_argument("--attention-plot", metavar="DIR",
+                        help="write one attention heatmap PNG per sentence to DIR (greedy "
+                        "decoding; models with attention)")
+    return parser
+
+
+def read_sentences(args):
+    """The input lines: arguments, else --input FILE, else stdin (newlines stripped)."""
+    if args.sentences:
+        return list(args.sentences)
+    if args.input:
+        text = Path(args.input).read_text(encoding="utf-8", errors="replace")
+    else:
+        text = sys.stdin.read()
+    return text.splitlines()
+
+
+def write_attention_plots(translator, sentences, directory, batch_size, warn):
+    """One PNG per sentence in `directory`; returns the paths written."""
+    from keras_nmt.plots import plot_attention
+
+    has_attention = getattr(translator, "has_attention", None)
+    if has_attention is None:
+        has_attention = bool(getattr(getattr(translator, "model", None), "has_attention", False))
+    if not has_attention:
+        warn("this model has no attention (plain LSTM encoder-decoder): no attention plots")
+        return []
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    results = translator.translate_batch(sentences, with_attention=True, batch_size=batch_size)
+    paths = []
+    for index, result in enumerate(results, start=1):
+        if not result.source_tokens or not result.target_tokens:
+            warn(f"sentence {index} is empty: no attention plot")
+            continue
+        path = directory / f"attention_{index:04d}.png"
+        plot_attention(result.weights, result.source_tokens, result.target_tokens, path=path,
+                       title=result.text)
+        paths.append(path)
+    return paths
+
+
+def format_results(results, n_best):
+    lines = []
+    for number, result in enumerate(results, start=1):
+        if n_best == 1:
+            lines.append(result.text)
+            continue
+        for rank, (text, score) in enumerate(zip(result.texts, result.scores, strict=True), 1):
+            lines.append(f"{number}\t{rank}\t{score:.4f}\t{text}")
+    return lines
+
+
+def main(argv=None):
+    # Intermixed: sentences may follow options (`MODEL --beam-size 4 "a" "b"`).
+    args = build_parser().parse_intermixed_args(argv)
+
+    def warn(message):
+        print(f"warning: {message}", file=sys.stderr)
+
+    from keras_nmt.export import open_translator
+
+    try:
+        translator = open_translator(args.model)
+        sentences = read_sentences(args)
+        translator.warn_if_truncated(sentences, warn)
+        results = translator.translate_batch(
+            sentences, beam_size=args.beam_size, length_penalty=args.length_penalty,
+            n_best=args.n_best, sample=args.sample, temperature=args.temperature,
+            top_k=args.top_k, top_p=args.top_p, seed=args.seed, batch_size=args.batch_size,
+        )
+        if args.attention_plot:
+            write_attention_plots(translator, sentences, args.attention_plot, args.batch_size,
+                                  warn)
+    except (FileNotFoundError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    lines = format_results(results, args.n_best)
+    text = "".join(line + "\n" for line in lines)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""Scoring a whole test set: every metric at once, as a table."""
+
+from keras_nmt.metrics.corpus_scores import corpus_bleu, corpus_chrf, exact_match
+from keras_nmt.metrics.edit_distance import corpus_cer, corpus_wer
+
+
+def score_all(hypotheses, references):
+    """BLEU, chrF (with sacreBLEU signatures), CER, WER and exact match of a test set.
+
+    Args:
+        hypotheses: detokenized translations, one per source sentence.
+        references: one reference string or a list of them per sentence.
+
+    Returns:
+        A dict of plain floats and strings, ready for JSON.
+    """
+    bleu, chrf = corpus_bleu(hypotheses, references), corpus_chrf(hypotheses, references)
+    cer, wer = corpus_cer(hypotheses, references), corpus_wer(hypotheses, references)
+    return {
+        "sentences": len(hypotheses),
+        "bleu": bleu.score,
+        "bleu_signature": bleu.signature,
+        "chrf": chrf.score,
+        "chrf_signature": chrf.signature,
+        "cer": cer.rate,
+        "wer": wer.rate,
+        "exact_match": exact_match(hypotheses, references),
+    }
+
+
+def format_table(scores):
+    """A Markdown table of `score_all`'s result (plus any extra numeric entries)."""
+    rows = ["| metric | value |", "|---|---|"]
+    for key, value in scores.items():
+        if key.endswith("_signature"):
+            continue
+        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
+        rows.append(f"| {key} | {shown} |")
+    signatures = [f"{k.split('_')[0]} signature: {v}" for k, v in scores.items() if k.endswith("_signature")]
+    return "\n".join(rows + [""] + signatures)

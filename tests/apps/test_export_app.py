@@ -1,0 +1,16 @@
+import pytest
+
+from apps import export as export_app
+
+
+def test_help_explains_every_flag(capsys):
+    with pytest.raises(SystemExit):
+        export_app.main(["--help"])
+    out = capsys.readouterr().out
+    for flag in ("RUN_DIR", "--output-dir", "--name", "--version", "--seed"):
+        assert flag in out
+
+
+def test_missing_run_directory_is_a_clear_error(tmp_path, capsys):
+    assert export_app.main([str(tmp_path / "nope"), "--output-dir", str(tmp_path)]) == 1
+    assert "not a finished run directory" in capsys.readouterr().err

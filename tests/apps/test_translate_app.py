@@ -1,0 +1,52 @@
+import io
+
+import pytest
+
+from apps import export as export_app
+from apps import translate as translate_app
+from tests.export.helpers import SOURCES, make_run_directory
+
+
+@pytest.fixture(scope="module")
+def run_and_saved(tmp_path_factory):
+    base = tmp_path_factory.mktemp("app")
+    run = make_run_directory(base / "run")
+    assert export_app.main([str(run), "--output-dir", str(base / "saved"), "--name", "m"]) == 0
+    return run, base / "saved" / "m" / "1"
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["run_dir", "saved_model"])
+def test_arguments_stdin_and_file(run_and_saved, which, tmp_path, capsys, monkeypatch):
+    model = str(run_and_saved[which])
+    assert translate_app.main([model, *SOURCES[:2]]) == 0
+    from_args = capsys.readouterr().out.splitlines()
+    assert len(from_args) == 2
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{SOURCES[0]}\n\n{'7' * 300}\n"))
+    assert translate_app.main([model]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.split("\n")
+    assert lines[0] == from_args[0] and lines[1] == "" and len(lines) == 4
+    assert "only the first 20 are translated" in captured.err
+    (tmp_path / "in.txt").write_text("\n".join(SOURCES[:2]) + "\n")
+    out = tmp_path / "out.txt"
+    assert translate_app.main([model, "--input", str(tmp_path / "in.txt"), "--output",
+                               str(out)]) == 0
+    assert out.read_text().splitlines() == from_args
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["run_dir", "saved_model"])
+def test_n_best_sorted_and_attention_plot(run_and_saved, which, tmp_path, capsys):
+    model = str(run_and_saved[which])
+    assert translate_app.main([model, "--beam-size", "2", "--n-best", "2", *SOURCES]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    assert len(rows) == 2 * len(SOURCES)
+    for first, second in zip(rows[::2], rows[1::2], strict=True):
+        assert (first[1], second[1]) == ("1", "2") and float(first[2]) >= float(second[2])
+    assert translate_app.main([model, "--attention-plot", str(tmp_path / "plots"), "a"]) == 0
+    assert "no attention" in capsys.readouterr().err  # plain LSTM: a message, no crash
+
+
+def test_sampling_on_saved_model_is_a_clear_error(run_and_saved, capsys):
+    assert translate_app.main([str(run_and_saved[1]), "--sample", "a"]) == 1
+    assert "sampling is not exported" in capsys.readouterr().err
+    assert translate_app.main([str(run_and_saved[0]), "--sample", "--seed", "3", "a"]) == 0

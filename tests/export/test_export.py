@@ -1,0 +1,153 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from keras_nmt.export import SavedTranslator, export_translator, open_translator
+from keras_nmt.export.speed import measure_translation_speed
+from keras_nmt.models import registry
+from tests.export.helpers import (
+    BAD_INPUTS,
+    SOURCES,
+    in_process,
+    make_translator,
+    run_fresh_process,
+)
+
+CLI = Path(sys.executable).parent / "saved_model_cli"
+SAVED_MODEL_CLI_WITH_TF_TEXT = (
+    "import sys, tensorflow_text; from tensorflow.python.tools import saved_model_cli; "
+    "sys.argv[0] = 'saved_model_cli'; saved_model_cli.main()"
+)
+BEAMS = [(1, 0.0), (2, 0.0), (2, 0.6)]
+
+
+def test_fresh_process_gives_the_same_translations_and_scores(lstm_export):
+    translator, path = lstm_export
+    texts = SOURCES + ["", "x" * 500]
+    fresh = run_fresh_process([[str(path), texts, BEAMS]])[str(path)]
+    assert fresh == in_process(translator, texts, BEAMS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("api", registry.APIS)
+@pytest.mark.parametrize("name", registry.MODEL_NAMES)
+def test_every_model_exports_exactly(name, api, tmp_path):
+    try:
+        registry.model_class(name, api)
+    except ImportError as error:
+        pytest.skip(f"{name}/{api} does not import yet: {error}")
+    translator = make_translator(name, api)
+    path = export_translator(translator, tmp_path, name=f"{name}_{api}")
+    fresh = run_fresh_process([[str(path), SOURCES, BEAMS]])[str(path)]
+    assert fresh == in_process(translator, SOURCES, BEAMS)
+
+
+def test_layout_and_versions(lstm_export, tmp_path):
+    _, path = lstm_export
+    assert path.name == "1" and (path / "saved_model.pb").exists()
+    assert (path / "assets.extra" / "keras_nmt.json").exists()
+    assert {"serving_default", "beam_search", "attention"} <= set(
+        SavedTranslator(path).signatures)
+
+
+def test_bad_inputs_never_crash(lstm_export):
+    _, path = lstm_export
+    saved = SavedTranslator(path)
+    results = saved.translate_batch(BAD_INPUTS)
+    assert [r.text for r in results[:2]] == ["", ""] and results[0].score == 0.0
+    assert all(isinstance(r.text, str) and np.isfinite(r.score) for r in results)
+    assert saved.translate_batch([]) == []
+    empty = saved.signatures["serving_default"](text=tf.zeros([0], tf.string))
+    assert empty["translation"].shape == (0,) and empty["score"].shape == (0,)
+    beam = saved.signatures["beam_search"](
+        text=tf.constant(BAD_INPUTS), beam_size=tf.constant(2), length_penalty=tf.constant(0.6))
+    assert beam["translations"].shape == (5, 2)
+    attention = saved.signatures["attention"](text=tf.constant(BAD_INPUTS))
+    # Truncated to max_source_length = 20 source tokens.
+    assert attention["source_tokens"].shape[1] == 20
+    assert attention["weights"].shape[1:] == (attention["tokens"].shape[1], 20)
+
+
+def test_out_of_range_options_give_clear_errors(lstm_export):
+    translator, path = lstm_export
+    saved = SavedTranslator(path)
+    for beam_size in (0, 3):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="beam_size must be in"):
+            saved.signatures["beam_search"](
+                text=tf.constant(["a"]), beam_size=tf.constant(beam_size),
+                length_penalty=tf.constant(0.0))
+    with pytest.raises(ValueError, match="beam_size"):
+        translator.translate_batch(["a"], beam_size=3)
+    with pytest.raises(ValueError, match="sampling is not exported"):
+        saved.translate_batch(["a"], sample=True)
+
+
+def test_in_process_and_saved_python_api_agree(lstm_export):
+    translator, path = lstm_export
+    saved = open_translator(path.parent)  # a model directory opens its highest version
+    for options in ({}, {"beam_size": 2, "n_best": 2, "length_penalty": 0.6},
+                    {"with_attention": True}):
+        ours = translator.translate_batch(SOURCES[:2], **options)
+        theirs = saved.translate_batch(SOURCES[:2], **options)
+        assert [r.texts for r in ours] == [r.texts for r in theirs]
+        assert [r.scores for r in ours] == [r.scores for r in theirs]
+    n_best = translator.translate_batch(SOURCES, beam_size=2, n_best=2, length_penalty=0.6)
+    assert all(r.scores[0] >= r.scores[1] for r in n_best)
+    with_attention = translator.translate_batch(SOURCES[:1], with_attention=True)[0]
+    # The plain LSTM has no attention: zeros of the documented shape.
+    assert with_attention.weights.shape == (
+        len(with_attention.target_tokens), len(with_attention.source_tokens))
+    assert not with_attention.weights.any()
+    assert with_attention.source_tokens == list(SOURCES[0])
+
+
+def test_saved_model_cli_show_and_run(lstm_export):
+    _, path = lstm_export
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
+    show = subprocess.run([str(CLI), "show", "--dir", str(path), "--all"], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert show.returncode == 0, show.stderr[-2000:]
+    for name in ("serving_default", "beam_search", "attention", "length_penalty", "weights"):
+        assert name in show.stdout
+    # `saved_model_cli run` must register the tensorflow-text ops (NormalizeUTF8) first.
+    run = subprocess.run(
+        [sys.executable, "-c", SAVED_MODEL_CLI_WITH_TF_TEXT, "run", "--dir", str(path),
+         "--tag_set", "serve", "--signature_def", "serving_default",
+         "--input_exprs", 'text=["3rd of March 2021"]'],
+        capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "translation" in run.stdout and "score" in run.stdout
+
+
+def test_interrupted_export_leaves_nothing(lstm_export, tmp_path, monkeypatch):
+    translator, _ = lstm_export
+    real_save = tf.saved_model.save
+
+    def interrupted(obj, export_dir, signatures=None):
+        Path(export_dir, "saved_model.pb").write_bytes(b"half")
+        raise KeyboardInterrupt("power cut")
+
+    monkeypatch.setattr(tf.saved_model, "save", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        export_translator(translator, tmp_path, name="m")
+    assert list((tmp_path / "m").iterdir()) == []
+    monkeypatch.setattr(tf.saved_model, "save", real_save)
+    with pytest.raises(FileExistsError):
+        (tmp_path / "m" / "4").mkdir()
+        export_translator(translator, tmp_path, name="m", version=4)
+
+
+def test_speed_measure(lstm_export):
+    translator, path = lstm_export
+    texts = SOURCES * 16
+    ours = measure_translation_speed(translator, texts, batch_size=32)
+    theirs = measure_translation_speed(SavedTranslator(path), texts, batch_size=32)
+    assert ours["sentences"] == theirs["sentences"] == 64
+    assert ours["sentences_per_second"] > 0 and theirs["sentences_per_second"] > 0
+    print("saved/in-process speed ratio",
+          theirs["sentences_per_second"] / ours["sentences_per_second"])

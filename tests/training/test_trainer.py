@@ -1,0 +1,82 @@
+"""The training run: determinism, resuming after a crash, learning the built-in dataset."""
+
+import json
+
+import keras
+import numpy as np
+import pytest
+
+from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.training.trainer import train
+
+TINY = dict(
+    train_size=256, valid_size=32, units=16, embedding_dim=8, batch_size=32, verbose=0,
+    validation_sentences=16, samples=0, backup_every=2,
+)
+
+
+class CrashAtBatch(keras.callbacks.Callback):
+    """Simulates a killed run: raises in the middle of epoch `epoch`."""
+
+    def __init__(self, epoch, batch):
+        super().__init__()
+        self.crash_epoch, self.crash_batch, self.epoch = epoch, batch, None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.epoch == self.crash_epoch and batch == self.crash_batch:
+            raise KeyboardInterrupt("simulated crash")
+
+
+class RecordStart(keras.callbacks.Callback):
+    def on_train_begin(self, logs=None):
+        self.first_epoch = None
+        self.start_iterations = int(self.model.optimizer.iterations.numpy())
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if self.first_epoch is None:
+            self.first_epoch = epoch
+
+
+def test_same_seed_same_weights(tmp_path):
+    weights = []
+    for name in ("a", "b"):
+        config = TrainConfig(epochs=1, output=str(tmp_path / name), **TINY)
+        weights.append(train(config, print_fn=lambda *_: None).model.get_weights())
+    for first, second in zip(*weights):
+        np.testing.assert_array_equal(first, second)
+
+
+def test_killed_run_resumes_from_its_backup(tmp_path):
+    config = TrainConfig(epochs=3, output=str(tmp_path / "run"), **TINY)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, print_fn=lambda *_: None, extra_callbacks=[CrashAtBatch(1, 4)])
+    history = json.loads((tmp_path / "run" / "history.json").read_text())
+    assert [record["epoch"] for record in history] == [0]  # epoch 0 was written before the crash
+    record = RecordStart()
+    result = train(config, print_fn=lambda *_: None, extra_callbacks=[record])
+    # It continues from the backup taken at batch 4 of epoch 1 (every 2 batches), replaying that
+    # epoch, instead of starting over at epoch 0 with fresh weights.
+    assert record.first_epoch == 1
+    steps_per_epoch = 256 // 32
+    assert record.start_iterations == steps_per_epoch + 5
+    assert len(result.history["loss"]) == 2
+    history = json.loads((tmp_path / "run" / "history.json").read_text())
+    assert [r["epoch"] for r in history] == [0, 1, 2]
+    assert (tmp_path / "run" / "model.keras").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("api", ["functional", "subclassed"])
+def test_lstm_twin_learns_the_dates(tmp_path, api):
+    config = TrainConfig(
+        api=api, epochs=4, train_size=6000, valid_size=200, units=128, embedding_dim=32,
+        batch_size=64, verbose=0, validation_sentences=200, samples=0,
+        output=str(tmp_path / api),
+    )
+    result = train(config, print_fn=lambda *_: None)
+    # Chance of an exact 10-character ISO date is nil; the model gets most of them.
+    assert result.scores["exact_match"] > 0.3, result.scores
+    assert result.history["val_accuracy"][-1] > 0.85
