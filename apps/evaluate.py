@@ -53,8 +53,8 @@ def build_parser():
     parser.add_argument("--seed", type=int, default=0,
                         help="seed for built-in test data and sampling (default: %(default)s)")
     parser.add_argument("--hypotheses", default=None,
-                        help="file for the translations, one per line (default: MODEL/hypotheses.txt "
-                        "for a run directory, none for a SavedModel)")
+                        help="file for the translations, one per line (default: "
+                        "MODEL/hypotheses.txt for a run directory, none for a SavedModel)")
     parser.add_argument("--json", default=None, help="file for the JSON report")
     return parser
 

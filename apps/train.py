@@ -8,7 +8,6 @@ Examples:
 """
 
 import argparse
-import dataclasses
 import os
 import sys
 

@@ -1,4 +1,4 @@
-"""Shared test set-up: quiet TensorFlow, the TensorFlow backend, and the real corpora when present."""
+"""Shared test set-up: quiet TensorFlow, the TensorFlow backend, the real corpora when present."""
 
 import os
 from pathlib import Path
@@ -8,9 +8,8 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 import pytest  # noqa: E402
 
-SHARED_DATA = Path(
-    os.environ.get("KERAS_NMT_SHARED_DATA", Path(__file__).resolve().parents[1] / ".." / "shared" / "data")
-).resolve()
+DEFAULT_SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+SHARED_DATA = Path(os.environ.get("KERAS_NMT_SHARED_DATA", DEFAULT_SHARED_DATA)).resolve()
 
 
 @pytest.fixture

@@ -36,5 +36,9 @@ def format_table(scores):
             continue
         shown = f"{value:.4f}" if isinstance(value, float) else str(value)
         rows.append(f"| {key} | {shown} |")
-    signatures = [f"{k.split('_')[0]} signature: {v}" for k, v in scores.items() if k.endswith("_signature")]
+    signatures = [
+        f"{key.split('_')[0]} signature: {value}"
+        for key, value in scores.items()
+        if key.endswith("_signature")
+    ]
     return "\n".join(rows + [""] + signatures)

@@ -9,8 +9,9 @@ def _leaf_layers_by_name(model):
     A layer that holds sub-layers (an attention layer, a Transformer block, ``Bidirectional``)
     is matched whole, unless it sets ``copy_by_sublayer_names = True``: a wrapper such as the
     functional Bahdanau decoder's recurrent layer, whose sub-layers (the cell, the attention)
-    are top-level layers in the subclassed twin. An ``LSTM`` layer and the ``LSTMCell`` its subclassed twin steps through
-    hold the same variables in the same order, so they match by name too.
+    are top-level layers in the subclassed twin. An ``LSTM`` layer and the ``LSTMCell`` its
+    subclassed twin steps through hold the same variables in the same order, so they match by
+    name too.
     """
     found = {}
     pending = list(model.layers)

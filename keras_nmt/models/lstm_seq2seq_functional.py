@@ -35,7 +35,8 @@ class LstmSeq2SeqFunctional(keras.Model):
         bidirectional: bidirectional encoder layers.
 
     Call:
-        inputs: `{"encoder_tokens": (batch, source_len) int32, "decoder_tokens": (batch, target_len) int32}`.
+        inputs: `{"encoder_tokens": (batch, source_len) int32,
+            "decoder_tokens": (batch, target_len) int32}`.
         returns: logits `(batch, target_len, target_vocab_size)`.
 
     Example:
@@ -166,7 +167,7 @@ class LstmSeq2SeqFunctional(keras.Model):
         return {"states": list(memory["encoder_states"])}
 
     def decode_step(self, token, state, memory):
-        """One decoder step: token `(batch,)` -> logits `(batch, vocab)` float32, new state, None."""
+        """One step: token `(batch,)` -> logits `(batch, vocab)` float32, new state, None."""
         del memory  # no attention
         logits, *states = self.decoder_step_model([ops.expand_dims(token, 1), *state["states"]])
         return logits[:, 0], {"states": states}, None

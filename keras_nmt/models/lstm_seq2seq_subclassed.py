@@ -41,7 +41,8 @@ class LstmSeq2SeqSubclassed(keras.Model):
         bidirectional: bidirectional encoder layers.
 
     Call:
-        inputs: `{"encoder_tokens": (batch, source_len) int32, "decoder_tokens": (batch, target_len) int32}`.
+        inputs: `{"encoder_tokens": (batch, source_len) int32,
+            "decoder_tokens": (batch, target_len) int32}`.
         returns: logits `(batch, target_len, target_vocab_size)`.
 
     Example:
@@ -173,7 +174,7 @@ class LstmSeq2SeqSubclassed(keras.Model):
         return {"states": list(memory["encoder_states"])}
 
     def decode_step(self, token, state, memory):
-        """One decoder step: token `(batch,)` -> logits `(batch, vocab)` float32, new state, None."""
+        """One step: token `(batch,)` -> logits `(batch, vocab)` float32, new state, None."""
         del memory  # no attention
         output, states = self._step(token, state["states"])
         logits = self.output_projection(output)

@@ -45,7 +45,7 @@ def cudnn_ineligibility(lstm):
 
 
 def final_states(layer_states, bidirectional):
-    """`[h, c]` of one encoder layer; a bidirectional layer's `[h_fw, c_fw, h_bw, c_bw]` concatenated."""
+    """`[h, c]` of one encoder layer (a bidirectional one's `[h_fw, c_fw, h_bw, c_bw]` joined)."""
     if not bidirectional:
         return list(layer_states)
     h_fw, c_fw, h_bw, c_bw = layer_states
@@ -85,9 +85,9 @@ def step_loop(step, project, decoder_tokens, feed_truth, states, initial_output,
     def predict(output):
         return ops.cast(ops.argmax(project(output), axis=-1), decoder_tokens.dtype)
 
-    def body(carry, inputs_t):
-        true_token, use_truth = inputs_t  # (batch,), (batch,)
-        token = ops.where(use_truth, true_token, carry["prediction"])
+    def body(carry, choice):
+        # choice (batch,): the ground-truth token to feed, or -1 for the model's own prediction.
+        token = ops.where(ops.greater_equal(choice, 0), choice, carry["prediction"])
         output, new_states = step(token, carry["states"])
         if isinstance(sample, bool) and not sample:
             prediction = carry["prediction"]
@@ -98,10 +98,10 @@ def step_loop(step, project, decoder_tokens, feed_truth, states, initial_output,
         return carry, carry
 
     initial = {"states": states, "prediction": decoder_tokens[:, 0], "output": initial_output}
+    # One scanned input, not two: Keras' TensorFlow scan fails on several inputs of unknown length.
+    choices = ops.where(feed_truth, decoder_tokens, ops.full_like(decoder_tokens, -1))
     # Scan over time: inputs (target_len, batch), outputs (target_len, batch, units).
-    _, per_step = ops.scan(
-        body, initial, (ops.transpose(decoder_tokens), ops.transpose(feed_truth))
-    )
+    _, per_step = ops.scan(body, initial, ops.transpose(choices))
     return ops.transpose(per_step["output"], (1, 0, 2))
 
 

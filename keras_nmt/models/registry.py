@@ -2,7 +2,7 @@
 
 import importlib
 
-# name -> (module stem, class stem); the twins live in `<stem>_functional.py` / `<stem>_subclassed.py`.
+# name -> (module stem, class stem): the twins are `<stem>_functional.py`, `<stem>_subclassed.py`.
 _MODELS = {
     "lstm": ("lstm_seq2seq", "LstmSeq2Seq"),
     "luong": ("luong_seq2seq", "LuongSeq2Seq"),

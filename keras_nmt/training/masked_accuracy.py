@@ -29,7 +29,8 @@ class MaskedAccuracy(keras.metrics.Metric):
     def update_state(self, y_true, y_pred, sample_weight=None):
         y_true = ops.cast(y_true, "int32")
         mask = ops.cast(ops.not_equal(y_true, PAD_ID), "float32")
-        hits = ops.cast(ops.equal(ops.cast(ops.argmax(y_pred, axis=-1), "int32"), y_true), "float32")
+        predictions = ops.cast(ops.argmax(y_pred, axis=-1), "int32")
+        hits = ops.cast(ops.equal(predictions, y_true), "float32")
         self.correct.assign_add(ops.sum(hits * mask))
         self.total.assign_add(ops.sum(mask))
 

@@ -14,7 +14,8 @@ def token_nll(y_true, y_pred):
         y_pred: logits `(batch, target_len, vocab)`.
 
     Returns:
-        `(nll (batch, target_len), mask (batch, target_len) float32, log_probs (batch, target_len, vocab))`.
+        `nll (batch, target_len)`, `mask (batch, target_len)` float32 and
+        `log_probs (batch, target_len, vocab)`.
     """
     y_true = ops.cast(y_true, "int32")
     log_probs = ops.log_softmax(ops.cast(y_pred, "float32"), axis=-1)

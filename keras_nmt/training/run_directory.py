@@ -37,11 +37,8 @@ class RunDirectory:
     def load(cls, path):
         """Loads `path`; a clear error when it is not a finished run directory."""
         path = Path(path)
-        missing = [
-            name
-            for name in (CONFIG_FILE, MODEL_FILE, f"{TOKENIZERS_DIR}/source", f"{TOKENIZERS_DIR}/target")
-            if not (path / name).exists()
-        ]
+        needed = (CONFIG_FILE, MODEL_FILE, f"{TOKENIZERS_DIR}/source", f"{TOKENIZERS_DIR}/target")
+        missing = [name for name in needed if not (path / name).exists()]
         if missing:
             raise FileNotFoundError(
                 f"{path} is not a finished run directory (missing {', '.join(missing)}); "

@@ -23,6 +23,7 @@ class SampleTranslations(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         hypotheses = self.translate(self.sources)
-        for source, hypothesis, reference in zip(self.sources, hypotheses, self.references):
+        rows = zip(self.sources, hypotheses, self.references, strict=True)
+        for source, hypothesis, reference in rows:
             mark = "✓" if hypothesis == reference else "✗"
             self.print_fn(f"  {mark} {source!r} -> {hypothesis!r} (reference {reference!r})")

@@ -11,8 +11,14 @@ import numpy as np
 from keras_nmt.data.corpus import load_corpus
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.export.translator import Translator
-from keras_nmt.metrics import ValidationScores, corpus_bleu, corpus_cer, corpus_chrf, exact_match
-from keras_nmt.metrics import group_references
+from keras_nmt.metrics import (
+    ValidationScores,
+    corpus_bleu,
+    corpus_cer,
+    corpus_chrf,
+    exact_match,
+    group_references,
+)
 from keras_nmt.models.registry import build_model
 from keras_nmt.text import load_tokenizer, make_tokenizer
 from keras_nmt.training.history_writer import HistoryWriter
@@ -77,7 +83,8 @@ def make_tokenizers(config, train_pairs, run):
     if config.tokenizer in ("word", "subword"):
         options["max_vocab" if config.tokenizer == "word" else "vocab_size"] = config.vocab_size
     tokenizers = []
-    for side, texts in (("source", [s for s, _ in train_pairs]), ("target", [t for _, t in train_pairs])):
+    sides = {"source": [s for s, _ in train_pairs], "target": [t for _, t in train_pairs]}
+    for side, texts in sides.items():
         tokenizer = make_tokenizer(config.tokenizer, **options).build(texts)
         tokenizer.save(directory / side)
         tokenizers.append(tokenizer)
@@ -221,7 +228,8 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
         "train_seconds": seconds,
     }
     print_fn(f"trained {len(history.epoch)} epochs in {seconds:.0f} s")
-    for source, hypothesis, refs in list(zip(sources, hypotheses, references))[: config.samples]:
+    rows = list(zip(sources, hypotheses, references, strict=True))
+    for source, hypothesis, refs in rows[: config.samples]:
         print_fn(f"  {source!r} -> {hypothesis!r} (reference {refs[0]!r})")
     print_fn(
         f"validation ({len(sources)} sentences): exact match {scores['exact_match']:.2%}, "

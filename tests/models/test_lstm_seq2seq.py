@@ -4,7 +4,11 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.models import LstmSeq2SeqFunctional, LstmSeq2SeqSubclassed, copy_weights_by_layer_name
+from keras_nmt.models import (
+    LstmSeq2SeqFunctional,
+    LstmSeq2SeqSubclassed,
+    copy_weights_by_layer_name,
+)
 from keras_nmt.special_ids import START_ID
 from keras_nmt.training import MaskedSparseCrossEntropy
 
@@ -155,7 +159,7 @@ def test_subclassed_trains_the_same_compiled_and_eagerly():
         history = model.fit(batch, targets, batch_size=4, epochs=3, shuffle=False, verbose=0)
         results.append((history.history["loss"], model.get_weights()))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-5)
-    for compiled, eager in zip(results[0][1], results[1][1]):
+    for compiled, eager in zip(results[0][1], results[1][1], strict=True):
         np.testing.assert_allclose(compiled, eager, atol=1e-5)
 
 

@@ -99,7 +99,7 @@ def test_two_workers_finish_with_the_same_weights(tmp_path):
         keras.models.load_model(tmp_path / f"worker{i}" / "model.keras").get_weights()
         for i in range(2)
     ]
-    for first, second in zip(*weights):
+    for first, second in zip(*weights, strict=True):
         np.testing.assert_allclose(first, second, atol=1e-6)
 
 

@@ -45,7 +45,7 @@ def test_same_seed_same_weights(tmp_path):
     for name in ("a", "b"):
         config = TrainConfig(epochs=1, output=str(tmp_path / name), **TINY)
         weights.append(train(config, print_fn=lambda *_: None).model.get_weights())
-    for first, second in zip(*weights):
+    for first, second in zip(*weights, strict=True):
         np.testing.assert_array_equal(first, second)
 
 
@@ -80,3 +80,14 @@ def test_lstm_twin_learns_the_dates(tmp_path, api):
     # Chance of an exact 10-character ISO date is nil; the model gets most of them.
     assert result.scores["exact_match"] > 0.3, result.scores
     assert result.history["val_accuracy"][-1] > 0.85
+
+
+def test_decaying_teacher_forcing_schedule_trains_the_subclassed_twin(tmp_path):
+    config = TrainConfig(
+        api="subclassed", teacher_forcing="linear:0.05", epochs=2,
+        output=str(tmp_path / "run"), **TINY,
+    )
+    result = train(config, print_fn=lambda *_: None)
+    # 8 steps per epoch: p = 1 - 0.05 * step, logged at the end of each epoch.
+    assert result.history["teacher_forcing"] == pytest.approx([1 - 0.05 * 7, 1 - 0.05 * 15])
+    assert np.isfinite(result.history["loss"]).all()

@@ -1,0 +1,72 @@
+"""Plots of a comparison: learning curves against wall time, attention side by side.
+
+Same approach as `keras_nmt.plots`: `matplotlib.figure.Figure` with the Agg canvas, no
+``pyplot``, so nothing needs a display and no global state changes.
+"""
+
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from keras_nmt.plots import plot_attention_grid
+
+
+def plot_curves(curves, key, path, ylabel, title=None):
+    """One line per configuration: ``key`` (e.g. ``val_loss``) against cumulative wall time.
+
+    Args:
+        curves: ``{name: {"seconds": [...], key: [...]}}``, one point per epoch; a configuration
+            without the key (or with no epochs) is left out.
+        key: which series to plot.
+        path: the PNG to write.
+        ylabel: the y axis label.
+        title: optional title.
+
+    Returns:
+        The figure, or ``None`` when no configuration has a point to draw (nothing is written).
+    """
+    series = {
+        name: (curve["seconds"], curve[key])
+        for name, curve in curves.items()
+        if curve.get(key) and len(curve[key]) == len(curve.get("seconds", ()))
+    }
+    if not series:
+        return None
+    fig = Figure(figsize=(7.0, 4.5), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    for name, (seconds, values) in series.items():
+        ax.plot(seconds, values, marker="o", markersize=3, label=name)
+    ax.set_xlabel("wall time (s, training + validation)")
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png", dpi=100)
+    return fig
+
+
+def plot_attention_comparison(attention, path, title=None):
+    """The same sentence's attention under several models, side by side.
+
+    Args:
+        attention: ``{name: {"weights": (target_len, source_len), "source_tokens": [...],
+            "target_tokens": [...]}}`` for one source sentence.
+        path: the PNG to write.
+        title: optional title (e.g. the source sentence).
+
+    Returns:
+        The figure, or ``None`` when ``attention`` is empty.
+    """
+    panels = [
+        (entry["weights"], entry["source_tokens"], entry["target_tokens"], name)
+        for name, entry in attention.items()
+        if entry["source_tokens"] and entry["target_tokens"]
+    ]
+    if not panels:
+        return None
+    return plot_attention_grid(panels, path=path, title=title)

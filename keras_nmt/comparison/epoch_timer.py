@@ -1,0 +1,77 @@
+"""`EpochTimer`: wall-clock and pure training time at the end of every epoch."""
+
+import json
+import time
+from pathlib import Path
+
+import keras
+
+
+class EpochTimer(keras.callbacks.Callback):
+    """Records, after every epoch, the seconds spent since training started.
+
+    Two clocks, both cumulative over the epochs of the run:
+
+    - ``seconds``: wall time from the start of ``fit`` to the end of the epoch, so it includes
+      the validation loss pass and whatever the callbacks before this one did (the per-epoch
+      validation translations of `ValidationScores`): the x axis of the learning curves.
+    - ``train_seconds``: only the training steps, from each epoch's start to the start of its
+      validation pass (``on_test_begin``, which ``fit`` calls for ``validation_data``), or to the
+      epoch's end without validation: the denominator of the tokens/s throughput.
+
+    The records go to ``path`` (a JSON list of ``{"epoch", "seconds", "train_seconds"}``) after
+    every epoch. A resumed run (``train`` restarts from its backup) continues the clocks from the
+    last record before the epoch it resumes at, so the times stay cumulative across crashes
+    (the time lost to the crash itself is not counted).
+
+    Pass it through ``train(..., extra_callbacks=[timer])``: it then runs after the trainer's own
+    callbacks.
+
+    Args:
+        path: the JSON file, e.g. ``RUN_DIR/epoch_times.json``.
+    """
+
+    def __init__(self, path):
+        super().__init__()
+        self.path = Path(path)
+        self.records = []
+        self._start = None
+        self._base = None
+        self._epoch_start = None
+        self._test_start = None
+
+    def _previous(self):
+        return json.loads(self.path.read_text()) if self.path.exists() else []
+
+    def on_train_begin(self, logs=None):
+        self._start = time.monotonic()
+        self._base = None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if self._base is None:  # first epoch of this session: continue the earlier records
+            self.records = [r for r in self._previous() if r["epoch"] < epoch]
+            last = self.records[-1] if self.records else {"seconds": 0.0, "train_seconds": 0.0}
+            self._base = (last["seconds"], last["train_seconds"])
+            self._train_total = last["train_seconds"]
+        self._epoch_start = time.monotonic()
+        self._test_start = None
+
+    def on_test_begin(self, logs=None):
+        if self._epoch_start is not None and self._test_start is None:
+            self._test_start = time.monotonic()
+
+    def on_epoch_end(self, epoch, logs=None):
+        now = time.monotonic()
+        self._train_total += (self._test_start or now) - self._epoch_start
+        self.records = [r for r in self.records if r["epoch"] < epoch]
+        self.records.append(
+            {
+                "epoch": epoch,
+                "seconds": self._base[0] + now - self._start,
+                "train_seconds": self._train_total,
+            }
+        )
+        self._epoch_start = None
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(self.records, indent=1) + "\n")
+        temporary.replace(self.path)

@@ -1,0 +1,66 @@
+"""`Preset`: a named matrix of configurations trained and decoded the same way."""
+
+import dataclasses
+from collections.abc import Callable
+
+from keras_nmt.comparison.decoding_variant import GREEDY
+
+
+@dataclasses.dataclass(frozen=True)
+class Preset:
+    """A comparison: configurations trained on the same data, tokenizers, seed and budget.
+
+    Every configuration is decoded with every entry of ``decodings``: the table has one row per
+    (configuration, decoding) pair, so the ``decoding`` preset trains one model and compares
+    several decoders without retraining.
+
+    Attributes:
+        name: the ``--preset`` value.
+        description: one paragraph for ``--list`` and the results header.
+        configurations: the `Configuration`s, in table order.
+        decodings: the `DecodingVariant`s every configuration is scored with.
+        defaults: `TrainConfig` fields shared by all configurations (below each configuration's
+            own defaults and the user's flags; e.g. the ``spa-eng`` data and its time budget).
+        evaluation_split: ``"valid"`` scores on the validation pairs the training used (the
+            matrix presets); ``"test"`` loads ``data``'s test split (the reference run).
+        load_pairs: optional ``(config) -> (train_pairs, valid_pairs)`` replacing the corpus
+            reader (`keras_nmt.training.trainer.load_pairs`), for presets with their own data.
+        make_train_data: optional ``(config) -> ((source_tokenizer, target_tokenizer) ->
+            tf.data.Dataset)`` replacing the training pipeline (see `train`'s
+            ``make_train_data``); the tokens/s column is then left empty.
+    """
+
+    name: str
+    description: str
+    configurations: tuple
+    decodings: tuple = (GREEDY,)
+    defaults: dict = dataclasses.field(default_factory=dict)
+    evaluation_split: str = "valid"
+    load_pairs: Callable | None = None
+    make_train_data: Callable | None = None
+
+    def __post_init__(self):
+        names = [configuration.name for configuration in self.configurations]
+        if len(set(names)) != len(names):
+            raise ValueError(f"preset {self.name!r}: configuration names repeat: {names}")
+        if self.evaluation_split not in ("valid", "test"):
+            raise ValueError(f"evaluation_split must be 'valid' or 'test', not "
+                             f"{self.evaluation_split!r}")
+
+    @property
+    def names(self):
+        """The configuration names, in order."""
+        return [configuration.name for configuration in self.configurations]
+
+    def select(self, only):
+        """This preset restricted to the configurations named in ``only`` (all when empty)."""
+        if not only:
+            return self
+        unknown = [name for name in only if name not in self.names]
+        if unknown:
+            raise ValueError(
+                f"preset {self.name!r} has no configuration {', '.join(map(repr, unknown))}; "
+                f"choose from {', '.join(self.names)}"
+            )
+        kept = tuple(c for c in self.configurations if c.name in set(only))
+        return dataclasses.replace(self, configurations=kept)

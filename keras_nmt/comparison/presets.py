@@ -1,0 +1,241 @@
+"""The built-in comparison presets and the registry other modules add theirs to.
+
+Each preset is made by a function with no arguments that returns a `Preset`; the registry maps
+the ``--preset`` name to that function, so building a preset costs nothing until it is used.
+
+Adding a preset from another package (the hook for ``spelling``, which lives in
+``keras_nmt/spelling``): either call `register_preset` when that package is imported, e.g.
+
+    from keras_nmt.comparison import Configuration, Preset, register_preset
+
+    @register_preset("spelling")
+    def spelling_preset():
+        return Preset("spelling", "...", configurations=(...), load_pairs=..., ...)
+
+or, so that ``apps/compare.py --preset spelling`` finds it without importing the package first,
+add ``"spelling": "keras_nmt.spelling.<module>:<function>"`` to `LAZY_PRESETS` (imported on first
+use). A `Preset` may bring its own data (``load_pairs``) and training pipeline
+(``make_train_data``, e.g. fresh noise every epoch), see `Preset`.
+"""
+
+import importlib
+from pathlib import Path
+
+from keras_nmt.comparison.configuration import Configuration
+from keras_nmt.comparison.decoding_variant import GREEDY, DecodingVariant
+from keras_nmt.comparison.preset import Preset
+
+_PRESETS = {}
+# name -> "module:function" of presets registered lazily (imported on first use).
+LAZY_PRESETS = {}
+
+# The reference corpus (../shared/data next to the repository), Spanish -> English.
+SPA_ENG_DATA = str(
+    (Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "spa-eng.{split}.tsv")
+    .resolve()
+)
+# GNMT length penalty alpha of the `decoding` preset (Wu et al. 2016 found 0.6-0.7 best, §7).
+DECODING_LENGTH_PENALTY = 0.6
+
+
+def register_preset(name, factory=None):
+    """Registers ``factory() -> Preset`` under ``name``; usable as a decorator.
+
+    Raises:
+        ValueError: ``name`` is already registered.
+    """
+
+    def decorator(function):
+        if name in _PRESETS or name in LAZY_PRESETS:
+            raise ValueError(f"a comparison preset named {name!r} is already registered")
+        _PRESETS[name] = function
+        return function
+
+    return decorator(factory) if factory is not None else decorator
+
+
+def preset_names():
+    """Every registered preset name, built-in first."""
+    return list(dict.fromkeys([*_PRESETS, *LAZY_PRESETS]))
+
+
+def get_preset(name):
+    """The `Preset` registered as ``name``.
+
+    Raises:
+        ValueError: no such preset.
+    """
+    if name not in _PRESETS and name in LAZY_PRESETS:
+        module, function = LAZY_PRESETS[name].split(":")
+        _PRESETS[name] = getattr(importlib.import_module(module), function)
+    if name not in _PRESETS:
+        raise ValueError(f"unknown comparison preset {name!r}; choose from {preset_names()}")
+    preset = _PRESETS[name]()
+    if preset.name != name:
+        raise ValueError(f"preset registered as {name!r} calls itself {preset.name!r}")
+    return preset
+
+
+@register_preset("api")
+def api_preset():
+    """Functional vs subclassed twin of every model, plus the subclassed one run eagerly."""
+    configurations = []
+    for model in ("lstm", "luong", "bahdanau", "transformer"):
+        configurations += [
+            Configuration(f"{model}-functional", {"model": model, "api": "functional"},
+                          description=f"{model}, functional twin (static graph, mask_zero)"),
+            Configuration(f"{model}-subclassed", {"model": model, "api": "subclassed"},
+                          description=f"{model}, subclassed twin (step loop), tf.function"),
+            Configuration(f"{model}-subclassed-eager",
+                          {"model": model, "api": "subclassed", "run_eagerly": True},
+                          description=f"{model}, subclassed twin with run_eagerly=True"),
+        ]
+    return Preset(
+        "api",
+        "The two APIs of each model: same arguments, same layer names; the subclassed twin also "
+        "run eagerly (no tf.function) to show what graph compilation buys.",
+        tuple(configurations),
+    )
+
+
+@register_preset("attention")
+def attention_preset():
+    """Plain LSTM vs Luong (dot, general, concat) vs Bahdanau vs Transformer."""
+    configurations = [
+        Configuration("lstm", {"model": "lstm"},
+                      description="Sutskever et al. 2014: no attention, one context vector"),
+    ]
+    for score in ("dot", "general", "concat"):
+        configurations.append(
+            Configuration(f"luong-{score}", {"model": "luong", "attention_score": score},
+                          description=f"Luong et al. 2015, {score} score")
+        )
+    configurations += [
+        Configuration("bahdanau", {"model": "bahdanau"},
+                      description="Bahdanau et al. 2014, additive attention"),
+        Configuration("transformer", {"model": "transformer"},
+                      description="Vaswani et al. 2017, multi-head self- and cross-attention"),
+    ]
+    return Preset(
+        "attention",
+        "No attention vs the three Luong scores vs Bahdanau's additive attention vs the "
+        "Transformer, all functional twins on the same data.",
+        tuple(configurations),
+    )
+
+
+@register_preset("granularity")
+def granularity_preset():
+    """The same model on characters, words and subwords."""
+    return Preset(
+        "granularity",
+        "Character vs word vs subword (SentencePiece) tokenizers for the same model (Luong, "
+        "general score): sequence lengths, vocabulary and speed trade against each other.",
+        (
+            Configuration("char", {"tokenizer": "char"}, description="characters"),
+            Configuration("word", {"tokenizer": "word"}, description="words"),
+            Configuration("subword", {"tokenizer": "subword"},
+                          description="SentencePiece unigram pieces (--vocab-size)"),
+        ),
+        defaults={"model": "luong"},
+    )
+
+
+@register_preset("teacher-forcing")
+def teacher_forcing_preset():
+    """Plain teacher forcing vs each scheduled-sampling decay (Bengio et al. 2015)."""
+    schedules = (
+        ("teacher-forcing", "constant:1.0", "p = 1: always feed the ground truth"),
+        ("linear", "linear", "p = 1 - k*i (k = 1e-4)"),
+        ("exponential", "exponential", "p = k^i (k = 0.999)"),
+        ("inverse-sigmoid", "inverse_sigmoid", "p = k / (k + exp(i / k)) (k = 500)"),
+    )
+    return Preset(
+        "teacher-forcing",
+        "Scheduled sampling (Bengio et al. 2015) in the subclassed Luong twin: the probability "
+        "of feeding the ground truth decays with the optimizer step i.",
+        tuple(
+            Configuration(name, {"teacher_forcing": spec}, description=description)
+            for name, spec, description in schedules
+        ),
+        defaults={"model": "luong", "api": "subclassed"},
+    )
+
+
+@register_preset("decoding")
+def decoding_preset():
+    """One model, decoded greedily and with beams of 2, 4, 8, with and without length penalty."""
+    decodings = [GREEDY]
+    for alpha in (0.0, DECODING_LENGTH_PENALTY):
+        decodings += [DecodingVariant.beam(size, alpha) for size in (2, 4, 8)]
+    return Preset(
+        "decoding",
+        "One trained model (Luong, general score), decoded greedily and by beam search of "
+        f"width 2, 4 and 8, without and with the GNMT length penalty (alpha "
+        f"{DECODING_LENGTH_PENALTY}): no retraining.",
+        (Configuration("luong", {"model": "luong"}, description="the model every decoder uses"),),
+        decodings=tuple(decodings),
+    )
+
+
+@register_preset("spa-eng")
+def spa_eng_preset():
+    """The reference translation run: every model's reference configuration on spa-eng."""
+    recurrent = {"embedding_dim": 256, "units": 512, "dropout": 0.2}
+    return Preset(
+        "spa-eng",
+        "Spanish -> English on the Tatoeba splits, subword vocabularies of 8k, each model's "
+        "reference configuration for the same wall-clock budget (default 45 minutes each), "
+        "scored with sacreBLEU BLEU and chrF on spa-eng.test.tsv against the raw cased "
+        "references, greedy and beam 5.",
+        (
+            Configuration("lstm", {"model": "lstm"},
+                          {**recurrent, "num_layers": 2, "reverse_source": True},
+                          "2-layer LSTM, reversed source (Sutskever et al. 2014)"),
+            Configuration("luong", {"model": "luong"},
+                          {**recurrent, "num_layers": 2, "attention_score": "general"},
+                          "2-layer LSTM + Luong general attention"),
+            Configuration("bahdanau", {"model": "bahdanau"}, dict(recurrent),
+                          "bidirectional-LSTM encoder + additive attention"),
+            Configuration("transformer", {"model": "transformer"},
+                          {"num_layers": 3, "d_model": 256, "num_heads": 4, "ff_dim": 1024,
+                           "dropout": 0.1, "label_smoothing": 0.1, "warmup_steps": 4000},
+                          "3+3-layer Transformer, d_model 256 (base recipe, smaller)"),
+        ),
+        decodings=(GREEDY, DecodingVariant.beam(5)),
+        defaults={
+            "data": SPA_ENG_DATA,
+            "source_column": 1,
+            "tokenizer": "subword",
+            "vocab_size": 8000,
+            "max_length": 64,
+            "epochs": 1000,
+            "time_budget": 45.0,
+        },
+        evaluation_split="test",
+    )
+
+
+@register_preset("tiny")
+def tiny_preset():
+    """A smoke test: two small models on a little of the built-in dates data, one epoch."""
+    return Preset(
+        "tiny",
+        "Smoke test: a plain LSTM and a Luong attention model, tiny sizes, 1 epoch on 256 "
+        "built-in date pairs.",
+        (
+            Configuration("lstm", {"model": "lstm"}, description="plain LSTM"),
+            Configuration("luong", {"model": "luong"}, description="LSTM + Luong attention"),
+        ),
+        defaults={
+            "epochs": 1,
+            "train_size": 256,
+            "valid_size": 32,
+            "batch_size": 32,
+            "embedding_dim": 16,
+            "units": 32,
+            "max_length": 40,
+            "validation_sentences": 32,
+            "samples": 0,
+        },
+    )

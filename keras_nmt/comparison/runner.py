@@ -1,0 +1,322 @@
+"""Running a preset: train every configuration, score every decoding, write table and plots.
+
+Each configuration trains into ``OUTPUT_DIR/runs/<name>`` with `keras_nmt.training.train`
+(resumable: re-running the same command continues an interrupted run from its backup). When a
+configuration has finished, ``runs/<name>/comparison.json`` keeps its rows, learning curve and
+attention, so a re-run of the whole comparison reuses it instead of training again (delete that
+file, or the run directory, to retrain). A configuration that raises is reported as ``failed``
+with its error, and the others still run.
+
+Measured per configuration (see `keras_nmt.comparison.table.ROW_FIELDS`):
+
+- ``train_seconds``: wall time of all epochs, validation included (`EpochTimer` ``seconds``);
+- ``step_seconds``: the training steps alone (`EpochTimer` ``train_seconds``);
+- ``target_tokens_per_second``: non-padding target tokens of one epoch (counted on the tokenized
+  training set, `count_target_tokens`) times epochs, divided by ``step_seconds``;
+- ``val_loss`` / ``val_bleu``: the last epoch's validation loss and greedy BLEU (history);
+- per decoding: BLEU, chrF, CER, WER (`score_all`) of the evaluation sources (the validation
+  split, or the test split for presets with ``evaluation_split="test"``), repeated sources
+  merged into one with several references; exact match only for built-in data (where a
+  reference is the single right answer); ``sentences_per_second`` over the evaluation sources
+  translated in batches of 64, after one warm-up batch so graph tracing is not counted.
+"""
+
+import dataclasses
+import gc
+import json
+import re
+import time
+import traceback
+from pathlib import Path
+
+from keras_nmt.comparison.curves import plot_attention_comparison, plot_curves
+from keras_nmt.comparison.epoch_timer import EpochTimer
+from keras_nmt.comparison.table import write_results
+from keras_nmt.comparison.throughput import count_target_tokens, tokens_per_second
+
+RUNS_DIR = "runs"
+RECORD_FILE = "comparison.json"
+TIMES_FILE = "epoch_times.json"
+# Options that may change between a run and its resumption (the budget, the verbosity).
+RESUMABLE_FIELDS = ("epochs", "time_budget", "verbose", "samples")
+
+
+def _is_builtin(data):
+    from keras_nmt.data.builtin import BUILTIN_DATASETS
+
+    return isinstance(data, str) and data in BUILTIN_DATASETS
+
+
+class _PairsCache:
+    """Reads each corpus once per comparison (configurations usually share it)."""
+
+    def __init__(self, preset):
+        self.preset = preset
+        self.cache = {}
+
+    def training(self, config):
+        key = ("train", config.data, config.valid, config.source_column, config.train_size,
+               config.valid_size, config.seed)
+        if key not in self.cache:
+            if self.preset.load_pairs is not None:
+                self.cache[key] = self.preset.load_pairs(config)
+            else:
+                from keras_nmt.training.trainer import load_pairs
+
+                self.cache[key] = load_pairs(config)
+        return self.cache[key]
+
+    def evaluation(self, config):
+        if self.preset.evaluation_split == "valid":
+            return self.training(config)[1]
+        key = ("test", config.data, config.source_column, config.seed)
+        if key not in self.cache:
+            from keras_nmt.data.corpus import load_corpus
+
+            self.cache[key] = load_corpus(
+                config.data, "test", source_column=config.source_column, seed=config.seed
+            ).pairs
+        return self.cache[key]
+
+
+def _check_run_directory(config):
+    """Refuses to resume a run directory that was trained with different options."""
+    path = Path(config.output) / "config.json"
+    if not path.exists():
+        return
+    saved = json.loads(path.read_text())
+    wanted = dataclasses.asdict(config)
+    changed = sorted(
+        key for key in wanted
+        if key not in RESUMABLE_FIELDS and key != "output" and saved.get(key) != wanted[key]
+    )
+    if changed:
+        raise ValueError(
+            f"{config.output} holds a run with other options ({', '.join(changed)}); delete it "
+            "or choose another --output-dir"
+        )
+
+
+def learning_curve(run_directory):
+    """``{"epochs", "seconds", "val_loss", "val_bleu"}`` lists from a run directory's files."""
+    run = Path(run_directory)
+    history = json.loads((run / "history.json").read_text()) if (run / "history.json").exists() \
+        else []
+    times = json.loads((run / TIMES_FILE).read_text()) if (run / TIMES_FILE).exists() else []
+    seconds = {record["epoch"]: record for record in times}
+    curve = {"epochs": [], "seconds": [], "step_seconds": [], "val_loss": [], "val_bleu": []}
+    for record in history:
+        if record["epoch"] not in seconds:
+            continue
+        curve["epochs"].append(record["epoch"])
+        curve["seconds"].append(seconds[record["epoch"]]["seconds"])
+        curve["step_seconds"].append(seconds[record["epoch"]]["train_seconds"])
+        curve["val_loss"].append(record.get("val_loss"))
+        curve["val_bleu"].append(record.get("val_bleu"))
+    for key in ("val_loss", "val_bleu"):
+        if any(value is None for value in curve[key]):
+            curve[key] = []
+    return curve
+
+
+def _counting_pipeline(config, train_pairs, counter):
+    """The trainer's default training pipeline, counting the epoch's target tokens on the way."""
+    from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
+
+    def make_train_data(source_tokenizer, target_tokenizer):
+        tokenized = tokenize_pairs(
+            train_pairs, source_tokenizer, target_tokenizer, max_length=config.max_length
+        )
+        counter["tokens_per_epoch"] = count_target_tokens(tokenized)
+        return make_dataset(tokenized, batch_size=config.batch_size, shuffle=True,
+                            seed=config.seed)
+
+    return make_train_data
+
+
+def _decode(translator, sources, references, decoding, batch_size, exact):
+    from keras_nmt.metrics.evaluation import score_all
+
+    options = dict(beam_size=decoding.beam_size, length_penalty=decoding.length_penalty)
+    translator.translate_batch(sources[:1], **options)  # traces the graph: not timed
+    start = time.monotonic()
+    results = translator.translate_batch(sources, batch_size=batch_size, **options)
+    seconds = time.monotonic() - start
+    scores = score_all([result.text for result in results], references)
+    if not exact:
+        scores["exact_match"] = None
+    scores.update(decode_seconds=seconds, sentences_per_second=len(sources) / seconds)
+    return scores
+
+
+def _attention(translator, model, sources):
+    """Greedy attention of the first sentences, JSON-ready; ``None`` without attention."""
+    if not getattr(model, "has_attention", False) or not sources:
+        return None
+    return [
+        {
+            "source": source,
+            "translation": result.text,
+            "weights": result.weights.tolist(),
+            "source_tokens": result.source_tokens,
+            "target_tokens": result.target_tokens,
+        }
+        for source, result in zip(
+            sources, translator.translate_batch(sources, with_attention=True), strict=True
+        )
+    ]
+
+
+def run_configuration(configuration, preset, config, pairs, print_fn=print,
+                      attention_sentences=3, decode_batch_size=64):
+    """Trains (or reuses) one configuration and scores each of the preset's decodings.
+
+    Returns:
+        The record written to ``runs/<name>/comparison.json``: ``{"config", "rows", "curve",
+        "attention"}``.
+    """
+    import keras
+
+    from keras_nmt.metrics import group_references
+    from keras_nmt.training.trainer import train
+
+    run = Path(config.output)
+    record_path = run / RECORD_FILE
+    if record_path.exists():
+        record = json.loads(record_path.read_text())
+        if record.get("config") == dataclasses.asdict(config):
+            print_fn(f"{configuration.name}: finished earlier, reusing {record_path}")
+            return record
+    _check_run_directory(config)
+    train_pairs, valid_pairs = pairs.training(config)
+    counter = {"tokens_per_epoch": None}
+    if preset.make_train_data is not None:
+        make_train_data = preset.make_train_data(config)
+    else:
+        make_train_data = _counting_pipeline(config, train_pairs, counter)
+    run.mkdir(parents=True, exist_ok=True)
+    result = train(
+        config, print_fn=print_fn, extra_callbacks=[EpochTimer(run / TIMES_FILE)],
+        pairs=(train_pairs, valid_pairs), make_train_data=make_train_data,
+    )
+    curve = learning_curve(run)
+    epochs = len(curve["epochs"])
+    step_seconds = curve["step_seconds"][-1] if epochs else result.seconds
+    base = {
+        "configuration": configuration.name,
+        "model": config.model,
+        "api": config.api,
+        "tokenizer": config.tokenizer,
+        "status": "ok",
+        "error": None,
+        "parameters": int(result.model.count_params()),
+        "epochs": epochs,
+        "train_seconds": curve["seconds"][-1] if epochs else result.seconds,
+        "step_seconds": step_seconds,
+        "tokens_per_epoch": counter["tokens_per_epoch"],
+        "target_tokens_per_second": tokens_per_second(
+            counter["tokens_per_epoch"], epochs, step_seconds
+        ),
+        "val_loss": curve["val_loss"][-1] if curve["val_loss"] else None,
+        "val_bleu": curve["val_bleu"][-1] if curve["val_bleu"] else None,
+    }
+    sources, references = group_references(pairs.evaluation(config))
+    rows = []
+    for decoding in preset.decodings:
+        print_fn(f"{configuration.name}: decoding {len(sources)} sentences, {decoding.name}")
+        scores = _decode(result.translator, sources, references, decoding, decode_batch_size,
+                         exact=_is_builtin(config.data))
+        rows.append({**base, "decoding": decoding.name, **scores})
+    record = {
+        "config": dataclasses.asdict(config),
+        "rows": rows,
+        "curve": curve,
+        "attention": _attention(result.translator, result.model, sources[:attention_sentences]),
+    }
+    record_path.write_text(json.dumps(record) + "\n")
+    del result
+    keras.backend.clear_session()
+    gc.collect()
+    return record
+
+
+def _failed_rows(configuration, preset, config, error):
+    # Keras decorates the messages it re-raises with terminal colours: keep the text only.
+    text = re.sub(r"\x1b\[[0-9;]*m", "", f"{type(error).__name__}: {error}").strip()
+    return [
+        {
+            "configuration": configuration.name,
+            "decoding": decoding.name,
+            "model": getattr(config, "model", None),
+            "api": getattr(config, "api", None),
+            "tokenizer": getattr(config, "tokenizer", None),
+            "status": "failed",
+            "error": text,
+        }
+        for decoding in preset.decodings
+    ]
+
+
+def run_comparison(preset, output_dir, user_options=None, print_fn=print, attention_sentences=3,
+                   decode_batch_size=64, header=""):
+    """Runs every configuration of ``preset`` and writes the results into ``output_dir``.
+
+    Args:
+        preset: a `Preset` (already narrowed with `Preset.select` if wanted).
+        output_dir: receives ``results.md``, ``results.csv``, ``results.json``,
+            ``val_loss.png``, ``val_bleu.png``, ``attention-<i>.png`` and ``runs/<name>/``.
+        user_options: `TrainConfig` fields the user set explicitly (see
+            `Configuration.resolve`).
+        print_fn: where progress lines go.
+        attention_sentences: evaluation sentences drawn side by side for the attention models.
+        decode_batch_size: sentences per translation call when timing decoding.
+        header: Markdown written above the table in ``results.md``.
+
+    Returns:
+        ``(rows, paths)``: the table rows, and the written files by kind (``md``, ``csv``,
+        ``json``, ``plots``: a list of PNG paths).
+    """
+    output_dir = Path(output_dir)
+    pairs = _PairsCache(preset)
+    rows, curves, attention = [], {}, {}
+    for configuration in preset.configurations:
+        config = None
+        print_fn(f"=== {preset.name}: {configuration.name} ===")
+        try:
+            config = configuration.resolve(
+                preset.defaults, user_options,
+                output=str(output_dir / RUNS_DIR / configuration.name),
+            )
+            record = run_configuration(
+                configuration, preset, config, pairs, print_fn=print_fn,
+                attention_sentences=attention_sentences, decode_batch_size=decode_batch_size,
+            )
+        except Exception as error:  # one failure must not stop the comparison
+            print_fn(f"{configuration.name}: FAILED\n{traceback.format_exc()}")
+            rows += _failed_rows(configuration, preset, config, error)
+            continue
+        rows += record["rows"]
+        curves[configuration.name] = record["curve"]
+        if record["attention"]:
+            attention[configuration.name] = record["attention"]
+    paths = write_results(rows, output_dir, header=header)
+    paths["plots"] = write_plots(curves, attention, output_dir, preset.name)
+    return rows, paths
+
+
+def write_plots(curves, attention, output_dir, title=""):
+    """Learning curves and attention grids; returns the PNG paths written."""
+    output_dir = Path(output_dir)
+    written = []
+    for key, label in (("val_loss", "validation loss"), ("val_bleu", "validation BLEU (greedy)")):
+        path = output_dir / f"{key}.png"
+        if plot_curves(curves, key, path, label, title=f"{title}: {label}") is not None:
+            written.append(path)
+    count = min((len(entries) for entries in attention.values()), default=0)
+    for index in range(count):
+        panels = {name: entries[index] for name, entries in attention.items()}
+        source = next(iter(panels.values()))["source"]
+        path = output_dir / f"attention-{index + 1}.png"
+        if plot_attention_comparison(panels, path, title=repr(source)) is not None:
+            written.append(path)
+    return written

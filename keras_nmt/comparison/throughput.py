@@ -1,0 +1,34 @@
+"""Training throughput in target tokens per second."""
+
+
+def count_target_tokens(tokenized):
+    """Non-padding target tokens in one epoch of a `TokenizedPairs` corpus.
+
+    Each pair contributes ``len(y) + 1`` target tokens (its words or pieces plus END), exactly
+    the non-zero cells of the ``targets`` batches `make_dataset` builds from it: START is only in
+    the decoder input, and padding is not counted. Pairs dropped by ``max_length`` are not in
+    ``tokenized`` and so not counted.
+    """
+    return int(tokenized.target_lengths.sum())
+
+
+def tokens_per_second(tokens_per_epoch, epochs, seconds):
+    """``tokens_per_epoch * epochs / seconds``: target tokens trained on per second.
+
+    Args:
+        tokens_per_epoch: non-padding target tokens in one epoch (`count_target_tokens`), or
+            ``None`` when unknown (then the result is ``None``).
+        epochs: epochs trained (all of them, a resumed run included).
+        seconds: time spent in the training steps of those epochs (`EpochTimer`'s
+            ``train_seconds``: validation excluded).
+
+    Returns:
+        A float, or ``None`` when it cannot be computed (unknown tokens, no time).
+
+    Example:
+        >>> tokens_per_second(12_000, 3, 9.0)
+        4000.0
+    """
+    if tokens_per_epoch is None or epochs is None or not seconds or seconds <= 0:
+        return None
+    return float(tokens_per_epoch) * float(epochs) / float(seconds)

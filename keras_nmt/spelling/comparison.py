@@ -1,0 +1,74 @@
+"""Character vs word vs subword correctors on the same noisy data and the same budget."""
+
+import csv
+import dataclasses
+import json
+from pathlib import Path
+
+from keras_nmt.spelling.training import train_speller
+
+LEVELS = ("char", "word", "subword")
+# (column title, report key, format) of the comparison table.
+COLUMNS = (
+    ("level", "level", "{}"),
+    ("model", "model", "{}"),
+    ("noisy CER", "noisy_cer", "{:.4f}"),
+    ("corrected CER", "corrected_cer", "{:.4f}"),
+    ("noisy WER", "noisy_wer", "{:.4f}"),
+    ("corrected WER", "corrected_wer", "{:.4f}"),
+    ("correct words changed", "changed_correct_rate", "{:.2%}"),
+    ("wrong words fixed", "fixed_rate", "{:.2%}"),
+    ("hallucinated words", "hallucination_rate", "{:.2%}"),
+    ("epochs", "epochs", "{}"),
+    ("train s", "train_seconds", "{:.0f}"),
+    ("decode sent/s", "sentences_per_second", "{:.1f}"),
+)
+
+
+def compare_levels(config, data, levels=LEVELS, output_dir="runs/spelling", print_fn=print,
+                   beam_size=1):
+    """Trains one corrector per level on `SpellingData` ``data`` and returns the test reports.
+
+    Every level gets the same clean splits, the same fixed validation/test noise, the same
+    training noise stream (same seed) and the same `TrainConfig` (hence the same epochs and
+    ``time_budget``); only ``tokenizer`` and ``output`` (``OUTPUT_DIR/LEVEL``) change.
+
+    Returns:
+        One report dict per level (see `train_speller`), in the order of ``levels``.
+    """
+    rows = []
+    for level in levels:
+        print_fn(f"=== {level} ===")
+        level_config = dataclasses.replace(
+            config, tokenizer=level, output=str(Path(output_dir) / level)
+        )
+        _, report = train_speller(level_config, data, print_fn=print_fn, beam_size=beam_size)
+        rows.append(report)
+    return rows
+
+
+def markdown_table(rows):
+    """The comparison as a Markdown table (one row per level)."""
+    lines = [
+        "| " + " | ".join(title for title, _, _ in COLUMNS) + " |",
+        "|" + "|".join("---" for _ in COLUMNS) + "|",
+    ]
+    for row in rows:
+        cells = [fmt.format(row[key]) if key in row else "" for _, key, fmt in COLUMNS]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_comparison(rows, output_dir):
+    """Writes ``comparison.json``, ``comparison.csv`` and ``comparison.md``; returns the paths."""
+    directory = Path(output_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = [directory / name for name in ("comparison.json", "comparison.csv", "comparison.md")]
+    paths[0].write_text(json.dumps(rows, indent=2) + "\n")
+    keys = list(dict.fromkeys(key for row in rows for key in row))
+    with open(paths[1], "w", newline="", encoding="utf-8") as stream:
+        writer = csv.DictWriter(stream, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(rows)
+    paths[2].write_text(markdown_table(rows) + "\n")
+    return paths

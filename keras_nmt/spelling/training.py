@@ -1,0 +1,111 @@
+"""Training and scoring a spelling corrector with the ordinary training run.
+
+There is no second training loop: `train_speller` calls `keras_nmt.training.train` with the
+noisy validation pairs and a ``make_train_data`` that draws fresh noise on every pass, then scores
+the fixed test pairs with `keras_nmt.spelling.report.spelling_report` and writes
+``RUN_DIR/spelling.json``. The run directory has the normal layout, so `apps/translate.py`,
+`apps/evaluate.py` and `apps/export.py` work on it as on a translation run.
+"""
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+from keras_nmt.spelling.noisy_dataset import steps_per_epoch
+from keras_nmt.spelling.report import format_report, spelling_report
+
+SPELLING_FILE = "spelling.json"
+TEST_FILE = "test_pairs.tsv"
+
+
+def correct_texts(translator, texts, beam_size=1, batch_size=64):
+    """Corrections of ``texts`` (a list of strings) by a translator, one string each."""
+    results = translator.translate_batch(list(texts), beam_size=beam_size, batch_size=batch_size)
+    # `TranslationResult.text` is the best translation; results that carry only the n-best list
+    # as `translations` (the export API's other spelling) work too.
+    return [
+        result.text if hasattr(result, "text") else result.translations[0] for result in results
+    ]
+
+
+def evaluate_corrector(translator, pairs, vocabulary, beam_size=1, batch_size=64):
+    """`spelling_report` of a translator on ``(noisy, clean)`` pairs, plus decoding speed.
+
+    Returns:
+        ``(report, corrected)``: the report dict with ``decode_seconds`` and
+        ``sentences_per_second`` added (timed after a warm-up batch that traces the graph), and
+        the corrected sentences.
+    """
+    noisy = [source for source, _ in pairs]
+    clean = [target for _, target in pairs]
+    correct_texts(translator, noisy[:batch_size], beam_size, batch_size)  # traces the graph
+    start = time.monotonic()
+    corrected = correct_texts(translator, noisy, beam_size, batch_size)
+    seconds = time.monotonic() - start
+    report = spelling_report(noisy, corrected, clean, vocabulary)
+    report.update(decode_seconds=seconds, sentences_per_second=len(noisy) / max(seconds, 1e-9))
+    return report, corrected
+
+
+def train_speller(config, data, print_fn=print, beam_size=1, extra_callbacks=()):
+    """Trains a corrector on `SpellingData` and scores it on the fixed test pairs.
+
+    Args:
+        config: a `TrainConfig`; ``tokenizer`` is the level (``char``, ``word``, ``subword``).
+            Without ``steps_per_epoch``, one epoch is one pass over the training sentences.
+        data: a `SpellingData`.
+        print_fn: where progress lines go.
+        beam_size: beam width for the test corrections (1: greedy).
+        extra_callbacks: more Keras callbacks for ``fit``.
+
+    Returns:
+        ``(result, report)``: the `TrainResult` and the test report (`evaluate_corrector`, with
+        ``train_seconds`` and ``epochs`` added), which is also saved in ``RUN_DIR/spelling.json``;
+        the test pairs and corrections go to ``RUN_DIR/test_pairs.tsv``.
+    """
+    from keras_nmt.training.trainer import train
+
+    if config.steps_per_epoch is None:
+        config = dataclasses.replace(
+            config, steps_per_epoch=steps_per_epoch(len(data.train), config.batch_size)
+        )
+    print_fn(data.summary())
+    result = train(
+        config,
+        print_fn=print_fn,
+        extra_callbacks=extra_callbacks,
+        pairs=(data.vocabulary_pairs(), data.valid_pairs),
+        make_train_data=data.make_train_data(config.batch_size, config.max_length),
+    )
+    report, corrected = evaluate_corrector(
+        result.translator, data.test_pairs, data.clean_vocabulary(), beam_size, config.batch_size
+    )
+    epochs = len(next(iter(result.history.values()), []))
+    report.update(train_seconds=result.seconds, epochs=epochs, level=config.tokenizer,
+                  model=config.model, api=config.api)
+    print_fn(format_report(report))
+    print_fn(f"decoding: {report['sentences_per_second']:.1f} sentences/s")
+    run = Path(config.output)
+    (run / SPELLING_FILE).write_text(
+        json.dumps(
+            {
+                "noise": data.generator.get_config(),
+                "seed": data.seed,
+                "sizes": {
+                    "train": len(data.train),
+                    "valid": len(data.valid_pairs),
+                    "test": len(data.test_pairs),
+                },
+                "beam_size": beam_size,
+                "test": report,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    with open(run / TEST_FILE, "w", encoding="utf-8") as stream:
+        stream.write("noisy\tclean\tcorrected\n")
+        for (noisy, clean), output in zip(data.test_pairs, corrected, strict=True):
+            stream.write(f"{noisy}\t{clean}\t{output}\n")
+    return result, report

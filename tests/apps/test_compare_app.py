@@ -1,0 +1,105 @@
+import csv
+import json
+
+import pytest
+from matplotlib.image import imread
+
+from apps import compare as compare_app
+from keras_nmt.comparison import Configuration, Preset
+from keras_nmt.comparison import presets as presets_module
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+COLUMNS = [
+    "configuration", "decoding", "parameters", "epochs", "training time", "target tokens/s",
+    "val loss", "BLEU", "chrF", "exact match", "decode sentences/s", "status",
+]
+
+
+def _table(markdown):
+    lines = [line for line in markdown.splitlines() if line.startswith("|")]
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    rows = [[cell.strip() for cell in line.strip("|").split(" | ")] for line in lines[2:]]
+    return header, rows
+
+
+def test_tiny_preset_end_to_end(tmp_path, capsys):
+    output = tmp_path / "compare"
+    assert compare_app.main(["--preset", "tiny", "--output-dir", str(output),
+                             "--verbose", "0"]) == 0
+    printed = capsys.readouterr().out
+    header, rows = _table((output / "results.md").read_text())
+    assert header == COLUMNS
+    assert [row[0] for row in rows] == ["lstm", "luong"]
+    assert all(row[-1] == "ok" and row[1] == "greedy" and row[3] == "1" for row in rows)
+    assert "| configuration | decoding |" in printed
+
+    with open(output / "results.csv", newline="") as stream:
+        table = list(csv.DictReader(stream))
+    results = json.loads((output / "results.json").read_text())
+    assert [row["configuration"] for row in table] == [row["configuration"] for row in results]
+    for row in results:
+        assert row["parameters"] > 0 and row["epochs"] == 1
+        assert 0 < row["step_seconds"] <= row["train_seconds"]
+        assert row["target_tokens_per_second"] == pytest.approx(
+            row["tokens_per_epoch"] / row["step_seconds"])
+        assert row["sentences"] == 32 and row["sentences_per_second"] > 0
+        assert 0 <= row["bleu"] <= 100 and 0 <= row["exact_match"] <= 1
+        assert (output / "runs" / row["configuration"] / "model.keras").exists()
+
+    plots = ["val_loss.png", "val_bleu.png", "attention-1.png", "attention-2.png",
+             "attention-3.png"]
+    assert sorted(p.name for p in output.glob("*.png")) == sorted(plots)
+    for name in plots:
+        assert (output / name).read_bytes()[:8] == PNG_MAGIC
+        image = imread(output / name)
+        assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
+
+    # Re-running reuses the finished configurations instead of training them again.
+    assert compare_app.main(["--preset", "tiny", "--output-dir", str(output), "--only", "luong",
+                             "--verbose", "0"]) == 0
+    assert "luong: finished earlier" in capsys.readouterr().out
+    assert json.loads((output / "results.json").read_text()) == results[1:]
+
+
+def test_failed_configuration_is_reported_and_the_others_run(tmp_path, monkeypatch, capsys):
+    tiny = presets_module.tiny_preset()
+
+    def broken():
+        return Preset("broken", "two bad configurations around a good one", (
+            Configuration("bad-model", {"model": "gru"}),
+            Configuration("lstm", {"model": "lstm"}),
+            Configuration("bad-schedule", {"teacher_forcing": "linear"}),  # functional twin
+        ), defaults={**tiny.defaults, "train_size": 64, "valid_size": 8})
+
+    monkeypatch.setitem(presets_module._PRESETS, "broken", broken)
+    output = tmp_path / "broken"
+    assert compare_app.main(["--preset", "broken", "--output-dir", str(output),
+                             "--verbose", "0"]) == 1
+    assert "failed: bad-model, bad-schedule" in capsys.readouterr().out
+    results = json.loads((output / "results.json").read_text())
+    assert [(r["configuration"], r["status"]) for r in results] == [
+        ("bad-model", "failed"), ("lstm", "ok"), ("bad-schedule", "failed")]
+    assert "'gru'" in results[0]["error"]
+    assert "needs --api subclassed" in results[2]["error"]
+    _, rows = _table((output / "results.md").read_text())
+    assert rows[0][-1].startswith("failed: KeyError: 'gru'") and rows[1][-1] == "ok"
+    assert rows[0][2:11] == ["n/a"] * 9
+
+
+def test_list_and_bad_names(capsys):
+    assert compare_app.main(["--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "attention:" in listed and "luong-concat" in listed and "beam 8, alpha 0.6" in listed
+    with pytest.raises(SystemExit):
+        compare_app.main(["--preset", "attention", "--only", "gru"])
+    assert "choose from lstm" in capsys.readouterr().err
+
+
+def test_user_options():
+    args = compare_app.build_parser().parse_args(["--minutes", "2", "--units", "16"])
+    assert compare_app.user_options(args) == {
+        "units": 16, "verbose": 2, "time_budget": 2.0,
+        "epochs": compare_app.EPOCHS_FOR_TIME_BUDGET}
+    args = compare_app.build_parser().parse_args(["--epochs", "3", "--seed", "7"])
+    assert compare_app.user_options(args) == {
+        "seed": 7, "epochs": 3, "verbose": 2, "time_budget": None}

@@ -1,0 +1,93 @@
+"""apps/spell.py: train a tiny corrector, correct from arguments, a file and stdin."""
+
+import io
+import json
+
+import pytest
+
+from apps import spell
+from keras_nmt.metrics import corpus_cer, corpus_wer
+from keras_nmt.training.run_directory import RunDirectory
+
+SUBJECTS = ["Tom", "Mary", "the cat", "my dog", "she", "he"]
+VERBS = ["likes", "sees", "wants", "found", "needs"]
+OBJECTS = ["apples", "the ball", "a letter", "water", "it"]
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("spell")
+    text = directory / "text.txt"
+    text.write_text(
+        "\n".join(f"{s} {v} {o}." for s in SUBJECTS for v in VERBS for o in OBJECTS) + "\n"
+    )
+    run = directory / "run"
+    report = spell.main([
+        "train", "--text", str(text), "--level", "char", "--model", "lstm", "--units", "16",
+        "--embedding-dim", "8", "--epochs", "1", "--batch-size", "32", "--valid-size", "10",
+        "--test-size", "20", "--max-length", "40", "--verbose", "0", "--output", str(run),
+    ])
+    return run, report
+
+
+def test_train_writes_a_normal_run_directory_and_the_report(tiny_run):
+    run, report = tiny_run
+    saved = json.loads((run / "spelling.json").read_text())
+    assert saved["sizes"] == {"train": 120, "valid": 10, "test": 20}
+    assert saved["noise"]["word_rate"] == 0.3
+    assert saved["test"]["sentences"] == report["sentences"] == 20
+    assert report["epochs"] == 1 and report["level"] == "char"
+    assert report["sentences_per_second"] > 0
+    lines = (run / "test_pairs.tsv").read_text().splitlines()
+    assert lines[0] == "noisy\tclean\tcorrected" and len(lines) == 21
+    noisy, clean, corrected = zip(*(line.split("\t") for line in lines[1:]), strict=True)
+    # The saved report is the report of the saved test pairs and corrections.
+    assert report["noisy_cer"] == pytest.approx(corpus_cer(noisy, clean).rate)
+    assert report["corrected_cer"] == pytest.approx(corpus_cer(corrected, clean).rate)
+    assert report["corrected_wer"] == pytest.approx(corpus_wer(corrected, clean).rate)
+    assert 0.0 < report["noisy_cer"] < 0.2  # word rate 0.3, a few typos per touched word
+    loaded = RunDirectory.load(run)
+    assert loaded.config.tokenizer == "char"
+    # One epoch is one pass over the 120 training sentences in batches of 32.
+    assert loaded.config.steps_per_epoch == 4
+
+
+def test_correct_from_arguments_file_and_stdin(tiny_run, tmp_path, capsys, monkeypatch):
+    run, _ = tiny_run
+    corrected = spell.main(["correct", str(run), "Tom liks apples.", "she sees teh ball."])
+    assert len(corrected) == 2 and all(isinstance(line, str) for line in corrected)
+    assert capsys.readouterr().out.splitlines() == corrected
+
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("Tom liks apples.\nshe sees teh ball.\nmy dgo needs water.\n")
+    from_file = spell.main(["correct", str(run), "--input", str(inputs)])
+    assert from_file[:2] == corrected and len(from_file) == 3
+    capsys.readouterr()
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("Tom liks apples.\nshe sees teh ball.\n"))
+    assert spell.main(["correct", str(run)]) == corrected
+
+
+def test_help_explains_the_flags(capsys):
+    for command, flags in [
+        ("train", ["--text", "--column", "--level", "--model", "--api", "--epochs", "--minutes",
+                   "--noise-rate", "--noise", "--max-sentences", "--seed", "--output"]),
+        ("correct", ["--input", "--beam-size"]),
+        ("compare", ["--levels", "--output-dir", "--minutes"]),
+    ]:
+        with pytest.raises(SystemExit):
+            spell.main([command, "--help"])
+        text = capsys.readouterr().out
+        for flag in flags:
+            assert flag in text
+
+
+@pytest.mark.slow  # exporting traces every signature: about 45 s on two cores
+def test_an_exported_corrector_corrects_the_same(tiny_run, tmp_path, capsys):
+    from keras_nmt.export import export_translator
+
+    run, _ = tiny_run
+    texts = ["Tom liks apples.", "she sees teh ball."]
+    from_run = spell.main(["correct", str(run), *texts])
+    saved = export_translator(str(run), base_dir=tmp_path / "saved", name="speller")
+    assert spell.main(["correct", str(saved), *texts]) == from_run

@@ -1,0 +1,114 @@
+import dataclasses
+
+import pytest
+
+from keras_nmt.comparison import Configuration, Preset, get_preset, preset_names, register_preset
+from keras_nmt.comparison import presets as presets_module
+from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
+
+
+def test_every_preset_is_registered():
+    assert preset_names()[:7] == [
+        "api", "attention", "granularity", "teacher-forcing", "decoding", "spa-eng", "tiny",
+    ]
+
+
+@pytest.mark.parametrize(
+    "name, configurations",
+    [
+        ("attention", ["lstm", "luong-dot", "luong-general", "luong-concat", "bahdanau",
+                       "transformer"]),
+        ("granularity", ["char", "word", "subword"]),
+        ("teacher-forcing", ["teacher-forcing", "linear", "exponential", "inverse-sigmoid"]),
+        ("decoding", ["luong"]),
+        ("spa-eng", ["lstm", "luong", "bahdanau", "transformer"]),
+        ("tiny", ["lstm", "luong"]),
+        ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
+                 for kind in ("functional", "subclassed", "subclassed-eager")]),
+    ],
+)
+def test_configuration_names(name, configurations):
+    assert get_preset(name).names == configurations
+
+
+def test_configurations_resolve_to_what_they_compare():
+    configs = {c.name: c.resolve() for c in get_preset("attention").configurations}
+    assert configs["luong-concat"].model == "luong"
+    assert configs["luong-concat"].attention_score == "concat"
+    assert configs["transformer"].model == "transformer"
+    api = {c.name: c.resolve() for c in get_preset("api").configurations}
+    assert (api["bahdanau-subclassed-eager"].api, api["bahdanau-subclassed-eager"].run_eagerly) \
+        == ("subclassed", True)
+    assert api["bahdanau-functional"].run_eagerly is False
+    preset = get_preset("teacher-forcing")
+    for configuration in preset.configurations:
+        config = configuration.resolve(preset.defaults)
+        assert config.api == "subclassed"
+        TeacherForcingSchedule.parse(config.teacher_forcing)  # valid specs
+    preset = get_preset("granularity")
+    assert [c.resolve(preset.defaults).tokenizer for c in preset.configurations] == [
+        "char", "word", "subword"]
+
+
+def test_decoding_preset_trains_once_and_decodes_seven_ways():
+    preset = get_preset("decoding")
+    assert len(preset.configurations) == 1
+    assert [(d.beam_size, d.length_penalty) for d in preset.decodings] == [
+        (1, 0.0), (2, 0.0), (4, 0.0), (8, 0.0), (2, 0.6), (4, 0.6), (8, 0.6)]
+    assert preset.decodings[-1].name == "beam 8, alpha 0.6"
+
+
+def test_spa_eng_reference_run():
+    preset = get_preset("spa-eng")
+    assert preset.evaluation_split == "test"
+    assert [d.name for d in preset.decodings] == ["greedy", "beam 5"]
+    config = preset.configurations[3].resolve(preset.defaults)
+    assert config.data.endswith("shared/data/spa-eng.{split}.tsv")
+    assert (config.source_column, config.tokenizer, config.vocab_size) == (1, "subword", 8000)
+    assert config.time_budget == 45.0 and config.label_smoothing == 0.1
+
+
+def test_resolution_order():
+    configuration = Configuration("c", overrides={"model": "luong"},
+                                  defaults={"units": 512, "embedding_dim": 64})
+    config = configuration.resolve({"units": 8, "dropout": 0.5}, {"units": 32, "model": "lstm"},
+                                   output="runs/c")
+    # preset < configuration defaults < user < overrides < fixed
+    assert (config.units, config.embedding_dim, config.dropout) == (32, 64, 0.5)
+    assert config.model == "luong" and config.output == "runs/c"
+    with pytest.raises(ValueError, match="unknown TrainConfig fields"):
+        Configuration("c", {"no_such_option": 1}).resolve()
+
+
+def test_select_and_errors():
+    preset = get_preset("attention").select(["bahdanau", "lstm"])
+    assert preset.names == ["lstm", "bahdanau"]  # preset order
+    with pytest.raises(ValueError, match="choose from lstm, luong-dot"):
+        get_preset("attention").select(["gru"])
+    with pytest.raises(ValueError, match="unknown comparison preset"):
+        get_preset("nope")
+    with pytest.raises(ValueError, match="repeat"):
+        Preset("p", "", (Configuration("a"), Configuration("a")))
+
+
+def test_other_modules_can_register_presets(monkeypatch):
+    monkeypatch.setattr(presets_module, "_PRESETS", dict(presets_module._PRESETS))
+
+    @register_preset("extra")
+    def extra():
+        return Preset("extra", "an extra preset", (Configuration("one"),))
+
+    assert get_preset("extra").names == ["one"] and "extra" in preset_names()
+    with pytest.raises(ValueError, match="already registered"):
+        register_preset("extra", extra)
+    monkeypatch.setitem(presets_module.LAZY_PRESETS, "lazy",
+                        "keras_nmt.comparison.presets:tiny_preset")
+    with pytest.raises(ValueError, match="calls itself 'tiny'"):
+        get_preset("lazy")
+    monkeypatch.setitem(presets_module.LAZY_PRESETS, "tiny-lazy",
+                        "tests.comparison.test_presets:_renamed_tiny")
+    assert get_preset("tiny-lazy").names == ["lstm", "luong"]
+
+
+def _renamed_tiny():
+    return dataclasses.replace(presets_module.tiny_preset(), name="tiny-lazy")
