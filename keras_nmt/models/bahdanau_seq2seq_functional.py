@@ -104,6 +104,8 @@ class BahdanauSeq2SeqFunctional(keras.Model):
             features = [outputs, contexts, embedded] if deep_output else [outputs, contexts]
             hidden = output_hidden(ops.concatenate(features, axis=-1))  # (batch, tgt, units)
             logits = output_projection(decoder_dropout(hidden))  # (batch, tgt, vocab)
+            # Logits in float32 even under a mixed-precision policy (a stable softmax).
+            logits = ops.cast(logits, "float32")
             return logits, weights, [h, c]
 
         # --- training graph ---
@@ -206,7 +208,7 @@ class BahdanauSeq2SeqFunctional(keras.Model):
             ]
         )
         return (
-            ops.cast(logits[:, 0], "float32"),
+            logits[:, 0],
             {"states": states},
             ops.cast(weights[:, 0], "float32"),
         )

@@ -137,9 +137,13 @@ class LstmSeq2SeqSubclassed(keras.Model):
             decoder_tokens, self.teacher_forcing_probability, self.seed_generator, training
         )
         batch = ops.shape(decoder_tokens)[0]
+
+        def step(token, states):
+            return self._step(token, states, training=training)
+
         outputs = step_loop(
-            lambda token, states: self._step(token, states, training=training),
-            lambda output: self.output_projection(output),
+            step,
+            self.output_projection,
             decoder_tokens,
             feed_truth,
             states,

@@ -133,6 +133,8 @@ class LuongSeq2SeqFunctional(keras.Model):
             )  # (batch, tgt, units), (batch, tgt, src)
             attentional = attentional_projection(ops.concatenate([context, x], axis=-1))
             logits = output_projection(decoder_dropout(attentional))  # (batch, tgt, vocab)
+            # Logits in float32 even under a mixed-precision policy (a stable softmax).
+            logits = ops.cast(logits, "float32")
             return logits, weights, attentional, new_states
 
         # --- training graph ---
@@ -248,4 +250,4 @@ class LuongSeq2SeqFunctional(keras.Model):
             ]
         )
         new_state = {"states": states, "attentional": attentional[:, 0]}
-        return ops.cast(logits[:, 0], "float32"), new_state, ops.cast(weights[:, 0], "float32")
+        return logits[:, 0], new_state, ops.cast(weights[:, 0], "float32")

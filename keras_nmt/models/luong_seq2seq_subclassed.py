@@ -200,14 +200,16 @@ class LuongSeq2SeqSubclassed(keras.Model):
 
         outputs = step_loop(
             step,
-            lambda output: self.output_projection(output),
+            self.output_projection,
             decoder_tokens,
             feed_truth,
             {"states": list(memory["encoder_states"]), "attentional": zeros},
             zeros,
             sample=bool(training) and self.teacher_forcing_probability < 1.0,
         )  # (batch, tgt, units)
-        return self.output_projection(self.decoder_dropout(outputs, training=training))
+        logits = self.output_projection(self.decoder_dropout(outputs, training=training))
+        # Logits in float32 even under a mixed-precision policy (a stable softmax).
+        return ops.cast(logits, "float32")  # (batch, tgt, vocab)
 
     def get_config(self):
         return {

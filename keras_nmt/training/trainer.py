@@ -190,7 +190,6 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
             [refs[0] for refs in references[: config.samples]], print_fn=print_fn,
         ),
         keras.callbacks.BackupAndRestore(str(run / BACKUP_DIR), save_freq=config.backup_every),
-        keras.callbacks.BackupAndRestore(str(run / BACKUP_DIR / "epoch"), save_freq="epoch"),
         keras.callbacks.TerminateOnNaN(),
         keras.callbacks.TensorBoard(str(run / "logs"), write_graph=False),
         HistoryWriter(run / HISTORY_FILE),

@@ -137,3 +137,24 @@ def test_functional_lstm_layers_meet_the_cudnn_conditions(options):
     assert cudnn_ineligibility(keras.layers.LSTM(4, recurrent_dropout=0.1, name="x")) == [
         "x: recurrent_dropout is not 0"
     ]
+
+
+@pytest.mark.parametrize("name", ["lstm", "luong", "bahdanau", "transformer"])
+@pytest.mark.parametrize("api", ["functional", "subclassed"])
+def test_every_model_gives_float32_logits_under_mixed_bfloat16(name, api):
+    from keras_nmt.models import build_model
+
+    keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    try:
+        options = {"embedding_dim": 4, "units": 8, "d_model": 8, "num_heads": 2, "ff_dim": 8}
+        model = build_model(name, api, 12, 9, options)
+        tokens = np.array([[4, 5, 6, 0]], dtype="int32")
+        logits = model({"encoder_tokens": tokens, "decoder_tokens": tokens})
+        assert logits.dtype == "float32"
+        memory = model.encode(tokens)
+        step_logits, _, _ = model.decode_step(
+            tokens[:, 0], model.initial_state(memory, max_length=8), memory
+        )
+        assert step_logits.dtype == "float32"
+    finally:
+        keras.mixed_precision.set_global_policy("float32")

@@ -27,6 +27,7 @@ class CrashAtBatch(keras.callbacks.Callback):
 
     def on_train_batch_end(self, batch, logs=None):
         if self.epoch == self.crash_epoch and batch == self.crash_batch:
+            self.iterations = int(self.model.optimizer.iterations.numpy())
             raise KeyboardInterrupt("simulated crash")
 
 
@@ -51,17 +52,17 @@ def test_same_seed_same_weights(tmp_path):
 
 def test_killed_run_resumes_from_its_backup(tmp_path):
     config = TrainConfig(epochs=3, output=str(tmp_path / "run"), **TINY)
+    crash = CrashAtBatch(1, 4)
     with pytest.raises(KeyboardInterrupt):
-        train(config, print_fn=lambda *_: None, extra_callbacks=[CrashAtBatch(1, 4)])
+        train(config, print_fn=lambda *_: None, extra_callbacks=[crash])
     history = json.loads((tmp_path / "run" / "history.json").read_text())
     assert [record["epoch"] for record in history] == [0]  # epoch 0 was written before the crash
     record = RecordStart()
     result = train(config, print_fn=lambda *_: None, extra_callbacks=[record])
-    # It continues from the backup taken at batch 4 of epoch 1 (every 2 batches), replaying that
-    # epoch, instead of starting over at epoch 0 with fresh weights.
+    # Backups every 2 batches: the run continues from the last one before the crash (at most 2
+    # steps back, in epoch 1), replaying epoch 1, instead of starting over with fresh weights.
     assert record.first_epoch == 1
-    steps_per_epoch = 256 // 32
-    assert record.start_iterations == steps_per_epoch + 5
+    assert crash.iterations - 2 < record.start_iterations <= crash.iterations
     assert len(result.history["loss"]) == 2
     history = json.loads((tmp_path / "run" / "history.json").read_text())
     assert [r["epoch"] for r in history] == [0, 1, 2]
@@ -72,14 +73,14 @@ def test_killed_run_resumes_from_its_backup(tmp_path):
 @pytest.mark.parametrize("api", ["functional", "subclassed"])
 def test_lstm_twin_learns_the_dates(tmp_path, api):
     config = TrainConfig(
-        api=api, epochs=4, train_size=6000, valid_size=200, units=128, embedding_dim=32,
-        batch_size=64, verbose=0, validation_sentences=200, samples=0,
+        api=api, epochs=8, train_size=8000, valid_size=200, units=128, embedding_dim=32,
+        batch_size=64, learning_rate=3e-3, verbose=0, validation_sentences=200, samples=0,
         output=str(tmp_path / api),
     )
     result = train(config, print_fn=lambda *_: None)
-    # Chance of an exact 10-character ISO date is nil; the model gets most of them.
-    assert result.scores["exact_match"] > 0.3, result.scores
-    assert result.history["val_accuracy"][-1] > 0.85
+    # Chance of an exact 10-character ISO date is nil; seen: 84% (functional), 91% (subclassed).
+    assert result.scores["exact_match"] > 0.6, result.scores
+    assert result.history["val_accuracy"][-1] > 0.95
 
 
 def test_decaying_teacher_forcing_schedule_trains_the_subclassed_twin(tmp_path):
@@ -88,6 +89,9 @@ def test_decaying_teacher_forcing_schedule_trains_the_subclassed_twin(tmp_path):
         output=str(tmp_path / "run"), **TINY,
     )
     result = train(config, print_fn=lambda *_: None)
-    # 8 steps per epoch: p = 1 - 0.05 * step, logged at the end of each epoch.
-    assert result.history["teacher_forcing"] == pytest.approx([1 - 0.05 * 7, 1 - 0.05 * 15])
+    # p = 1 - 0.05 * step at the last step of each epoch: a whole step count, decreasing.
+    logged = result.history["teacher_forcing"]
+    steps = [(1 - p) / 0.05 for p in logged]
+    assert steps == pytest.approx([round(step) for step in steps], abs=1e-4)
+    assert 0 < logged[1] < logged[0] < 1
     assert np.isfinite(result.history["loss"]).all()

@@ -1,0 +1,57 @@
+"""apps/benchmark.py in --quick mode: valid JSON records and a Markdown table."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+APP = Path(__file__).resolve().parents[2] / "apps" / "benchmark.py"
+
+
+def _app():
+    spec = importlib.util.spec_from_file_location("benchmark_app", APP)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_help_lists_every_flag(capsys):
+    with pytest.raises(SystemExit):
+        _app().main(["--help"])
+    text = capsys.readouterr().out
+    for flag in ("--only", "--quick", "--seed", "--output-json", "--output-md", "--data-dir",
+                 "--precisions", "--jit-compile", "--eager", "--models", "--apis", "--run",
+                 "--beam-sizes", "--same-shape"):
+        assert flag in text
+
+
+def test_missing_data_skips_with_a_message(tmp_path, capsys):
+    output = tmp_path / "bench.json"
+    assert _app().main(["--quick", "--only", "train,decode", "--only", "export",
+                        "--data-dir", str(tmp_path), "--output-json", str(output)]) == 0
+    assert "skipped" in capsys.readouterr().out
+    assert json.loads(output.read_text()) == []
+
+
+def test_unknown_section_is_refused():
+    with pytest.raises(SystemExit, match="unknown sections"):
+        _app().main(["--only", "nonsense"])
+
+
+def test_quick_decode_writes_json_and_markdown(tmp_path, shared_data):
+    output, markdown = tmp_path / "bench.json", tmp_path / "bench.md"
+    _app().main([
+        "--quick", "--only", "decode", "--models", "lstm", "--apis", "functional",
+        "--data-dir", str(shared_data), "--output-json", str(output), "--output-md", str(markdown),
+    ])  # fmt: skip
+    records = json.loads(output.read_text())
+    assert [r["beam_size"] for r in records] == [1, 2]
+    for record in records:
+        assert record["section"] == "decode" and record["sentences"] == 16
+        assert record["sentences_per_second"] > 0
+        assert record["cpu_count"] and record["tf_version"] and record["keras_version"]
+        assert record["dtype_policy"] == "float32"
+    assert records[0]["time_ratio_to_greedy"] == 1.0
+    table = markdown.read_text()
+    assert "### decode" in table and "| lstm | functional | untrained | greedy |" in table
