@@ -14,7 +14,7 @@ import textwrap
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
-EXAMPLES = ["3rd of March 2021", "Tuesday, July 4, 1989", "12/25/2001", "the first of may, 1999"]
+EXAMPLES = ["3rd of March 2021", "Tuesday, July 4, 1989", "25.12.2001", "the first of may, 1999"]
 
 # Runs in a fresh interpreter that imports only TensorFlow and tensorflow-text.
 RELOAD = textwrap.dedent(

@@ -92,7 +92,10 @@ def main(argv=None):
         progress.add(len(batch))
     seconds = time.monotonic() - start
     scores = score_all(hypotheses, references)
-    scores.update(seconds=seconds, sentences_per_second=len(sources) / seconds, **options)
+    shown = {"beam_size": args.beam_size, "length_penalty": args.length_penalty}
+    if args.sample:
+        shown.update(sample=True, temperature=args.temperature, top_k=args.top_k, top_p=args.top_p)
+    scores.update(seconds=seconds, sentences_per_second=len(sources) / seconds, **shown)
     print(format_table(scores))
 
     hypotheses_path = args.hypotheses
