@@ -1,6 +1,7 @@
 """Training: masked loss and metrics, callbacks, the run directory and the `train` function."""
 
 from keras_nmt.training.history_writer import HistoryWriter
+from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 from keras_nmt.training.perplexity import Perplexity
@@ -12,6 +13,7 @@ from keras_nmt.training.train_config import TrainConfig
 __all__ = [
     "SCHEDULES",
     "HistoryWriter",
+    "InverseSqrtSchedule",
     "MaskedAccuracy",
     "MaskedSparseCrossEntropy",
     "Perplexity",

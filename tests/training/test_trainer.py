@@ -1,6 +1,8 @@
 """The training run: determinism, resuming after a crash, learning the built-in dataset."""
 
 import json
+import subprocess
+import sys
 
 import keras
 import numpy as np
@@ -95,3 +97,22 @@ def test_decaying_teacher_forcing_schedule_trains_the_subclassed_twin(tmp_path):
     assert steps == pytest.approx([round(step) for step in steps], abs=1e-4)
     assert 0 < logged[1] < logged[0] < 1
     assert np.isfinite(result.history["loss"]).all()
+
+
+def test_a_trained_transformer_run_reloads_in_a_fresh_process(tmp_path):
+    # The compiled optimizer holds the warm-up schedule: loading needs it registered on import.
+    config = TrainConfig(
+        model="transformer", epochs=1, d_model=8, num_heads=2, ff_dim=8, num_layers=1,
+        output=str(tmp_path / "run"), **{k: v for k, v in TINY.items() if k != "units"},
+    )
+    train(config, print_fn=lambda *_: None)
+    code = (
+        "import sys; from keras_nmt.training.run_directory import RunDirectory; "
+        "run = RunDirectory.load(sys.argv[1]); print(type(run.model).__name__)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "run")], capture_output=True, text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().endswith("TransformerFunctional")
