@@ -63,18 +63,14 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     import keras
 
-    from keras_nmt.data.corpus import load_corpus
+    from keras_nmt.data.corpus import has_splits, load_corpus
     from keras_nmt.export import open_translator
     from keras_nmt.metrics import group_references
     from keras_nmt.metrics.evaluation import format_table, score_all
 
-    try:
-        corpus = load_corpus(args.data, "test", size=args.size, seed=args.seed,
-                             source_column=args.source_column)
-    except ValueError as error:
-        if "single file" not in str(error):
-            raise
-        corpus = load_corpus(args.data, source_column=args.source_column)
+    split = "test" if has_splits(args.data) else None
+    corpus = load_corpus(args.data, split, size=args.size, seed=args.seed,
+                         source_column=args.source_column)
     sources, references = group_references(corpus.pairs)
     if args.limit:
         sources, references = sources[: args.limit], references[: args.limit]

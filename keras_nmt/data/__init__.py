@@ -9,7 +9,7 @@
 """
 
 from keras_nmt.data.builtin import BUILTIN_DATASETS, builtin_pairs
-from keras_nmt.data.corpus import load_corpus, read_aligned, read_tsv
+from keras_nmt.data.corpus import has_splits, load_corpus, read_aligned, read_tsv
 from keras_nmt.data.corpus_error import CorpusError
 from keras_nmt.data.corpus_stats import CorpusStats
 from keras_nmt.data.download import anki_url, download
@@ -30,6 +30,7 @@ __all__ = [
     "anki_url",
     "builtin_pairs",
     "download",
+    "has_splits",
     "load_corpus",
     "make_dataset",
     "measure_padding",

@@ -319,6 +319,19 @@ def filter_pairs(
 _ANKI_NAME = re.compile(r"^[a-z]{3}-eng$")
 
 
+def has_splits(spec) -> bool:
+    """Whether ``load_corpus(spec, split)`` takes a split: a built-in name or a ``{split}`` path.
+
+    A single file, aligned files or an Anki download have no splits; callers hold out their own.
+    """
+    from keras_nmt.data.builtin import BUILTIN_DATASETS
+
+    if isinstance(spec, (tuple, list)):
+        return False
+    text = os.fspath(spec)
+    return text in BUILTIN_DATASETS or "{split}" in text
+
+
 def load_corpus(
     spec,
     split: str | None = None,

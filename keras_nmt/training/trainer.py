@@ -8,7 +8,7 @@ from pathlib import Path
 import keras
 import numpy as np
 
-from keras_nmt.data.corpus import load_corpus
+from keras_nmt.data.corpus import has_splits, load_corpus
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.export.translator import Translator
 from keras_nmt.metrics import (
@@ -59,13 +59,10 @@ def load_pairs(config):
     if config.valid:
         train = load_corpus(config.data, size=config.train_size, **options).pairs
         return train, load_corpus(config.valid, **options).pairs
-    try:
+    if has_splits(config.data):
         train = load_corpus(config.data, "train", size=config.train_size, **options).pairs
         valid = load_corpus(config.data, "valid", size=config.valid_size, **options).pairs
         return train, valid
-    except ValueError as error:
-        if "single file" not in str(error):
-            raise
     pairs = load_corpus(config.data, **options).pairs
     order = np.random.default_rng(config.seed).permutation(len(pairs))
     held_out = min(2000, max(1, len(pairs) // 20))

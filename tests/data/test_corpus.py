@@ -211,3 +211,13 @@ def test_shared_spanish_english(shared_data):
     assert len(corpus) == 2000 and corpus.stats.num_skipped == 0
     # Spanish -> English by default: the target side is English.
     assert all(source != target for source, target in corpus.pairs[:100])
+
+
+def test_has_splits_tells_built_in_and_split_paths_from_single_files(tmp_path):
+    from keras_nmt.data import has_splits
+
+    assert has_splits("dates")
+    assert has_splits(str(tmp_path / "spa-eng.{split}.tsv"))
+    assert not has_splits(str(tmp_path / "pairs.tsv"))
+    assert not has_splits((tmp_path / "a.txt", tmp_path / "b.txt"))
+    assert not has_splits("spa-eng")
