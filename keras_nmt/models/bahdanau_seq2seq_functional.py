@@ -9,12 +9,13 @@ from keras import ops
 
 from keras_nmt.layers.bahdanau_attention import BahdanauAttention
 from keras_nmt.layers.bahdanau_decoder_rnn import BahdanauDecoderRNN
+from keras_nmt.models.constructor_config import ConstructorConfig
 from keras_nmt.models.recurrent_parts import encoder_lstm, final_states
 from keras_nmt.special_ids import PAD_ID
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class BahdanauSeq2SeqFunctional(keras.Model):
+class BahdanauSeq2SeqFunctional(ConstructorConfig, keras.Model):
     """Bidirectional-LSTM encoder and additive-attention LSTM decoder, as a functional graph.
 
     Bahdanau, Cho and Bengio (2014), "Neural Machine Translation by Jointly Learning to Align and
@@ -56,6 +57,7 @@ class BahdanauSeq2SeqFunctional(keras.Model):
     """
 
     has_attention = True
+    model_name = "bahdanau"
 
     def __init__(
         self,
@@ -152,22 +154,6 @@ class BahdanauSeq2SeqFunctional(keras.Model):
             [step_logits, step_weights, *step_new_states],
             name="decoder_step_model",
         )
-
-    def get_config(self):
-        return {
-            "source_vocab_size": self.source_vocab_size,
-            "target_vocab_size": self.target_vocab_size,
-            "embedding_dim": self.embedding_dim,
-            "units": self.units,
-            "dropout": self.dropout,
-            "attention_units": self.attention_units,
-            "deep_output": self.deep_output,
-            "name": self.name,
-        }
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
     # --- inference contract (see CONTRIBUTING.md) ---
     def encode(self, encoder_tokens):

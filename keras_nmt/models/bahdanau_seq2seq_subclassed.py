@@ -8,6 +8,7 @@ import keras
 from keras import ops
 
 from keras_nmt.layers.bahdanau_attention import BahdanauAttention
+from keras_nmt.models.constructor_config import ConstructorConfig
 from keras_nmt.models.recurrent_parts import (
     encoder_lstm,
     final_states,
@@ -18,7 +19,7 @@ from keras_nmt.special_ids import PAD_ID
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class BahdanauSeq2SeqSubclassed(keras.Model):
+class BahdanauSeq2SeqSubclassed(ConstructorConfig, keras.Model):
     """Bidirectional-LSTM encoder and additive-attention LSTM decoder, stepping one token a time.
 
     Bahdanau, Cho and Bengio (2014), "Neural Machine Translation by Jointly Learning to Align and
@@ -62,6 +63,7 @@ class BahdanauSeq2SeqSubclassed(keras.Model):
     """
 
     has_attention = True
+    model_name = "bahdanau"
 
     def __init__(
         self,
@@ -182,22 +184,6 @@ class BahdanauSeq2SeqSubclassed(keras.Model):
         logits = self.output_projection(self.decoder_dropout(outputs, training=training))
         # Logits in float32 even under a mixed-precision policy (a stable softmax).
         return ops.cast(logits, "float32")  # (batch, tgt, vocab)
-
-    def get_config(self):
-        return {
-            "source_vocab_size": self.source_vocab_size,
-            "target_vocab_size": self.target_vocab_size,
-            "embedding_dim": self.embedding_dim,
-            "units": self.units,
-            "dropout": self.dropout,
-            "attention_units": self.attention_units,
-            "deep_output": self.deep_output,
-            "name": self.name,
-        }
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
     # --- inference contract (see CONTRIBUTING.md) ---
     def initial_state(self, memory, max_length=None):

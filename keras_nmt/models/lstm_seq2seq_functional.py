@@ -8,12 +8,13 @@ import keras
 from keras import ops
 
 from keras_nmt.layers.reverse_padded_sequence import ReversePaddedSequence
+from keras_nmt.models.constructor_config import ConstructorConfig
 from keras_nmt.models.recurrent_parts import encoder_lstm, final_states
 from keras_nmt.special_ids import PAD_ID
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class LstmSeq2SeqFunctional(keras.Model):
+class LstmSeq2SeqFunctional(ConstructorConfig, keras.Model):
     """Stacked-LSTM encoder-decoder as a static functional graph with `mask_zero` masking.
 
     Sutskever, Vinyals and Le (2014), "Sequence to Sequence Learning with Neural Networks".
@@ -45,6 +46,7 @@ class LstmSeq2SeqFunctional(keras.Model):
     """
 
     has_attention = False
+    model_name = "lstm"
 
     def __init__(
         self,
@@ -137,23 +139,6 @@ class LstmSeq2SeqFunctional(keras.Model):
         self.decoder_step_model = keras.Model(
             [token, *step_states], [step_logits, *step_new_states], name="decoder_step_model"
         )
-
-    def get_config(self):
-        return {
-            "source_vocab_size": self.source_vocab_size,
-            "target_vocab_size": self.target_vocab_size,
-            "embedding_dim": self.embedding_dim,
-            "units": self.units,
-            "num_layers": self.num_layers,
-            "dropout": self.dropout,
-            "reverse_source": self.reverse_source,
-            "bidirectional": self.bidirectional,
-            "name": self.name,
-        }
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
     # --- inference contract (see CONTRIBUTING.md) ---
     def encode(self, encoder_tokens):

@@ -8,6 +8,7 @@ import keras
 from keras import ops
 
 from keras_nmt.layers.reverse_padded_sequence import ReversePaddedSequence
+from keras_nmt.models.constructor_config import ConstructorConfig
 from keras_nmt.models.recurrent_parts import (
     encoder_lstm,
     final_states,
@@ -18,7 +19,7 @@ from keras_nmt.special_ids import PAD_ID
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class LstmSeq2SeqSubclassed(keras.Model):
+class LstmSeq2SeqSubclassed(ConstructorConfig, keras.Model):
     """Stacked-LSTM encoder-decoder whose decoder steps through `LSTMCell`s one token at a time.
 
     Sutskever, Vinyals and Le (2014), "Sequence to Sequence Learning with Neural Networks".
@@ -51,6 +52,7 @@ class LstmSeq2SeqSubclassed(keras.Model):
     """
 
     has_attention = False
+    model_name = "lstm"
 
     def __init__(
         self,
@@ -153,23 +155,6 @@ class LstmSeq2SeqSubclassed(keras.Model):
         logits = self.output_projection(self.decoder_dropout(outputs, training=training))
         # Logits in float32 even under a mixed-precision policy (a stable softmax).
         return ops.cast(logits, "float32")  # (batch, tgt, vocab)
-
-    def get_config(self):
-        return {
-            "source_vocab_size": self.source_vocab_size,
-            "target_vocab_size": self.target_vocab_size,
-            "embedding_dim": self.embedding_dim,
-            "units": self.units,
-            "num_layers": self.num_layers,
-            "dropout": self.dropout,
-            "reverse_source": self.reverse_source,
-            "bidirectional": self.bidirectional,
-            "name": self.name,
-        }
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
     # --- inference contract (see CONTRIBUTING.md) ---
     def initial_state(self, memory, max_length=None):

@@ -9,12 +9,13 @@ from keras import ops
 
 from keras_nmt.layers.luong_attention import LuongAttention
 from keras_nmt.layers.reverse_padded_sequence import ReversePaddedSequence
+from keras_nmt.models.constructor_config import ConstructorConfig
 from keras_nmt.models.recurrent_parts import encoder_lstm, final_states, reverse_padded_steps
 from keras_nmt.special_ids import PAD_ID
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class LuongSeq2SeqFunctional(keras.Model):
+class LuongSeq2SeqFunctional(ConstructorConfig, keras.Model):
     """Stacked-LSTM encoder-decoder with Luong global attention, as a static functional graph.
 
     Luong, Pham and Manning (2015), "Effective Approaches to Attention-based Neural Machine
@@ -57,6 +58,7 @@ class LuongSeq2SeqFunctional(keras.Model):
     """
 
     has_attention = True
+    model_name = "luong"
 
     def __init__(
         self,
@@ -188,25 +190,6 @@ class LuongSeq2SeqFunctional(keras.Model):
             [step_logits, step_weights, step_attentional, *step_new_states],
             name="decoder_step_model",
         )
-
-    def get_config(self):
-        return {
-            "source_vocab_size": self.source_vocab_size,
-            "target_vocab_size": self.target_vocab_size,
-            "embedding_dim": self.embedding_dim,
-            "units": self.units,
-            "num_layers": self.num_layers,
-            "dropout": self.dropout,
-            "reverse_source": self.reverse_source,
-            "bidirectional": self.bidirectional,
-            "attention_score": self.attention_score,
-            "input_feeding": self.input_feeding,
-            "name": self.name,
-        }
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
     # --- inference contract (see CONTRIBUTING.md) ---
     def encode(self, encoder_tokens):

@@ -9,6 +9,7 @@ from keras import ops
 
 from keras_nmt.layers.luong_attention import LuongAttention
 from keras_nmt.layers.reverse_padded_sequence import ReversePaddedSequence
+from keras_nmt.models.constructor_config import ConstructorConfig
 from keras_nmt.models.recurrent_parts import (
     encoder_lstm,
     final_states,
@@ -20,7 +21,7 @@ from keras_nmt.special_ids import PAD_ID
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class LuongSeq2SeqSubclassed(keras.Model):
+class LuongSeq2SeqSubclassed(ConstructorConfig, keras.Model):
     """Stacked-LSTM encoder-decoder with Luong global attention, stepping through `LSTMCell`s.
 
     Luong, Pham and Manning (2015), "Effective Approaches to Attention-based Neural Machine
@@ -67,6 +68,7 @@ class LuongSeq2SeqSubclassed(keras.Model):
     """
 
     has_attention = True
+    model_name = "luong"
 
     def __init__(
         self,
@@ -210,25 +212,6 @@ class LuongSeq2SeqSubclassed(keras.Model):
         logits = self.output_projection(self.decoder_dropout(outputs, training=training))
         # Logits in float32 even under a mixed-precision policy (a stable softmax).
         return ops.cast(logits, "float32")  # (batch, tgt, vocab)
-
-    def get_config(self):
-        return {
-            "source_vocab_size": self.source_vocab_size,
-            "target_vocab_size": self.target_vocab_size,
-            "embedding_dim": self.embedding_dim,
-            "units": self.units,
-            "num_layers": self.num_layers,
-            "dropout": self.dropout,
-            "reverse_source": self.reverse_source,
-            "bidirectional": self.bidirectional,
-            "attention_score": self.attention_score,
-            "input_feeding": self.input_feeding,
-            "name": self.name,
-        }
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
     # --- inference contract (see CONTRIBUTING.md) ---
     def initial_state(self, memory, max_length=None):

@@ -11,11 +11,12 @@ from keras import ops
 from keras_nmt.layers.positional_embedding import PositionalEmbedding
 from keras_nmt.layers.transformer_decoder_block import TransformerDecoderBlock
 from keras_nmt.layers.transformer_encoder_block import TransformerEncoderBlock
+from keras_nmt.models.constructor_config import ConstructorConfig
 from keras_nmt.special_ids import PAD_ID
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class TransformerSubclassed(keras.Model):
+class TransformerSubclassed(ConstructorConfig, keras.Model):
     """Encoder-decoder Transformer written as a `keras.Model` subclass.
 
     Source ids are embedded (`PositionalEmbedding`: embedding times sqrt(d_model) plus sinusoidal
@@ -76,6 +77,7 @@ class TransformerSubclassed(keras.Model):
     """
 
     has_attention = True
+    model_name = "transformer"
 
     def __init__(
         self,
@@ -282,23 +284,3 @@ class TransformerSubclassed(keras.Model):
         return logits, {key: new_state[key] for key in state}, attention
 
     # ---- Serialization ----
-    def get_config(self):
-        return {
-            "name": self.name,
-            "trainable": self.trainable,
-            "source_vocab_size": self.source_vocab_size,
-            "target_vocab_size": self.target_vocab_size,
-            "num_layers": self.num_layers,
-            "d_model": self.d_model,
-            "num_heads": self.num_heads,
-            "ff_dim": self.ff_dim,
-            "dropout": self.dropout,
-            "pre_norm": self.pre_norm,
-            "shared_embeddings": self.shared_embeddings,
-            "tied_output": self.tied_output,
-            "max_length": self.max_length,
-        }
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
