@@ -4,9 +4,10 @@ from collections.abc import Callable, Sequence
 
 import keras
 
-from keras_nmt.metrics.corpus_scores import corpus_bleu, corpus_chrf, exact_match
-from keras_nmt.metrics.edit_distance import corpus_cer
+from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.metrics.references import References, as_reference_lists
+
+LOGGED = ("bleu", "chrf", "cer", "exact_match")  # the `score_all` entries written to the logs
 
 
 class ValidationScores(keras.callbacks.Callback):
@@ -92,10 +93,9 @@ class ValidationScores(keras.callbacks.Callback):
             )
         self.last_hypotheses = hypotheses
         return {
-            f"{self.prefix}bleu": corpus_bleu(hypotheses, self.references).score,
-            f"{self.prefix}chrf": corpus_chrf(hypotheses, self.references).score,
-            f"{self.prefix}cer": float(corpus_cer(hypotheses, self.references).rate),
-            f"{self.prefix}exact_match": float(exact_match(hypotheses, self.references)),
+            f"{self.prefix}{key}": float(value)
+            for key, value in score_all(hypotheses, self.references).items()
+            if key in LOGGED
         }
 
     def on_epoch_end(self, epoch, logs=None):

@@ -11,14 +11,8 @@ import numpy as np
 from keras_nmt.data.corpus import has_splits, load_corpus
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.export.translator import Translator
-from keras_nmt.metrics import (
-    ValidationScores,
-    corpus_bleu,
-    corpus_cer,
-    corpus_chrf,
-    exact_match,
-    group_references,
-)
+from keras_nmt.metrics import ValidationScores, group_references
+from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.models.registry import build_model
 from keras_nmt.text import load_tokenizer, make_tokenizer
 from keras_nmt.training.history_writer import HistoryWriter
@@ -216,13 +210,7 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
     model.save(run / MODEL_FILE)
 
     hypotheses = translator.translate_texts(sources)
-    scores = {
-        "bleu": corpus_bleu(hypotheses, references).score,
-        "chrf": corpus_chrf(hypotheses, references).score,
-        "cer": corpus_cer(hypotheses, references).rate,
-        "exact_match": exact_match(hypotheses, references),
-        "train_seconds": seconds,
-    }
+    scores = {**score_all(hypotheses, references), "train_seconds": seconds}
     print_fn(f"trained {len(history.epoch)} epochs in {seconds:.0f} s")
     rows = list(zip(sources, hypotheses, references, strict=True))
     for source, hypothesis, refs in rows[: config.samples]:
