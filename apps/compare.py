@@ -103,6 +103,10 @@ def build_parser():
                        help="Adam learning rate of the recurrent models (default: 0.001)")
     sizes.add_argument("--warmup-steps", type=int, default=None,
                        help="Transformer warm-up steps (default: 4000)")
+    sizes.add_argument("--precision", default=None,
+                       choices=["float32", "mixed_bfloat16", "mixed_float16"],
+                       help="Keras dtype policy of every configuration; logits and softmax stay "
+                       "float32 (default: float32)")
     sizes.add_argument("--seed", type=int, default=None,
                        help="seed of data order and weights, the same for every configuration "
                        "(default: 0)")
@@ -116,7 +120,8 @@ def build_parser():
 _TRAIN_FIELDS = (
     "data", "source_column", "train_size", "valid_size", "tokenizer", "vocab_size",
     "max_length", "embedding_dim", "units", "num_layers", "d_model", "num_heads", "ff_dim",
-    "dropout", "batch_size", "learning_rate", "warmup_steps", "seed", "epochs", "verbose",
+    "dropout", "batch_size", "learning_rate", "warmup_steps", "precision", "seed", "epochs",
+    "verbose",
 )
 
 
@@ -157,7 +162,7 @@ def describe(preset, options):
         "",
         f"- data: `{config.data}` (source column {config.source_column}), evaluated on its "
         f"{'validation' if preset.evaluation_split == 'valid' else 'test'} split",
-        f"- budget per configuration: {budget}; seed {config.seed}",
+        f"- budget per configuration: {budget}; seed {config.seed}; precision {config.precision}",
         "- training time: wall time of all epochs, validation included; target tokens/s: "
         "non-padding target tokens of one epoch x epochs / seconds in training steps",
         "- decoding sentences/s: evaluation sources in batches of 64, after a warm-up batch",

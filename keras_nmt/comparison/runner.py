@@ -79,7 +79,7 @@ class _PairsCache:
         return self.cache[key]
 
 
-def _check_run_directory(config):
+def check_run_directory(config):
     """Refuses to resume a run directory that was trained with different options."""
     path = Path(config.output) / "config.json"
     if not path.exists():
@@ -187,7 +187,7 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
         if record.get("config") == dataclasses.asdict(config):
             print_fn(f"{configuration.name}: finished earlier, reusing {record_path}")
             return record
-    _check_run_directory(config)
+    check_run_directory(config)
     train_pairs, valid_pairs = pairs.training(config)
     counter = {"tokens_per_epoch": None}
     if preset.make_train_data is not None:

@@ -5,7 +5,8 @@ import dataclasses
 import json
 from pathlib import Path
 
-from keras_nmt.spelling.training import train_speller
+from keras_nmt.comparison.runner import check_run_directory
+from keras_nmt.spelling.training import SPELLING_FILE, train_speller, with_epoch_steps
 
 LEVELS = ("char", "word", "subword")
 # (column title, report key, format) of the comparison table.
@@ -31,7 +32,13 @@ def compare_levels(config, data, levels=LEVELS, output_dir="runs/spelling", prin
 
     Every level gets the same clean splits, the same fixed validation/test noise, the same
     training noise stream (same seed) and the same `TrainConfig` (hence the same epochs and
-    ``time_budget``); only ``tokenizer`` and ``output`` (``OUTPUT_DIR/LEVEL``) change.
+    ``time_budget``); only ``tokenizer`` and ``output`` (``OUTPUT_DIR/LEVEL``) change. A level
+    whose run directory already holds its report (``spelling.json``) is not trained again, so
+    levels trained separately (e.g. in parallel, ``--levels char``) combine into one table;
+    delete ``OUTPUT_DIR/LEVEL`` to retrain it.
+
+    Raises:
+        ValueError: a finished level was trained with other options.
 
     Returns:
         One report dict per level (see `train_speller`), in the order of ``levels``.
@@ -39,9 +46,16 @@ def compare_levels(config, data, levels=LEVELS, output_dir="runs/spelling", prin
     rows = []
     for level in levels:
         print_fn(f"=== {level} ===")
-        level_config = dataclasses.replace(
-            config, tokenizer=level, output=str(Path(output_dir) / level)
+        level_config = with_epoch_steps(
+            dataclasses.replace(config, tokenizer=level, output=str(Path(output_dir) / level)),
+            data,
         )
+        record = Path(level_config.output) / SPELLING_FILE
+        if record.exists():
+            check_run_directory(level_config)
+            print_fn(f"{level}: finished earlier, reusing {record}")
+            rows.append(json.loads(record.read_text())["test"])
+            continue
         _, report = train_speller(level_config, data, print_fn=print_fn, beam_size=beam_size)
         rows.append(report)
     return rows

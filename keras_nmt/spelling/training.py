@@ -48,6 +48,15 @@ def evaluate_corrector(translator, pairs, vocabulary, beam_size=1, batch_size=64
     return report, corrected
 
 
+def with_epoch_steps(config, data):
+    """``config`` with ``steps_per_epoch`` = one pass over ``data.train``, unless it has one."""
+    if config.steps_per_epoch is not None:
+        return config
+    return dataclasses.replace(
+        config, steps_per_epoch=steps_per_epoch(len(data.train), config.batch_size)
+    )
+
+
 def train_speller(config, data, print_fn=print, beam_size=1, extra_callbacks=()):
     """Trains a corrector on `SpellingData` and scores it on the fixed test pairs.
 
@@ -66,10 +75,7 @@ def train_speller(config, data, print_fn=print, beam_size=1, extra_callbacks=())
     """
     from keras_nmt.training.trainer import train
 
-    if config.steps_per_epoch is None:
-        config = dataclasses.replace(
-            config, steps_per_epoch=steps_per_epoch(len(data.train), config.batch_size)
-        )
+    config = with_epoch_steps(config, data)
     print_fn(data.summary())
     result = train(
         config,

@@ -205,6 +205,7 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
         steps_per_epoch=config.steps_per_epoch,
         callbacks=callbacks,
         verbose=config.verbose,
+        shuffle=False,  # make_dataset already shuffles (seeded); Keras cannot shuffle a Dataset
     )
     seconds = time.monotonic() - start
     model.save(run / MODEL_FILE)

@@ -68,6 +68,31 @@ def test_correct_from_arguments_file_and_stdin(tiny_run, tmp_path, capsys, monke
     assert spell.main(["correct", str(run)]) == corrected
 
 
+def test_compare_reuses_levels_trained_separately(tiny_run, tmp_path, monkeypatch, capsys):
+    text = tiny_run[0].parent / "text.txt"
+    common = ["--text", str(text), "--model", "lstm", "--units", "16", "--embedding-dim", "8",
+              "--epochs", "1", "--batch-size", "32", "--valid-size", "10", "--test-size", "20",
+              "--max-length", "40", "--verbose", "0", "--output-dir", str(tmp_path / "cmp")]
+    # Two levels trained by separate commands (as when run in parallel)...
+    char_row, = spell.main(["compare", "--levels", "char", *common])
+    word_row, = spell.main(["compare", "--levels", "word", *common])
+    capsys.readouterr()
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("a finished level was trained again")
+
+    # ...combine into one table without training again.
+    monkeypatch.setattr("keras_nmt.spelling.comparison.train_speller", no_training)
+    rows = spell.main(["compare", "--levels", "char,word", *common])
+    assert rows == [char_row, word_row]
+    assert "finished earlier, reusing" in capsys.readouterr().out
+    table = (tmp_path / "cmp" / "comparison.md").read_text().splitlines()
+    assert len(table) == 4 and table[2].startswith("| char ") and table[3].startswith("| word ")
+    # A finished level with other model options is refused, not silently mixed in.
+    with pytest.raises(ValueError, match="units"):
+        spell.main(["compare", "--levels", "char", *common[:5], "32", *common[6:]])
+
+
 def test_help_explains_the_flags(capsys):
     for command, flags in [
         ("train", ["--text", "--column", "--level", "--model", "--api", "--epochs", "--minutes",
