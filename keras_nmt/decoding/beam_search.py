@@ -168,22 +168,28 @@ def beam_search(
         vocab = ops.shape(log_probs)[-1]
         log_probs = ops.reshape(log_probs, (batch, k, vocab))
         candidates = carry["alive_log_probs"][:, :, None] + log_probs  # (batch, k, vocab)
-        is_end_column = ops.equal(ops.arange(vocab, dtype="int32"), END_ID)  # (vocab,)
         active = ops.logical_not(carry["done"])  # (batch,)
         length = t + 1  # tokens in every extension made at this step
 
+        # One top_k(2k) serves both lists below: each beam has one END extension, so at most k
+        # of the 2k best are END and the k best non-END extensions are among them. (Two top_k
+        # over batch x k x vocab were most of the step's bookkeeping time on CPU.)
+        best_values, best_index = ops.top_k(ops.reshape(candidates, (batch, -1)), 2 * k)
+        best_index = ops.cast(best_index, "int32")  # (batch, 2k), best first
+
         # Finishing: END extensions that rank within the top k of all extensions.
-        top_values, top_index = ops.top_k(ops.reshape(candidates, (batch, -1)), k)
-        top_index = ops.cast(top_index, "int32")
+        top_values, top_index = best_values[:, :k], best_index[:, :k]
         end_beam = ops.floor_divide(top_index, vocab)  # (batch, k)
         is_finished = ops.logical_and(
             ops.logical_and(ops.equal(ops.mod(top_index, vocab), END_ID), active[:, None]),
             ops.greater(top_values, _NEG_INF),
         )
-        # Live beams: the k best extensions by any token but END.
-        no_end = ops.where(is_end_column[None, None, :], _NEG_INF, candidates)
-        alive_values, alive_index = ops.top_k(ops.reshape(no_end, (batch, -1)), k)
-        alive_index = ops.cast(alive_index, "int32")
+        # Live beams: the k best extensions by any token but END = the first k non-END of the 2k.
+        best_is_end = ops.equal(ops.mod(best_index, vocab), END_ID)
+        position = ops.arange(2 * k, dtype="int32")[None, :]
+        first_live = ops.sort(ops.where(best_is_end, 2 * k, position), axis=-1)[:, :k]
+        alive_values = ops.take_along_axis(best_values, first_live, axis=1)  # (batch, k)
+        alive_index = ops.take_along_axis(best_index, first_live, axis=1)
         alive_beam = ops.floor_divide(alive_index, vocab)  # (batch, k)
         alive_token = ops.mod(alive_index, vocab)  # (batch, k)
 
