@@ -20,6 +20,7 @@ COLUMNS = (
     ("correct words changed", "changed_correct_rate", "{:.2%}"),
     ("wrong words fixed", "fixed_rate", "{:.2%}"),
     ("hallucinated words", "hallucination_rate", "{:.2%}"),
+    ("noisy words not in vocabulary", "noisy_oov_rate", "{:.2%}"),
     ("epochs", "epochs", "{}"),
     ("train s", "train_seconds", "{:.0f}"),
     ("decode sent/s", "sentences_per_second", "{:.1f}"),

@@ -19,7 +19,9 @@ Definitions used by `spelling_report` (all counts summed over the corpus):
   the fixed rate is the share of those whose aligned corrected word equals the clean word.
 - **hallucination rate**: the share of the corrected output's words that are not in the clean
   training vocabulary, after `vocabulary_key` (surrounding punctuation stripped, case folded);
-  words that are only punctuation are not counted.
+  words that are only punctuation are not counted. The same share in the *noisy input*
+  (``noisy_oov_rate``) is its baseline: a corrector that copies a misspelling it cannot fix
+  counts that word too, so only a rate above the input's means the corrector invents words.
 """
 
 import string
@@ -98,12 +100,12 @@ def spelling_report(noisy, corrected, clean, vocabulary):
         ``corrected_wer``, ``noisy_exact``, ``corrected_exact`` (shares of sentences equal to
         the clean one), ``correct_words``, ``changed_correct_words``, ``changed_correct_rate``,
         ``wrong_words``, ``fixed_words``, ``fixed_rate``, ``output_words``,
-        ``hallucinated_words``, ``hallucination_rate`` (see the module docstring; a rate with
-        an empty denominator is 0).
+        ``hallucinated_words``, ``hallucination_rate``, ``noisy_words``, ``noisy_oov_words``,
+        ``noisy_oov_rate`` (see the module docstring; a rate with an empty denominator is 0).
     """
     if not len(noisy) == len(corrected) == len(clean):
         raise ValueError(f"{len(noisy)} noisy, {len(corrected)} corrected, {len(clean)} clean")
-    correct = changed = wrong = fixed = output_words = hallucinated = 0
+    correct = changed = wrong = fixed = 0
     for noisy_text, corrected_text, clean_text in zip(noisy, corrected, clean, strict=True):
         reference = clean_text.split()
         before = align_words(reference, noisy_text.split())
@@ -115,11 +117,8 @@ def spelling_report(noisy, corrected, clean, vocabulary):
             else:
                 wrong += 1
                 fixed += corrected_word == word
-        for word in corrected_text.split():
-            key = vocabulary_key(word)
-            if key:
-                output_words += 1
-                hallucinated += key not in vocabulary
+    noisy_words, noisy_oov = _out_of_vocabulary(noisy, vocabulary)
+    output_words, hallucinated = _out_of_vocabulary(corrected, vocabulary)
     count = max(len(clean), 1)
     return {
         "sentences": len(clean),
@@ -138,7 +137,16 @@ def spelling_report(noisy, corrected, clean, vocabulary):
         "output_words": output_words,
         "hallucinated_words": hallucinated,
         "hallucination_rate": hallucinated / output_words if output_words else 0.0,
+        "noisy_words": noisy_words,
+        "noisy_oov_words": noisy_oov,
+        "noisy_oov_rate": noisy_oov / noisy_words if noisy_words else 0.0,
     }
+
+
+def _out_of_vocabulary(texts, vocabulary):
+    """``(words, words not in vocabulary)`` over ``texts``, punctuation-only words left out."""
+    keys = [key for text in texts for key in map(vocabulary_key, text.split()) if key]
+    return len(keys), sum(key not in vocabulary for key in keys)
 
 
 def format_report(report):
@@ -155,6 +163,7 @@ def format_report(report):
             f"  wrong words fixed     {report['fixed_rate']:7.2%} "
             f"({report['fixed_words']} of {report['wrong_words']})",
             f"  hallucinated words    {report['hallucination_rate']:7.2%} "
-            f"({report['hallucinated_words']} of {report['output_words']} output words)",
+            f"({report['hallucinated_words']} of {report['output_words']} output words; "
+            f"noisy input {report['noisy_oov_rate']:.2%})",
         ]
     )

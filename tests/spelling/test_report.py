@@ -50,6 +50,9 @@ def test_report_on_hand_made_sentences():
     # Output words: the cat sad I lick it. Go. -> "sad" and "lick" are not clean training words.
     assert (report["output_words"], report["hallucinated_words"]) == (7, 2)
     assert report["hallucination_rate"] == pytest.approx(2 / 7)
+    # Noisy words: teh cat sat I lik it. Go. -> "teh" and "lik" are not clean training words.
+    assert (report["noisy_words"], report["noisy_oov_words"]) == (7, 2)
+    assert report["noisy_oov_rate"] == pytest.approx(2 / 7)
     assert report["sentences"] == 3
     assert "changed  20.00% (1 of 5)" in format_report(report)
 
