@@ -41,7 +41,9 @@ class ValidationScores(keras.callbacks.Callback):
         references: ``num_sentences`` entries, each a reference string or a sequence of them.
         every: Score every ``every`` epochs (epochs ``every - 1``, ``2 * every - 1``, ... counting
             from 0).
-        max_sentences: Score only the first ``max_sentences`` sentences (speed), all when None.
+        max_sentences: Score only this many sentences (speed), evenly spaced over the set
+            (corpora are often sorted by length, so the first ones would be the shortest);
+            all when None.
         prefix: Prefix of the log keys.
 
     Attributes:
@@ -68,8 +70,12 @@ class ValidationScores(keras.callbacks.Callback):
         if every < 1:
             raise ValueError(f"every must be >= 1, got {every}")
         reference_lists = as_reference_lists(references, len(sources))
-        if max_sentences is not None:
-            sources, reference_lists = sources[:max_sentences], reference_lists[:max_sentences]
+        if max_sentences is not None and max_sentences < len(sources):
+            # The middle of each of max_sentences equal slices of the set.
+            picked = [(2 * i + 1) * len(sources) // (2 * max_sentences)
+                      for i in range(max_sentences)]
+            sources = [sources[i] for i in picked]
+            reference_lists = [reference_lists[i] for i in picked]
         if len(sources) == 0:
             raise ValueError("no validation sentences")
         self.translate_fn = translate_fn

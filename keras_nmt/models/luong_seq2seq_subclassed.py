@@ -124,8 +124,9 @@ class LuongSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         self.input_feeding = input_feeding
 
     def build(self, input_shape=None):
-        # Sub-layers get their shapes from one call on a dummy batch of one token each.
-        dummy = ops.ones((1, 1), dtype="int32")
+        # Sub-layers get their shapes from one call on a dummy batch of two tokens each (with
+        # one, Keras warns that the attention softmax runs over a single source position).
+        dummy = ops.ones((1, 2), dtype="int32")
         self.call({"encoder_tokens": dummy, "decoder_tokens": dummy})
         super().build(input_shape)
 
