@@ -45,6 +45,7 @@ import os
 import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -402,16 +403,21 @@ def run_pipeline(args):
 def run_decode(args):
     """Section "decode": sentences/s of greedy and beam search per model (untrained or --run)."""
     from keras_nmt.benchmarks.decode_speed import measure_decode_speed
+    from keras_nmt.decoding.decoding_config import DecodingConfig
 
     records = []
     beam_sizes = [1, 2] if args.quick else args.beam_sizes
     for name, api, model, source_tokenizer, _, sources, state in _inference_models(args, "decode"):
         batches = _source_batches(source_tokenizer, sources, args.batch_size)
+        # A Transformer cannot decode past its positional table (e.g. trained with 64).
+        limit = min(DecodingConfig.max_length, getattr(model, "max_length", 10**9))
         for beam_size in beam_sizes:
             if beam_size == 1:
-                result = measure_decode_speed(model, batches, "greedy")
+                result = measure_decode_speed(model, batches, "greedy", max_length=limit)
             else:
-                result = measure_decode_speed(model, batches, "beam", beam_size=beam_size)
+                result = measure_decode_speed(
+                    model, batches, "beam", beam_size=beam_size, max_length=limit
+                )
             record = {
                 "section": "decode", "model": name, "api": api, "weights": state,
                 "strategy": "greedy" if beam_size == 1 else "beam", "beam_size": beam_size,
@@ -739,15 +745,29 @@ def _check(args):
         raise SystemExit("beam sizes must be >= 1")
 
 
+def _write_outputs(args, records, table):
+    if args.output_json:
+        Path(args.output_json).write_text(json.dumps(records, indent=2) + "\n")
+    if args.output_md:
+        Path(args.output_md).write_text(table + "\n")
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
     if args.only:
         args.only = [name for group in args.only for name in group]
     _check(args)
     names = [name for name in SECTIONS if not args.only or name in args.only]
-    records = []
+    records, failed = [], []
     for name in names:
-        records += SECTIONS[name](args)
+        try:
+            records += SECTIONS[name](args)
+        except Exception:  # one failing section must not cost the others' measurements
+            traceback.print_exc()
+            print(f"{name}: FAILED (traceback above); the other sections go on")
+            failed.append(name)
+        # Written after every section, so a crash or a kill later keeps what was measured.
+        _write_outputs(args, records, markdown_table(records))
     table = markdown_table(records)
     if records:
         print()
@@ -755,11 +775,12 @@ def main(argv=None):
     else:
         print("no measurements were made")
     if args.output_json:
-        Path(args.output_json).write_text(json.dumps(records, indent=2) + "\n")
         print(f"wrote {len(records)} records to {args.output_json}")
     if args.output_md:
-        Path(args.output_md).write_text(table + "\n")
         print(f"wrote the tables to {args.output_md}")
+    if failed:
+        print(f"failed sections: {', '.join(failed)}")
+        return 1
     return 0
 
 
