@@ -55,3 +55,21 @@ def test_quick_decode_writes_json_and_markdown(tmp_path, shared_data):
     assert records[0]["time_ratio_to_greedy"] == 1.0
     table = markdown.read_text()
     assert "### decode" in table and "| lstm | functional | untrained | greedy |" in table
+
+
+def test_a_failing_section_keeps_the_others_records(tmp_path, monkeypatch, capsys):
+    app = _app()
+    record = {"section": "pipeline", "tokenizer": "char", "pairs_per_second": 1.0}
+
+    def crash(args):
+        raise RuntimeError("section crashed")
+
+    monkeypatch.setattr(app, "markdown_table", lambda records: f"{len(records)} records")
+    monkeypatch.setitem(app.SECTIONS, "pipeline", lambda args: [record])
+    monkeypatch.setitem(app.SECTIONS, "train", crash)
+    output, markdown = tmp_path / "bench.json", tmp_path / "bench.md"
+    assert app.main(["--only", "pipeline,train", "--output-json", str(output),
+                     "--output-md", str(markdown)]) == 1
+    assert json.loads(output.read_text()) == [record]
+    assert markdown.read_text() == "1 records\n"
+    assert "train: FAILED" in capsys.readouterr().out
