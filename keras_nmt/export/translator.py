@@ -121,6 +121,10 @@ def results_from_outputs(outputs, kind, n_best=1):
     return results
 
 
+# Longest source kept and longest translation, for models without a length limit of their own.
+DEFAULT_MAX_LENGTH = 128
+
+
 class Translator(tf.Module):
     """Tokenizes, decodes and detokenizes in one TensorFlow graph (see the module docstring).
 
@@ -129,8 +133,10 @@ class Translator(tf.Module):
         source_tokenizer: tokenizer of the source side (a `tf.Module`; its vocabulary file or
             SentencePiece model becomes a SavedModel asset or constant).
         target_tokenizer: tokenizer of the target side.
-        max_source_length: source tokens kept; longer inputs are truncated.
-        max_target_length: the most tokens a translation may have (END included).
+        max_source_length: source tokens kept; longer inputs are truncated. None: 128, or the
+            model's ``max_length`` when it has a smaller one (a Transformer's positions).
+        max_target_length: the most tokens a translation may have (END included). None: as
+            for ``max_source_length``.
         max_beam_size: the largest `beam_size` the `beam_search` signature accepts.
 
     Example:
@@ -144,8 +150,8 @@ class Translator(tf.Module):
         model,
         source_tokenizer,
         target_tokenizer,
-        max_source_length=128,
-        max_target_length=128,
+        max_source_length=None,
+        max_target_length=None,
         max_beam_size=DEFAULT_MAX_BEAM_SIZE,
     ):
         super().__init__(name="translator")
@@ -156,8 +162,14 @@ class Translator(tf.Module):
         self.model_variables = [getattr(v, "value", v) for v in model.variables]
         self.source_tokenizer = source_tokenizer
         self.target_tokenizer = target_tokenizer
-        self.max_source_length = int(max_source_length)
-        self.max_target_length = int(max_target_length)
+        model_limit = getattr(model, "max_length", None)
+        default = min(DEFAULT_MAX_LENGTH, model_limit or DEFAULT_MAX_LENGTH)
+        self.max_source_length = int(max_source_length or default)
+        self.max_target_length = int(max_target_length or default)
+        for name, value in (("max_source_length", self.max_source_length),
+                            ("max_target_length", self.max_target_length)):
+            if model_limit is not None and value > model_limit:
+                raise ValueError(f"{name}={value} exceeds the model's max_length {model_limit}")
         self.max_beam_size = int(max_beam_size)
         if self.max_beam_size < 1:
             raise ValueError(f"max_beam_size must be >= 1, got {max_beam_size!r}")

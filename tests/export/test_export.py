@@ -87,6 +87,20 @@ def test_out_of_range_options_give_clear_errors(lstm_export):
         saved.translate_batch(["a"], sample=True)
 
 
+def test_length_limits_default_to_the_models_own():
+    from keras_nmt.export import Translator
+    from tests.export.helpers import SMALL, make_model
+
+    model, source, target = make_model("transformer")  # a position table of SMALL["max_length"]
+    translator = Translator(model, source, target)
+    assert translator.max_source_length == translator.max_target_length == SMALL["max_length"]
+    assert len(translator.translate_texts(["x" * 100])) == 1  # cut, not out of the table
+    with pytest.raises(ValueError, match="exceeds the model's max_length"):
+        Translator(model, source, target, max_target_length=SMALL["max_length"] + 1)
+    recurrent = Translator(*make_model("lstm"))
+    assert recurrent.max_source_length == recurrent.max_target_length == 128
+
+
 def test_in_process_and_saved_python_api_agree(lstm_export):
     translator, path = lstm_export
     saved = open_translator(path.parent)  # a model directory opens its highest version
