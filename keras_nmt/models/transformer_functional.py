@@ -138,15 +138,18 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
         output_projection = None
         if not tied_output:
             output_projection = keras.layers.Dense(
-                target_vocab_size, dtype="float32", name="output_projection"
+                target_vocab_size, name="output_projection"
             )
 
         def project(h):
             # (batch, tgt_len, d_model) -> (batch, tgt_len, target_vocab_size) float32
             if output_projection is not None:
-                return output_projection(h)
-            logits = target_embedding(h, reverse=True)
-            return logits if logits.dtype == "float32" else ops.cast(logits, "float32")
+                logits = output_projection(h)
+            else:
+                logits = target_embedding(h, reverse=True)
+            # The matmul runs in the policy's compute dtype; logits and softmax in float32, as in
+            # the recurrent models.
+            return ops.cast(logits, "float32")
 
         # ---- Training model ----
         encoder_tokens = keras.Input(shape=(None,), dtype="int32", name="encoder_tokens")

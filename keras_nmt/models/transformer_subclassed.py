@@ -153,7 +153,7 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
         self.output_projection = None
         if not tied_output:
             self.output_projection = keras.layers.Dense(
-                target_vocab_size, dtype="float32", name="output_projection"
+                target_vocab_size, name="output_projection"
             )
 
     def build(self, inputs_shape=None):
@@ -173,9 +173,12 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
     def project(self, h):
         # (batch, tgt_len, d_model) -> (batch, tgt_len, target_vocab_size) float32
         if self.output_projection is not None:
-            return self.output_projection(h)
-        logits = self.target_embedding(h, reverse=True)
-        return logits if logits.dtype == "float32" else ops.cast(logits, "float32")
+            logits = self.output_projection(h)
+        else:
+            logits = self.target_embedding(h, reverse=True)
+        # The matmul runs in the policy's compute dtype; logits and softmax in float32, as in
+        # the recurrent models.
+        return ops.cast(logits, "float32")
 
     # ---- Training call ----
     def call(self, inputs, training=None):
