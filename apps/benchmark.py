@@ -403,21 +403,16 @@ def run_pipeline(args):
 def run_decode(args):
     """Section "decode": sentences/s of greedy and beam search per model (untrained or --run)."""
     from keras_nmt.benchmarks.decode_speed import measure_decode_speed
-    from keras_nmt.decoding.decoding_config import DecodingConfig
 
     records = []
     beam_sizes = [1, 2] if args.quick else args.beam_sizes
     for name, api, model, source_tokenizer, _, sources, state in _inference_models(args, "decode"):
         batches = _source_batches(source_tokenizer, sources, args.batch_size)
-        # A Transformer cannot decode past its positional table (e.g. trained with 64).
-        limit = min(DecodingConfig.max_length, getattr(model, "max_length", 10**9))
         for beam_size in beam_sizes:
             if beam_size == 1:
-                result = measure_decode_speed(model, batches, "greedy", max_length=limit)
+                result = measure_decode_speed(model, batches, "greedy")
             else:
-                result = measure_decode_speed(
-                    model, batches, "beam", beam_size=beam_size, max_length=limit
-                )
+                result = measure_decode_speed(model, batches, "beam", beam_size=beam_size)
             record = {
                 "section": "decode", "model": name, "api": api, "weights": state,
                 "strategy": "greedy" if beam_size == 1 else "beam", "beam_size": beam_size,

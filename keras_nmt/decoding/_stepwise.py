@@ -25,7 +25,8 @@ def run_stepwise(
         encoder_tokens: int ``(batch, src_len)``, padded with ``PAD_ID``.
         choose: ``choose(logits, log_probs, t) -> int32 (batch,)`` picks the next token from
             float32 ``logits`` and ``log_probs`` ``(batch, vocab)`` at step ``t`` (int32 scalar).
-        max_length: python int, global cap on emitted tokens (``END`` included).
+        max_length: python int, global cap on emitted tokens (``END`` included), or ``None``
+            (see ``_common.resolve_length_options``).
         max_length_a: python float, per-sentence limit ``ceil(a * source_len + b)``.
         max_length_b: python float.
         return_attention: python bool.
@@ -34,7 +35,7 @@ def run_stepwise(
     Returns:
         A single-hypothesis ``DecodeResult``.
     """
-    _common.check_length_options(max_length, max_length_a, max_length_b)
+    max_length = _common.resolve_length_options(model, max_length, max_length_a, max_length_b)
     encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
     memory = model.encode(encoder_tokens)
     state = model.initial_state(memory, max_length)

@@ -25,7 +25,7 @@ def beam_search(
     normalization: str = "gnmt",
     length_penalty=0.6,
     coverage_penalty: float = 0.0,
-    max_length: int = _common.DEFAULT_MAX_LENGTH,
+    max_length: int | None = None,
     max_length_a: float = _common.DEFAULT_MAX_LENGTH_A,
     max_length_b: float = _common.DEFAULT_MAX_LENGTH_B,
     return_attention: bool = False,
@@ -82,7 +82,7 @@ def beam_search(
             here, the caller keeps it >= 0).
         coverage_penalty: python float ``beta >= 0``; only used when ``model.has_attention``.
         max_length: python int, the most tokens per hypothesis (``END`` included); also given to
-            ``model.initial_state``.
+            ``model.initial_state``. ``None``: as for ``greedy_decode``.
         max_length_a: python float ``a`` of the per-sentence limit (default 1.5).
         max_length_b: python float ``b`` (default 10).
         return_attention: also return attention (attention models only).
@@ -102,7 +102,7 @@ def beam_search(
     scoring.check_normalization(normalization, length_penalty)
     if not coverage_penalty >= 0:
         raise ValueError(f"coverage_penalty must be >= 0, got {coverage_penalty!r}")
-    _common.check_length_options(max_length, max_length_a, max_length_b)
+    max_length = _common.resolve_length_options(model, max_length, max_length_a, max_length_b)
 
     encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
     memory = model.encode(encoder_tokens)

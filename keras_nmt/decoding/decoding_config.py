@@ -27,7 +27,8 @@ class DecodingConfig:
 
     Attributes:
         strategy: ``"greedy"``, ``"beam"`` or ``"sample"``.
-        max_length: the most tokens per hypothesis, ``END`` included.
+        max_length: the most tokens per hypothesis, ``END`` included (``None``: 100, or the
+            model's own ``max_length`` when smaller).
         max_length_a: ``a`` of the per-sentence limit ``ceil(a * source_len + b)``.
         max_length_b: ``b`` of that limit.
         return_attention: also return attention weights (attention models).
@@ -44,7 +45,7 @@ class DecodingConfig:
     """
 
     strategy: str = "greedy"
-    max_length: int = _common.DEFAULT_MAX_LENGTH
+    max_length: int | None = None
     max_length_a: float = _common.DEFAULT_MAX_LENGTH_A
     max_length_b: float = _common.DEFAULT_MAX_LENGTH_B
     return_attention: bool = False

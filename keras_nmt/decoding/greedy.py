@@ -10,7 +10,7 @@ from keras_nmt.decoding.decode_result import DecodeResult
 def greedy_decode(
     model,
     encoder_tokens,
-    max_length: int = _common.DEFAULT_MAX_LENGTH,
+    max_length: int | None = None,
     max_length_a: float = _common.DEFAULT_MAX_LENGTH_A,
     max_length_b: float = _common.DEFAULT_MAX_LENGTH_B,
     return_attention: bool = False,
@@ -32,7 +32,8 @@ def greedy_decode(
             ``has_attention``); see CONTRIBUTING.md.
         encoder_tokens: int ``(batch, src_len)`` source ids padded with ``PAD_ID``.
         max_length: python int, the most tokens any hypothesis may have (``END`` included); also
-            given to ``model.initial_state`` to size fixed caches.
+            given to ``model.initial_state`` to size fixed caches. ``None``: 100, or the
+            model's own ``max_length`` when smaller (a Transformer's positions).
         max_length_a: python float ``a`` of the per-sentence limit (default 1.5).
         max_length_b: python float ``b`` of the per-sentence limit (default 10).
         return_attention: also return the attention weights (ignored, ``None``, when

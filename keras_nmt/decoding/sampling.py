@@ -57,7 +57,7 @@ def sample_decode(
     top_k: int | None = None,
     top_p: float | None = None,
     seed=None,
-    max_length: int = _common.DEFAULT_MAX_LENGTH,
+    max_length: int | None = None,
     max_length_a: float = _common.DEFAULT_MAX_LENGTH_A,
     max_length_b: float = _common.DEFAULT_MAX_LENGTH_B,
     return_attention: bool = False,
@@ -85,7 +85,8 @@ def sample_decode(
         seed: python int (the same samples on every call: reproducible), a
             ``keras.random.SeedGenerator`` created outside any traced function (new samples on
             every call), or ``None`` (Keras' global generator; not usable while JAX traces).
-        max_length: python int, the most tokens per hypothesis (``END`` included).
+        max_length: python int, the most tokens per hypothesis (``END`` included). ``None``: as
+            for ``greedy_decode``.
         max_length_a: python float ``a`` of the limit ``ceil(a * source_len + b)``.
         max_length_b: python float ``b``.
         return_attention: also return attention ``(batch, L, src_len)`` for attention models.
@@ -100,7 +101,7 @@ def sample_decode(
         raise ValueError(f"top_k must be a python int >= 1 or None, got {top_k!r}")
     if top_p is not None and not 0.0 < top_p <= 1.0:
         raise ValueError(f"top_p must be in (0, 1] or None, got {top_p!r}")
-    _common.check_length_options(max_length, max_length_a, max_length_b)
+    max_length = _common.resolve_length_options(model, max_length, max_length_a, max_length_b)
     encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
 
     if temperature == 0:

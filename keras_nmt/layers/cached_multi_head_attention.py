@@ -126,10 +126,10 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
 def _project(dense, x):
     """`dense(x)` for a position-wise `EinsumDense`, with every position in one block of rows.
 
-    With a static sequence length, Keras' TensorFlow `einsum` turns these projections into a
-    broadcasting batched matmul whose kernel gradient is one matrix per example, then a sum: it
-    made Transformer training ~25% slower. As one `(1, batch * length, ...)` block the same
-    projection is a single matmul forwards and backwards, on every backend.
+    With a static sequence length (fixed-shape batches, e.g. `train_on_batch`), Keras 3.15's
+    TensorFlow `einsum` turns these projections into a broadcasting batched matmul whose kernel
+    gradient is one matrix per example, then a sum. As one `(1, batch * length, ...)` block the
+    same projection is a single matmul forwards and backwards, on every backend.
 
     Args:
         dense: one of `MultiHeadAttention`'s projections ("abc,cde->abde" or "abcd,cde->abe").

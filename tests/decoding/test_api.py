@@ -64,3 +64,22 @@ def test_bad_strategy_and_foreign_options_raise():
         decode(model, SOURCES, "greedy", beam_size=3)
     with pytest.raises(ValueError):
         DecodingConfig(strategy="nucleus")
+
+
+@pytest.mark.parametrize("strategy, options", [
+    ("greedy", {}), ("beam", {"beam_size": 2}), ("sample", {"seed": 1}),
+])
+def test_default_max_length_stays_within_the_models_own(strategy, options):
+    model = FakeModel(random_table(32))
+    model.max_length = 7  # like a Transformer's table of 7 positions
+    long_limits = {"max_length_a": 0.0, "max_length_b": 50.0}
+    default = decode(model, SOURCES, strategy, **long_limits, **options)
+    assert_same(default, decode(model, SOURCES, strategy, max_length=7, **long_limits, **options))
+    capped = decode(model, SOURCES, strategy, trim=False, **long_limits, **options)
+    assert to_numpy(capped).tokens.shape[-1] == 7
+    with pytest.raises(ValueError, match="exceeds the model's max_length 7"):
+        decode(model, SOURCES, strategy, max_length=8, **options)
+    del model.max_length
+    assert DecodingConfig().max_length is None
+    unlimited = decode(model, SOURCES, strategy, trim=False, **long_limits, **options)
+    assert to_numpy(unlimited).tokens.shape[-1] == 100  # buffers sized to the default cap

@@ -149,3 +149,47 @@ def test_cache_rows_write_at_their_own_step():
     np.testing.assert_allclose(value_cache[1, 3], numpy(new_value)[1, 0], atol=1e-6)
     written = np.abs(key_cache).sum(axis=(2, 3)) > 0
     np.testing.assert_array_equal(written, [[0, 1, 0, 0, 0], [0, 0, 0, 1, 0]])
+
+
+def test_attention_equals_keras_multi_head_attention():
+    keras.utils.set_random_seed(5)
+    query, value = random_hidden(3, 4), random_hidden(3, 6)
+    mask = RNG.random((3, 4, 6)) < 0.7
+    mask[:, :, 0] = True  # no fully masked row
+    ours = CachedMultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
+    reference = keras.layers.MultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
+    ours.build(query.shape, value.shape)
+    reference.build(query.shape, value.shape)
+    reference.set_weights(ours.get_weights())
+    np.testing.assert_allclose(
+        numpy(ours(query, value, attention_mask=mask)),
+        numpy(reference(query, value, attention_mask=mask)),
+        atol=1e-5,
+    )
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="inspects a TF graph")
+def test_projection_gradients_are_not_computed_per_example():
+    # Keras' TF einsum made each projection of a static-length batch a broadcasting batched
+    # matmul, whose kernel gradient is one (dim, dim) matrix per example, then a sum.
+    import tensorflow as tf
+
+    batch, length = 3, 5
+    mha = CachedMultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
+    x = tf.constant(random_hidden(batch, length))
+    mha.build(x.shape, x.shape)
+
+    @tf.function
+    def gradients(x):
+        with tf.GradientTape() as tape:
+            loss = ops.sum(mha(x, x))
+        return tape.gradient(loss, mha.trainable_variables)
+
+    graph = gradients.get_concrete_function(x).graph
+    per_example = [
+        op.name
+        for op in graph.get_operations()
+        if op.type.startswith("BatchMatMul")
+        and op.outputs[0].shape.as_list() == [batch, D_MODEL, D_MODEL]
+    ]
+    assert per_example == []
