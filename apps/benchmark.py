@@ -754,6 +754,7 @@ def main(argv=None):
     _check(args)
     names = [name for name in SECTIONS if not args.only or name in args.only]
     records, failed = [], []
+    table = markdown_table(records)
     for name in names:
         try:
             records += SECTIONS[name](args)
@@ -762,8 +763,8 @@ def main(argv=None):
             print(f"{name}: FAILED (traceback above); the other sections go on")
             failed.append(name)
         # Written after every section, so a crash or a kill later keeps what was measured.
-        _write_outputs(args, records, markdown_table(records))
-    table = markdown_table(records)
+        table = markdown_table(records)
+        _write_outputs(args, records, table)
     if records:
         print()
         print(table)

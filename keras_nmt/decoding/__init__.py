@@ -6,6 +6,7 @@ batch size and source length. ``decode(model, encoder_tokens, strategy, **option
 single entry point; ``DecodingConfig`` holds the options as a serializable value.
 """
 
+from keras_nmt.decoding._common import within_model_limit
 from keras_nmt.decoding.api import decode
 from keras_nmt.decoding.beam_search import beam_search
 from keras_nmt.decoding.decode_result import DecodeResult
@@ -33,4 +34,5 @@ __all__ = [
     "length_normalizer",
     "normalize_log_probs",
     "sample_decode",
+    "within_model_limit",
 ]

@@ -11,29 +11,48 @@ DEFAULT_MAX_LENGTH_A = 1.5
 DEFAULT_MAX_LENGTH_B = 10.0
 
 
-def resolve_length_options(model, max_length, max_length_a, max_length_b):
-    """Validates the length options (python values, at trace time) and returns the global cap.
+def within_model_limit(model, length, default, name="max_length"):
+    """A length limit that a model with its own ``max_length`` can honour.
 
-    A model with a ``max_length`` attribute (a Transformer's table of positions) cannot decode
-    past it: ``max_length=None`` becomes ``min(DEFAULT_MAX_LENGTH, model.max_length)`` and a
-    larger explicit value raises.
+    A model with a ``max_length`` attribute (a Transformer's table of positions) cannot encode
+    or decode past it: ``length=None`` becomes ``min(default, model.max_length)`` and a larger
+    explicit value raises.
 
     Args:
         model: keeps the inference contract; may have a python int ``max_length``.
-        max_length: python int, or ``None`` for the default.
+        length: python int, or ``None`` for the default.
+        default: python int, the limit for a model without one of its own.
+        name: the option's name, for the error message.
+
+    Returns:
+        A python int (``length`` itself when given).
+    """
+    model_limit = getattr(model, "max_length", None)
+    if length is None:
+        return min(default, model_limit or default)
+    if model_limit is not None and length > model_limit:
+        raise ValueError(f"{name}={length} exceeds the model's max_length {model_limit}")
+    return length
+
+
+def resolve_length_options(model, max_length, max_length_a, max_length_b):
+    """Validates the length options (python values, at trace time) and returns the global cap.
+
+    Args:
+        model: keeps the inference contract; may have a python int ``max_length``.
+        max_length: python int, or ``None``: ``DEFAULT_MAX_LENGTH`` within the model's own
+            limit (see ``within_model_limit``).
         max_length_a: python float ``a`` of the per-sentence limit.
         max_length_b: python float ``b``.
 
     Returns:
         ``max_length`` as a python int.
     """
-    model_limit = getattr(model, "max_length", None)
-    if max_length is None:
-        max_length = min(DEFAULT_MAX_LENGTH, model_limit or DEFAULT_MAX_LENGTH)
-    if not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 1:
+    if max_length is not None and (
+        not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 1
+    ):
         raise ValueError(f"max_length must be a positive python int, got {max_length!r}")
-    if model_limit is not None and max_length > model_limit:
-        raise ValueError(f"max_length={max_length} exceeds the model's max_length {model_limit}")
+    max_length = within_model_limit(model, max_length, DEFAULT_MAX_LENGTH)
     if not math.isfinite(max_length_a) or max_length_a < 0:
         raise ValueError(f"max_length_a must be a finite number >= 0, got {max_length_a!r}")
     if not math.isfinite(max_length_b):

@@ -36,7 +36,7 @@ import math
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.decoding import decode
+from keras_nmt.decoding import decode, within_model_limit
 from keras_nmt.special_ids import PAD_ID
 
 DEFAULT_MAX_BEAM_SIZE = 8
@@ -162,14 +162,10 @@ class Translator(tf.Module):
         self.model_variables = [getattr(v, "value", v) for v in model.variables]
         self.source_tokenizer = source_tokenizer
         self.target_tokenizer = target_tokenizer
-        model_limit = getattr(model, "max_length", None)
-        default = min(DEFAULT_MAX_LENGTH, model_limit or DEFAULT_MAX_LENGTH)
-        self.max_source_length = int(max_source_length or default)
-        self.max_target_length = int(max_target_length or default)
-        for name, value in (("max_source_length", self.max_source_length),
-                            ("max_target_length", self.max_target_length)):
-            if model_limit is not None and value > model_limit:
-                raise ValueError(f"{name}={value} exceeds the model's max_length {model_limit}")
+        limits = {"max_source_length": max_source_length, "max_target_length": max_target_length}
+        for name, length in limits.items():
+            length = int(length) if length else None  # None (or 0): the default
+            setattr(self, name, within_model_limit(model, length, DEFAULT_MAX_LENGTH, name))
         self.max_beam_size = int(max_beam_size)
         if self.max_beam_size < 1:
             raise ValueError(f"max_beam_size must be >= 1, got {max_beam_size!r}")
