@@ -4,6 +4,8 @@ import math
 
 from keras import ops
 
+from keras_nmt.decoding.decoding_model import DecodingModel
+
 DEFAULT_MAX_LENGTH = 100
 # Per-sentence length limit ``ceil(a * source_len + b)``: generous for translation (targets rarely
 # exceed 1.5x the source) and for spelling correction (target length ~ source length).
@@ -11,7 +13,7 @@ DEFAULT_MAX_LENGTH_A = 1.5
 DEFAULT_MAX_LENGTH_B = 10.0
 
 
-def within_model_limit(model, length, default, name="max_length"):
+def within_model_limit(model: DecodingModel, length, default, name="max_length"):
     """A length limit that a model with its own ``max_length`` can honour.
 
     A model with a ``max_length`` attribute (a Transformer's table of positions) cannot encode
@@ -35,7 +37,7 @@ def within_model_limit(model, length, default, name="max_length"):
     return length
 
 
-def resolve_length_options(model, max_length, max_length_a, max_length_b):
+def resolve_length_options(model: DecodingModel, max_length, max_length_a, max_length_b):
     """Validates the length options (python values, at trace time) and returns the global cap.
 
     Args:

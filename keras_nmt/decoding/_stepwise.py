@@ -4,11 +4,12 @@ from keras import ops
 
 from keras_nmt.decoding import _common
 from keras_nmt.decoding.decode_result import DecodeResult
+from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 
 
 def run_stepwise(
-    model,
+    model: DecodingModel,
     encoder_tokens,
     choose,
     max_length,

@@ -3,6 +3,7 @@
 from keras_nmt.decoding.beam_search import beam_search
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_config import STRATEGIES, STRATEGY_OPTIONS, DecodingConfig
+from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.greedy import greedy_decode
 from keras_nmt.decoding.sampling import sample_decode
 
@@ -10,13 +11,13 @@ _FUNCTIONS = {"greedy": greedy_decode, "beam": beam_search, "sample": sample_dec
 
 
 def decode(
-    model, encoder_tokens, strategy: "str | DecodingConfig" = "greedy", **options
+    model: DecodingModel, encoder_tokens, strategy: "str | DecodingConfig" = "greedy", **options
 ) -> DecodeResult:
     """Decodes a batch with the chosen strategy, through the model inference contract only.
 
     Args:
-        model: keeps the inference contract (``encode``, ``initial_state``, ``decode_step``,
-            ``has_attention``; see CONTRIBUTING.md).
+        model: keeps the inference contract (``DecodingModel``: ``encode``,
+            ``initial_state``, ``decode_step``, ``has_attention``).
         encoder_tokens: int ``(batch, src_len)`` source ids padded with ``PAD_ID``; a tensor
             with dynamic batch and length inside ``tf.function`` is fine.
         strategy: ``"greedy"`` (``greedy_decode``), ``"beam"`` (``beam_search``), ``"sample"``
@@ -27,7 +28,15 @@ def decode(
     Returns:
         ``DecodeResult``: tokens ``(batch, L)`` for greedy/sample, ``(batch, n_best, L)`` for
         beam search; ``.best()`` gives ``(batch, L)`` for all.
+
+    Raises:
+        TypeError: ``model`` is not a ``DecodingModel``, or an option does not apply.
     """
+    if not isinstance(model, DecodingModel):
+        raise TypeError(
+            f"{type(model).__name__} does not keep the inference contract "
+            "(encode, initial_state, decode_step, has_attention)"
+        )
     if isinstance(strategy, DecodingConfig):
         config = strategy.replace(**options) if options else strategy
         return _FUNCTIONS[config.strategy](model, encoder_tokens, **config.options())

@@ -12,13 +12,14 @@ from keras import ops
 
 from keras_nmt.decoding import _common, scoring
 from keras_nmt.decoding.decode_result import DecodeResult
+from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.special_ids import END_ID, START_ID
 
 _NEG_INF = float("-inf")
 
 
 def beam_search(
-    model,
+    model: DecodingModel,
     encoder_tokens,
     beam_size: int = 4,
     n_best: int | None = None,

@@ -5,10 +5,11 @@ from keras import ops
 from keras_nmt.decoding import _common
 from keras_nmt.decoding._stepwise import run_stepwise
 from keras_nmt.decoding.decode_result import DecodeResult
+from keras_nmt.decoding.decoding_model import DecodingModel
 
 
 def greedy_decode(
-    model,
+    model: DecodingModel,
     encoder_tokens,
     max_length: int | None = None,
     max_length_a: float = _common.DEFAULT_MAX_LENGTH_A,

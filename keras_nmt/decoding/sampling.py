@@ -9,6 +9,7 @@ from keras import ops
 from keras_nmt.decoding import _common
 from keras_nmt.decoding._stepwise import run_stepwise
 from keras_nmt.decoding.decode_result import DecodeResult
+from keras_nmt.decoding.decoding_model import DecodingModel
 
 
 def filter_top_k(logits, k: int):
@@ -51,7 +52,7 @@ def filter_top_p(logits, p: float):
 
 
 def sample_decode(
-    model,
+    model: DecodingModel,
     encoder_tokens,
     temperature: float = 1.0,
     top_k: int | None = None,
