@@ -11,6 +11,7 @@ import keras
 from keras import ops
 
 from keras_nmt.decoding import _common, scoring
+from keras_nmt.decoding.beam_step import beam_step, gather_beams, keep_best_finished
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.special_ids import END_ID, START_ID
@@ -45,7 +46,8 @@ def beam_search(
     ranked by raw log-probability. Extensions by ``END_ID`` that rank within the top
     ``beam_size`` are finished: they go to a fixed-size finished buffer of ``beam_size`` entries
     per sentence that keeps the best by score. The next live beams are the ``beam_size`` best
-    extensions by any other token, so the beam never shrinks. With ``beam_size=1`` this is
+    extensions by any other token, so the beam never shrinks (``beam_step``, then
+    ``keep_best_finished``: the candidate step, tested on its own). With ``beam_size=1`` this is
     exactly greedy decoding. At the first step only one live beam per sentence has a finite
     score (the others ``-inf``), so the beams, and the n-best lists, hold distinct hypotheses.
 
@@ -116,11 +118,8 @@ def beam_search(
     want_attention = has_attention and bool(return_attention)
     beam_mask = source_mask[:, None, :]  # (batch, 1, src_len)
 
-    def normalize(log_probs, lengths):
-        return scoring.normalize_log_probs(log_probs, lengths, normalization, length_penalty)
-
     def score(log_probs, lengths, coverage):
-        value = normalize(log_probs, lengths)
+        value = scoring.normalize_log_probs(log_probs, lengths, normalization, length_penalty)
         if use_coverage:
             value = value + scoring.coverage_penalty(coverage, beam_mask, coverage_penalty)
         return value
@@ -133,32 +132,31 @@ def beam_search(
     row_base = ops.arange(batch, dtype="int32")[:, None] * k  # (batch, 1)
 
     first_beam_only = ops.cast(ops.where(ops.equal(ops.arange(k), 0), 0.0, _NEG_INF), "float32")
+    # Hypotheses per sentence, (batch, k, ...): the live beams (sorted best first) and the
+    # finished buffer (``keep_best_finished`` keeps it sorted by score).
+    alive = {
+        "tokens": ops.zeros((batch, k, max_length), dtype="int32"),
+        "log_probs": ops.zeros((batch, k), dtype="float32") + first_beam_only[None, :],
+    }
+    finished = {
+        "scores": ops.full((batch, k), _NEG_INF, dtype="float32"),
+        "tokens": ops.zeros((batch, k, max_length), dtype="int32"),
+        "log_probs": ops.full((batch, k), _NEG_INF, dtype="float32"),
+        "lengths": ops.zeros((batch, k), dtype="int32"),
+    }
+    if use_coverage:
+        alive["coverage"] = ops.zeros((batch, k, src_len), dtype="float32")
+    if want_attention:
+        alive["attention"] = ops.zeros((batch, k, max_length, src_len), dtype="float32")
+        finished["attention"] = ops.zeros((batch, k, max_length, src_len), dtype="float32")
     carry = {
         "input": ops.full((batch * k,), START_ID, dtype="int32"),
         "state": state,
-        "alive_tokens": ops.zeros((batch, k, max_length), dtype="int32"),
-        "alive_log_probs": ops.zeros((batch, k), dtype="float32") + first_beam_only[None, :],
-        "finished_tokens": ops.zeros((batch, k, max_length), dtype="int32"),
-        "finished_scores": ops.full((batch, k), _NEG_INF, dtype="float32"),
-        "finished_log_probs": ops.full((batch, k), _NEG_INF, dtype="float32"),
-        "finished_lengths": ops.zeros((batch, k), dtype="int32"),
+        "alive": alive,
+        "finished": finished,
         "steps": ops.zeros((batch,), dtype="int32"),  # tokens in the live hypotheses
         "done": ops.zeros((batch,), dtype="bool"),
     }
-    if use_coverage:
-        carry["alive_coverage"] = ops.zeros((batch, k, src_len), dtype="float32")
-    if want_attention:
-        carry["alive_attention"] = ops.zeros((batch, k, max_length, src_len), dtype="float32")
-        carry["finished_attention"] = ops.zeros(
-            (batch, k, max_length, src_len), dtype="float32"
-        )
-
-    def gather_beams(x, beams):
-        """``x`` (batch, m, ...) -> (batch, len(beams), ...) picking ``beams`` (batch, n)."""
-        index = beams
-        for _ in range(len(x.shape) - 2):
-            index = ops.expand_dims(index, -1)
-        return ops.take_along_axis(x, index, axis=1)
 
     def cond(t, carry):
         return ops.logical_and(ops.less(t, max_length), ops.logical_not(ops.all(carry["done"])))
@@ -166,127 +164,87 @@ def beam_search(
     def body(t, carry):
         logits, state, attention = model.decode_step(carry["input"], carry["state"], memory)
         log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)  # (batch * k, vocab)
-        vocab = ops.shape(log_probs)[-1]
-        log_probs = ops.reshape(log_probs, (batch, k, vocab))
-        candidates = carry["alive_log_probs"][:, :, None] + log_probs  # (batch, k, vocab)
+        log_probs = ops.reshape(log_probs, (batch, k, ops.shape(log_probs)[-1]))
+        alive = carry["alive"]
         active = ops.logical_not(carry["done"])  # (batch,)
         length = t + 1  # tokens in every extension made at this step
-
-        # One top_k(2k) serves both lists below: each beam has one END extension, so at most k
-        # of the 2k best are END and the k best non-END extensions are among them. (Two top_k
-        # over batch x k x vocab were most of the step's bookkeeping time on CPU.)
-        best_values, best_index = ops.top_k(ops.reshape(candidates, (batch, -1)), 2 * k)
-        best_index = ops.cast(best_index, "int32")  # (batch, 2k), best first
-
-        # Finishing: END extensions that rank within the top k of all extensions.
-        top_values, top_index = best_values[:, :k], best_index[:, :k]
-        end_beam = ops.floor_divide(top_index, vocab)  # (batch, k)
-        is_finished = ops.logical_and(
-            ops.logical_and(ops.equal(ops.mod(top_index, vocab), END_ID), active[:, None]),
-            ops.greater(top_values, _NEG_INF),
-        )
-        # Live beams: the k best extensions by any token but END = the first k non-END of the 2k.
-        best_is_end = ops.equal(ops.mod(best_index, vocab), END_ID)
-        position = ops.arange(2 * k, dtype="int32")[None, :]
-        first_live = ops.sort(ops.where(best_is_end, 2 * k, position), axis=-1)[:, :k]
-        alive_values = ops.take_along_axis(best_values, first_live, axis=1)  # (batch, k)
-        alive_index = ops.take_along_axis(best_index, first_live, axis=1)
-        alive_beam = ops.floor_divide(alive_index, vocab)  # (batch, k)
-        alive_token = ops.mod(alive_index, vocab)  # (batch, k)
+        step = beam_step(alive["log_probs"], log_probs, active)
+        end_beam, live_beam = step["end_beam"], step["live_beam"]  # (batch, k) each
 
         if use_coverage or want_attention:
             step_attention = ops.reshape(ops.cast(attention, "float32"), (batch, k, src_len))
-        new_coverage = None
-        if use_coverage:
-            new_coverage = carry["alive_coverage"] + step_attention
+        coverage = alive["coverage"] + step_attention if use_coverage else None
 
-        # Merge the newly finished into the finished buffer, keeping the k best by score.
-        end_tokens = _common.write_at(
-            gather_beams(carry["alive_tokens"], end_beam), END_ID, t, axis=2
-        )
-        end_coverage = gather_beams(new_coverage, end_beam) if use_coverage else None
-        end_scores = ops.where(is_finished, score(top_values, length, end_coverage), _NEG_INF)
-        end_log_probs = ops.where(is_finished, top_values, _NEG_INF)
-        merged_scores, merged_index = ops.top_k(
-            ops.concatenate([carry["finished_scores"], end_scores], axis=1), k
-        )
-        merged_index = ops.cast(merged_index, "int32")
-
-        def merge(old, new):
-            return gather_beams(ops.concatenate([old, new], axis=1), merged_index)
-
-        new = {
-            "finished_scores": merged_scores,
-            "finished_tokens": merge(carry["finished_tokens"], end_tokens),
-            "finished_log_probs": merge(carry["finished_log_probs"], end_log_probs),
-            "finished_lengths": merge(
-                carry["finished_lengths"], ops.zeros_like(end_beam) + length
+        # The newly finished hypotheses, then the k best of them and the buffer.
+        end_coverage = gather_beams(coverage, end_beam) if use_coverage else None
+        end = {
+            "scores": ops.where(
+                step["is_finished"], score(step["end_log_probs"], length, end_coverage), _NEG_INF
             ),
+            "tokens": _common.write_at(gather_beams(alive["tokens"], end_beam), END_ID, t, 2),
+            "log_probs": step["end_log_probs"],
+            "lengths": ops.zeros_like(end_beam) + length,
         }
         if want_attention:
-            end_attention = _common.write_at(
-                gather_beams(carry["alive_attention"], end_beam),
+            end["attention"] = _common.write_at(
+                gather_beams(alive["attention"], end_beam),
                 gather_beams(step_attention, end_beam),
                 t,
                 axis=2,
             )
-            new["finished_attention"] = merge(carry["finished_attention"], end_attention)
+        finished = keep_best_finished(carry["finished"], end)
 
         # Advance the live beams; sentences that have stopped keep theirs unchanged.
-        def advance(old, updated):
-            mask = ops.reshape(active, (-1,) + (1,) * (len(old.shape) - 1))
-            return ops.where(mask, updated, old)
-
-        new["alive_tokens"] = advance(
-            carry["alive_tokens"],
-            _common.write_at(gather_beams(carry["alive_tokens"], alive_beam), alive_token, t, 2),
-        )
-        new["alive_log_probs"] = advance(carry["alive_log_probs"], alive_values)
+        live = {
+            "tokens": _common.write_at(
+                gather_beams(alive["tokens"], live_beam), step["live_token"], t, 2
+            ),
+            "log_probs": step["live_log_probs"],
+        }
         if use_coverage:
-            new["alive_coverage"] = advance(
-                carry["alive_coverage"], gather_beams(new_coverage, alive_beam)
-            )
+            live["coverage"] = gather_beams(coverage, live_beam)
         if want_attention:
-            new["alive_attention"] = advance(
-                carry["alive_attention"],
-                _common.write_at(
-                    gather_beams(carry["alive_attention"], alive_beam),
-                    gather_beams(step_attention, alive_beam),
-                    t,
-                    axis=2,
-                ),
+            live["attention"] = _common.write_at(
+                gather_beams(alive["attention"], live_beam),
+                gather_beams(step_attention, live_beam),
+                t,
+                axis=2,
             )
+        alive = {key: _where_active(active, live[key], alive[key]) for key in alive}
         steps = carry["steps"] + ops.cast(active, "int32")
-        new["steps"] = steps
-
-        # Reorder the model state by beam origin (one take per leaf) and feed the new tokens.
-        origin = ops.reshape(row_base + alive_beam, (-1,))  # (batch * k,)
-        new["state"] = keras.tree.map_structure(lambda x: ops.take(x, origin, axis=0), state)
-        new["input"] = ops.reshape(alive_token, (-1,))
 
         # Stopping: full buffer and no live extension can beat its worst entry, or the limit.
-        worst_finished = new["finished_scores"][:, k - 1]
-        bound = new["alive_log_probs"][:, 0]  # live beams are sorted best first
+        worst_finished = finished["scores"][:, k - 1]
+        bound = alive["log_probs"][:, 0]  # live beams are sorted best first
         if normalization != "none":
             bound = bound / scoring.length_normalizer(limits, normalization, length_penalty)
         settled = ops.logical_and(
             ops.greater(worst_finished, _NEG_INF), ops.less_equal(bound, worst_finished)
         )
-        new["done"] = ops.logical_or(
-            carry["done"], ops.logical_or(settled, ops.greater_equal(steps, limits))
-        )
+        # Reorder the model state by beam origin (one take per leaf) and feed the new tokens.
+        origin = ops.reshape(row_base + live_beam, (-1,))  # (batch * k,)
+        new = {
+            "input": ops.reshape(step["live_token"], (-1,)),
+            "state": keras.tree.map_structure(lambda x: ops.take(x, origin, axis=0), state),
+            "alive": alive,
+            "finished": finished,
+            "steps": steps,
+            "done": ops.logical_or(
+                carry["done"], ops.logical_or(settled, ops.greater_equal(steps, limits))
+            ),
+        }
         return t + 1, new
 
     t0 = ops.convert_to_tensor(0, dtype="int32")
     _, carry = ops.while_loop(cond, body, (t0, carry))
+    alive, finished = carry["alive"], carry["finished"]
 
     # Finished hypotheses first (already sorted), then the live ones sorted by score.
     alive_lengths = ops.zeros((batch, k), dtype="int32") + carry["steps"][:, None]
-    alive_scores = score(carry["alive_log_probs"], alive_lengths, carry.get("alive_coverage"))
+    alive_scores = score(alive["log_probs"], alive_lengths, alive.get("coverage"))
     alive_order = ops.cast(ops.top_k(alive_scores, k)[1], "int32")
-    num_finished = ops.sum(
-        ops.cast(ops.greater(carry["finished_scores"], _NEG_INF), "int32"), axis=1
-    )[:, None]  # (batch, 1)
+    filled = ops.cast(ops.greater(finished["scores"], _NEG_INF), "int32")  # (batch, k)
+    num_finished = ops.sum(filled, axis=1)[:, None]  # (batch, 1)
     place = ops.arange(n_best, dtype="int32")[None, :]  # (1, n_best)
     pick = ops.where(ops.less(place, num_finished), place, k + place - num_finished)
 
@@ -294,15 +252,26 @@ def beam_search(
         alive = gather_beams(alive, alive_order)
         return gather_beams(ops.concatenate([finished, alive], axis=1), pick)
 
-    tokens = select(carry["finished_tokens"], carry["alive_tokens"])
-    lengths = select(carry["finished_lengths"], alive_lengths)
-    scores = select(carry["finished_scores"], alive_scores)
-    log_probs = select(carry["finished_log_probs"], carry["alive_log_probs"])
+    tokens = select(finished["tokens"], alive["tokens"])
+    lengths = select(finished["lengths"], alive_lengths)
+    scores = select(finished["scores"], alive_scores)
+    log_probs = select(finished["log_probs"], alive["log_probs"])
     attention = None
     if want_attention:
-        attention = select(carry["finished_attention"], carry["alive_attention"])
+        attention = select(finished["attention"], alive["attention"])
     if trim:
         tokens, attention = _common.trim_to_longest(lengths, tokens, attention, axis=2)
     return DecodeResult(
         tokens=tokens, lengths=lengths, scores=scores, log_probs=log_probs, attention=attention
     )
+
+
+def _where_active(active, updated, old):
+    """``updated`` for the hypotheses of active sentences, ``old`` for the others.
+
+    Args:
+        active: bool ``(batch,)``.
+        updated, old: ``(batch, ...)`` of the same shape.
+    """
+    mask = ops.reshape(active, (-1,) + (1,) * (len(old.shape) - 1))
+    return ops.where(mask, updated, old)
