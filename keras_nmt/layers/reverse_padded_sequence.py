@@ -29,5 +29,6 @@ class ReversePaddedSequence(keras.layers.Layer):
         source_index = ops.where(positions < lengths, lengths - 1 - positions, positions)
         return ops.take_along_axis(tokens, source_index, axis=1)  # (batch, seq_len)
 
-    def compute_output_shape(self, input_shape):
-        return input_shape
+    def compute_output_spec(self, tokens):
+        # The ids keep their dtype (Keras' default spec would give the float compute dtype).
+        return keras.KerasTensor(tokens.shape, dtype=tokens.dtype)
