@@ -4,34 +4,36 @@ import dataclasses
 import json
 from pathlib import Path
 
+from keras_nmt.models.presets import OPTION_DEFAULTS
+
 
 @dataclasses.dataclass
 class TrainConfig:
     """Options of `keras_nmt.training.train` (and the flags of `apps/train.py`).
 
-    Model options that do not apply to the chosen model are ignored (see
-    `keras_nmt.models.registry.MODEL_ARGUMENTS`).
+    Model options that do not apply to the chosen model are ignored; which model takes which, and
+    their defaults, live in `keras_nmt.models.presets`.
     """
 
     # model
     model: str = "lstm"
     api: str = "functional"
-    embedding_dim: int = 128
-    units: int = 256
-    num_layers: int = 1
-    dropout: float = 0.0
-    reverse_source: bool = False
-    bidirectional: bool = False
-    attention_score: str = "general"
-    input_feeding: bool = False
-    attention_units: int | None = None
-    deep_output: bool = False
-    d_model: int = 128
-    num_heads: int = 4
-    ff_dim: int = 512
-    pre_norm: bool = False
-    shared_embeddings: bool = False
-    tied_output: bool = False
+    embedding_dim: int = OPTION_DEFAULTS["embedding_dim"]
+    units: int = OPTION_DEFAULTS["units"]
+    num_layers: int = OPTION_DEFAULTS["num_layers"]
+    dropout: float = OPTION_DEFAULTS["dropout"]
+    reverse_source: bool = OPTION_DEFAULTS["reverse_source"]
+    bidirectional: bool = OPTION_DEFAULTS["bidirectional"]
+    attention_score: str = OPTION_DEFAULTS["attention_score"]
+    input_feeding: bool = OPTION_DEFAULTS["input_feeding"]
+    attention_units: int | None = OPTION_DEFAULTS["attention_units"]
+    deep_output: bool = OPTION_DEFAULTS["deep_output"]
+    d_model: int = OPTION_DEFAULTS["d_model"]
+    num_heads: int = OPTION_DEFAULTS["num_heads"]
+    ff_dim: int = OPTION_DEFAULTS["ff_dim"]
+    pre_norm: bool = OPTION_DEFAULTS["pre_norm"]
+    shared_embeddings: bool = OPTION_DEFAULTS["shared_embeddings"]
+    tied_output: bool = OPTION_DEFAULTS["tied_output"]
     # text and data
     tokenizer: str = "char"
     vocab_size: int = 8000
@@ -41,7 +43,7 @@ class TrainConfig:
     source_column: int = 1
     train_size: int | None = None
     valid_size: int | None = None
-    max_length: int = 100
+    max_length: int = OPTION_DEFAULTS["max_length"]
     # optimisation
     epochs: int = 10
     steps_per_epoch: int | None = None
