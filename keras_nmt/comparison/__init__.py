@@ -7,7 +7,12 @@ lecture material, and other packages add theirs with `register_preset`.
 from keras_nmt.comparison.configuration import Configuration
 from keras_nmt.comparison.decoding_variant import GREEDY, DecodingVariant
 from keras_nmt.comparison.preset import Preset
-from keras_nmt.comparison.preset_registry import LAZY_PRESETS, get_preset, preset_names, register_preset
+from keras_nmt.comparison.preset_registry import (
+    LAZY_PRESETS,
+    get_preset,
+    preset_names,
+    register_preset,
+)
 from keras_nmt.comparison.table import COLUMNS, markdown_table, write_results
 from keras_nmt.comparison.throughput import count_target_tokens, tokens_per_second
 
