@@ -210,14 +210,13 @@ def spa_eng_preset():
 @register_preset("tiny")
 def tiny_preset():
     """A smoke test: two small models on a little of the built-in dates data, one epoch."""
+    models = (("lstm", "plain LSTM"), ("luong", "LSTM + Luong attention"))
     return Preset(
         "tiny",
         "Smoke test: a plain LSTM and a Luong attention model, tiny sizes, 1 epoch on 256 "
         "built-in date pairs.",
-        (
-            Configuration("lstm", {"model": "lstm"}, description="plain LSTM"),
-            Configuration("luong", {"model": "luong"}, description="LSTM + Luong attention"),
-        ),
+        tuple(Configuration(model, {"model": model}, description=description)
+              for model, description in models),
         defaults={
             "epochs": 1,
             "train_size": 256,

@@ -1,7 +1,7 @@
 """Each model's options, training recipe and named reference configurations, as data.
 
 The one owner of what a model can be given (in the spirit of KerasHub's `*_presets.py` beside
-each model): `TrainConfig` takes its model-option defaults from `OPTION_DEFAULTS`, `build_model`
+each model): `TrainConfig` extends `ModelOptions` (the defaults, `OPTION_DEFAULTS`), `build_model`
 and `ConstructorConfig` pass and save the arguments named in `MODEL_ARGUMENTS`, `compile_model`
 follows `TRAINING_RECIPES`, and the comparison presets and the benchmark read their model sizes
 from `REFERENCE_CONFIGURATIONS`.
@@ -13,26 +13,12 @@ Example:
     0.1
 """
 
+import dataclasses
+
+from keras_nmt.models.model_options import ModelOptions
+
 # Every model option, by its training-option (`TrainConfig` field) name, with its default.
-OPTION_DEFAULTS = {
-    "embedding_dim": 128,
-    "units": 256,
-    "num_layers": 1,
-    "dropout": 0.0,
-    "reverse_source": False,
-    "bidirectional": False,
-    "attention_score": "general",
-    "input_feeding": False,
-    "attention_units": None,
-    "deep_output": False,
-    "d_model": 128,
-    "num_heads": 4,
-    "ff_dim": 512,
-    "pre_norm": False,
-    "shared_embeddings": False,
-    "tied_output": False,
-    "max_length": 100,  # also the length filter of the training pairs
-}
+OPTION_DEFAULTS = dataclasses.asdict(ModelOptions())
 
 # Constructor arguments of each model (besides the vocabulary sizes), in constructor order.
 _RECURRENT = ("embedding_dim", "units", "num_layers", "dropout", "reverse_source", "bidirectional")

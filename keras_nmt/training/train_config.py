@@ -4,36 +4,21 @@ import dataclasses
 import json
 from pathlib import Path
 
-from keras_nmt.models.presets import OPTION_DEFAULTS
+from keras_nmt.models.model_options import ModelOptions
 
 
 @dataclasses.dataclass
-class TrainConfig:
+class TrainConfig(ModelOptions):
     """Options of `keras_nmt.training.train` (and the flags of `apps/train.py`).
 
-    Model options that do not apply to the chosen model are ignored; which model takes which, and
-    their defaults, live in `keras_nmt.models.presets`.
+    The model options (sizes, attention...) and their defaults are the fields of `ModelOptions`
+    (first in `config.json`); options that do not apply to the chosen model are ignored (which
+    model takes which: `keras_nmt.models.presets.MODEL_ARGUMENTS`).
     """
 
-    # model
+    # model (its options: `ModelOptions`)
     model: str = "lstm"
     api: str = "functional"
-    embedding_dim: int = OPTION_DEFAULTS["embedding_dim"]
-    units: int = OPTION_DEFAULTS["units"]
-    num_layers: int = OPTION_DEFAULTS["num_layers"]
-    dropout: float = OPTION_DEFAULTS["dropout"]
-    reverse_source: bool = OPTION_DEFAULTS["reverse_source"]
-    bidirectional: bool = OPTION_DEFAULTS["bidirectional"]
-    attention_score: str = OPTION_DEFAULTS["attention_score"]
-    input_feeding: bool = OPTION_DEFAULTS["input_feeding"]
-    attention_units: int | None = OPTION_DEFAULTS["attention_units"]
-    deep_output: bool = OPTION_DEFAULTS["deep_output"]
-    d_model: int = OPTION_DEFAULTS["d_model"]
-    num_heads: int = OPTION_DEFAULTS["num_heads"]
-    ff_dim: int = OPTION_DEFAULTS["ff_dim"]
-    pre_norm: bool = OPTION_DEFAULTS["pre_norm"]
-    shared_embeddings: bool = OPTION_DEFAULTS["shared_embeddings"]
-    tied_output: bool = OPTION_DEFAULTS["tied_output"]
     # text and data
     tokenizer: str = "char"
     vocab_size: int = 8000
@@ -43,7 +28,6 @@ class TrainConfig:
     source_column: int = 1
     train_size: int | None = None
     valid_size: int | None = None
-    max_length: int = OPTION_DEFAULTS["max_length"]
     # optimisation
     epochs: int = 10
     steps_per_epoch: int | None = None
