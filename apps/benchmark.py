@@ -8,8 +8,9 @@ Sections (run all, or some with --only; repeatable or comma-separated):
                batch of one epoch once.
     train      training throughput (non-padding target tokens per second over --train-steps
                timed train_on_batch steps, after one untimed pass over the fixed batches) of
-               every --models x --apis on the reference configuration (recurrent: embedding
-               256, units 512; Transformer: d_model 256, 3+3 layers, 4 heads, ff 1024),
+               every --models x --apis on the `benchmark` reference configuration of
+               keras_nmt.models.presets (recurrent: embedding 256, units 512, one layer;
+               Transformer: d_model 256, 3+3 layers, 4 heads, ff 1024),
                --train-batches fixed real batches of --batch-size pairs from the spa-eng train
                split with subword vocabularies of --vocab-size on both sides; for every
                --precisions x --jit-compile; --eager adds run_eagerly for the subclassed twins.
