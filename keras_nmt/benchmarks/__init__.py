@@ -1,10 +1,14 @@
-"""Measuring code for `apps/benchmark.py`: FLOP counts, peak matmul rate, timing helpers.
+"""The benchmark of `apps/benchmark.py` (a thin CLI over this package) and its measuring code.
 
 * `flops`: analytic model FLOPs (2 * m * n * k per matmul) of every registered model, from its
   configuration and the real (non-padding) token counts of a batch.
 * `peak`: the machine's measured matmul FLOP/s in a given dtype (the MFU denominator).
 * `timing`: median-of-repeats timing.
 * `train_speed`, `decode_speed`: training-step and decoding throughput of a model.
+* `BenchmarkContext` (`benchmark_context`): a run's options, the shared data and peak rates.
+* `pipeline_section`, `train_section`, `decode_section`, `export_section`: each section's
+  runner (`run_*(context) -> records`) and its Markdown table (`*_table(records)`);
+  `sections`: `SECTIONS`, `TABLES` and `markdown_report(records)`.
 """
 
 from keras_nmt.benchmarks.flops import (

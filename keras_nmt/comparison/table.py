@@ -9,6 +9,8 @@ import csv
 import json
 from pathlib import Path
 
+from keras_nmt import markdown
+
 # Every field a row may have, in CSV order.
 ROW_FIELDS = (
     "configuration",
@@ -88,13 +90,10 @@ def markdown_table(rows, columns=COLUMNS):
         |---|---|
         | lstm | 12.3 |
     """
-    lines = [
-        "| " + " | ".join(title for title, _, _ in columns) + " |",
-        "|" + "|".join("---" for _ in columns) + "|",
-    ]
-    for row in rows:
-        lines.append("| " + " | ".join(format_cell(row, k, f) for _, k, f in columns) + " |")
-    return "\n".join(lines)
+    return markdown.table(
+        [title for title, _, _ in columns],
+        [[format_cell(row, key, formatter) for _, key, formatter in columns] for row in rows],
+    )
 
 
 def write_results(rows, output_dir, header=""):

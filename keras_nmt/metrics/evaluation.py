@@ -1,5 +1,6 @@
 """Scoring a whole test set: every metric at once, as a table."""
 
+from keras_nmt import markdown
 from keras_nmt.metrics.corpus_scores import corpus_bleu, corpus_chrf, exact_match
 from keras_nmt.metrics.edit_distance import corpus_cer, corpus_wer
 
@@ -30,15 +31,14 @@ def score_all(hypotheses, references):
 
 def format_table(scores):
     """A Markdown table of `score_all`'s result (plus any extra numeric entries)."""
-    rows = ["| metric | value |", "|---|---|"]
-    for key, value in scores.items():
-        if key.endswith("_signature"):
-            continue
-        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
-        rows.append(f"| {key} | {shown} |")
+    rows = [
+        [key, f"{value:.4f}" if isinstance(value, float) else str(value)]
+        for key, value in scores.items()
+        if not key.endswith("_signature")
+    ]
     signatures = [
         f"{key.split('_')[0]} signature: {value}"
         for key, value in scores.items()
         if key.endswith("_signature")
     ]
-    return "\n".join(rows + [""] + signatures)
+    return "\n".join([markdown.table(["metric", "value"], rows), "", *signatures])

@@ -1,4 +1,4 @@
-"""The model twins (functional and subclassed) and their registry.
+"""The model twins (functional and subclassed), their registry and presets (`presets.py`).
 
 Importing this package registers every model class with Keras, so `.keras` files reload.
 """
@@ -10,6 +10,7 @@ from keras_nmt.models.lstm_seq2seq_functional import LstmSeq2SeqFunctional
 from keras_nmt.models.lstm_seq2seq_subclassed import LstmSeq2SeqSubclassed
 from keras_nmt.models.luong_seq2seq_functional import LuongSeq2SeqFunctional
 from keras_nmt.models.luong_seq2seq_subclassed import LuongSeq2SeqSubclassed
+from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.models.registry import APIS, MODEL_NAMES, build_model, model_class
 from keras_nmt.models.transformer_functional import TransformerFunctional
 from keras_nmt.models.transformer_subclassed import TransformerSubclassed
@@ -23,6 +24,7 @@ __all__ = [
     "LstmSeq2SeqSubclassed",
     "LuongSeq2SeqFunctional",
     "LuongSeq2SeqSubclassed",
+    "ModelOptions",
     "TransformerFunctional",
     "TransformerSubclassed",
     "build_model",

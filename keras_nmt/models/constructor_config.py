@@ -1,10 +1,12 @@
 """`get_config` / `from_config` for models whose config is their constructor arguments."""
 
+from keras_nmt.models.presets import MODEL_ARGUMENTS
+
 
 class ConstructorConfig:
     """Mixin: the config is the constructor arguments, stored on the model under their own names.
 
-    Each model class names its model (`model_name`, a key of `registry.MODEL_ARGUMENTS`), so
+    Each model class names its model (`model_name`, a key of `presets.MODEL_ARGUMENTS`), so
     the two twins of a model return the same config, and `from_config` rebuilds the model (for a
     functional twin, its whole graph and inference models) from it.
     """
@@ -12,8 +14,6 @@ class ConstructorConfig:
     model_name = None
 
     def get_config(self):
-        from keras_nmt.models.registry import MODEL_ARGUMENTS
-
         names = ("source_vocab_size", "target_vocab_size", *MODEL_ARGUMENTS[self.model_name])
         return {
             "name": self.name,

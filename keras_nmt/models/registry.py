@@ -1,6 +1,11 @@
-"""Maps `(model name, API)` to the model class, and training options to constructor arguments."""
+"""Maps `(model name, API)` to the model class, and training options to constructor arguments.
+
+What each model takes lives in `keras_nmt.models.presets`.
+"""
 
 import importlib
+
+from keras_nmt.models.presets import MODEL_ARGUMENTS
 
 # name -> (module stem, class stem): the twins are `<stem>_functional.py`, `<stem>_subclassed.py`.
 _MODELS = {
@@ -11,25 +16,6 @@ _MODELS = {
 }
 MODEL_NAMES = tuple(_MODELS)
 APIS = ("functional", "subclassed")
-
-# Constructor arguments of each model, by the name of the training option that sets it.
-_RECURRENT = ("embedding_dim", "units", "num_layers", "dropout", "reverse_source", "bidirectional")
-MODEL_ARGUMENTS = {
-    "lstm": _RECURRENT,
-    "luong": (*_RECURRENT, "attention_score", "input_feeding"),
-    "bahdanau": ("embedding_dim", "units", "dropout", "attention_units", "deep_output"),
-    "transformer": (
-        "num_layers",
-        "d_model",
-        "num_heads",
-        "ff_dim",
-        "dropout",
-        "pre_norm",
-        "shared_embeddings",
-        "tied_output",
-        "max_length",
-    ),
-}
 
 
 def model_class(name, api):

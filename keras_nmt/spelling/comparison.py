@@ -5,6 +5,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from keras_nmt import markdown
 from keras_nmt.comparison.runner import check_run_directory
 from keras_nmt.spelling.training import SPELLING_FILE, train_speller, with_epoch_steps
 
@@ -64,14 +65,10 @@ def compare_levels(config, data, levels=LEVELS, output_dir="runs/spelling", prin
 
 def markdown_table(rows):
     """The comparison as a Markdown table (one row per level)."""
-    lines = [
-        "| " + " | ".join(title for title, _, _ in COLUMNS) + " |",
-        "|" + "|".join("---" for _ in COLUMNS) + "|",
-    ]
-    for row in rows:
-        cells = [fmt.format(row[key]) if key in row else "" for _, key, fmt in COLUMNS]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return markdown.table(
+        [title for title, _, _ in COLUMNS],
+        [[fmt.format(row[key]) if key in row else "" for _, key, fmt in COLUMNS] for row in rows],
+    )
 
 
 def write_comparison(rows, output_dir):

@@ -4,34 +4,21 @@ import dataclasses
 import json
 from pathlib import Path
 
+from keras_nmt.models.model_options import ModelOptions
+
 
 @dataclasses.dataclass
-class TrainConfig:
+class TrainConfig(ModelOptions):
     """Options of `keras_nmt.training.train` (and the flags of `apps/train.py`).
 
-    Model options that do not apply to the chosen model are ignored (see
-    `keras_nmt.models.registry.MODEL_ARGUMENTS`).
+    The model options (sizes, attention...) and their defaults are the fields of `ModelOptions`
+    (first in `config.json`); options that do not apply to the chosen model are ignored (which
+    model takes which: `keras_nmt.models.presets.MODEL_ARGUMENTS`).
     """
 
-    # model
+    # model (its options: `ModelOptions`)
     model: str = "lstm"
     api: str = "functional"
-    embedding_dim: int = 128
-    units: int = 256
-    num_layers: int = 1
-    dropout: float = 0.0
-    reverse_source: bool = False
-    bidirectional: bool = False
-    attention_score: str = "general"
-    input_feeding: bool = False
-    attention_units: int | None = None
-    deep_output: bool = False
-    d_model: int = 128
-    num_heads: int = 4
-    ff_dim: int = 512
-    pre_norm: bool = False
-    shared_embeddings: bool = False
-    tied_output: bool = False
     # text and data
     tokenizer: str = "char"
     vocab_size: int = 8000
@@ -41,7 +28,6 @@ class TrainConfig:
     source_column: int = 1
     train_size: int | None = None
     valid_size: int | None = None
-    max_length: int = 100
     # optimisation
     epochs: int = 10
     steps_per_epoch: int | None = None

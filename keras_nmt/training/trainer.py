@@ -13,9 +13,11 @@ from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.export.translator import Translator
 from keras_nmt.metrics import ValidationScores, group_references
 from keras_nmt.metrics.evaluation import score_all
+from keras_nmt.models.presets import TRAINING_RECIPES
 from keras_nmt.models.registry import build_model
 from keras_nmt.text import load_tokenizer, make_tokenizer
 from keras_nmt.training.history_writer import HistoryWriter
+from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 from keras_nmt.training.perplexity import Perplexity
@@ -83,16 +85,13 @@ def make_tokenizers(config, train_pairs, run):
 
 
 def compile_model(model, config):
-    """Compiles with the masked loss and metrics; the Transformer gets its warm-up schedule."""
-    if config.model == "transformer":
-        from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
-
+    """Compiles with the masked loss and metrics and the model's recipe (`TRAINING_RECIPES`)."""
+    recipe = TRAINING_RECIPES[config.model]
+    if recipe["schedule"] == "inverse_sqrt":
         learning_rate = InverseSqrtSchedule(config.d_model, warmup_steps=config.warmup_steps)
-        optimizer = keras.optimizers.Adam(
-            learning_rate, beta_1=0.9, beta_2=0.98, epsilon=1e-9, clipnorm=config.clipnorm
-        )
     else:
-        optimizer = keras.optimizers.Adam(config.learning_rate, clipnorm=config.clipnorm)
+        learning_rate = config.learning_rate
+    optimizer = keras.optimizers.Adam(learning_rate, clipnorm=config.clipnorm, **recipe["adam"])
     model.compile(
         optimizer=optimizer,
         loss=MaskedSparseCrossEntropy(label_smoothing=config.label_smoothing),

@@ -64,7 +64,7 @@ def test_a_failing_section_keeps_the_others_records(tmp_path, monkeypatch, capsy
     def crash(args):
         raise RuntimeError("section crashed")
 
-    monkeypatch.setattr(app, "markdown_table", lambda records: f"{len(records)} records")
+    monkeypatch.setattr(app, "markdown_report", lambda records: f"{len(records)} records")
     monkeypatch.setitem(app.SECTIONS, "pipeline", lambda args: [record])
     monkeypatch.setitem(app.SECTIONS, "train", crash)
     output, markdown = tmp_path / "bench.json", tmp_path / "bench.md"

@@ -6,7 +6,7 @@ from matplotlib.image import imread
 
 from apps import compare as compare_app
 from keras_nmt.comparison import Configuration, Preset
-from keras_nmt.comparison import presets as presets_module
+from keras_nmt.comparison import preset_registry as presets_module
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 COLUMNS = [

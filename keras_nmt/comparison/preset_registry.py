@@ -1,4 +1,4 @@
-"""The built-in comparison presets and the registry other modules add theirs to.
+"""The registry of comparison presets, holding the built-in ones; other modules add theirs.
 
 Each preset is made by a function with no arguments that returns a `Preset`; the registry maps
 the ``--preset`` name to that function, so building a preset costs nothing until it is used.
@@ -24,6 +24,7 @@ from pathlib import Path
 from keras_nmt.comparison.configuration import Configuration
 from keras_nmt.comparison.decoding_variant import GREEDY, DecodingVariant
 from keras_nmt.comparison.preset import Preset
+from keras_nmt.models.presets import reference_configuration, reference_description
 
 _PRESETS = {}
 # name -> "module:function" of presets registered lazily (imported on first use).
@@ -180,27 +181,17 @@ def decoding_preset():
 
 @register_preset("spa-eng")
 def spa_eng_preset():
-    """The reference translation run: every model's reference configuration on spa-eng."""
-    recurrent = {"embedding_dim": 256, "units": 512, "dropout": 0.2}
+    """The reference translation run: each model's `spa-eng` configuration (`models/presets.py`)."""
     return Preset(
         "spa-eng",
         "Spanish -> English on the Tatoeba splits, subword vocabularies of 8k, each model's "
         "reference configuration for the same wall-clock budget (default 45 minutes each), "
         "scored with sacreBLEU BLEU and chrF on spa-eng.test.tsv against the raw cased "
         "references, greedy and beam 5.",
-        (
-            Configuration("lstm", {"model": "lstm"},
-                          {**recurrent, "num_layers": 2, "reverse_source": True},
-                          "2-layer LSTM, reversed source (Sutskever et al. 2014)"),
-            Configuration("luong", {"model": "luong"},
-                          {**recurrent, "num_layers": 2, "attention_score": "general"},
-                          "2-layer LSTM + Luong general attention"),
-            Configuration("bahdanau", {"model": "bahdanau"}, dict(recurrent),
-                          "bidirectional-LSTM encoder + additive attention"),
-            Configuration("transformer", {"model": "transformer"},
-                          {"num_layers": 3, "d_model": 256, "num_heads": 4, "ff_dim": 1024,
-                           "dropout": 0.1, "label_smoothing": 0.1, "warmup_steps": 4000},
-                          "3+3-layer Transformer, d_model 256 (base recipe, smaller)"),
+        tuple(
+            Configuration(model, {"model": model}, reference_configuration("spa-eng", model),
+                          reference_description("spa-eng", model))
+            for model in ("lstm", "luong", "bahdanau", "transformer")
         ),
         decodings=(GREEDY, DecodingVariant.beam(5)),
         defaults={
@@ -219,14 +210,13 @@ def spa_eng_preset():
 @register_preset("tiny")
 def tiny_preset():
     """A smoke test: two small models on a little of the built-in dates data, one epoch."""
+    models = (("lstm", "plain LSTM"), ("luong", "LSTM + Luong attention"))
     return Preset(
         "tiny",
         "Smoke test: a plain LSTM and a Luong attention model, tiny sizes, 1 epoch on 256 "
         "built-in date pairs.",
-        (
-            Configuration("lstm", {"model": "lstm"}, description="plain LSTM"),
-            Configuration("luong", {"model": "luong"}, description="LSTM + Luong attention"),
-        ),
+        tuple(Configuration(model, {"model": model}, description=description)
+              for model, description in models),
         defaults={
             "epochs": 1,
             "train_size": 256,

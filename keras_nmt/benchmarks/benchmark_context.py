@@ -1,0 +1,141 @@
+"""`BenchmarkContext`: the settings of one benchmark run and what its sections share."""
+
+import os
+import time
+from pathlib import Path
+
+import keras
+import tensorflow as tf
+
+from keras_nmt.benchmarks.peak import measure_peak_matmul
+from keras_nmt.data import read_tsv
+from keras_nmt.models.presets import model_options
+from keras_nmt.models.registry import build_model
+from keras_nmt.text import make_tokenizer
+from keras_nmt.training.run_directory import RunDirectory
+
+PIPELINE_FILE = "spa-eng.train.tsv.xz"
+TEST_FILE = "spa-eng.test.tsv"
+TOKENIZER_KINDS = ("char", "word", "subword")
+PRECISIONS = ("float32", "mixed_bfloat16", "mixed_float16")
+COMPUTE_DTYPES = {"float32": "float32", "mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}
+# The sizes of --quick (a smoke test: the numbers mean nothing).
+QUICK_VOCAB_SIZE = 300
+QUICK_PAIRS = 2000
+QUICK_SENTENCES = 16
+
+
+class BenchmarkContext:
+    """The options of one benchmark run, and the data and peak rates its sections share.
+
+    The spa-eng splits and their subword tokenizers are built on first use and kept for the
+    other sections; each matmul peak is measured once per dtype.
+
+    Args:
+        options: the parsed flags of `apps/benchmark.py` (an `argparse.Namespace`: `data_dir`,
+            `quick`, `seed`, `vocab_size`, `vocab_pairs`, `batch_size`, and each section's own).
+
+    Example:
+        >>> context = BenchmarkContext(build_parser().parse_args(["--quick"]))
+        >>> records = run_decode(context)
+    """
+
+    def __init__(self, options):
+        self.options = options
+        self._data = None
+        self._peaks = {}
+
+    @property
+    def vocab_size(self):
+        """Subword vocabulary size of both sides (capped under --quick)."""
+        if self.options.quick:
+            return min(self.options.vocab_size, QUICK_VOCAB_SIZE)
+        return self.options.vocab_size
+
+    def environment(self):
+        """The fields every record carries: machine, versions, dtype policy, seed."""
+        return {
+            "cpu_count": os.cpu_count(),
+            "tf_version": tf.__version__,
+            "keras_version": keras.__version__,
+            "dtype_policy": keras.mixed_precision.global_policy().name,
+            "seed": self.options.seed,
+            "quick": self.options.quick,
+        }
+
+    def model_options(self, name):
+        """Constructor options of model `name`: the benchmark reference sizes, or --quick's."""
+        return model_options(name, "benchmark-quick" if self.options.quick else "benchmark")
+
+    def data(self, section):
+        """`(train_pairs, test_pairs, source_tokenizer, target_tokenizer)`, or None (skipped)."""
+        data_dir = Path(self.options.data_dir)
+        missing = [f for f in (PIPELINE_FILE, TEST_FILE) if not (data_dir / f).exists()]
+        if missing:
+            print(f"{section}: skipped, {', '.join(missing)} not found in {data_dir} "
+                  "(pass --data-dir DIR holding the spa-eng splits)")
+            return None
+        if self._data is None:
+            train = read_tsv(data_dir / PIPELINE_FILE, source_column=1).pairs  # Spanish -> English
+            test = read_tsv(data_dir / TEST_FILE, source_column=1).pairs
+            limit = QUICK_PAIRS if self.options.quick else self.options.vocab_pairs
+            vocabulary_pairs = train[:limit] if limit else train
+            start = time.perf_counter()
+            tokenizers = [
+                make_tokenizer("subword", vocab_size=self.vocab_size).build(
+                    [pair[side] for pair in vocabulary_pairs]
+                )
+                for side in (0, 1)
+            ]
+            print(f"{section}: subword vocabularies {tokenizers[0].vocab_size} -> "
+                  f"{tokenizers[1].vocab_size} built on {len(vocabulary_pairs):,} pairs in "
+                  f"{time.perf_counter() - start:.1f} s (not timed)")
+            self._data = (train, test, *tokenizers)
+        return self._data
+
+    def peak(self, dtype):
+        """The measured peak matmul rate in `dtype` (see `measure_peak_matmul`), once per dtype."""
+        size = 256 if self.options.quick else self.options.peak_size
+        if dtype not in self._peaks:
+            self._peaks[dtype] = measure_peak_matmul(
+                dtype, size=size, repeats=3 if self.options.quick else 7
+            )
+            print(f"  peak {dtype} matmul {size}x{size}: "
+                  f"{self._peaks[dtype]['flops_per_second'] / 1e9:,.1f} GFLOP/s (median)")
+        return self._peaks[dtype]
+
+    def test_sources(self, test):
+        """The source sentences the decode and export sections translate."""
+        count = QUICK_SENTENCES if self.options.quick else self.options.decode_sentences
+        return [source for source, _ in test[:count]]
+
+    def inference_models(self, section):
+        """`[(name, api, model, source_tokenizer, target_tokenizer, sources, weights)]`, or [].
+
+        The trained model of --run, or an untrained reference model per --models x --apis.
+        """
+        if self.options.run:
+            path = Path(self.options.data_dir) / TEST_FILE
+            if not path.exists():
+                print(f"{section}: skipped, {path} not found (pass --data-dir DIR)")
+                return []
+            test = read_tsv(path, source_column=1).pairs
+            run = RunDirectory.load(self.options.run)
+            return [(run.config.model, run.config.api, run.model, run.source_tokenizer,
+                     run.target_tokenizer, self.test_sources(test), "trained")]
+        data = self.data(section)
+        if data is None:
+            return []
+        _, test, source_tokenizer, target_tokenizer = data
+        sources = self.test_sources(test)
+        models = []
+        for name in self.options.models:
+            for api in self.options.apis:
+                keras.utils.set_random_seed(self.options.seed)
+                model = build_model(
+                    name, api, source_tokenizer.vocab_size, target_tokenizer.vocab_size,
+                    self.model_options(name),
+                )
+                models.append((name, api, model, source_tokenizer, target_tokenizer, sources,
+                               "untrained"))
+        return models

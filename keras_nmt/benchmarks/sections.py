@@ -1,0 +1,41 @@
+"""The benchmark sections by name, and the Markdown report of their records."""
+
+from keras_nmt.benchmarks.decode_section import decode_table, run_decode
+from keras_nmt.benchmarks.export_section import export_table, run_export
+from keras_nmt.benchmarks.pipeline_section import pipeline_table, run_pipeline
+from keras_nmt.benchmarks.train_section import run_train, train_table
+
+# name -> function(BenchmarkContext) -> list of JSON records, in the order they run.
+SECTIONS = {
+    "pipeline": run_pipeline,
+    "train": run_train,
+    "decode": run_decode,
+    "export": run_export,
+}
+# name -> function(records of that section) -> Markdown.
+TABLES = {
+    "pipeline": pipeline_table,
+    "train": train_table,
+    "decode": decode_table,
+    "export": export_table,
+}
+
+
+def markdown_report(records):
+    """The records as Markdown: one table per section (and the train ratios), then the setup.
+
+    Args:
+        records: the JSON records of any sections (each has a `section` key).
+    """
+    lines = []
+    for section, table in TABLES.items():
+        chosen = [r for r in records if r["section"] == section]
+        if chosen:
+            lines += [f"### {section}", "", table(chosen), ""]
+    if records:
+        r = records[0]
+        lines.append(
+            f"CPU count {r['cpu_count']}, TensorFlow {r['tf_version']}, "
+            f"Keras {r.get('keras_version', '?')}, seed {r['seed']}."
+        )
+    return "\n".join(lines)

@@ -1,0 +1,144 @@
+"""Each model's options, training recipe and named reference configurations, as data.
+
+The one owner of what a model can be given (in the spirit of KerasHub's `*_presets.py` beside
+each model): `TrainConfig` extends `ModelOptions` (the defaults, `OPTION_DEFAULTS`), `build_model`
+and `ConstructorConfig` pass and save the arguments named in `MODEL_ARGUMENTS`, `compile_model`
+follows `TRAINING_RECIPES`, and the comparison presets and the benchmark read their model sizes
+from `REFERENCE_CONFIGURATIONS`.
+
+Example:
+    >>> model_options("transformer", "benchmark")["d_model"]
+    256
+    >>> reference_configuration("spa-eng", "transformer")["label_smoothing"]
+    0.1
+"""
+
+import dataclasses
+
+from keras_nmt.models.model_options import ModelOptions
+
+# Every model option, by its training-option (`TrainConfig` field) name, with its default.
+OPTION_DEFAULTS = dataclasses.asdict(ModelOptions())
+
+# Constructor arguments of each model (besides the vocabulary sizes), in constructor order.
+_RECURRENT = ("embedding_dim", "units", "num_layers", "dropout", "reverse_source", "bidirectional")
+MODEL_ARGUMENTS = {
+    "lstm": _RECURRENT,
+    "luong": (*_RECURRENT, "attention_score", "input_feeding"),
+    "bahdanau": ("embedding_dim", "units", "dropout", "attention_units", "deep_output"),
+    "transformer": (
+        "num_layers",
+        "d_model",
+        "num_heads",
+        "ff_dim",
+        "dropout",
+        "pre_norm",
+        "shared_embeddings",
+        "tied_output",
+        "max_length",
+    ),
+}
+
+# How each model is optimised: the learning-rate schedule (`constant`: `TrainConfig.learning_rate`;
+# `inverse_sqrt`: warm-up then 1/sqrt(step) scaled by d_model^-0.5, Vaswani et al. 2017, §5.3)
+# and the Adam arguments besides Keras' defaults.
+TRAINING_RECIPES = {
+    "lstm": {"schedule": "constant", "adam": {}},
+    "luong": {"schedule": "constant", "adam": {}},
+    "bahdanau": {"schedule": "constant", "adam": {}},
+    "transformer": {
+        "schedule": "inverse_sqrt",
+        "adam": {"beta_1": 0.9, "beta_2": 0.98, "epsilon": 1e-9},
+    },
+}
+
+_SPA_ENG_RECURRENT = {"embedding_dim": 256, "units": 512, "dropout": 0.2}
+# The benchmark's sizes (issue 9) are the Transformer constructor's own defaults (dropout 0.1,
+# positions for 256 tokens) and one layer per side for the recurrent models.
+_BENCHMARK_RECURRENT = {"embedding_dim": 256, "units": 512, "num_layers": 1}
+_BENCHMARK_TRANSFORMER = {"num_layers": 3, "d_model": 256, "num_heads": 4, "ff_dim": 1024,
+                          "dropout": 0.1, "max_length": 256}
+_QUICK_RECURRENT = {"embedding_dim": 16, "units": 32, "num_layers": 1}
+_QUICK_TRANSFORMER = {"num_layers": 1, "d_model": 32, "num_heads": 2, "ff_dim": 64,
+                      "dropout": 0.1, "max_length": 256}
+
+# name -> model -> {"description": one line, "config": the `TrainConfig` fields it sets (model
+# options and, where the configuration has its own, training-recipe fields)}.
+REFERENCE_CONFIGURATIONS = {
+    # The reference translation run (`apps/compare.py --preset spa-eng`).
+    "spa-eng": {
+        "lstm": {
+            "description": "2-layer LSTM, reversed source (Sutskever et al. 2014)",
+            "config": {**_SPA_ENG_RECURRENT, "num_layers": 2, "reverse_source": True},
+        },
+        "luong": {
+            "description": "2-layer LSTM + Luong general attention",
+            "config": {**_SPA_ENG_RECURRENT, "num_layers": 2, "attention_score": "general"},
+        },
+        "bahdanau": {
+            "description": "bidirectional-LSTM encoder + additive attention",
+            "config": dict(_SPA_ENG_RECURRENT),
+        },
+        "transformer": {
+            "description": "3+3-layer Transformer, d_model 256 (base recipe, smaller)",
+            "config": {"num_layers": 3, "d_model": 256, "num_heads": 4, "ff_dim": 1024,
+                       "dropout": 0.1, "label_smoothing": 0.1, "warmup_steps": 4000},
+        },
+    },
+    # The speed measurements of `apps/benchmark.py`.
+    "benchmark": {
+        **{
+            name: {"description": "embedding 256, units 512, one layer per side",
+                   "config": dict(_BENCHMARK_RECURRENT)}
+            for name in ("lstm", "luong", "bahdanau")
+        },
+        "transformer": {"description": "d_model 256, 3+3 layers, 4 heads, ff 1024",
+                        "config": dict(_BENCHMARK_TRANSFORMER)},
+    },
+    # `apps/benchmark.py --quick`: tiny sizes for tests and smoke runs.
+    "benchmark-quick": {
+        **{
+            name: {"description": "embedding 16, units 32", "config": dict(_QUICK_RECURRENT)}
+            for name in ("lstm", "luong", "bahdanau")
+        },
+        "transformer": {"description": "d_model 32, 1+1 layers, 2 heads, ff 64",
+                        "config": dict(_QUICK_TRANSFORMER)},
+    },
+}
+
+
+def _reference(name, model):
+    if name not in REFERENCE_CONFIGURATIONS:
+        raise ValueError(f"unknown reference configuration {name!r}; choose from "
+                         f"{', '.join(REFERENCE_CONFIGURATIONS)}")
+    models = REFERENCE_CONFIGURATIONS[name]
+    if model not in models:
+        raise ValueError(f"reference configuration {name!r} has no model {model!r}; choose "
+                         f"from {', '.join(models)}")
+    return models[model]
+
+
+def reference_configuration(name, model):
+    """The `TrainConfig` fields that reference configuration `name` sets for `model` (a copy)."""
+    return dict(_reference(name, model)["config"])
+
+
+def reference_description(name, model):
+    """One line describing `model` in reference configuration `name`."""
+    return _reference(name, model)["description"]
+
+
+def model_options(model, reference=None):
+    """Every constructor argument of `model`: the defaults, or reference configuration `reference`.
+
+    Args:
+        model: a key of `MODEL_ARGUMENTS`.
+        reference: optional name of a `REFERENCE_CONFIGURATIONS` entry.
+
+    Returns:
+        `{argument: value}` for the arguments in `MODEL_ARGUMENTS[model]`.
+    """
+    if model not in MODEL_ARGUMENTS:
+        raise ValueError(f"unknown model {model!r}; choose from {tuple(MODEL_ARGUMENTS)}")
+    chosen = reference_configuration(reference, model) if reference else {}
+    return {key: chosen.get(key, OPTION_DEFAULTS[key]) for key in MODEL_ARGUMENTS[model]}
