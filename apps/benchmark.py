@@ -307,7 +307,7 @@ def _inference_models(args, section):
 
     if args.run:
         from keras_nmt.data import read_tsv
-        from keras_nmt.training.run_directory import RunDirectory
+        from keras_nmt.inference import RunDirectory
 
         path = Path(args.data_dir) / TEST_FILE
         if not path.exists():
@@ -315,7 +315,7 @@ def _inference_models(args, section):
             return []
         test = read_tsv(path, source_column=1).pairs
         run = RunDirectory.load(args.run)
-        return [(run.config.model, run.config.api, run.model, run.source_tokenizer,
+        return [(run.config["model"], run.config["api"], run.model, run.source_tokenizer,
                  run.target_tokenizer, _test_sources(args, test), "trained")]
     data = _Data.get(args, section)
     if data is None:
@@ -443,8 +443,9 @@ def run_decode(args):
 
 def run_export(args):
     """Section "export": SavedModel vs in-process Translator translations/s (greedy)."""
-    from keras_nmt.export import Translator, export_translator, open_translator
+    from keras_nmt.export import export_translator
     from keras_nmt.export.speed import measure_translation_speed
+    from keras_nmt.inference import Translator, open_translator
 
     models = _inference_models(args, "export")
     if not args.run:

@@ -9,6 +9,9 @@ DEFAULT_MAX_LENGTH = 100
 # exceed 1.5x the source) and for spelling correction (target length ~ source length).
 DEFAULT_MAX_LENGTH_A = 1.5
 DEFAULT_MAX_LENGTH_B = 10.0
+# GNMT alpha (Wu et al. 2016, §7). 0 ranks beams by their plain sum of log-probabilities: the
+# setting of every figure in the README (the apps' default since they were written).
+DEFAULT_LENGTH_PENALTY = 0.0
 
 
 def within_model_limit(model, length, default, name="max_length"):

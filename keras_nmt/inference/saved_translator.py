@@ -5,11 +5,12 @@ from pathlib import Path
 
 import tensorflow as tf
 
-from keras_nmt.export.export_translator import METADATA_FILE
-from keras_nmt.export.translator import check_options, results_from_outputs, warn_long_inputs
+from keras_nmt.inference.batch_translator import BatchTranslator
+
+METADATA_FILE = "keras_nmt.json"  # in the SavedModel's assets.extra/ (ignored by TF Serving)
 
 
-class SavedTranslator:
+class SavedTranslator(BatchTranslator):
     """A SavedModel written by `export_translator`, with `Translator`'s `translate_batch`.
 
     Greedy decoding, beam search and attention go through the exported signatures (what a
@@ -31,58 +32,22 @@ class SavedTranslator:
         self.has_attention = info.get("has_attention")
         self.metadata = info
 
-    def translate(self, text):
-        """Greedy translation of a `tf.string (batch,)` tensor (the `serving_default` outputs)."""
-        return self.signatures["serving_default"](text=tf.convert_to_tensor(text, tf.string))
-
-    def translate_texts(self, texts, batch_size=64):
-        """Translates a Python list of strings in batches (greedy); returns a list of strings."""
-        return [r.text for r in self.translate_batch(list(texts), batch_size=batch_size)]
-
-    def translate_batch(
-        self,
-        texts,
-        *,
-        beam_size=1,
-        length_penalty=0.0,
-        n_best=1,
-        sample=False,
-        temperature=1.0,
-        top_k=0,
-        top_p=1.0,
-        seed=0,
-        with_attention=False,
-        batch_size=64,
-    ):
-        """As `Translator.translate_batch`; `sample=True` raises (not in the SavedModel)."""
-        if sample:
+    def check_options(self, options):
+        """As `BatchTranslator.check_options`; sampling raises (not in the SavedModel)."""
+        if options.chosen_strategy == "sample":
             raise ValueError(
                 "sampling is not exported to the SavedModel (only greedy, beam search and "
                 "attention are); translate with the run directory to sample"
             )
-        check_options(beam_size, n_best, sample, with_attention, self.max_beam_size)
-        results = []
-        for start in range(0, len(texts), batch_size):
-            text = tf.constant(list(texts[start : start + batch_size]), dtype=tf.string)
-            if with_attention:
-                outputs, kind = self.signatures["attention"](text=text), "attention"
-            elif beam_size > 1:
-                outputs = self.signatures["beam_search"](
-                    text=text,
-                    beam_size=tf.constant(beam_size, tf.int32),
-                    length_penalty=tf.constant(length_penalty, tf.float32),
-                )
-                kind = "beam"
-            else:
-                outputs, kind = self.signatures["serving_default"](text=text), "greedy"
-            outputs = {key: value.numpy() for key, value in outputs.items()}
-            results.extend(results_from_outputs(outputs, kind, n_best))
-        return results
+        super().check_options(options)
 
-    def warn_if_truncated(self, texts, warn):
-        """Calls `warn(message)` for each text longer than the model's maximum source length."""
-        if self.max_source_length is not None and hasattr(self.module, "source_lengths"):
-            warn_long_inputs(self.module.source_lengths, self.max_source_length, texts, warn)
+    def _signature(self, name):
+        return self.signatures[name]
+
+    def _source_lengths(self, text):
+        if not hasattr(self.module, "source_lengths"):
+            return None
+        return self.module.source_lengths(text)
 
 
 def find_saved_model(path):

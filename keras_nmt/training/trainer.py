@@ -10,22 +10,23 @@ import numpy as np
 
 from keras_nmt.data.corpus import has_splits, load_corpus
 from keras_nmt.data.pipeline import make_dataset
-from keras_nmt.export.translator import Translator
-from keras_nmt.metrics import ValidationScores, group_references
-from keras_nmt.metrics.evaluation import score_all
-from keras_nmt.models.registry import build_model
-from keras_nmt.text import load_tokenizer, make_tokenizer
-from keras_nmt.training.history_writer import HistoryWriter
-from keras_nmt.training.masked_accuracy import MaskedAccuracy
-from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
-from keras_nmt.training.perplexity import Perplexity
-from keras_nmt.training.run_directory import (
+from keras_nmt.inference import Translator
+from keras_nmt.inference.run_directory import (
     BACKUP_DIR,
     CONFIG_FILE,
     HISTORY_FILE,
     MODEL_FILE,
     TOKENIZERS_DIR,
 )
+from keras_nmt.metrics import ValidationScores, group_references
+from keras_nmt.metrics.evaluation import score_all
+from keras_nmt.models.registry import build_model
+from keras_nmt.text import load_tokenizer, make_tokenizer
+from keras_nmt.training.history_writer import HistoryWriter
+from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
+from keras_nmt.training.masked_accuracy import MaskedAccuracy
+from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
+from keras_nmt.training.perplexity import Perplexity
 from keras_nmt.training.sample_translations import SampleTranslations
 from keras_nmt.training.strategy import make_strategy
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
@@ -85,8 +86,6 @@ def make_tokenizers(config, train_pairs, run):
 def compile_model(model, config):
     """Compiles with the masked loss and metrics; the Transformer gets its warm-up schedule."""
     if config.model == "transformer":
-        from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
-
         learning_rate = InverseSqrtSchedule(config.d_model, warmup_steps=config.warmup_steps)
         optimizer = keras.optimizers.Adam(
             learning_rate, beta_1=0.9, beta_2=0.98, epsilon=1e-9, clipnorm=config.clipnorm
