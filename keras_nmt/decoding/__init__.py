@@ -4,7 +4,7 @@ Every strategy is written with ``keras.ops`` only and runs as one ``keras.ops.wh
 the whole batch, so under TensorFlow it traces into a ``tf.function`` / SavedModel with dynamic
 batch size and source length. ``decode(model, encoder_tokens, strategy, **options)`` is the
 single entry point; ``DecodingOptions`` holds the options as one value (the apps' flags, the
-Translator, the comparison presets).
+Translator, the comparison presets). The contract and the layering: docs/architecture.md.
 """
 
 from keras_nmt.decoding._common import within_model_limit

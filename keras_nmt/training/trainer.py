@@ -102,7 +102,7 @@ def compile_model(model, config):
 
 
 def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_data=None):
-    """Trains one model and writes its run directory (see `../shared/DESIGN.md`).
+    """Trains one model and writes its run directory (see docs/architecture.md).
 
     Re-running the same command after a crash resumes from `RUN_DIR/backup/` (weights, optimizer
     and epoch of the last backup, taken every `config.backup_every` batches and at each epoch's
