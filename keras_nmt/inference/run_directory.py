@@ -35,7 +35,9 @@ class RunDirectory:
         config: its `config.json` as a dict (the fields of `keras_nmt.training.TrainConfig`;
             inference needs only `max_length`).
         source_tokenizer, target_tokenizer: the tokenizers both twins trained on.
-        model: the trained Keras model (from `model.keras`).
+        model: the trained Keras model (from `model.keras`), uncompiled: inference needs no
+            optimizer (nor the training package's learning-rate schedules to rebuild one), and
+            training resumes from `backup/`, not from this file.
     """
 
     path: Path
@@ -60,7 +62,7 @@ class RunDirectory:
             config=json.loads((path / CONFIG_FILE).read_text()),
             source_tokenizer=load_tokenizer(path / TOKENIZERS_DIR / "source"),
             target_tokenizer=load_tokenizer(path / TOKENIZERS_DIR / "target"),
-            model=keras.models.load_model(path / MODEL_FILE),
+            model=keras.models.load_model(path / MODEL_FILE, compile=False),
         )
 
     def translator(self):
