@@ -23,7 +23,7 @@ Sections (run all, or some with --only; repeatable or comma-separated):
                --apis, on UNTRAINED reference models (or the model of --run RUN_DIR). Untrained
                models rarely emit </s>: they decode to the length cap (decoding defaults:
                min(100, ceil(1.5 * source_len + 10))), so the mean output length is reported.
-    export     translations per second of the in-process keras_nmt.export.Translator and of
+    export     translations per second of the in-process keras_nmt.inference.Translator and of
                its SavedModel (export_translator into a temporary directory, reloaded with
                open_translator), greedy, on the same test sentences, batches of --batch-size;
                the first --models in the first --apis (or --run RUN_DIR).

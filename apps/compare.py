@@ -38,6 +38,9 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+from keras_nmt.comparison import get_preset, preset_names  # noqa: E402
+from keras_nmt.comparison.runner import run_comparison  # noqa: E402
+
 # Epochs when only --minutes is given: the time budget stops training first.
 EPOCHS_FOR_TIME_BUDGET = 100_000
 
@@ -137,8 +140,6 @@ def user_options(args):
 
 
 def list_presets(print_fn=print):
-    from keras_nmt.comparison import get_preset, preset_names
-
     for name in preset_names():
         preset = get_preset(name)
         print_fn(f"{name}: {preset.description}")
@@ -172,8 +173,6 @@ def describe(preset, options):
 def main(argv=None, print_fn=print):
     parser = build_parser()
     args = parser.parse_args(argv)
-    from keras_nmt.comparison import get_preset
-
     if args.list:
         list_presets(print_fn)
         return 0
@@ -185,9 +184,6 @@ def main(argv=None, print_fn=print):
         parser.error(str(error))
     options = user_options(args)
     output_dir = args.output_dir or f"runs/compare-{preset.name}"
-
-    from keras_nmt.comparison.runner import run_comparison
-
     rows, paths = run_comparison(
         preset, output_dir, options, print_fn=print_fn,
         attention_sentences=args.attention_sentences, header=describe(preset, options),

@@ -14,6 +14,9 @@ import textwrap
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+from apps import evaluate, train  # noqa: E402
+from keras_nmt.export import export_translator  # noqa: E402
+
 EXAMPLES = ["3rd of March 2021", "Tuesday, July 4, 1989", "25.12.2001", "the first of may, 1999"]
 
 # Runs in a fresh interpreter that imports only TensorFlow and tensorflow-text.
@@ -50,8 +53,6 @@ def build_parser():
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    from apps import evaluate, train
-    from keras_nmt.export import export_translator
 
     print(f"== training {args.model} ({args.api}) on the built-in dates dataset ==")
     result = train.main([

@@ -19,6 +19,19 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+import keras  # noqa: E402
+
+from keras_nmt.data.corpus import has_splits, load_corpus  # noqa: E402
+from keras_nmt.decoding import GREEDY  # noqa: E402
+from keras_nmt.inference import open_translator  # noqa: E402
+from keras_nmt.inference.decoding_arguments import (  # noqa: E402
+    add_decoding_arguments,
+    decoding_options,
+)
+from keras_nmt.inference.run_directory import CONFIG_FILE  # noqa: E402
+from keras_nmt.metrics import group_references  # noqa: E402
+from keras_nmt.metrics.evaluation import format_table, score_all  # noqa: E402
+
 
 def build_parser():
     parser = argparse.ArgumentParser(
@@ -38,19 +51,8 @@ def build_parser():
                         help="score only the first N source sentences")
     parser.add_argument("--batch-size", type=int, default=64,
                         help="sentences translated together (default: %(default)s)")
-    parser.add_argument("--beam-size", type=int, default=1,
-                        help="beam search width; 1 = greedy (default: %(default)s)")
-    parser.add_argument("--length-penalty", type=float, default=0.0,
-                        help="GNMT length penalty alpha for beam search (default: %(default)s)")
-    parser.add_argument("--sample", action="store_true",
-                        help="sample instead of searching (run directories only)")
-    parser.add_argument("--temperature", type=float, default=1.0,
-                        help="sampling temperature (default: %(default)s)")
-    parser.add_argument("--top-k", type=int, default=0,
-                        help="sample from the k most likely tokens; 0 = all (default: %(default)s)")
-    parser.add_argument("--top-p", type=float, default=1.0,
-                        help="nucleus sampling mass (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0,
+    add_decoding_arguments(parser)
+    parser.add_argument("--seed", type=int, default=GREEDY.seed,
                         help="seed for built-in test data and sampling (default: %(default)s)")
     parser.add_argument("--hypotheses", default=None,
                         help="file for the translations, one per line (default: "
@@ -61,13 +63,6 @@ def build_parser():
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    import keras
-
-    from keras_nmt.data.corpus import has_splits, load_corpus
-    from keras_nmt.export import open_translator
-    from keras_nmt.metrics import group_references
-    from keras_nmt.metrics.evaluation import format_table, score_all
-
     split = "test" if has_splits(args.data) else None
     corpus = load_corpus(args.data, split, size=args.size, seed=args.seed,
                          source_column=args.source_column)
@@ -75,15 +70,13 @@ def main(argv=None):
     if args.limit:
         sources, references = sources[: args.limit], references[: args.limit]
     translator = open_translator(args.model)
-    options = dict(beam_size=args.beam_size, length_penalty=args.length_penalty,
-                   sample=args.sample, temperature=args.temperature, top_k=args.top_k,
-                   top_p=args.top_p, seed=args.seed)
+    options = decoding_options(args)
     hypotheses = []
     progress = keras.utils.Progbar(len(sources), unit_name="sentence")
     start = time.monotonic()
     for first in range(0, len(sources), args.batch_size):
         batch = sources[first : first + args.batch_size]
-        results = translator.translate_batch(batch, **options)
+        results = translator.translate_batch(batch, options)
         hypotheses.extend(result.text for result in results)
         progress.add(len(batch))
     seconds = time.monotonic() - start
@@ -95,7 +88,7 @@ def main(argv=None):
     print(format_table(scores))
 
     hypotheses_path = args.hypotheses
-    if hypotheses_path is None and os.path.exists(os.path.join(args.model, "config.json")):
+    if hypotheses_path is None and os.path.exists(os.path.join(args.model, CONFIG_FILE)):
         hypotheses_path = os.path.join(args.model, "hypotheses.txt")
     if hypotheses_path:
         with open(hypotheses_path, "w", encoding="utf-8") as stream:

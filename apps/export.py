@@ -23,6 +23,11 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+import keras  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+from keras_nmt.export import export_translator  # noqa: E402
+
 
 def build_parser():
     parser = argparse.ArgumentParser(
@@ -49,8 +54,6 @@ def build_parser():
 
 def describe_signatures(path):
     """Text listing every signature of the SavedModel at `path` (inputs and outputs)."""
-    import tensorflow as tf
-
     loaded = tf.saved_model.load(str(path))
     lines = []
     for name, function in sorted(loaded.signatures.items()):
@@ -69,10 +72,6 @@ def export_run(run_dir, output_dir="saved_models", name=None, version=None, seed
 
     `apps/train.py --export` calls this after training.
     """
-    import keras
-
-    from keras_nmt.export import export_translator
-
     keras.utils.set_random_seed(seed)
     path = export_translator(run_dir, base_dir=output_dir, name=name, version=version)
     print_fn(f"exported {run_dir} to {path}")

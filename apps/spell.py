@@ -26,6 +26,18 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+from keras_nmt.data.noise import NoiseGenerator  # noqa: E402
+from keras_nmt.data.noise_rates import NoiseRates  # noqa: E402
+from keras_nmt.decoding import DecodingOptions  # noqa: E402
+from keras_nmt.export import export_translator  # noqa: E402
+from keras_nmt.inference import open_translator  # noqa: E402
+from keras_nmt.spelling import SpellingData  # noqa: E402
+from keras_nmt.spelling.comparison import (  # noqa: E402
+    compare_levels,
+    markdown_table,
+    write_comparison,
+)
+from keras_nmt.spelling.training import correct_texts, train_speller  # noqa: E402
 from keras_nmt.training.train_config import TrainConfig  # noqa: E402
 
 DEFAULTS = TrainConfig()
@@ -173,10 +185,6 @@ def make_config(args, level, output):
 
 
 def load_data(args):
-    from keras_nmt.data.noise import NoiseGenerator
-    from keras_nmt.data.noise_rates import NoiseRates
-    from keras_nmt.spelling import SpellingData
-
     generator = NoiseGenerator(NoiseRates.parse(args.noise), args.noise_rate, seed=args.seed)
     return SpellingData.from_file(
         args.text, generator, seed=args.seed, column=args.column,
@@ -186,23 +194,17 @@ def load_data(args):
 
 
 def run_train(args):
-    from keras_nmt.spelling.training import train_speller
-
     output = args.output or f"runs/spell-{args.level}-{args.model}"
     config = make_config(args, args.level, output)
-    result, report = train_speller(config, load_data(args), beam_size=args.beam_size)
+    result, report = train_speller(config, load_data(args),
+                                   decoding=DecodingOptions(beam_size=args.beam_size))
     if args.export:
-        from keras_nmt.export import export_translator
-
         path = export_translator(result.translator, name=os.path.basename(output.rstrip("/")))
         print(f"exported to {path}")
     return report
 
 
 def run_correct(args):
-    from keras_nmt.export import open_translator
-    from keras_nmt.spelling.training import correct_texts
-
     texts = args.texts
     if not texts:
         if args.input:
@@ -211,19 +213,18 @@ def run_correct(args):
         else:
             texts = [line.rstrip("\n") for line in sys.stdin]
     translator = open_translator(args.run)
-    corrected = correct_texts(translator, texts, args.beam_size, args.batch_size) if texts else []
+    decoding = DecodingOptions(beam_size=args.beam_size)
+    corrected = correct_texts(translator, texts, decoding, args.batch_size) if texts else []
     for line in corrected:
         print(line)
     return corrected
 
 
 def run_compare(args):
-    from keras_nmt.spelling.comparison import compare_levels, markdown_table, write_comparison
-
     levels = [level.strip() for level in args.levels.split(",") if level.strip()]
     config = make_config(args, levels[0], args.output_dir)
     rows = compare_levels(config, load_data(args), levels, args.output_dir,
-                          beam_size=args.beam_size)
+                          decoding=DecodingOptions(beam_size=args.beam_size))
     print(markdown_table(rows))
     for path in write_comparison(rows, args.output_dir):
         print(f"wrote {path}")

@@ -14,7 +14,9 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+from keras_nmt.export import export_translator  # noqa: E402
 from keras_nmt.training.train_config import TrainConfig  # noqa: E402
+from keras_nmt.training.trainer import train  # noqa: E402
 
 DEFAULTS = TrainConfig()
 
@@ -158,13 +160,8 @@ def main(argv=None):
     if options["output"] is None:
         options["output"] = f"runs/{args.model}-{args.api}"
     config = TrainConfig(**options)
-
-    from keras_nmt.training.trainer import train
-
     result = train(config)
     if args.export:
-        from keras_nmt.export import export_translator
-
         path = export_translator(config.output)  # named after the run directory
         print(f"exported a SavedModel to {path}")
     return result

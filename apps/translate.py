@@ -20,6 +20,14 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+from keras_nmt.decoding import GREEDY  # noqa: E402
+from keras_nmt.inference import open_translator  # noqa: E402
+from keras_nmt.inference.decoding_arguments import (  # noqa: E402
+    add_decoding_arguments,
+    decoding_options,
+)
+from keras_nmt.plots import plot_attention  # noqa: E402
+
 
 def build_parser():
     parser = argparse.ArgumentParser(
@@ -35,25 +43,11 @@ def build_parser():
     parser.add_argument("--input", metavar="FILE", help="read sentences from FILE, one per line")
     parser.add_argument("--output", metavar="FILE", help="write translations to FILE "
                         "(default: stdout)")
-    parser.add_argument("--beam-size", type=int, default=1,
-                        help="1: greedy decoding; more: beam search width (an export accepts "
-                        "1..8) (default: %(default)s)")
-    parser.add_argument("--length-penalty", type=float, default=0.0,
-                        help="GNMT length penalty alpha of beam search, >= 0 (Wu et al. 2016 use "
-                        "0.6-0.7) (default: %(default)s)")
-    parser.add_argument("--n-best", type=int, default=1,
+    add_decoding_arguments(parser)
+    parser.add_argument("--n-best", type=int, default=GREEDY.n_best,
                         help="translations printed per sentence, at most --beam-size, with rank "
                         "and score (default: %(default)s)")
-    parser.add_argument("--sample", action="store_true",
-                        help="ancestral sampling instead of greedy/beam (run directories only)")
-    parser.add_argument("--temperature", type=float, default=1.0,
-                        help="sampling temperature; 0 is arg-max (default: %(default)s)")
-    parser.add_argument("--top-k", type=int, default=0,
-                        help="sample among the k most probable tokens; 0: off "
-                        "(default: %(default)s)")
-    parser.add_argument("--top-p", type=float, default=1.0,
-                        help="nucleus sampling mass in (0, 1]; 1: off (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=int, default=GREEDY.seed,
                         help="sampling seed (default: %(default)s)")
     parser.add_argument("--batch-size", type=int, default=64,
                         help="sentences per decoding call (default: %(default)s)")
@@ -76,8 +70,6 @@ def read_sentences(args):
 
 def write_attention_plots(translator, sentences, directory, batch_size, warn):
     """One PNG per sentence in `directory`; returns the paths written."""
-    from keras_nmt.plots import plot_attention
-
     has_attention = getattr(translator, "has_attention", None)
     if has_attention is None:
         has_attention = bool(getattr(getattr(translator, "model", None), "has_attention", False))
@@ -86,7 +78,7 @@ def write_attention_plots(translator, sentences, directory, batch_size, warn):
         return []
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    results = translator.translate_batch(sentences, with_attention=True, batch_size=batch_size)
+    results = translator.translate_batch(sentences, return_attention=True, batch_size=batch_size)
     paths = []
     for index, result in enumerate(results, start=1):
         if not result.source_tokens or not result.target_tokens:
@@ -117,17 +109,12 @@ def main(argv=None):
     def warn(message):
         print(f"warning: {message}", file=sys.stderr)
 
-    from keras_nmt.export import open_translator
-
     try:
         translator = open_translator(args.model)
         sentences = read_sentences(args)
         translator.warn_if_truncated(sentences, warn)
-        results = translator.translate_batch(
-            sentences, beam_size=args.beam_size, length_penalty=args.length_penalty,
-            n_best=args.n_best, sample=args.sample, temperature=args.temperature,
-            top_k=args.top_k, top_p=args.top_p, seed=args.seed, batch_size=args.batch_size,
-        )
+        options = decoding_options(args, n_best=args.n_best)
+        results = translator.translate_batch(sentences, options, batch_size=args.batch_size)
         if args.attention_plot:
             write_attention_plots(translator, sentences, args.attention_plot, args.batch_size,
                                   warn)

@@ -7,8 +7,12 @@ Subpackages:
     models    the model twins (functional and subclassed) and their registry
     decoding  greedy, beam search and sampling on the encode/decode_step contract
     metrics   BLEU/chrF (sacreBLEU), WER/CER, exact match
-    training  losses, metrics and callbacks for model.fit
-    export    the Translator tf.Module and SavedModel export
+    inference the Translator (strings in, translations out), its SavedModel-backed twin,
+              open_translator and the run directory format
+    training  losses, metrics and callbacks for model.fit, train()
+    export    SavedModel export of a Translator
+
+The data flow and what each package may import: docs/architecture.md.
 """
 
 __version__ = "0.1.0"

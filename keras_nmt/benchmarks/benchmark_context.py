@@ -9,10 +9,10 @@ import tensorflow as tf
 
 from keras_nmt.benchmarks.peak import measure_peak_matmul
 from keras_nmt.data import read_tsv
+from keras_nmt.inference import RunDirectory
 from keras_nmt.models.presets import model_options
 from keras_nmt.models.registry import build_model
 from keras_nmt.text import make_tokenizer
-from keras_nmt.training.run_directory import RunDirectory
 
 PIPELINE_FILE = "spa-eng.train.tsv.xz"
 TEST_FILE = "spa-eng.test.tsv"
@@ -121,7 +121,7 @@ class BenchmarkContext:
                 return []
             test = read_tsv(path, source_column=1).pairs
             run = RunDirectory.load(self.options.run)
-            return [(run.config.model, run.config.api, run.model, run.source_tokenizer,
+            return [(run.config["model"], run.config["api"], run.model, run.source_tokenizer,
                      run.target_tokenizer, self.test_sources(test), "trained")]
         data = self.data(section)
         if data is None:

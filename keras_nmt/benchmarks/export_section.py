@@ -4,8 +4,9 @@ import tempfile
 import time
 
 from keras_nmt import markdown
-from keras_nmt.export import Translator, export_translator, open_translator
+from keras_nmt.export import export_translator
 from keras_nmt.export.speed import measure_translation_speed
+from keras_nmt.inference import Translator, open_translator
 
 
 def run_export(context):

@@ -5,7 +5,6 @@ lecture material, and other packages add theirs with `register_preset`.
 """
 
 from keras_nmt.comparison.configuration import Configuration
-from keras_nmt.comparison.decoding_variant import GREEDY, DecodingVariant
 from keras_nmt.comparison.preset import Preset
 from keras_nmt.comparison.preset_registry import (
     LAZY_PRESETS,
@@ -19,8 +18,6 @@ from keras_nmt.comparison.throughput import count_target_tokens, tokens_per_seco
 __all__ = [
     "COLUMNS",
     "Configuration",
-    "DecodingVariant",
-    "GREEDY",
     "LAZY_PRESETS",
     "Preset",
     "count_target_tokens",

@@ -3,7 +3,7 @@
 import dataclasses
 from collections.abc import Callable
 
-from keras_nmt.comparison.decoding_variant import GREEDY
+from keras_nmt.decoding import GREEDY
 
 
 @dataclasses.dataclass(frozen=True)
@@ -18,7 +18,7 @@ class Preset:
         name: the ``--preset`` value.
         description: one paragraph for ``--list`` and the results header.
         configurations: the `Configuration`s, in table order.
-        decodings: the `DecodingVariant`s every configuration is scored with.
+        decodings: the `DecodingOptions` every configuration is scored with.
         defaults: `TrainConfig` fields shared by all configurations (below each configuration's
             own defaults and the user's flags; e.g. the ``spa-eng`` data and its time budget).
         evaluation_split: ``"valid"`` scores on the validation pairs the training used (the

@@ -22,8 +22,8 @@ import importlib
 from pathlib import Path
 
 from keras_nmt.comparison.configuration import Configuration
-from keras_nmt.comparison.decoding_variant import GREEDY, DecodingVariant
 from keras_nmt.comparison.preset import Preset
+from keras_nmt.decoding import GREEDY, DecodingOptions
 from keras_nmt.models.presets import reference_configuration, reference_description
 
 _PRESETS = {}
@@ -168,7 +168,7 @@ def decoding_preset():
     """One model, decoded greedily and with beams of 2, 4, 8, with and without length penalty."""
     decodings = [GREEDY]
     for alpha in (0.0, DECODING_LENGTH_PENALTY):
-        decodings += [DecodingVariant.beam(size, alpha) for size in (2, 4, 8)]
+        decodings += [DecodingOptions(beam_size=size, length_penalty=alpha) for size in (2, 4, 8)]
     return Preset(
         "decoding",
         "One trained model (Luong, general score), decoded greedily and by beam search of "
@@ -193,7 +193,7 @@ def spa_eng_preset():
                           reference_description("spa-eng", model))
             for model in ("lstm", "luong", "bahdanau", "transformer")
         ),
-        decodings=(GREEDY, DecodingVariant.beam(5)),
+        decodings=(GREEDY, DecodingOptions(beam_size=5)),
         defaults={
             "data": SPA_ENG_DATA,
             "source_column": 1,

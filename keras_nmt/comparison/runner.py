@@ -29,10 +29,19 @@ import time
 import traceback
 from pathlib import Path
 
+import keras
+
 from keras_nmt.comparison.curves import plot_attention_comparison, plot_curves
 from keras_nmt.comparison.epoch_timer import EpochTimer
 from keras_nmt.comparison.table import write_results
 from keras_nmt.comparison.throughput import count_target_tokens, tokens_per_second
+from keras_nmt.data.builtin import BUILTIN_DATASETS
+from keras_nmt.data.corpus import load_corpus
+from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
+from keras_nmt.inference.run_directory import CONFIG_FILE, HISTORY_FILE
+from keras_nmt.metrics import group_references
+from keras_nmt.metrics.evaluation import score_all
+from keras_nmt.training.trainer import load_pairs, train
 
 RUNS_DIR = "runs"
 RECORD_FILE = "comparison.json"
@@ -42,8 +51,6 @@ RESUMABLE_FIELDS = ("epochs", "time_budget", "verbose", "samples")
 
 
 def _is_builtin(data):
-    from keras_nmt.data.builtin import BUILTIN_DATASETS
-
     return isinstance(data, str) and data in BUILTIN_DATASETS
 
 
@@ -61,8 +68,6 @@ class _PairsCache:
             if self.preset.load_pairs is not None:
                 self.cache[key] = self.preset.load_pairs(config)
             else:
-                from keras_nmt.training.trainer import load_pairs
-
                 self.cache[key] = load_pairs(config)
         return self.cache[key]
 
@@ -71,8 +76,6 @@ class _PairsCache:
             return self.training(config)[1]
         key = ("test", config.data, config.source_column, config.seed)
         if key not in self.cache:
-            from keras_nmt.data.corpus import load_corpus
-
             self.cache[key] = load_corpus(
                 config.data, "test", source_column=config.source_column, seed=config.seed
             ).pairs
@@ -81,7 +84,7 @@ class _PairsCache:
 
 def check_run_directory(config):
     """Refuses to resume a run directory that was trained with different options."""
-    path = Path(config.output) / "config.json"
+    path = Path(config.output) / CONFIG_FILE
     if not path.exists():
         return
     saved = json.loads(path.read_text())
@@ -100,7 +103,7 @@ def check_run_directory(config):
 def learning_curve(run_directory):
     """``{"epochs", "seconds", "val_loss", "val_bleu"}`` lists from a run directory's files."""
     run = Path(run_directory)
-    history = json.loads((run / "history.json").read_text()) if (run / "history.json").exists() \
+    history = json.loads((run / HISTORY_FILE).read_text()) if (run / HISTORY_FILE).exists() \
         else []
     times = json.loads((run / TIMES_FILE).read_text()) if (run / TIMES_FILE).exists() else []
     seconds = {record["epoch"]: record for record in times}
@@ -121,8 +124,6 @@ def learning_curve(run_directory):
 
 def _counting_pipeline(config, train_pairs, counter):
     """The trainer's default training pipeline, counting the epoch's target tokens on the way."""
-    from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
-
     def make_train_data(source_tokenizer, target_tokenizer):
         tokenized = tokenize_pairs(
             train_pairs, source_tokenizer, target_tokenizer, max_length=config.max_length
@@ -135,12 +136,9 @@ def _counting_pipeline(config, train_pairs, counter):
 
 
 def _decode(translator, sources, references, decoding, batch_size, exact):
-    from keras_nmt.metrics.evaluation import score_all
-
-    options = dict(beam_size=decoding.beam_size, length_penalty=decoding.length_penalty)
-    translator.translate_batch(sources[:1], **options)  # traces the graph: not timed
+    translator.translate_batch(sources[:1], decoding)  # traces the graph: not timed
     start = time.monotonic()
-    results = translator.translate_batch(sources, batch_size=batch_size, **options)
+    results = translator.translate_batch(sources, decoding, batch_size=batch_size)
     seconds = time.monotonic() - start
     scores = score_all([result.text for result in results], references)
     if not exact:
@@ -162,7 +160,7 @@ def _attention(translator, model, sources):
             "target_tokens": result.target_tokens,
         }
         for source, result in zip(
-            sources, translator.translate_batch(sources, with_attention=True), strict=True
+            sources, translator.translate_batch(sources, return_attention=True), strict=True
         )
     ]
 
@@ -175,11 +173,6 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
         The record written to ``runs/<name>/comparison.json``: ``{"config", "rows", "curve",
         "attention"}``.
     """
-    import keras
-
-    from keras_nmt.metrics import group_references
-    from keras_nmt.training.trainer import train
-
     run = Path(config.output)
     record_path = run / RECORD_FILE
     if record_path.exists():

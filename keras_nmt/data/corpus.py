@@ -30,8 +30,10 @@ import zipfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from keras_nmt.data.builtin import BUILTIN_DATASETS, builtin_pairs
 from keras_nmt.data.corpus_error import CorpusError
 from keras_nmt.data.corpus_stats import CorpusStats
+from keras_nmt.data.download import download
 from keras_nmt.data.parallel_corpus import ParallelCorpus
 
 ON_ERROR_CHOICES = ("raise", "skip")
@@ -324,8 +326,6 @@ def has_splits(spec) -> bool:
 
     A single file, aligned files or an Anki download have no splits; callers hold out their own.
     """
-    from keras_nmt.data.builtin import BUILTIN_DATASETS
-
     if isinstance(spec, (tuple, list)):
         return False
     text = os.fspath(spec)
@@ -377,8 +377,6 @@ def load_corpus(
         CorpusError: malformed input (see `read_tsv`).
         DownloadError: an Anki name could not be downloaded.
     """
-    from keras_nmt.data.builtin import BUILTIN_DATASETS, builtin_pairs
-
     if isinstance(spec, (tuple, list)):
         if len(spec) != 2:
             raise ValueError(f"expected (source_file, target_file), got {spec!r}")
@@ -415,8 +413,6 @@ def load_corpus(
                 on_error=on_error,
             )
     if _ANKI_NAME.match(text):
-        from keras_nmt.data.download import download
-
         if split is not None:
             raise ValueError(
                 f"the Anki file {text} has no splits; got split={split!r}. Split it yourself "

@@ -43,7 +43,7 @@ def download(name: str, cache_dir: str | None = None) -> Path:
         DownloadError: the download failed (e.g. no network). The message names the URL and
             says how to fetch it by hand and pass ``--data PATH``.
     """
-    import keras
+    import keras  # here, not above: heavy, and the corpus readers need no Keras/TensorFlow
 
     url = anki_url(name)
     try:

@@ -11,6 +11,9 @@ DEFAULT_MAX_LENGTH = 100
 # exceed 1.5x the source) and for spelling correction (target length ~ source length).
 DEFAULT_MAX_LENGTH_A = 1.5
 DEFAULT_MAX_LENGTH_B = 10.0
+# GNMT alpha (Wu et al. 2016, §7). 0 ranks beams by their plain sum of log-probabilities: the
+# apps' default since they were written, with which the README's BLEU figures were obtained.
+DEFAULT_LENGTH_PENALTY = 0.0
 
 
 def within_model_limit(model: DecodingModel, length, default, name="max_length"):

@@ -2,8 +2,8 @@
 
 from keras_nmt.decoding.beam_search import beam_search
 from keras_nmt.decoding.decode_result import DecodeResult
-from keras_nmt.decoding.decoding_config import STRATEGIES, STRATEGY_OPTIONS, DecodingConfig
 from keras_nmt.decoding.decoding_model import DecodingModel
+from keras_nmt.decoding.decoding_options import STRATEGIES, STRATEGY_OPTIONS, DecodingOptions
 from keras_nmt.decoding.greedy import greedy_decode
 from keras_nmt.decoding.sampling import sample_decode
 
@@ -11,7 +11,7 @@ _FUNCTIONS = {"greedy": greedy_decode, "beam": beam_search, "sample": sample_dec
 
 
 def decode(
-    model: DecodingModel, encoder_tokens, strategy: "str | DecodingConfig" = "greedy", **options
+    model: DecodingModel, encoder_tokens, strategy: "str | DecodingOptions" = "greedy", **options
 ) -> DecodeResult:
     """Decodes a batch with the chosen strategy, through the model inference contract only.
 
@@ -21,9 +21,9 @@ def decode(
         encoder_tokens: int ``(batch, src_len)`` source ids padded with ``PAD_ID``; a tensor
             with dynamic batch and length inside ``tf.function`` is fine.
         strategy: ``"greedy"`` (``greedy_decode``), ``"beam"`` (``beam_search``), ``"sample"``
-            (``sample_decode``), or a ``DecodingConfig`` whose fields ``options`` override.
+            (``sample_decode``), or a ``DecodingOptions`` whose fields ``options`` override.
         **options: keyword arguments of that strategy's function; options of another
-            strategy raise ``TypeError`` (a ``DecodingConfig`` ignores those of the others).
+            strategy raise ``TypeError`` (a ``DecodingOptions`` ignores those of the others).
 
     Returns:
         ``DecodeResult``: tokens ``(batch, L)`` for greedy/sample, ``(batch, n_best, L)`` for
@@ -37,9 +37,9 @@ def decode(
             f"{type(model).__name__} does not keep the inference contract "
             "(encode, initial_state, decode_step, has_attention)"
         )
-    if isinstance(strategy, DecodingConfig):
-        config = strategy.replace(**options) if options else strategy
-        return _FUNCTIONS[config.strategy](model, encoder_tokens, **config.options())
+    if isinstance(strategy, DecodingOptions):
+        chosen = strategy.replace(**options) if options else strategy
+        return _FUNCTIONS[chosen.chosen_strategy](model, encoder_tokens, **chosen.options())
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
     unknown = sorted(set(options) - set(STRATEGY_OPTIONS[strategy]))

@@ -25,7 +25,7 @@ def beam_search(
     beam_size: int = 4,
     n_best: int | None = None,
     normalization: str = "gnmt",
-    length_penalty=0.6,
+    length_penalty=_common.DEFAULT_LENGTH_PENALTY,
     coverage_penalty: float = 0.0,
     max_length: int | None = None,
     max_length_a: float = _common.DEFAULT_MAX_LENGTH_A,

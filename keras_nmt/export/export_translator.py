@@ -8,17 +8,14 @@ from pathlib import Path
 
 import tensorflow as tf
 
-METADATA_FILE = "keras_nmt.json"  # in the SavedModel's assets.extra/ (ignored by TF Serving)
+from keras_nmt.inference import RunDirectory, Translator
+from keras_nmt.inference.saved_translator import METADATA_FILE
 
 
 def _as_translator(run_dir_or_translator):
     """A `Translator` and a default export name from a run directory or a `Translator`."""
-    from keras_nmt.export.translator import Translator
-
     if isinstance(run_dir_or_translator, Translator):
         return run_dir_or_translator, "translator"
-    from keras_nmt.training.run_directory import RunDirectory
-
     path = Path(run_dir_or_translator)
     return RunDirectory.load(path).translator(), path.resolve().name
 

@@ -2,6 +2,8 @@
 
 import time
 
+from keras_nmt.inference import open_translator
+
 
 def measure_translation_speed(translator, texts, batch_size=64, repeats=1, warmup=True, **options):
     """Sentences per second of `translator.translate_batch(texts, **options)`.
@@ -18,8 +20,6 @@ def measure_translation_speed(translator, texts, batch_size=64, repeats=1, warmu
         A dict: `sentences_per_second`, `seconds` (best pass), `sentences`.
     """
     if not hasattr(translator, "translate_batch"):
-        from keras_nmt.export import open_translator
-
         translator = open_translator(translator)
     texts = list(texts)
     if warmup and texts:

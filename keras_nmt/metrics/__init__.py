@@ -1,7 +1,7 @@
 """Evaluation metrics: BLEU and chrF (sacreBLEU), WER/CER, exact match, and their Keras forms.
 
 Plain Python (no TensorFlow import):
-    corpus_bleu, corpus_chrf, exact_match       `corpus_scores`  (sacreBLEU on detokenized text)
+    corpus_bleu, corpus_chrf, exact_match       `sacrebleu_scores` (sacreBLEU on detokenized text)
     levenshtein, edit_distance_table,
     corpus_error_rate, corpus_wer, corpus_cer   `edit_distance`
     group_references, reference_streams         `references`
@@ -15,7 +15,6 @@ import importlib
 
 from keras_nmt.metrics.alignment import Alignment
 from keras_nmt.metrics.corpus_score import CorpusScore
-from keras_nmt.metrics.corpus_scores import corpus_bleu, corpus_chrf, exact_match
 from keras_nmt.metrics.edit_distance import (
     corpus_cer,
     corpus_error_rate,
@@ -25,6 +24,7 @@ from keras_nmt.metrics.edit_distance import (
 )
 from keras_nmt.metrics.error_rate import ErrorRate
 from keras_nmt.metrics.references import as_reference_lists, group_references, reference_streams
+from keras_nmt.metrics.sacrebleu_scores import corpus_bleu, corpus_chrf, exact_match
 
 _LAZY = {
     "TokenErrorRate": "keras_nmt.metrics.token_error_rate",

@@ -1,8 +1,8 @@
 """Scoring a whole test set: every metric at once, as a table."""
 
 from keras_nmt import markdown
-from keras_nmt.metrics.corpus_scores import corpus_bleu, corpus_chrf, exact_match
 from keras_nmt.metrics.edit_distance import corpus_cer, corpus_wer
+from keras_nmt.metrics.sacrebleu_scores import corpus_bleu, corpus_chrf, exact_match
 
 
 def score_all(hypotheses, references):

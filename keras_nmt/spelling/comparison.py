@@ -7,6 +7,7 @@ from pathlib import Path
 
 from keras_nmt import markdown
 from keras_nmt.comparison.runner import check_run_directory
+from keras_nmt.decoding import GREEDY
 from keras_nmt.spelling.training import SPELLING_FILE, train_speller, with_epoch_steps
 
 LEVELS = ("char", "word", "subword")
@@ -29,7 +30,7 @@ COLUMNS = (
 
 
 def compare_levels(config, data, levels=LEVELS, output_dir="runs/spelling", print_fn=print,
-                   beam_size=1):
+                   decoding=GREEDY):
     """Trains one corrector per level on `SpellingData` ``data`` and returns the test reports.
 
     Every level gets the same clean splits, the same fixed validation/test noise, the same
@@ -37,7 +38,8 @@ def compare_levels(config, data, levels=LEVELS, output_dir="runs/spelling", prin
     ``time_budget``); only ``tokenizer`` and ``output`` (``OUTPUT_DIR/LEVEL``) change. A level
     whose run directory already holds its report (``spelling.json``) is not trained again, so
     levels trained separately (e.g. in parallel, ``--levels char``) combine into one table;
-    delete ``OUTPUT_DIR/LEVEL`` to retrain it.
+    delete ``OUTPUT_DIR/LEVEL`` to retrain it. ``decoding`` (`DecodingOptions`) decodes the test
+    pairs.
 
     Raises:
         ValueError: a finished level was trained with other options.
@@ -58,7 +60,7 @@ def compare_levels(config, data, levels=LEVELS, output_dir="runs/spelling", prin
             print_fn(f"{level}: finished earlier, reusing {record}")
             rows.append(json.loads(record.read_text())["test"])
             continue
-        _, report = train_speller(level_config, data, print_fn=print_fn, beam_size=beam_size)
+        _, report = train_speller(level_config, data, print_fn=print_fn, decoding=decoding)
         rows.append(report)
     return rows
 

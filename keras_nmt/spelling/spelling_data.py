@@ -3,6 +3,7 @@
 import dataclasses
 
 from keras_nmt.data.noise import NoiseGenerator, noisy_pairs
+from keras_nmt.spelling.noisy_dataset import make_noisy_dataset
 from keras_nmt.spelling.report import clean_vocabulary
 from keras_nmt.spelling.sentences import read_sentences, split_sentences
 
@@ -63,8 +64,6 @@ class SpellingData:
 
     def make_train_data(self, batch_size, max_length=None):
         """A ``make_train_data`` callable for `keras_nmt.training.train` (fresh noise per pass)."""
-        from keras_nmt.spelling.noisy_dataset import make_noisy_dataset
-
         def make(source_tokenizer, target_tokenizer):
             return make_noisy_dataset(
                 self.train, self.generator, source_tokenizer, target_tokenizer, batch_size,

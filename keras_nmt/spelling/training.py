@@ -12,16 +12,21 @@ import json
 import time
 from pathlib import Path
 
+from keras_nmt.decoding import GREEDY
 from keras_nmt.spelling.noisy_dataset import steps_per_epoch
 from keras_nmt.spelling.report import format_report, spelling_report
+from keras_nmt.training.trainer import train
 
 SPELLING_FILE = "spelling.json"
 TEST_FILE = "test_pairs.tsv"
 
 
-def correct_texts(translator, texts, beam_size=1, batch_size=64):
-    """Corrections of ``texts`` (a list of strings) by a translator, one string each."""
-    results = translator.translate_batch(list(texts), beam_size=beam_size, batch_size=batch_size)
+def correct_texts(translator, texts, decoding=GREEDY, batch_size=64):
+    """Corrections of ``texts`` (a list of strings) by a translator, one string each.
+
+    ``decoding`` is a `DecodingOptions` (default: greedy).
+    """
+    results = translator.translate_batch(list(texts), decoding, batch_size=batch_size)
     # `TranslationResult.text` is the best translation; results that carry only the n-best list
     # as `translations` (the export API's other spelling) work too.
     return [
@@ -29,7 +34,7 @@ def correct_texts(translator, texts, beam_size=1, batch_size=64):
     ]
 
 
-def evaluate_corrector(translator, pairs, vocabulary, beam_size=1, batch_size=64):
+def evaluate_corrector(translator, pairs, vocabulary, decoding=GREEDY, batch_size=64):
     """`spelling_report` of a translator on ``(noisy, clean)`` pairs, plus decoding speed.
 
     Returns:
@@ -39,9 +44,9 @@ def evaluate_corrector(translator, pairs, vocabulary, beam_size=1, batch_size=64
     """
     noisy = [source for source, _ in pairs]
     clean = [target for _, target in pairs]
-    correct_texts(translator, noisy[:batch_size], beam_size, batch_size)  # traces the graph
+    correct_texts(translator, noisy[:batch_size], decoding, batch_size)  # traces the graph
     start = time.monotonic()
-    corrected = correct_texts(translator, noisy, beam_size, batch_size)
+    corrected = correct_texts(translator, noisy, decoding, batch_size)
     seconds = time.monotonic() - start
     report = spelling_report(noisy, corrected, clean, vocabulary)
     report.update(decode_seconds=seconds, sentences_per_second=len(noisy) / max(seconds, 1e-9))
@@ -57,7 +62,7 @@ def with_epoch_steps(config, data):
     )
 
 
-def train_speller(config, data, print_fn=print, beam_size=1, extra_callbacks=()):
+def train_speller(config, data, print_fn=print, decoding=GREEDY, extra_callbacks=()):
     """Trains a corrector on `SpellingData` and scores it on the fixed test pairs.
 
     Args:
@@ -65,7 +70,7 @@ def train_speller(config, data, print_fn=print, beam_size=1, extra_callbacks=())
             Without ``steps_per_epoch``, one epoch is one pass over the training sentences.
         data: a `SpellingData`.
         print_fn: where progress lines go.
-        beam_size: beam width for the test corrections (1: greedy).
+        decoding: the `DecodingOptions` of the test corrections (default: greedy).
         extra_callbacks: more Keras callbacks for ``fit``.
 
     Returns:
@@ -73,8 +78,6 @@ def train_speller(config, data, print_fn=print, beam_size=1, extra_callbacks=())
         ``train_seconds`` and ``epochs`` added), which is also saved in ``RUN_DIR/spelling.json``;
         the test pairs and corrections go to ``RUN_DIR/test_pairs.tsv``.
     """
-    from keras_nmt.training.trainer import train
-
     config = with_epoch_steps(config, data)
     print_fn(data.summary())
     result = train(
@@ -85,7 +88,7 @@ def train_speller(config, data, print_fn=print, beam_size=1, extra_callbacks=())
         make_train_data=data.make_train_data(config.batch_size, config.max_length),
     )
     report, corrected = evaluate_corrector(
-        result.translator, data.test_pairs, data.clean_vocabulary(), beam_size, config.batch_size
+        result.translator, data.test_pairs, data.clean_vocabulary(), decoding, config.batch_size
     )
     epochs = len(next(iter(result.history.values()), []))
     report.update(train_seconds=result.seconds, epochs=epochs, level=config.tokenizer,
@@ -103,7 +106,7 @@ def train_speller(config, data, print_fn=print, beam_size=1, extra_callbacks=())
                     "valid": len(data.valid_pairs),
                     "test": len(data.test_pairs),
                 },
-                "beam_size": beam_size,
+                "beam_size": decoding.beam_size,
                 "test": report,
             },
             indent=2,

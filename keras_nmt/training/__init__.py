@@ -1,4 +1,8 @@
-"""Training: masked loss and metrics, callbacks, the run directory and the `train` function."""
+"""Training: masked loss and metrics, callbacks and the `train` function.
+
+`train` writes a run directory in the format of `keras_nmt.inference.run_directory` and
+translates through `keras_nmt.inference.Translator` (layering: docs/architecture.md).
+"""
 
 from keras_nmt.training.history_writer import HistoryWriter
 from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule

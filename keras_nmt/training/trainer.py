@@ -10,7 +10,14 @@ import numpy as np
 
 from keras_nmt.data.corpus import has_splits, load_corpus
 from keras_nmt.data.pipeline import make_dataset
-from keras_nmt.export.translator import Translator
+from keras_nmt.inference import Translator
+from keras_nmt.inference.run_directory import (
+    BACKUP_DIR,
+    CONFIG_FILE,
+    HISTORY_FILE,
+    MODEL_FILE,
+    TOKENIZERS_DIR,
+)
 from keras_nmt.metrics import ValidationScores, group_references
 from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.models.presets import TRAINING_RECIPES
@@ -21,13 +28,6 @@ from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 from keras_nmt.training.perplexity import Perplexity
-from keras_nmt.training.run_directory import (
-    BACKUP_DIR,
-    CONFIG_FILE,
-    HISTORY_FILE,
-    MODEL_FILE,
-    TOKENIZERS_DIR,
-)
 from keras_nmt.training.sample_translations import SampleTranslations
 from keras_nmt.training.strategy import make_strategy
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
@@ -102,7 +102,7 @@ def compile_model(model, config):
 
 
 def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_data=None):
-    """Trains one model and writes its run directory (see `../shared/DESIGN.md`).
+    """Trains one model and writes its run directory (see docs/architecture.md).
 
     Re-running the same command after a crash resumes from `RUN_DIR/backup/` (weights, optimizer
     and epoch of the last backup, taken every `config.backup_every` batches and at each epoch's

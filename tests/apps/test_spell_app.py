@@ -6,8 +6,8 @@ import json
 import pytest
 
 from apps import spell
+from keras_nmt.inference import RunDirectory
 from keras_nmt.metrics import corpus_cer, corpus_wer
-from keras_nmt.training.run_directory import RunDirectory
 
 SUBJECTS = ["Tom", "Mary", "the cat", "my dog", "she", "he"]
 VERBS = ["likes", "sees", "wants", "found", "needs"]
@@ -47,9 +47,9 @@ def test_train_writes_a_normal_run_directory_and_the_report(tiny_run):
     assert report["corrected_wer"] == pytest.approx(corpus_wer(corrected, clean).rate)
     assert 0.0 < report["noisy_cer"] < 0.2  # word rate 0.3, a few typos per touched word
     loaded = RunDirectory.load(run)
-    assert loaded.config.tokenizer == "char"
+    assert loaded.config["tokenizer"] == "char"
     # One epoch is one pass over the 120 training sentences in batches of 32.
-    assert loaded.config.steps_per_epoch == 4
+    assert loaded.config["steps_per_epoch"] == 4
 
 
 def test_correct_from_arguments_file_and_stdin(tiny_run, tmp_path, capsys, monkeypatch):

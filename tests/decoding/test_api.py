@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from keras_nmt.decoding import (
-    DecodingConfig,
+    DecodingOptions,
     beam_search,
     decode,
     greedy_decode,
@@ -37,9 +37,9 @@ def test_decode_dispatches_to_each_strategy():
 
 def test_decoding_config_round_trip_and_overrides():
     model = FakeModel(random_table(31))
-    config = DecodingConfig(strategy="beam", beam_size=3, n_best=2, normalization="average",
+    config = DecodingOptions(strategy="beam", beam_size=3, n_best=2, normalization="average",
                             max_length=5)
-    restored = DecodingConfig.from_dict(json.loads(json.dumps(config.to_dict())))
+    restored = DecodingOptions.from_dict(json.loads(json.dumps(config.to_dict())))
     assert restored == config
     assert set(config.options()) == {
         "max_length", "max_length_a", "max_length_b", "return_attention", "trim",
@@ -63,7 +63,7 @@ def test_bad_strategy_and_foreign_options_raise():
     with pytest.raises(TypeError):
         decode(model, SOURCES, "greedy", beam_size=3)
     with pytest.raises(ValueError):
-        DecodingConfig(strategy="nucleus")
+        DecodingOptions(strategy="nucleus")
 
 
 @pytest.mark.parametrize("strategy, options", [
@@ -80,6 +80,6 @@ def test_default_max_length_stays_within_the_models_own(strategy, options):
     with pytest.raises(ValueError, match="exceeds the model's max_length 7"):
         decode(model, SOURCES, strategy, max_length=8, **options)
     del model.max_length
-    assert DecodingConfig().max_length is None
+    assert DecodingOptions().max_length is None
     unlimited = decode(model, SOURCES, strategy, trim=False, **long_limits, **options)
     assert to_numpy(unlimited).tokens.shape[-1] == 100  # buffers sized to the default cap

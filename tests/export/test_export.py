@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.export import SavedTranslator, export_translator, open_translator
+from keras_nmt.export import export_translator
 from keras_nmt.export.speed import measure_translation_speed
+from keras_nmt.inference import SavedTranslator, open_translator
 from keras_nmt.models import registry
 from tests.export.helpers import (
     BAD_INPUTS,
@@ -84,11 +85,11 @@ def test_out_of_range_options_give_clear_errors(lstm_export):
     with pytest.raises(ValueError, match="beam_size"):
         translator.translate_batch(["a"], beam_size=3)
     with pytest.raises(ValueError, match="sampling is not exported"):
-        saved.translate_batch(["a"], sample=True)
+        saved.translate_batch(["a"], strategy="sample")
 
 
 def test_length_limits_default_to_the_models_own():
-    from keras_nmt.export import Translator
+    from keras_nmt.inference import Translator
     from tests.export.helpers import SMALL, make_model
 
     model, source, target = make_model("transformer")  # a position table of SMALL["max_length"]
@@ -105,14 +106,14 @@ def test_in_process_and_saved_python_api_agree(lstm_export):
     translator, path = lstm_export
     saved = open_translator(path.parent)  # a model directory opens its highest version
     for options in ({}, {"beam_size": 2, "n_best": 2, "length_penalty": 0.6},
-                    {"with_attention": True}):
+                    {"return_attention": True}):
         ours = translator.translate_batch(SOURCES[:2], **options)
         theirs = saved.translate_batch(SOURCES[:2], **options)
         assert [r.texts for r in ours] == [r.texts for r in theirs]
         assert [r.scores for r in ours] == [r.scores for r in theirs]
     n_best = translator.translate_batch(SOURCES, beam_size=2, n_best=2, length_penalty=0.6)
     assert all(r.scores[0] >= r.scores[1] for r in n_best)
-    with_attention = translator.translate_batch(SOURCES[:1], with_attention=True)[0]
+    with_attention = translator.translate_batch(SOURCES[:1], return_attention=True)[0]
     # The plain LSTM has no attention: zeros of the documented shape.
     assert with_attention.weights.shape == (
         len(with_attention.target_tokens), len(with_attention.source_tokens))

@@ -1,13 +1,23 @@
-"""Reading a run directory back: config, tokenizers, model, translator."""
+"""The run directory format: what `keras_nmt.training.train` writes and inference reads back.
+
+Layout of a run directory (see docs/architecture.md):
+
+    config.json       the training options (`keras_nmt.training.TrainConfig`, as JSON)
+    model.keras       the trained model
+    tokenizers/       source/ and target/ (`keras_nmt.text.load_tokenizer`)
+    history.json      one record per epoch
+    backup/           `keras.callbacks.BackupAndRestore` state while training (resumption)
+"""
 
 import dataclasses
+import json
 from pathlib import Path
 
 import keras
 
-from keras_nmt.export.translator import Translator
+import keras_nmt.models  # noqa: F401  (registers the model classes for loading)
+from keras_nmt.inference.translator import Translator
 from keras_nmt.text import load_tokenizer
-from keras_nmt.training.train_config import TrainConfig
 
 CONFIG_FILE = "config.json"
 MODEL_FILE = "model.keras"
@@ -18,17 +28,20 @@ BACKUP_DIR = "backup"
 
 @dataclasses.dataclass
 class RunDirectory:
-    """A trained run, as `apps/train.py` writes it (see `../shared/DESIGN.md`).
+    """A trained run, as `apps/train.py` writes it.
 
     Attributes:
         path: the directory.
-        config: its `TrainConfig`.
+        config: its `config.json` as a dict (the fields of `keras_nmt.training.TrainConfig`;
+            inference needs only `max_length`).
         source_tokenizer, target_tokenizer: the tokenizers both twins trained on.
-        model: the trained Keras model (from `model.keras`).
+        model: the trained Keras model (from `model.keras`), uncompiled: inference needs no
+            optimizer (nor the training package's learning-rate schedules to rebuild one), and
+            training resumes from `backup/`, not from this file.
     """
 
     path: Path
-    config: TrainConfig
+    config: dict
     source_tokenizer: object
     target_tokenizer: object
     model: keras.Model
@@ -44,22 +57,21 @@ class RunDirectory:
                 f"{path} is not a finished run directory (missing {', '.join(missing)}); "
                 "train one with apps/train.py --output DIR"
             )
-        import keras_nmt.models  # noqa: F401  (registers the model classes for loading)
-
         return cls(
             path=path,
-            config=TrainConfig.from_json(path / CONFIG_FILE),
+            config=json.loads((path / CONFIG_FILE).read_text()),
             source_tokenizer=load_tokenizer(path / TOKENIZERS_DIR / "source"),
             target_tokenizer=load_tokenizer(path / TOKENIZERS_DIR / "target"),
-            model=keras.models.load_model(path / MODEL_FILE),
+            model=keras.models.load_model(path / MODEL_FILE, compile=False),
         )
 
     def translator(self):
         """A `Translator` over this run's model and tokenizers."""
+        max_length = self.config.get("max_length")
         return Translator(
             self.model,
             self.source_tokenizer,
             self.target_tokenizer,
-            max_source_length=self.config.max_length,
-            max_target_length=self.config.max_length,
+            max_source_length=max_length,
+            max_target_length=max_length,
         )

@@ -2,6 +2,8 @@
 
 One `tf.Module` serves both in-process translation (training callbacks, `apps/translate.py`) and
 the exported SavedModel (`keras_nmt.export.export_translator`), so both give the same outputs.
+Its Python API (`translate_batch` with a `DecodingOptions`) is `BatchTranslator`'s, shared with
+the reloaded SavedModel (`SavedTranslator`).
 
 Signatures (the `tf.function` methods with fixed input signatures; `batch` is dynamic):
 
@@ -30,47 +32,16 @@ tokenizers normalize), inputs longer than `max_source_length` tokens are truncat
 white-space-only inputs translate to "" with score 0 (zero attention), also in a batch of zero.
 """
 
-import dataclasses
 import math
 
-import numpy as np
 import tensorflow as tf
 
 from keras_nmt.decoding import decode, within_model_limit
+from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.special_ids import PAD_ID
 
 DEFAULT_MAX_BEAM_SIZE = 8
 _TEXT = tf.TensorSpec([None], tf.string, name="text")
-
-
-@dataclasses.dataclass
-class TranslationResult:
-    """The translation(s) of one sentence.
-
-    Attributes:
-        texts: the n-best translations, best first (one for greedy decoding and sampling).
-        scores: their scores (greedy/sampling: log-probability; beam: GNMT-normalized).
-        weights: float32 `(len(target_tokens), len(source_tokens))` attention, or `None` when not
-            requested; all zeros for models without attention.
-        source_tokens: the source tokens the model saw (after truncation), or `None`.
-        target_tokens: the produced tokens (`</s>` included), or `None`.
-    """
-
-    texts: list
-    scores: list
-    weights: np.ndarray | None = None
-    source_tokens: list | None = None
-    target_tokens: list | None = None
-
-    @property
-    def text(self):
-        """The best translation."""
-        return self.texts[0]
-
-    @property
-    def score(self):
-        """The score of the best translation."""
-        return self.scores[0]
 
 
 class _FunctionCache:
@@ -80,52 +51,11 @@ class _FunctionCache:
         self.functions = {}
 
 
-def _strings(array):
-    return [s.decode("utf-8", "replace") for s in np.asarray(array).tolist()]
-
-
-def _tokens(row):
-    """A padded row of token strings as a list, without the "" padding."""
-    return [t for t in _strings(row) if t]
-
-
-def check_options(beam_size, n_best, sample, with_attention, max_beam_size):
-    """Validates the `translate_batch` options shared by both translator kinds."""
-    if not isinstance(beam_size, int) or not 1 <= beam_size <= max_beam_size:
-        raise ValueError(f"beam_size must be an int in [1, {max_beam_size}], got {beam_size!r}")
-    if not isinstance(n_best, int) or not 1 <= n_best <= beam_size:
-        raise ValueError(f"n_best must be an int in [1, beam_size={beam_size}], got {n_best!r}")
-    if sample and beam_size > 1:
-        raise ValueError("sampling draws one translation per sentence: use beam_size=1")
-    if with_attention and (beam_size > 1 or sample):
-        raise ValueError("attention weights come with greedy decoding only (beam_size=1)")
-
-
-def results_from_outputs(outputs, kind, n_best=1):
-    """Per-sentence `TranslationResult`s from the numpy outputs of one signature call."""
-    if kind == "beam":
-        texts = [_strings(row)[:n_best] for row in outputs["translations"]]
-        scores = [[float(s) for s in row[:n_best]] for row in outputs["scores"]]
-        return [TranslationResult(t, s) for t, s in zip(texts, scores, strict=True)]
-    results = []
-    for i, text in enumerate(_strings(outputs["translation"])):
-        score = float(np.asarray(outputs["score"])[i]) if "score" in outputs else 0.0
-        result = TranslationResult([text], [score])
-        if kind == "attention":
-            result.source_tokens = _tokens(outputs["source_tokens"][i])
-            result.target_tokens = _tokens(outputs["tokens"][i])
-            result.weights = np.asarray(outputs["weights"][i], np.float32)[
-                : len(result.target_tokens), : len(result.source_tokens)
-            ]
-        results.append(result)
-    return results
-
-
 # Longest source kept and longest translation, for models without a length limit of their own.
 DEFAULT_MAX_LENGTH = 128
 
 
-class Translator(tf.Module):
+class Translator(BatchTranslator, tf.Module):
     """Tokenizes, decodes and detokenizes in one TensorFlow graph (see the module docstring).
 
     Args:
@@ -307,79 +237,35 @@ class Translator(tf.Module):
     # ----------------------------------------------------------------------------------------------
     # Python API
     # ----------------------------------------------------------------------------------------------
-    def translate(self, text):
-        """Greedy translation of a `tf.string (batch,)` tensor (the `serving_default` outputs)."""
-        return self.serving_default(tf.convert_to_tensor(text, tf.string))
+    def _signature(self, name):
+        return getattr(self, name)
 
-    def translate_texts(self, texts, batch_size=64):
-        """Translates a Python list of strings in batches (greedy); returns a list of strings."""
-        return [r.text for r in self.translate_batch(list(texts), batch_size=batch_size)]
+    def _source_lengths(self, text):
+        return self.source_lengths(text)
 
-    def translate_batch(
-        self,
-        texts,
-        *,
-        beam_size=1,
-        length_penalty=0.0,
-        n_best=1,
-        sample=False,
-        temperature=1.0,
-        top_k=0,
-        top_p=1.0,
-        seed=0,
-        with_attention=False,
-        batch_size=64,
-    ):
-        """Translates a list of strings; returns one `TranslationResult` per input.
-
-        Args:
-            texts: Python strings (or bytes).
-            beam_size: 1 is greedy decoding; 2 .. `max_beam_size` beam search.
-            length_penalty: GNMT `alpha` of beam search.
-            n_best: translations returned per sentence (<= `beam_size`).
-            sample: draw one translation by ancestral sampling instead (in-process only).
-            temperature, top_k, top_p, seed: sampling options (`top_k=0`, `top_p=1` are off).
-            with_attention: also return attention weights and tokens (greedy only).
-            batch_size: sentences per graph call.
-        """
-        check_options(beam_size, n_best, sample, with_attention, self.max_beam_size)
-        results = []
-        for start in range(0, len(texts), batch_size):
-            batch = tf.constant(list(texts[start : start + batch_size]), dtype=tf.string)
-            if sample:
-                outputs = self._sample_function(temperature, top_k, top_p, seed)(batch)
-                kind = "greedy"
-            elif with_attention:
-                outputs, kind = self.attention(batch), "attention"
-            elif beam_size > 1:
-                outputs = self.beam_search(
-                    batch, tf.constant(beam_size, tf.int32), tf.constant(length_penalty, tf.float32)
-                )
-                kind = "beam"
-            else:
-                outputs, kind = self.serving_default(batch), "greedy"
-            outputs = {key: value.numpy() for key, value in outputs.items()}
-            results.extend(results_from_outputs(outputs, kind, n_best))
-        return results
-
-    def _sample_function(self, temperature, top_k, top_p, seed):
-        """A cached `tf.function` sampling with these (Python) options."""
-        key = (float(temperature), int(top_k), float(top_p), seed)
+    def _sampler(self, options):
+        """A cached `tf.function` sampling with these (Python) `DecodingOptions`."""
+        # 0 top-k and a top-p of 1 filter nothing, as the apps' flags say.
+        top_k, top_p = options.top_k or None, options.top_p
+        top_p = None if top_p is None or top_p == 1 else float(top_p)
+        key = (float(options.temperature), top_k, top_p, options.seed)
         cache = self._sample_functions.functions
         if key not in cache:
             if not (math.isfinite(key[0]) and key[0] >= 0):
-                raise ValueError(f"temperature must be >= 0, got {temperature!r}")
-            if key[1] < 0 or not 0.0 < key[2] <= 1.0:
-                raise ValueError(f"need top_k >= 0 and 0 < top_p <= 1, got {top_k!r}, {top_p!r}")
-            options = dict(
-                temperature=key[0], top_k=key[1] or None, top_p=key[2] if key[2] < 1 else None,
-                seed=seed, max_length=self.max_target_length,
+                raise ValueError(f"temperature must be >= 0, got {options.temperature!r}")
+            if (top_k is not None and top_k < 0) or (top_p is not None and not 0.0 < top_p <= 1.0):
+                raise ValueError(
+                    f"need top_k >= 0 and 0 < top_p <= 1, got {options.top_k!r}, {options.top_p!r}"
+                )
+            sampling = dict(
+                temperature=key[0], top_k=top_k, top_p=top_p, seed=options.seed,
+                max_length=self.max_target_length,
             )
 
             @tf.function(input_signature=[_TEXT])
             def sample(text):
                 ids, empty = self.source_ids(text)
-                result = decode(self.model, ids, "sample", **options)
+                result = decode(self.model, ids, "sample", **sampling)
                 translation = self.target_tokenizer.detokenize(result.tokens)
                 return {
                     "translation": tf.where(empty, tf.constant(""), translation),
@@ -388,19 +274,3 @@ class Translator(tf.Module):
 
             cache[key] = sample
         return cache[key]
-
-    def warn_if_truncated(self, texts, warn):
-        """Calls `warn(message)` for each text longer than `max_source_length` tokens."""
-        warn_long_inputs(self.source_lengths, self.max_source_length, texts, warn)
-
-
-def warn_long_inputs(source_lengths, max_source_length, texts, warn):
-    """Calls `warn(message)` for each text with more than `max_source_length` source tokens."""
-    if not len(texts):
-        return
-    lengths = np.asarray(source_lengths(tf.constant(list(texts), tf.string)))
-    for index in np.flatnonzero(lengths > max_source_length):
-        warn(
-            f"input {index + 1} has {lengths[index]} tokens; only the first "
-            f"{max_source_length} are translated"
-        )

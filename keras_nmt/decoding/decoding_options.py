@@ -1,0 +1,112 @@
+"""All decoding options in one value: command line -> Translator -> `decode`, and the presets."""
+
+import dataclasses
+from typing import Any
+
+from keras_nmt.decoding import _common
+
+STRATEGIES = ("greedy", "beam", "sample")
+
+# The options each strategy accepts besides (model, encoder_tokens).
+_COMMON = ("max_length", "max_length_a", "max_length_b", "return_attention", "trim")
+STRATEGY_OPTIONS = {
+    "greedy": _COMMON,
+    "beam": _COMMON
+    + ("beam_size", "n_best", "normalization", "length_penalty", "coverage_penalty"),
+    "sample": _COMMON + ("temperature", "top_k", "top_p", "seed"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class DecodingOptions:
+    """A decoding strategy and its options (see ``greedy_decode``, ``beam_search``,
+    ``sample_decode`` for their meaning), with the one set of defaults of the project.
+
+    The same value travels from the apps' flags through ``Translator.translate_batch`` (and the
+    SavedModel-backed translator) to ``decode``, and names the decodings of a comparison preset.
+    ``to_dict()`` / ``from_dict()`` give plain JSON-ready values; ``options()`` gives the keyword
+    arguments of the chosen strategy only.
+
+    Attributes:
+        strategy: ``"greedy"``, ``"beam"`` or ``"sample"``; ``None`` (the default) chooses from
+            ``beam_size``: beam search when it is above 1, else greedy decoding.
+        max_length: the most tokens per hypothesis, ``END`` included (``None``: 100, or the
+            model's own ``max_length`` when smaller).
+        max_length_a: ``a`` of the per-sentence limit ``ceil(a * source_len + b)``.
+        max_length_b: ``b`` of that limit.
+        return_attention: also return attention weights (attention models; greedy only in a
+            Translator).
+        trim: cut outputs to the longest hypothesis.
+        beam_size: beam search width (1: greedy decoding when ``strategy`` is ``None``).
+        n_best: hypotheses returned per sentence (at most ``beam_size``; ``None``: all of them).
+        normalization: ``"none"``, ``"average"`` or ``"gnmt"``.
+        length_penalty: GNMT ``alpha`` (Wu et al. 2016, §7); 0 ranks hypotheses by their plain
+            sum of log-probabilities.
+        coverage_penalty: GNMT ``beta``.
+        temperature: sampling temperature (0: arg-max).
+        top_k: sampling top-k (``None``: off).
+        top_p: sampling nucleus mass (``None``: off).
+        seed: sampling seed (python int, or ``None`` for a fresh draw each call).
+
+    Example:
+        >>> DecodingOptions(beam_size=4, length_penalty=0.6).chosen_strategy
+        'beam'
+        >>> DecodingOptions(beam_size=4, length_penalty=0.6).name
+        'beam 4, alpha 0.6'
+    """
+
+    strategy: str | None = None
+    max_length: int | None = None
+    max_length_a: float = _common.DEFAULT_MAX_LENGTH_A
+    max_length_b: float = _common.DEFAULT_MAX_LENGTH_B
+    return_attention: bool = False
+    trim: bool = True
+    beam_size: int = 1
+    n_best: int | None = 1
+    normalization: str = "gnmt"
+    length_penalty: float = _common.DEFAULT_LENGTH_PENALTY
+    coverage_penalty: float = 0.0
+    temperature: float = 1.0
+    top_k: int | None = None
+    top_p: float | None = None
+    seed: int | None = 0
+
+    def __post_init__(self):
+        if self.strategy is not None and self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
+
+    @property
+    def chosen_strategy(self) -> str:
+        """``strategy``, or the one ``beam_size`` chooses when it is ``None``."""
+        if self.strategy is not None:
+            return self.strategy
+        return "beam" if self.beam_size > 1 else "greedy"
+
+    @property
+    def name(self) -> str:
+        """A short label: ``greedy``, ``beam 4``, ``beam 4, alpha 0.6``, ``sample``."""
+        strategy = self.chosen_strategy
+        if strategy != "beam":
+            return strategy
+        alpha = f", alpha {self.length_penalty:g}" if self.length_penalty else ""
+        return f"beam {self.beam_size}{alpha}"
+
+    def options(self) -> dict[str, Any]:
+        """Keyword arguments for the chosen strategy's function."""
+        return {name: getattr(self, name) for name in STRATEGY_OPTIONS[self.chosen_strategy]}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as a plain python value."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> "DecodingOptions":
+        """Inverse of ``to_dict``; unknown keys raise ``TypeError``."""
+        return cls(**values)
+
+    def replace(self, **changes) -> "DecodingOptions":
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+
+GREEDY = DecodingOptions()

@@ -1,0 +1,51 @@
+"""Inference: the `Translator` (strings in, translations out), its SavedModel-backed twin, and
+the run directory format they are opened from.
+
+Training (callbacks, final scores), evaluation, spelling correction, export and the apps all
+translate through this package; it imports only `text`, `models` and `decoding` (the layering
+is in docs/architecture.md).
+
+Example:
+    >>> translator = open_translator("runs/lstm")        # or a SavedModel directory
+    >>> translator.translate_batch(["3rd of March 2021"], beam_size=4)[0].text
+"""
+
+from pathlib import Path
+
+from keras_nmt.inference.batch_translator import BatchTranslator
+from keras_nmt.inference.run_directory import RunDirectory
+from keras_nmt.inference.saved_translator import SavedTranslator, find_saved_model
+from keras_nmt.inference.translation_result import TranslationResult
+from keras_nmt.inference.translator import Translator
+
+
+def open_translator(path):
+    """A translator from a run directory or a SavedModel directory.
+
+    Args:
+        path: a run directory (`config.json`, `model.keras`, tokenizers), a SavedModel version
+            directory (`saved_model.pb`), or a model directory holding versions (the highest is
+            used).
+
+    Returns:
+        A `Translator` (run directory) or a `SavedTranslator`; both offer `translate_batch`,
+        `translate_texts` and `warn_if_truncated` (`BatchTranslator`).
+    """
+    path = Path(path)
+    saved = find_saved_model(path)
+    if saved is not None:
+        return SavedTranslator(saved)
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist")
+    return RunDirectory.load(path).translator()
+
+
+__all__ = [
+    "BatchTranslator",
+    "RunDirectory",
+    "SavedTranslator",
+    "TranslationResult",
+    "Translator",
+    "find_saved_model",
+    "open_translator",
+]

@@ -1,0 +1,107 @@
+"""`BatchTranslator`: the Python API both translators share, written once.
+
+`Translator` (in process, a `tf.Module`) and `SavedTranslator` (a reloaded SavedModel) differ
+only in where their signatures come from (`_signature`) and whether they can sample; validating
+the `DecodingOptions`, batching, dispatching to a signature and unpacking the outputs is here.
+"""
+
+import numpy as np
+import tensorflow as tf
+
+from keras_nmt.decoding import GREEDY
+from keras_nmt.inference.translation_result import results_from_outputs
+
+# Options a translator fixes itself (its own `max_target_length`, GNMT scoring without coverage):
+# changing them is refused rather than silently ignored.
+_FIXED_OPTIONS = (
+    "max_length", "max_length_a", "max_length_b", "trim", "normalization", "coverage_penalty",
+)
+
+
+class BatchTranslator:
+    """`translate_batch`, `translate_texts` and `warn_if_truncated` over a translator's signatures.
+
+    Subclasses set `max_beam_size` and `max_source_length` (or `None`) and provide
+    `_signature(name)` (a callable taking the signature's inputs as keywords and returning its
+    outputs by name), `_sampler(options)` (the same for sampling) and `_source_lengths(text)`
+    (source tokens per input before truncation, or `None` when the translator cannot tell).
+    """
+
+    def check_options(self, options):
+        """Raises `ValueError` for `DecodingOptions` this translator cannot honour."""
+        strategy, beam_size, n_best = options.chosen_strategy, options.beam_size, options.n_best
+        changed = [n for n in _FIXED_OPTIONS if getattr(options, n) != getattr(GREEDY, n)]
+        if changed:
+            raise ValueError(
+                f"a translator decodes with its own {', '.join(changed)} (see `decode` for them)"
+            )
+        if not isinstance(beam_size, int) or not 1 <= beam_size <= self.max_beam_size:
+            raise ValueError(
+                f"beam_size must be an int in [1, {self.max_beam_size}], got {beam_size!r}"
+            )
+        if n_best is not None and (not isinstance(n_best, int) or not 1 <= n_best <= beam_size):
+            raise ValueError(f"n_best must be an int in [1, beam_size={beam_size}], got {n_best!r}")
+        if strategy == "sample" and beam_size > 1:
+            raise ValueError("sampling draws one translation per sentence: use beam_size=1")
+        if options.return_attention and strategy != "greedy":
+            raise ValueError("attention weights come with greedy decoding only (beam_size=1)")
+
+    def translate(self, text):
+        """Greedy translation of a `tf.string (batch,)` tensor (the `serving_default` outputs)."""
+        return self._signature("serving_default")(text=tf.convert_to_tensor(text, tf.string))
+
+    def translate_batch(self, texts, options=None, *, batch_size=64, **changes):
+        """Translates a list of strings; returns one `TranslationResult` per input.
+
+        Args:
+            texts: Python strings (or bytes).
+            options: a `DecodingOptions` (default: greedy decoding). Beam search needs
+                `beam_size` in 2 .. `max_beam_size`; `return_attention` gives attention weights
+                and tokens (greedy only); `strategy="sample"` samples (in-process only).
+            batch_size: sentences per graph call.
+            **changes: `DecodingOptions` fields overriding those of `options`, e.g.
+                `translate_batch(texts, beam_size=4, n_best=2)`.
+        """
+        options = (GREEDY if options is None else options).replace(**changes)
+        self.check_options(options)
+        results = []
+        for start in range(0, len(texts), batch_size):
+            text = tf.constant(list(texts[start : start + batch_size]), dtype=tf.string)
+            outputs, kind = self._run(text, options)
+            outputs = {key: value.numpy() for key, value in outputs.items()}
+            results.extend(results_from_outputs(outputs, kind, options.n_best))
+        return results
+
+    def _run(self, text, options):
+        """One signature call: its outputs and their kind (see `results_from_outputs`)."""
+        strategy = options.chosen_strategy
+        if strategy == "sample":
+            return self._sampler(options)(text=text), "greedy"
+        if options.return_attention:
+            return self._signature("attention")(text=text), "attention"
+        if strategy == "beam":
+            outputs = self._signature("beam_search")(
+                text=text,
+                beam_size=tf.constant(options.beam_size, tf.int32),
+                length_penalty=tf.constant(options.length_penalty, tf.float32),
+            )
+            return outputs, "beam"
+        return self._signature("serving_default")(text=text), "greedy"
+
+    def translate_texts(self, texts, batch_size=64):
+        """Translates a Python list of strings in batches (greedy); returns a list of strings."""
+        return [r.text for r in self.translate_batch(list(texts), batch_size=batch_size)]
+
+    def warn_if_truncated(self, texts, warn):
+        """Calls `warn(message)` for each text with more than `max_source_length` tokens."""
+        if self.max_source_length is None or not len(texts):
+            return
+        lengths = self._source_lengths(tf.constant(list(texts), tf.string))
+        if lengths is None:
+            return
+        lengths = np.asarray(lengths)
+        for index in np.flatnonzero(lengths > self.max_source_length):
+            warn(
+                f"input {index + 1} has {lengths[index]} tokens; only the first "
+                f"{self.max_source_length} are translated"
+            )

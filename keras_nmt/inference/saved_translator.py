@@ -1,0 +1,63 @@
+"""The Python API of `Translator` over a reloaded SavedModel (no keras_nmt model code needed)."""
+
+import json
+from pathlib import Path
+
+import tensorflow as tf
+
+from keras_nmt.inference.batch_translator import BatchTranslator
+
+METADATA_FILE = "keras_nmt.json"  # in the SavedModel's assets.extra/ (ignored by TF Serving)
+
+
+class SavedTranslator(BatchTranslator):
+    """A SavedModel written by `export_translator`, with `Translator`'s `translate_batch`.
+
+    Greedy decoding, beam search and attention go through the exported signatures (what a
+    server runs); sampling is not exported and raises `ValueError`.
+
+    Args:
+        path: the version directory (holding `saved_model.pb`).
+    """
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.module = tf.saved_model.load(str(self.path))
+        self.signatures = self.module.signatures
+        metadata = self.path / "assets.extra" / METADATA_FILE
+        info = json.loads(metadata.read_text()) if metadata.exists() else {}
+        self.max_source_length = info.get("max_source_length")
+        self.max_target_length = info.get("max_target_length")
+        self.max_beam_size = info.get("max_beam_size", 8)
+        self.has_attention = info.get("has_attention")
+        self.metadata = info
+
+    def check_options(self, options):
+        """As `BatchTranslator.check_options`; sampling raises (not in the SavedModel)."""
+        if options.chosen_strategy == "sample":
+            raise ValueError(
+                "sampling is not exported to the SavedModel (only greedy, beam search and "
+                "attention are); translate with the run directory to sample"
+            )
+        super().check_options(options)
+
+    def _signature(self, name):
+        return self.signatures[name]
+
+    def _source_lengths(self, text):
+        if not hasattr(self.module, "source_lengths"):
+            return None
+        return self.module.source_lengths(text)
+
+
+def find_saved_model(path):
+    """The SavedModel directory at `path`: itself, or its highest version, or `None`."""
+    path = Path(path)
+    if (path / "saved_model.pb").exists():
+        return path
+    if not path.is_dir():
+        return None
+    versions = sorted(
+        int(p.name) for p in path.iterdir() if p.name.isdigit() and (p / "saved_model.pb").exists()
+    )
+    return path / str(versions[-1]) if versions else None

@@ -1,0 +1,43 @@
+"""`DecodingOptions`: one set of defaults from the command line to `decode`."""
+
+import inspect
+
+import pytest
+
+from apps import evaluate, translate
+from keras_nmt.decoding import GREEDY, DecodingOptions, beam_search, greedy_decode, sample_decode
+from keras_nmt.inference.decoding_arguments import decoding_options
+
+
+def test_beam_size_chooses_the_strategy_unless_it_is_given():
+    assert DecodingOptions().chosen_strategy == "greedy"
+    assert DecodingOptions(beam_size=4).chosen_strategy == "beam"
+    assert DecodingOptions(strategy="beam", beam_size=1).chosen_strategy == "beam"
+    assert DecodingOptions(strategy="sample", beam_size=1).chosen_strategy == "sample"
+    # A change of beam_size re-chooses: the default strategy is not frozen to "greedy".
+    assert GREEDY.replace(beam_size=3).chosen_strategy == "beam"
+
+
+def test_names_are_the_comparison_table_labels():
+    assert [o.name for o in (GREEDY, DecodingOptions(beam_size=5),
+                             DecodingOptions(beam_size=8, length_penalty=0.6),
+                             DecodingOptions(strategy="sample"))] == [
+        "greedy", "beam 5", "beam 8, alpha 0.6", "sample"]
+
+
+@pytest.mark.parametrize("function", [greedy_decode, beam_search, sample_decode])
+def test_the_strategy_functions_share_the_defaults(function):
+    for name, parameter in inspect.signature(function).parameters.items():
+        if name in ("model", "encoder_tokens", "beam_size", "n_best", "seed", "strategy"):
+            continue  # what the value chooses or returns per call (see DecodingOptions)
+        assert parameter.default == getattr(GREEDY, name), name
+
+
+@pytest.mark.parametrize("app", [translate, evaluate])
+def test_the_apps_flags_default_to_the_same_options(app):
+    args = app.build_parser().parse_args(["MODEL"])
+    assert decoding_options(args) == GREEDY
+    args = app.build_parser().parse_args(
+        ["MODEL", "--sample", "--top-k", "5", "--top-p", "0.9", "--temperature", "0.7"])
+    assert decoding_options(args) == DecodingOptions(
+        strategy="sample", top_k=5, top_p=0.9, temperature=0.7)
