@@ -57,7 +57,7 @@ DEFAULT_DATA_DIR = REPO / ".." / "shared" / "data"
 PIPELINE_FILE = "spa-eng.train.tsv.xz"
 TEST_FILE = "spa-eng.test.tsv"
 TOKENIZER_KINDS = ("char", "word", "subword")
-PRECISIONS = ("float32", "mixed_bfloat16", "mixed_float16")
+PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 COMPUTE_DTYPES = {"float32": "float32", "mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}
 
 # The reference configuration (issue 9) and the tiny one of --quick.
@@ -82,7 +82,10 @@ def _environment(args):
     import keras
     import tensorflow as tf
 
+    from keras_nmt.benchmarks.machine import describe_machine
+
     return {
+        "machine": describe_machine(),
         "cpu_count": os.cpu_count(),
         "tf_version": tf.__version__,
         "keras_version": keras.__version__,
@@ -161,7 +164,7 @@ def _train_batches(args, train, source_tokenizer, target_tokenizer):
     pool = train[: max(args.batch_size * count * 50, 1)]
     dataset = make_dataset(
         pool, source_tokenizer, target_tokenizer, batch_size=args.batch_size, seed=args.seed,
-        max_length=100,
+        max_length=100, batch_tokens=args.batch_tokens,
     )
     batches = [batch for _, batch in zip(range(count), dataset, strict=False)]
     if args.same_shape:
@@ -197,6 +200,7 @@ def run_train(args):
     from keras_nmt.benchmarks.flops import training_flops
     from keras_nmt.benchmarks.train_speed import batch_lengths, measure_train_speed
     from keras_nmt.models.registry import build_model
+    from keras_nmt.training.precision import resolve_precision
     from keras_nmt.training.train_config import TrainConfig
     from keras_nmt.training.trainer import compile_model
 
@@ -207,12 +211,13 @@ def run_train(args):
     batches = _train_batches(args, train, source_tokenizer, target_tokenizer)
     source_lengths, target_lengths = batch_lengths(batches)
     ratio = source_lengths.sum() / target_lengths.sum()
-    print(f"train: {len(batches)} fixed batches of {args.batch_size}: "
+    size = f"<= {args.batch_tokens} tokens" if args.batch_tokens else args.batch_size
+    print(f"train: {len(batches)} fixed batches of {size}: "
           f"{target_lengths.sum():,} target tokens, source/target token ratio {ratio:.2f}")
     steps = 2 if args.quick else args.train_steps
     records = []
     modes = [(jit, False) for jit in args.jit_compile]
-    for precision in args.precisions:
+    for precision in dict.fromkeys(resolve_precision(p).policy for p in args.precisions):
         peak = _peak(args, COMPUTE_DTYPES[precision])
         for name in args.models:
             options = _model_options(args, name)
@@ -256,7 +261,8 @@ def run_train(args):
                     record = {
                         "section": "train", "model": name, "api": api, "precision": precision,
                         "jit_compile": jit, "run_eagerly": eager,
-                        "batch_size": args.batch_size, "batches": len(batches),
+                        "batch_size": args.batch_size, "batch_tokens": args.batch_tokens,
+                        "batches": len(batches),
                         "same_shape": args.same_shape,
                         "source_target_ratio": round(float(ratio), 4),
                         "tokens_per_second": round(result["tokens_per_second"], 2),
@@ -602,6 +608,8 @@ _TABLES = {
 
 def markdown_table(records):
     """The records as Markdown: one table per section (and the train ratios), then the setup."""
+    from keras_nmt.benchmarks.machine import machine_summary
+
     lines = []
     for section, table in _TABLES.items():
         chosen = [r for r in records if r["section"] == section]
@@ -610,7 +618,7 @@ def markdown_table(records):
     if records:
         r = records[0]
         lines.append(
-            f"CPU count {r['cpu_count']}, TensorFlow {r['tf_version']}, "
+            f"{machine_summary(r['machine'])}, TensorFlow {r['tf_version']}, "
             f"Keras {r.get('keras_version', '?')}, seed {r['seed']}."
         )
     return "\n".join(lines)
@@ -654,7 +662,8 @@ def build_parser():
                         "spa-eng.test.tsv); sections that need a missing file are skipped with a "
                         "message (default: ../shared/data next to the repository)")
     parser.add_argument("--output-json", default=None, metavar="PATH",
-                        help="also write the records (one per measurement, with os.cpu_count(), "
+                        help="also write the records (one per measurement, with the machine (CPU "
+                        "model, ISA flags, GPUs), os.cpu_count(), "
                         "the TensorFlow and Keras versions, the dtype policy and the "
                         "configuration) to this JSON file")
     parser.add_argument("--output-md", default=None, metavar="PATH",
@@ -687,10 +696,14 @@ def build_parser():
     parser.add_argument("--train-steps", type=int, default=20,
                         help="train: timed train_on_batch steps per configuration "
                         "(default: %(default)s)")
-    parser.add_argument("--precisions", default="float32", type=_comma_list(),
+    parser.add_argument("--precisions", default="auto", type=_comma_list(),
                         help="train: comma-separated Keras dtype policies from "
-                        f"{', '.join(PRECISIONS)}; the policy is reset to float32 after each "
+                        f"{', '.join(PRECISIONS)} (auto: the one apps/train.py would pick on "
+                        "this machine); the policy is reset to float32 after each "
                         "configuration (default: %(default)s)")
+    parser.add_argument("--batch-tokens", type=int, default=None, metavar="N",
+                        help="train: fixed batches of at most N padded source + target tokens "
+                        "(apps/train.py --batch-tokens) instead of --batch-size pairs")
     parser.add_argument("--jit-compile", default="off", type=_on_off,
                         help="train: comma-separated on/off, XLA compilation of the train step "
                         "(default: off)")
