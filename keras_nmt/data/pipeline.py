@@ -24,6 +24,11 @@ the sum), cut into batches, and the batches of the whole epoch are shuffled. Bat
 nearly equal lengths whatever the length distribution, so no boundaries have to be chosen, and
 which pairs share a batch still changes every epoch.
 
+Token batches (``batch_tokens=N``, fairseq's ``--max-tokens``): the same sorted windows are cut
+into batches of varying size, each closed before its padded source + target tokens would pass
+``N`` (one pass of a small NumPy loop over the epoch's lengths, per epoch): short pairs come in
+large batches, long ones in small, so every step does about the same work.
+
 Determinism: with a ``seed``, two datasets built the same way yield the same batches in the same
 order, epoch after epoch (each epoch is reshuffled, reproducibly: the epoch seeds come from
 ``tf.data.Dataset.random(seed, rerandomize_each_iteration=True)``, so, as for any seeded tf.data
