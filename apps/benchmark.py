@@ -102,7 +102,8 @@ def build_parser():
                         "spa-eng.test.tsv); sections that need a missing file are skipped with a "
                         "message (default: ../shared/data next to the repository)")
     parser.add_argument("--output-json", default=None, metavar="PATH",
-                        help="also write the records (one per measurement, with os.cpu_count(), "
+                        help="also write the records (one per measurement, with the machine (CPU "
+                        "model, ISA flags, GPUs), os.cpu_count(), "
                         "the TensorFlow and Keras versions, the dtype policy and the "
                         "configuration) to this JSON file")
     parser.add_argument("--output-md", default=None, metavar="PATH",
@@ -135,10 +136,14 @@ def build_parser():
     parser.add_argument("--train-steps", type=int, default=20,
                         help="train: timed train_on_batch steps per configuration "
                         "(default: %(default)s)")
-    parser.add_argument("--precisions", default="float32", type=_comma_list(),
+    parser.add_argument("--precisions", default="auto", type=_comma_list(),
                         help="train: comma-separated Keras dtype policies from "
-                        f"{', '.join(PRECISIONS)}; the policy is reset to float32 after each "
+                        f"{', '.join(PRECISIONS)} (auto: the one apps/train.py would pick on "
+                        "this machine); the policy is reset to float32 after each "
                         "configuration (default: %(default)s)")
+    parser.add_argument("--batch-tokens", type=int, default=None, metavar="N",
+                        help="train: fixed batches of at most N padded source + target tokens "
+                        "(apps/train.py --batch-tokens) instead of --batch-size pairs")
     parser.add_argument("--jit-compile", default="off", type=_on_off,
                         help="train: comma-separated on/off, XLA compilation of the train step "
                         "(default: off)")

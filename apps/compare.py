@@ -40,6 +40,7 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 from keras_nmt.comparison import get_preset, preset_names  # noqa: E402
 from keras_nmt.comparison.runner import run_comparison  # noqa: E402
+from keras_nmt.training.precision import PRECISIONS  # noqa: E402
 
 # Epochs when only --minutes is given: the time budget stops training first.
 EPOCHS_FOR_TIME_BUDGET = 100_000
@@ -101,15 +102,20 @@ def build_parser():
     sizes.add_argument("--ff-dim", type=int, default=None,
                        help="Transformer feed-forward width (default: 512)")
     sizes.add_argument("--dropout", type=float, default=None, help="dropout rate (default: 0)")
-    sizes.add_argument("--batch-size", type=int, default=None, help="pairs per batch (default: 64)")
+    batching = sizes.add_mutually_exclusive_group()
+    batching.add_argument("--batch-size", type=int, default=None,
+                          help="pairs per batch (default: 64)")
+    batching.add_argument("--batch-tokens", type=int, default=None, metavar="N",
+                          help="instead of --batch-size: length-bucketed batches of at most N "
+                          "padded source + target tokens (fairseq --max-tokens)")
     sizes.add_argument("--learning-rate", type=float, default=None,
                        help="Adam learning rate of the recurrent models (default: 0.001)")
     sizes.add_argument("--warmup-steps", type=int, default=None,
                        help="Transformer warm-up steps (default: 4000)")
-    sizes.add_argument("--precision", default=None,
-                       choices=["float32", "mixed_bfloat16", "mixed_float16"],
+    sizes.add_argument("--precision", default=None, choices=PRECISIONS,
                        help="Keras dtype policy of every configuration; logits and softmax stay "
-                       "float32 (default: float32)")
+                       "float32; auto picks it from the hardware (see apps/train.py --help) "
+                       "(default: auto)")
     sizes.add_argument("--seed", type=int, default=None,
                        help="seed of data order and weights, the same for every configuration "
                        "(default: 0)")
@@ -123,8 +129,8 @@ def build_parser():
 _TRAIN_FIELDS = (
     "data", "source_column", "train_size", "valid_size", "tokenizer", "vocab_size",
     "max_length", "embedding_dim", "units", "num_layers", "d_model", "num_heads", "ff_dim",
-    "dropout", "batch_size", "learning_rate", "warmup_steps", "precision", "seed", "epochs",
-    "verbose",
+    "dropout", "batch_size", "batch_tokens", "learning_rate", "warmup_steps", "precision", "seed",
+    "epochs", "verbose",
 )
 
 

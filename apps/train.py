@@ -15,6 +15,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 from keras_nmt.export import export_translator  # noqa: E402
+from keras_nmt.training.precision import PRECISIONS  # noqa: E402
 from keras_nmt.training.train_config import TrainConfig  # noqa: E402
 from keras_nmt.training.trainer import train  # noqa: E402
 
@@ -98,8 +99,13 @@ def build_parser():
     train = parser.add_argument_group("training")
     train.add_argument("--epochs", type=int, default=DEFAULTS.epochs,
                        help="training epochs (default: %(default)s)")
-    train.add_argument("--batch-size", type=int, default=DEFAULTS.batch_size,
-                       help="pairs per batch (default: %(default)s)")
+    batching = train.add_mutually_exclusive_group()
+    batching.add_argument("--batch-size", type=int, default=DEFAULTS.batch_size,
+                          help="pairs per batch (default: %(default)s)")
+    batching.add_argument("--batch-tokens", type=int, default=None, metavar="N",
+                          help="instead of --batch-size: length-bucketed batches of as many "
+                          "pairs as keep the padded source + target tokens <= N (fairseq "
+                          "--max-tokens), e.g. 4096; validation keeps --batch-size")
     train.add_argument("--learning-rate", type=float, default=DEFAULTS.learning_rate,
                        help="Adam learning rate of the recurrent models (default: %(default)s)")
     train.add_argument("--warmup-steps", type=int, default=DEFAULTS.warmup_steps,
@@ -119,10 +125,11 @@ def build_parser():
     train.add_argument("--run-eagerly", action="store_true",
                        help="run the training step eagerly (debugging; slow)")
     train.add_argument("--jit-compile", action="store_true", help="compile with XLA")
-    train.add_argument("--precision", default=DEFAULTS.precision,
-                       choices=["float32", "mixed_bfloat16", "mixed_float16"],
-                       help="Keras dtype policy; logits and softmax stay float32 "
-                       "(default: %(default)s)")
+    train.add_argument("--precision", default=DEFAULTS.precision, choices=PRECISIONS,
+                       help="Keras dtype policy; logits and softmax stay float32. auto: "
+                       "mixed_float16 on a GPU, mixed_bfloat16 on a CPU with native bf16 "
+                       "(AVX512_BF16/AMX) or where a bf16 matmul measures faster, else float32; "
+                       "the choice and why are printed (default: %(default)s)")
     train.add_argument("--time-budget", type=float, default=None,
                        help="stop after the epoch that crosses this many minutes")
     train.add_argument("--strategy", default=DEFAULTS.strategy,

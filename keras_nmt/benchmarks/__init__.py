@@ -2,13 +2,13 @@
 
 * `flops`: analytic model FLOPs (2 * m * n * k per matmul) of every registered model, from its
   configuration and the real (non-padding) token counts of a batch.
-* `peak`: the machine's measured matmul FLOP/s in a given dtype (the MFU denominator).
-* `timing`: median-of-repeats timing.
 * `train_speed`, `decode_speed`: training-step and decoding throughput of a model.
 * `BenchmarkContext` (`benchmark_context`): a run's options, the shared data and peak rates.
 * `pipeline_section`, `train_section`, `decode_section`, `export_section`: each section's
   runner (`run_*(context) -> records`) and its Markdown table (`*_table(records)`);
   `sections`: `SECTIONS`, `TABLES` and `markdown_report(records)`.
+
+The machine description, the peak matmul rate and timing live in `keras_nmt.hardware`.
 """
 
 from keras_nmt.benchmarks.flops import (
@@ -18,16 +18,11 @@ from keras_nmt.benchmarks.flops import (
     lstm_step_flops,
     training_flops,
 )
-from keras_nmt.benchmarks.peak import measure_peak_matmul
-from keras_nmt.benchmarks.timing import median, time_repeats
 
 __all__ = [
     "attention_pair_flops",
     "dense_flops",
     "forward_flops",
     "lstm_step_flops",
-    "measure_peak_matmul",
-    "median",
-    "time_repeats",
     "training_flops",
 ]

@@ -7,8 +7,9 @@ from pathlib import Path
 import keras
 import tensorflow as tf
 
-from keras_nmt.benchmarks.peak import measure_peak_matmul
 from keras_nmt.data import read_tsv
+from keras_nmt.hardware.machine import describe_machine
+from keras_nmt.hardware.peak import measure_peak_matmul
 from keras_nmt.inference import RunDirectory
 from keras_nmt.models.presets import model_options
 from keras_nmt.models.registry import build_model
@@ -17,7 +18,7 @@ from keras_nmt.text import make_tokenizer
 PIPELINE_FILE = "spa-eng.train.tsv.xz"
 TEST_FILE = "spa-eng.test.tsv"
 TOKENIZER_KINDS = ("char", "word", "subword")
-PRECISIONS = ("float32", "mixed_bfloat16", "mixed_float16")
+PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 COMPUTE_DTYPES = {"float32": "float32", "mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}
 # The sizes of --quick (a smoke test: the numbers mean nothing).
 QUICK_VOCAB_SIZE = 300
@@ -55,6 +56,7 @@ class BenchmarkContext:
     def environment(self):
         """The fields every record carries: machine, versions, dtype policy, seed."""
         return {
+            "machine": describe_machine(),
             "cpu_count": os.cpu_count(),
             "tf_version": tf.__version__,
             "keras_version": keras.__version__,

@@ -4,6 +4,7 @@ from keras_nmt.benchmarks.decode_section import decode_table, run_decode
 from keras_nmt.benchmarks.export_section import export_table, run_export
 from keras_nmt.benchmarks.pipeline_section import pipeline_table, run_pipeline
 from keras_nmt.benchmarks.train_section import run_train, train_table
+from keras_nmt.hardware.machine import machine_summary
 
 # name -> function(BenchmarkContext) -> list of JSON records, in the order they run.
 SECTIONS = {
@@ -35,7 +36,7 @@ def markdown_report(records):
     if records:
         r = records[0]
         lines.append(
-            f"CPU count {r['cpu_count']}, TensorFlow {r['tf_version']}, "
+            f"{machine_summary(r['machine'])}, TensorFlow {r['tf_version']}, "
             f"Keras {r.get('keras_version', '?')}, seed {r['seed']}."
         )
     return "\n".join(lines)

@@ -9,6 +9,7 @@ from keras_nmt.benchmarks.flops import training_flops
 from keras_nmt.benchmarks.train_speed import batch_lengths, measure_train_speed
 from keras_nmt.data import make_dataset
 from keras_nmt.models.registry import build_model
+from keras_nmt.training.precision import resolve_precision
 from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.training.trainer import compile_model
 
@@ -23,7 +24,7 @@ def _train_batches(args, train, source_tokenizer, target_tokenizer):
     pool = train[: max(args.batch_size * count * 50, 1)]
     dataset = make_dataset(
         pool, source_tokenizer, target_tokenizer, batch_size=args.batch_size, seed=args.seed,
-        max_length=100,
+        max_length=100, batch_tokens=args.batch_tokens,
     )
     batches = [batch for _, batch in zip(range(count), dataset, strict=False)]
     if args.same_shape:
@@ -68,12 +69,13 @@ def run_train(context):
     batches = _train_batches(args, train, source_tokenizer, target_tokenizer)
     source_lengths, target_lengths = batch_lengths(batches)
     ratio = source_lengths.sum() / target_lengths.sum()
-    print(f"train: {len(batches)} fixed batches of {args.batch_size}: "
+    size = f"<= {args.batch_tokens} tokens" if args.batch_tokens else args.batch_size
+    print(f"train: {len(batches)} fixed batches of {size}: "
           f"{target_lengths.sum():,} target tokens, source/target token ratio {ratio:.2f}")
     steps = 2 if args.quick else args.train_steps
     records = []
     modes = [(jit, False) for jit in args.jit_compile]
-    for precision in args.precisions:
+    for precision in dict.fromkeys(resolve_precision(p).policy for p in args.precisions):
         peak = context.peak(COMPUTE_DTYPES[precision])
         for name in args.models:
             options = context.model_options(name)
@@ -117,7 +119,8 @@ def run_train(context):
                     record = {
                         "section": "train", "model": name, "api": api, "precision": precision,
                         "jit_compile": jit, "run_eagerly": eager,
-                        "batch_size": args.batch_size, "batches": len(batches),
+                        "batch_size": args.batch_size, "batch_tokens": args.batch_tokens,
+                        "batches": len(batches),
                         "same_shape": args.same_shape,
                         "source_target_ratio": round(float(ratio), 4),
                         "tokens_per_second": round(result["tokens_per_second"], 2),

@@ -130,7 +130,7 @@ def _counting_pipeline(config, train_pairs, counter):
         )
         counter["tokens_per_epoch"] = count_target_tokens(tokenized)
         return make_dataset(tokenized, batch_size=config.batch_size, shuffle=True,
-                            seed=config.seed)
+                            seed=config.seed, batch_tokens=config.batch_tokens)
 
     return make_train_data
 

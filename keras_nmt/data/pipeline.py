@@ -24,6 +24,11 @@ the sum), cut into batches, and the batches of the whole epoch are shuffled. Bat
 nearly equal lengths whatever the length distribution, so no boundaries have to be chosen, and
 which pairs share a batch still changes every epoch.
 
+Token batches (``batch_tokens=N``, fairseq's ``--max-tokens``): the same sorted windows are cut
+into batches of varying size, each closed before its padded source + target tokens would pass
+``N`` (one pass of a small NumPy loop over the epoch's lengths, per epoch): short pairs come in
+large batches, long ones in small, so every step does about the same work.
+
 Determinism: with a ``seed``, two datasets built the same way yield the same batches in the same
 order, epoch after epoch (each epoch is reshuffled, reproducibly: the epoch seeds come from
 ``tf.data.Dataset.random(seed, rerandomize_each_iteration=True)``, so, as for any seeded tf.data
@@ -138,6 +143,38 @@ def _length_ranks(tokenized: TokenizedPairs) -> np.ndarray:
     return ranks
 
 
+def _token_batch_splits(
+    source_lengths: np.ndarray, target_lengths: np.ndarray, batch_tokens: int, window: int
+) -> np.ndarray:
+    """Row splits cutting an epoch's ordered pairs into batches of at most ``batch_tokens``.
+
+    A batch of ``n`` pairs costs ``n * (longest source + longest target)`` padded tokens. The
+    pairs are taken in order (length-sorted within windows of ``window`` pairs), a batch is
+    closed when the next pair would take it over ``batch_tokens``, and no batch straddles two
+    windows (as fairseq's ``--max-tokens`` batching, within windows).
+
+    Args:
+        source_lengths: ``(n,)`` padded source lengths in epoch order.
+        target_lengths: ``(n,)`` padded decoder lengths in epoch order.
+        batch_tokens: the most padded source + target tokens of a batch (every pair fits alone).
+        window: pairs per sorting window.
+
+    Returns:
+        ``(num_batches + 1,)`` int64 row splits, from 0 to ``n``.
+    """
+    splits = [0]
+    longest_source = longest_target = 0
+    for index, (source, target) in enumerate(zip(source_lengths, target_lengths, strict=True)):
+        longest_source, longest_target = max(longest_source, source), max(longest_target, target)
+        size = index + 1 - splits[-1]
+        if size > 1 and (size * (longest_source + longest_target) > batch_tokens
+                         or index % window == 0):
+            splits.append(index)
+            longest_source, longest_target = source, target
+    splits.append(len(source_lengths))
+    return np.asarray(splits, dtype=np.int64)
+
+
 def _round_up(tensor: tf.Tensor, multiple: int) -> tf.Tensor:
     """Pads ``(batch, length)`` on the right with 0 so that ``length % multiple == 0``."""
     if multiple <= 1:
@@ -153,6 +190,7 @@ def make_dataset(
     target_tokenizer=None,
     batch_size: int = 64,
     *,
+    batch_tokens: int | None = None,
     shuffle: bool = True,
     seed: int | None = None,
     bucket: bool = True,
@@ -172,7 +210,12 @@ def make_dataset(
             applied when tokenizing).
         source_tokenizer: tokenizer of the source side (see CONTRIBUTING.md).
         target_tokenizer: tokenizer of the target side.
-        batch_size: pairs per batch.
+        batch_size: pairs per batch (ignored with ``batch_tokens``).
+        batch_tokens: instead of ``batch_size`` pairs, batches of as many length-bucketed pairs
+            as keep ``pairs x (longest source + longest decoder row)``, the padded source +
+            target tokens, at or under this (fairseq's ``--max-tokens``): short sentences
+            come in large batches, long ones in small. The sorting windows hold about
+            ``bucket_window`` batches. Every pair must fit alone.
         shuffle: shuffle pairs (and, with ``bucket``, batches) every epoch.
         seed: shuffle seed; the same seed gives the same batches in the same order.
         bucket: group pairs of similar length into batches (sort within windows of
@@ -204,6 +247,8 @@ def make_dataset(
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if batch_tokens is not None and drop_remainder:
+        raise ValueError("drop_remainder needs fixed batches of batch_size, not batch_tokens")
     if isinstance(pairs, TokenizedPairs):
         if max_length is not None and max_length != pairs.max_length:
             raise ValueError("pass max_length to tokenize_pairs when giving TokenizedPairs")
@@ -218,6 +263,21 @@ def make_dataset(
     num_batches = num_pairs // batch_size if drop_remainder else -(-num_pairs // batch_size)
     num_kept = num_batches * batch_size if drop_remainder else num_pairs
     window = bucket_window * batch_size
+    if batch_tokens is not None:
+        # Padded lengths, as make_batch will build them.
+        multiple = max(1, pad_to_multiple)
+        source_cost = -(-tokenized.source_lengths // multiple) * multiple
+        target_cost = -(-tokenized.target_lengths // multiple) * multiple
+        longest = int(np.max(source_cost + target_cost))
+        if batch_tokens < longest:
+            raise ValueError(
+                f"batch_tokens={batch_tokens} is below the longest pair ({longest} source + "
+                "target tokens): raise it or lower max_length"
+            )
+        mean_cost = float(np.mean(source_cost + target_cost))
+        window = bucket_window * max(1, int(batch_tokens // mean_cost))
+        source_cost = tf.constant(source_cost, tf.int64)
+        target_cost = tf.constant(target_cost, tf.int64)
     encoder_rows = tokenized.source_tokens
     target_rows = tokenized.target_tokens  # [START] + y + [END]
     ranks = tf.constant(_length_ranks(tokenized), dtype=tf.int64)
@@ -234,16 +294,26 @@ def make_dataset(
             key = window_of * num_pairs + tf.gather(ranks, order)
             order = tf.gather(order, tf.argsort(key, stable=True))
         order = order[:num_kept]
-        # Windows hold whole batches (window % batch_size == 0): no batch straddles two windows.
-        splits = tf.concat(
-            [tf.range(0, num_kept, batch_size, dtype=tf.int64), [tf.constant(num_kept, tf.int64)]],
-            axis=0,
-        )
+        if batch_tokens is None:
+            # Windows hold whole batches (window % batch_size == 0): no batch straddles two.
+            splits = tf.concat(
+                [tf.range(0, num_kept, batch_size, dtype=tf.int64),
+                 [tf.constant(num_kept, tf.int64)]],
+                axis=0,
+            )
+        else:
+            splits = tf.numpy_function(
+                lambda source, target: _token_batch_splits(source, target, batch_tokens, window),
+                [tf.gather(source_cost, order), tf.gather(target_cost, order)],
+                tf.int64,
+                stateful=False,
+            )
+            splits.set_shape([None])
         batches = tf.RaggedTensor.from_row_splits(order, splits, validate=False)
         if shuffle and bucket:
             # Sorted windows give batches in length order: mix them across the epoch.
             batch_order = tf.random.experimental.stateless_shuffle(
-                tf.range(num_batches, dtype=tf.int64), seed=tf.stack([epoch_seed, 1])
+                tf.range(batches.nrows(), dtype=tf.int64), seed=tf.stack([epoch_seed, 1])
             )
             batches = tf.gather(batches, batch_order)
         return batches

@@ -27,7 +27,7 @@ class Perplexity(keras.metrics.Metric):
         self.tokens = self.add_variable(shape=(), initializer="zeros", name="tokens")
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        nll, mask, _ = token_nll(y_true, y_pred)
+        nll, mask = token_nll(y_true, y_pred)
         self.nll.assign_add(ops.sum(nll * mask))
         self.tokens.assign_add(ops.sum(mask))
 

@@ -32,6 +32,7 @@ class TrainConfig(ModelOptions):
     epochs: int = 10
     steps_per_epoch: int | None = None
     batch_size: int = 64
+    batch_tokens: int | None = None
     learning_rate: float = 1e-3
     warmup_steps: int = 4000
     clipnorm: float | None = 1.0
@@ -40,7 +41,7 @@ class TrainConfig(ModelOptions):
     patience: int | None = None
     run_eagerly: bool = False
     jit_compile: bool = False
-    precision: str = "float32"
+    precision: str = "auto"
     time_budget: float | None = None
     strategy: str = "default"
     # run

@@ -28,6 +28,7 @@ from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 from keras_nmt.training.perplexity import Perplexity
+from keras_nmt.training.precision import resolve_precision
 from keras_nmt.training.sample_translations import SampleTranslations
 from keras_nmt.training.strategy import make_strategy
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
@@ -126,8 +127,12 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
     strategy = make_strategy(config.strategy)  # first: multi-worker must precede other TF ops
     random.seed(config.seed)
     keras.utils.set_random_seed(config.seed)
-    if config.precision != "float32":
-        keras.mixed_precision.set_global_policy(config.precision)
+    precision = resolve_precision(config.precision)
+    print_fn(f"precision: {precision.policy} ({precision.reason})")
+    if precision.warning:
+        print_fn(f"warning: {precision.warning}")
+    if precision.policy != "float32":
+        keras.mixed_precision.set_global_policy(precision.policy)
 
     train_pairs, valid_pairs = pairs if pairs is not None else load_pairs(config)
     source_tokenizer, target_tokenizer = make_tokenizers(config, train_pairs, run)
@@ -143,7 +148,7 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
     else:
         train_data = make_dataset(
             train_pairs, source_tokenizer, target_tokenizer, shuffle=True, seed=config.seed,
-            **dataset_options,
+            batch_tokens=config.batch_tokens, **dataset_options,
         )
     valid_data = make_dataset(
         valid_pairs, source_tokenizer, target_tokenizer, shuffle=False, **dataset_options

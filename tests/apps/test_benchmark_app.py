@@ -22,7 +22,7 @@ def test_help_lists_every_flag(capsys):
     text = capsys.readouterr().out
     for flag in ("--only", "--quick", "--seed", "--output-json", "--output-md", "--data-dir",
                  "--precisions", "--jit-compile", "--eager", "--models", "--apis", "--run",
-                 "--beam-sizes", "--same-shape"):
+                 "--beam-sizes", "--same-shape", "--batch-tokens"):
         assert flag in text
 
 
@@ -55,6 +55,23 @@ def test_quick_decode_writes_json_and_markdown(tmp_path, shared_data):
     assert records[0]["time_ratio_to_greedy"] == 1.0
     table = markdown.read_text()
     assert "### decode" in table and "| lstm | functional | untrained | greedy |" in table
+
+
+def test_quick_train_with_token_batches_names_the_machine(tmp_path, shared_data):
+    from keras_nmt.hardware.machine import describe_machine, machine_summary
+    from keras_nmt.training.precision import resolve_precision
+
+    output, markdown = tmp_path / "bench.json", tmp_path / "bench.md"
+    _app().main([
+        "--quick", "--only", "train", "--models", "lstm", "--apis", "functional",
+        "--batch-tokens", "400", "--data-dir", str(shared_data), "--output-json", str(output),
+        "--output-md", str(markdown),
+    ])  # fmt: skip
+    [record] = json.loads(output.read_text())
+    assert record["batch_tokens"] == 400 and record["tokens_per_second"] > 0
+    assert record["precision"] == resolve_precision("auto").policy  # --precisions auto
+    assert record["machine"] == describe_machine()
+    assert machine_summary(record["machine"]) in markdown.read_text()
 
 
 def test_a_failing_section_keeps_the_others_records(tmp_path, monkeypatch, capsys):

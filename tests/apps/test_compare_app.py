@@ -103,3 +103,12 @@ def test_user_options():
     args = compare_app.build_parser().parse_args(["--epochs", "3", "--seed", "7"])
     assert compare_app.user_options(args) == {
         "seed": 7, "epochs": 3, "verbose": 2, "time_budget": None}
+
+
+def test_token_batches_and_precision_flags(capsys):
+    args = compare_app.build_parser().parse_args(["--batch-tokens", "4096", "--precision", "auto"])
+    assert compare_app.user_options(args) == {
+        "batch_tokens": 4096, "precision": "auto", "verbose": 2}
+    with pytest.raises(SystemExit):
+        compare_app.build_parser().parse_args(["--batch-tokens", "4096", "--batch-size", "32"])
+    assert "not allowed with argument" in capsys.readouterr().err

@@ -7,9 +7,9 @@ from keras_nmt.benchmarks import (
     dense_flops,
     forward_flops,
     lstm_step_flops,
-    measure_peak_matmul,
     training_flops,
 )
+from keras_nmt.hardware.peak import measure_peak_matmul
 
 
 def test_dense_and_lstm_step():

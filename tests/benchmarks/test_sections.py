@@ -2,7 +2,10 @@
 
 from keras_nmt.benchmarks.sections import markdown_report
 
-ENVIRONMENT = {"cpu_count": 2, "tf_version": "2.21", "keras_version": "3", "seed": 0}
+MACHINE = {"cpu_model": "AMD EPYC", "cpu_count": 2, "isa_flags": ["avx2", "fma"],
+           "native_bf16": False, "gpus": []}
+ENVIRONMENT = {"machine": MACHINE, "cpu_count": 2, "tf_version": "2.21", "keras_version": "3",
+               "seed": 0}
 TRAIN = {
     "section": "train", "model": "lstm", "api": "functional", "precision": "float32",
     "jit_compile": False, "run_eagerly": False, "tokens_per_second": 1000.0,
@@ -25,7 +28,9 @@ def test_train_table_ratios_and_failures():
     assert "| luong | functional | float32 | off | no | failed: Boom: x |  |  |  |  |" in lines
     assert "| lstm subclassed float32 XLA off | subclassed / functional | 0.80 |" in lines
     assert "| lstm functional float32 XLA on | XLA on / off | 1.20 |" in lines
-    assert lines[-1] == "CPU count 2, TensorFlow 2.21, Keras 3, seed 0."
+    assert lines[-1] == (
+        "AMD EPYC, 2 CPUs, avx2 fma (no native bf16), TensorFlow 2.21, Keras 3, seed 0."
+    )
 
 
 def test_sections_in_order_and_empty_report():

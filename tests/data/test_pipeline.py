@@ -219,3 +219,46 @@ def test_with_real_char_tokenizer():
         assert targets.shape[1] == 11 and (inputs["decoder_tokens"][:, 0] == START_ID).numpy().all()
         count += len(sources)
     assert count == 200
+
+
+def token_batches(pairs, tokenizer, batch_tokens, seed=0, **options):
+    dataset = make_dataset(pairs, tokenizer, tokenizer, batch_tokens=batch_tokens, seed=seed,
+                           **options)
+    return batches_as_numpy(dataset), dataset
+
+
+@pytest.mark.parametrize("pad_to_multiple", [1, 8])
+def test_token_batches_stay_under_the_limit_and_hold_every_pair_once(
+    tiny_tokenizer, pad_to_multiple
+):
+    pairs = varied_pairs(1500, seed=3)
+    batches, dataset = token_batches(pairs, tiny_tokenizer, 600, pad_to_multiple=pad_to_multiple)
+    costs = [encoder.size + decoder.size for encoder, decoder, _ in batches]
+    assert max(costs) <= 600
+    assert np.mean(costs) > 0.8 * 600  # batches are filled, not merely under the limit
+    sizes = [len(encoder) for encoder, _, _ in batches]
+    assert min(sizes) < 10 < 30 < max(sizes)  # long pairs in small batches, short in large
+    for _ in range(2):  # every epoch (each reshuffled) holds every pair exactly once
+        seen = []
+        for encoder, _, _ in batches_as_numpy(dataset):
+            seen += ["".join(chr(i + 93) for i in row[row != 0]) for row in encoder]
+        assert sorted(seen) == sorted(source for source, _ in pairs)
+
+
+def test_token_batches_are_deterministic_with_seed(tiny_tokenizer):
+    pairs = varied_pairs(600, seed=4)
+    first, dataset = token_batches(pairs, tiny_tokenizer, 500, seed=5)
+    again, _ = token_batches(pairs, tiny_tokenizer, 500, seed=5)
+    other, _ = token_batches(pairs, tiny_tokenizer, 500, seed=6)
+    flat = [[array.tolist() for array in batch] for batch in first]
+    assert flat == [[array.tolist() for array in batch] for batch in again]
+    assert flat != [[array.tolist() for array in batch] for batch in other]
+    assert flat != [[array.tolist() for array in batch] for batch in batches_as_numpy(dataset)]
+
+
+def test_token_batches_reject_a_pair_longer_than_the_limit(tiny_tokenizer):
+    with pytest.raises(ValueError, match="below the longest pair"):
+        make_dataset(varied_pairs(50), tiny_tokenizer, tiny_tokenizer, batch_tokens=40)
+    with pytest.raises(ValueError, match="drop_remainder"):
+        make_dataset(varied_pairs(50), tiny_tokenizer, tiny_tokenizer, batch_tokens=400,
+                     drop_remainder=True)

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from keras_nmt.training import (
     MaskedAccuracy,
@@ -56,6 +57,65 @@ def test_masked_accuracy_and_perplexity_by_hand():
     perplexity.update_state(Y_TRUE, LOGITS)
     loss = float(MaskedSparseCrossEntropy()(Y_TRUE, LOGITS))
     assert float(perplexity.result()) == pytest.approx(math.exp(loss), rel=1e-5)
+
+
+def reference_token_terms(y_true, logits, eps):
+    """The plain computation: log_softmax, gather, mean (what the fused kernels replace)."""
+    log_probs = tf.nn.log_softmax(tf.cast(logits, tf.float32))
+    nll = -tf.squeeze(tf.gather(log_probs, y_true[..., None], batch_dims=2), -1)
+    smoothed = (1 - eps) * nll + eps * -tf.reduce_mean(log_probs, axis=-1)
+    mask = tf.cast(y_true != 0, tf.float32)
+    return nll, smoothed, mask
+
+
+def random_batch(seed=0, batch=3, length=7, vocab=50):
+    """Logits with a wide range and targets with trailing padding of varying length."""
+    rng = np.random.default_rng(seed)
+    logits = tf.constant(rng.normal(scale=4.0, size=(batch, length, vocab)), tf.float32)
+    y_true = rng.integers(1, vocab, size=(batch, length))
+    for row, real in enumerate(rng.integers(1, length + 1, size=batch)):
+        y_true[row, real:] = 0
+    return tf.constant(y_true, tf.int32), logits
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.1, 0.3])
+def test_fused_loss_and_gradient_equal_the_reference(eps):
+    y_true, logits = random_batch()
+    loss = MaskedSparseCrossEntropy(label_smoothing=eps)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(logits)
+        fused = loss(y_true, logits)
+        _, smoothed, mask = reference_token_terms(y_true, logits, eps)
+        reference = tf.reduce_sum(smoothed * mask) / tf.reduce_sum(mask)
+    assert float(fused) == pytest.approx(float(reference), rel=1e-5)
+    fused_grad, reference_grad = tape.gradient(fused, logits), tape.gradient(reference, logits)
+    np.testing.assert_allclose(fused_grad.numpy(), reference_grad.numpy(), atol=1e-6)
+    assert not fused_grad.numpy()[y_true.numpy() == 0].any()  # padding gets no gradient
+
+
+def test_fused_loss_under_bfloat16_logits_matches_float32_reference():
+    y_true, logits = random_batch(seed=1)
+    low = tf.cast(logits, tf.bfloat16)
+    _, smoothed, mask = reference_token_terms(y_true, low, 0.1)
+    reference = float(tf.reduce_sum(smoothed * mask) / tf.reduce_sum(mask))
+    assert float(MaskedSparseCrossEntropy(0.1)(y_true, low)) == pytest.approx(reference, rel=1e-5)
+
+
+def test_thin_accuracy_and_perplexity_equal_the_reference():
+    accuracy, perplexity = MaskedAccuracy(), Perplexity()
+    hits = nll_sum = tokens = 0.0
+    for seed in range(3):
+        y_true, logits = random_batch(seed=seed, vocab=5)  # small vocabulary: many hits
+        accuracy.update_state(y_true, logits)
+        perplexity.update_state(y_true, logits)
+        nll, _, mask = reference_token_terms(y_true, logits, 0.0)
+        right = tf.cast(tf.argmax(logits, axis=-1, output_type=tf.int32) == y_true, tf.float32)
+        hits += float(tf.reduce_sum(right * mask))
+        nll_sum += float(tf.reduce_sum(nll * mask))
+        tokens += float(tf.reduce_sum(mask))
+    assert 0 < hits < tokens
+    assert float(accuracy.result()) == pytest.approx(hits / tokens, rel=1e-6)
+    assert float(perplexity.result()) == pytest.approx(math.exp(nll_sum / tokens), rel=1e-5)
 
 
 def test_schedules_follow_bengio_2015():

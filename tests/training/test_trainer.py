@@ -8,8 +8,9 @@ import keras
 import numpy as np
 import pytest
 
+from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
 from keras_nmt.training.train_config import TrainConfig
-from keras_nmt.training.trainer import train
+from keras_nmt.training.trainer import load_pairs, train
 
 TINY = dict(
     train_size=256, valid_size=32, units=16, embedding_dim=8, batch_size=32, verbose=0,
@@ -69,6 +70,32 @@ def test_killed_run_resumes_from_its_backup(tmp_path):
     history = json.loads((tmp_path / "run" / "history.json").read_text())
     assert [r["epoch"] for r in history] == [0, 1, 2]
     assert (tmp_path / "run" / "model.keras").exists()
+
+
+class CountBatches(keras.callbacks.Callback):
+    def on_train_begin(self, logs=None):
+        self.batches = 0
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.batches += 1
+
+
+def test_token_batches_train_and_validate_on_the_usual_batches(tmp_path):
+    config = TrainConfig(epochs=1, output=str(tmp_path / "run"), batch_tokens=700, **TINY)
+    lines, counter = [], CountBatches()
+    result = train(config, print_fn=lines.append, extra_callbacks=[counter])
+    assert any(line.startswith("precision: ") for line in lines)  # the choice and why
+    train_pairs, valid_pairs = load_pairs(config)
+    tokenizers = result.translator.source_tokenizer, result.translator.target_tokenizer
+    tokenized = tokenize_pairs(train_pairs, *tokenizers, max_length=config.max_length)
+    token_batches = make_dataset(tokenized, batch_tokens=700, seed=config.seed)
+    assert counter.batches == len(list(token_batches)) != -(-len(tokenized) // 32)
+    # Validation is unchanged: batches of --batch-size, the same loss as evaluating on them.
+    valid = make_dataset(valid_pairs, *tokenizers, batch_size=32, shuffle=False,
+                         max_length=config.max_length)
+    loss = result.model.evaluate(valid, verbose=0, return_dict=True)["loss"]
+    assert result.history["val_loss"][-1] == pytest.approx(loss, rel=1e-5)
+    assert "val_bleu" in result.history
 
 
 @pytest.mark.slow

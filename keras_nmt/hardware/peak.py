@@ -2,7 +2,7 @@
 
 import tensorflow as tf
 
-from keras_nmt.benchmarks.timing import median, time_repeats
+from keras_nmt.hardware.timing import median, time_repeats
 
 
 def measure_peak_matmul(dtype="float32", size=2048, repeats=5):

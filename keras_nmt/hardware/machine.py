@@ -1,0 +1,81 @@
+"""What machine a measurement ran on: CPU model, the ISA flags that decide matmul speed, GPUs."""
+
+import os
+from pathlib import Path
+
+import tensorflow as tf
+
+CPUINFO = Path("/proc/cpuinfo")
+# The flags (Linux /proc/cpuinfo names) that decide fp32/bf16/fp16 matmul speed on x86.
+ISA_FLAGS = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16")
+# A CPU multiplies bf16 natively with either of these; without them oneDNN emulates bf16.
+NATIVE_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
+
+
+def read_cpuinfo():
+    """The text of /proc/cpuinfo, or "" where there is none (macOS, Windows)."""
+    try:
+        return CPUINFO.read_text()
+    except OSError:
+        return ""
+
+
+def _first_field(cpuinfo, name):
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == name:
+            return value.strip()
+    return ""
+
+
+def cpu_flags(cpuinfo):
+    """The set of ISA flags of the first processor listed in `cpuinfo` text."""
+    return set(_first_field(cpuinfo, "flags").split())
+
+
+def has_native_bf16(flags):
+    """True when the CPU multiplies bf16 in hardware (AVX512_BF16 or AMX-BF16)."""
+    return any(flag in flags for flag in NATIVE_BF16_FLAGS)
+
+
+def gpu_names():
+    """Names of the visible GPUs (e.g. `["NVIDIA H100 80GB HBM3"]`), `[]` on a CPU-only host."""
+    names = []
+    for device in tf.config.list_physical_devices("GPU"):
+        details = tf.config.experimental.get_device_details(device)
+        names.append(details.get("device_name", device.name))
+    return names
+
+
+def describe_machine(cpuinfo=None, gpus=None):
+    """The machine as a dict for benchmark records and README figures.
+
+    Args:
+        cpuinfo: /proc/cpuinfo text (default: read it); tests pass a fake.
+        gpus: GPU names (default: `gpu_names()`).
+
+    Returns:
+        `{"cpu_model", "cpu_count", "isa_flags" (those of ISA_FLAGS present), "native_bf16",
+        "gpus"}`.
+
+    Example:
+        >>> describe_machine()["isa_flags"]  # doctest: +SKIP
+        ['avx2', 'fma']
+    """
+    cpuinfo = read_cpuinfo() if cpuinfo is None else cpuinfo
+    flags = cpu_flags(cpuinfo)
+    return {
+        "cpu_model": _first_field(cpuinfo, "model name") or "unknown CPU",
+        "cpu_count": os.cpu_count(),
+        "isa_flags": [flag for flag in ISA_FLAGS if flag in flags],
+        "native_bf16": has_native_bf16(flags),
+        "gpus": gpu_names() if gpus is None else list(gpus),
+    }
+
+
+def machine_summary(machine):
+    """One line naming the machine, e.g. `AMD EPYC, 2 CPUs, avx2 fma (no native bf16)`."""
+    flags = " ".join(machine["isa_flags"]) or "no AVX2/AVX-512/AMX"
+    bf16 = "native bf16" if machine["native_bf16"] else "no native bf16"
+    gpus = f", GPU {', '.join(machine['gpus'])}" if machine["gpus"] else ""
+    return f"{machine['cpu_model']}, {machine['cpu_count']} CPUs, {flags} ({bf16}){gpus}"
