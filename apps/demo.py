@@ -14,6 +14,8 @@ import textwrap
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+from apps._cli import positive_float  # noqa: E402
+
 EXAMPLES = ["3rd of March 2021", "Tuesday, July 4, 1989", "25.12.2001", "the first of may, 1999"]
 
 # Runs in a fresh interpreter that imports only TensorFlow and tensorflow-text.
@@ -40,7 +42,7 @@ def build_parser():
                         help="architecture to train (default: %(default)s)")
     parser.add_argument("--api", default="functional", choices=["functional", "subclassed"],
                         help="which twin (default: %(default)s)")
-    parser.add_argument("--minutes", type=float, default=3.0,
+    parser.add_argument("--minutes", type=positive_float, default=3.0,
                         help="training budget in minutes (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed (default: %(default)s)")
     parser.add_argument("--output", default="runs/demo",

@@ -19,6 +19,16 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+from apps._cli import (  # noqa: E402
+    add_debug_flag,
+    exit_status,
+    non_negative_float,
+    non_negative_int,
+    positive_int,
+    probability_mass,
+    user_errors,
+)
+
 
 def build_parser():
     parser = argparse.ArgumentParser(
@@ -32,23 +42,23 @@ def build_parser():
                         "(.gz/.xz/.zip too) or SOURCE_FILE,TARGET_FILE (default: %(default)s)")
     parser.add_argument("--source-column", type=int, default=1, choices=[0, 1],
                         help="which TSV column is the source (default: %(default)s)")
-    parser.add_argument("--size", type=int, default=None,
+    parser.add_argument("--size", type=positive_int, default=None,
                         help="built-in data: number of test pairs (default: its test size)")
-    parser.add_argument("--limit", type=int, default=None,
+    parser.add_argument("--limit", type=positive_int, default=None,
                         help="score only the first N source sentences")
-    parser.add_argument("--batch-size", type=int, default=64,
+    parser.add_argument("--batch-size", type=positive_int, default=64,
                         help="sentences translated together (default: %(default)s)")
-    parser.add_argument("--beam-size", type=int, default=1,
+    parser.add_argument("--beam-size", type=positive_int, default=1,
                         help="beam search width; 1 = greedy (default: %(default)s)")
-    parser.add_argument("--length-penalty", type=float, default=0.0,
+    parser.add_argument("--length-penalty", type=non_negative_float, default=0.0,
                         help="GNMT length penalty alpha for beam search (default: %(default)s)")
     parser.add_argument("--sample", action="store_true",
                         help="sample instead of searching (run directories only)")
-    parser.add_argument("--temperature", type=float, default=1.0,
+    parser.add_argument("--temperature", type=non_negative_float, default=1.0,
                         help="sampling temperature (default: %(default)s)")
-    parser.add_argument("--top-k", type=int, default=0,
+    parser.add_argument("--top-k", type=non_negative_int, default=0,
                         help="sample from the k most likely tokens; 0 = all (default: %(default)s)")
-    parser.add_argument("--top-p", type=float, default=1.0,
+    parser.add_argument("--top-p", type=probability_mass, default=1.0,
                         help="nucleus sampling mass (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed for built-in test data and sampling (default: %(default)s)")
@@ -56,9 +66,11 @@ def build_parser():
                         help="file for the translations, one per line (default: "
                         "MODEL/hypotheses.txt for a run directory, none for a SavedModel)")
     parser.add_argument("--json", default=None, help="file for the JSON report")
+    add_debug_flag(parser)
     return parser
 
 
+@user_errors
 def main(argv=None):
     args = build_parser().parse_args(argv)
     import keras
@@ -108,4 +120,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(exit_status(main(sys.argv[1:])))

@@ -20,6 +20,15 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+from apps._cli import (  # noqa: E402
+    add_debug_flag,
+    non_negative_float,
+    non_negative_int,
+    positive_int,
+    probability_mass,
+    user_errors,
+)
+
 
 def build_parser():
     parser = argparse.ArgumentParser(
@@ -35,43 +44,48 @@ def build_parser():
     parser.add_argument("--input", metavar="FILE", help="read sentences from FILE, one per line")
     parser.add_argument("--output", metavar="FILE", help="write translations to FILE "
                         "(default: stdout)")
-    parser.add_argument("--beam-size", type=int, default=1,
+    parser.add_argument("--beam-size", type=positive_int, default=1,
                         help="1: greedy decoding; more: beam search width (an export accepts "
                         "1..8) (default: %(default)s)")
-    parser.add_argument("--length-penalty", type=float, default=0.0,
+    parser.add_argument("--length-penalty", type=non_negative_float, default=0.0,
                         help="GNMT length penalty alpha of beam search, >= 0 (Wu et al. 2016 use "
                         "0.6-0.7) (default: %(default)s)")
-    parser.add_argument("--n-best", type=int, default=1,
+    parser.add_argument("--n-best", type=positive_int, default=1,
                         help="translations printed per sentence, at most --beam-size, with rank "
                         "and score (default: %(default)s)")
     parser.add_argument("--sample", action="store_true",
                         help="ancestral sampling instead of greedy/beam (run directories only)")
-    parser.add_argument("--temperature", type=float, default=1.0,
+    parser.add_argument("--temperature", type=non_negative_float, default=1.0,
                         help="sampling temperature; 0 is arg-max (default: %(default)s)")
-    parser.add_argument("--top-k", type=int, default=0,
+    parser.add_argument("--top-k", type=non_negative_int, default=0,
                         help="sample among the k most probable tokens; 0: off "
                         "(default: %(default)s)")
-    parser.add_argument("--top-p", type=float, default=1.0,
+    parser.add_argument("--top-p", type=probability_mass, default=1.0,
                         help="nucleus sampling mass in (0, 1]; 1: off (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0,
                         help="sampling seed (default: %(default)s)")
-    parser.add_argument("--batch-size", type=int, default=64,
+    parser.add_argument("--batch-size", type=positive_int, default=64,
                         help="sentences per decoding call (default: %(default)s)")
     parser.add_argument("--attention-plot", metavar="DIR",
                         help="write one attention heatmap PNG per sentence to DIR (greedy "
                         "decoding; models with attention)")
+    add_debug_flag(parser)
     return parser
 
 
 def read_sentences(args):
-    """The input lines: arguments, else --input FILE, else stdin (newlines stripped)."""
+    """The input lines: arguments, else --input FILE, else stdin (newlines stripped).
+
+    Invalid UTF-8 becomes U+FFFD, from a file and from stdin alike.
+    """
     if args.sentences:
         return list(args.sentences)
     if args.input:
-        text = Path(args.input).read_text(encoding="utf-8", errors="replace")
-    else:
-        text = sys.stdin.read()
-    return text.splitlines()
+        return Path(args.input).read_text(encoding="utf-8", errors="replace").splitlines()
+    stdin = getattr(sys.stdin, "buffer", None)  # bytes: the text layer may not be UTF-8 strict
+    if stdin is None:
+        return sys.stdin.read().splitlines()
+    return stdin.read().decode("utf-8", errors="replace").splitlines()
 
 
 def write_attention_plots(translator, sentences, directory, batch_size, warn):
@@ -110,6 +124,7 @@ def format_results(results, n_best):
     return lines
 
 
+@user_errors
 def main(argv=None):
     # Intermixed: sentences may follow options (`MODEL --beam-size 4 "a" "b"`).
     args = build_parser().parse_intermixed_args(argv)
@@ -119,21 +134,16 @@ def main(argv=None):
 
     from keras_nmt.export import open_translator
 
-    try:
-        translator = open_translator(args.model)
-        sentences = read_sentences(args)
-        translator.warn_if_truncated(sentences, warn)
-        results = translator.translate_batch(
-            sentences, beam_size=args.beam_size, length_penalty=args.length_penalty,
-            n_best=args.n_best, sample=args.sample, temperature=args.temperature,
-            top_k=args.top_k, top_p=args.top_p, seed=args.seed, batch_size=args.batch_size,
-        )
-        if args.attention_plot:
-            write_attention_plots(translator, sentences, args.attention_plot, args.batch_size,
-                                  warn)
-    except (FileNotFoundError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
+    translator = open_translator(args.model)
+    sentences = read_sentences(args)
+    translator.warn_if_truncated(sentences, warn)
+    results = translator.translate_batch(
+        sentences, beam_size=args.beam_size, length_penalty=args.length_penalty,
+        n_best=args.n_best, sample=args.sample, temperature=args.temperature,
+        top_k=args.top_k, top_p=args.top_p, seed=args.seed, batch_size=args.batch_size,
+    )
+    if args.attention_plot:
+        write_attention_plots(translator, sentences, args.attention_plot, args.batch_size, warn)
     lines = format_results(results, args.n_best)
     text = "".join(line + "\n" for line in lines)
     if args.output:

@@ -163,6 +163,7 @@ def make_dataset(
     bucket_window: int = DEFAULT_BUCKET_WINDOW,
     pad_to_multiple: int = 1,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    epochs: range | None = None,
 ) -> tf.data.Dataset:
     """Builds the training/evaluation ``tf.data.Dataset`` of padded teacher-forcing batches.
 
@@ -187,6 +188,10 @@ def make_dataset(
         pad_to_multiple: round each batch's lengths up to a multiple of this (fewer distinct
             shapes, fewer retraces/XLA compilations); 1 = pad to the longest row only.
         chunk_size: strings per ``tokenize`` call.
+        epochs: yield these epochs' batches one after another in one pass, epoch ``e``
+            shuffled with a seed made of ``(seed, e)`` only, so that a run resumed at epoch
+            ``e`` sees the batches an uninterrupted run saw (see `keras_nmt.training.exact_backup`).
+            ``None``: one epoch per pass, reshuffled on every pass.
 
     Returns:
         A dataset of ``({"encoder_tokens": (batch, src_len), "decoder_tokens": (batch,
@@ -248,7 +253,10 @@ def make_dataset(
             batches = tf.gather(batches, batch_order)
         return batches
 
-    if shuffle:
+    if epochs is not None:
+        seeds = [np.random.default_rng([seed or 0, epoch]).integers(2**62) for epoch in epochs]
+        epoch_seeds = tf.data.Dataset.from_tensor_slices(tf.constant(seeds, tf.int64, [len(seeds)]))
+    elif shuffle:
         # One seed per epoch: reproducible for a given `seed`, different from epoch to epoch.
         epoch_seeds = tf.data.Dataset.random(seed=seed, rerandomize_each_iteration=True).take(1)
     else:
@@ -273,6 +281,9 @@ def make_dataset(
         return {"encoder_tokens": encoder, "decoder_tokens": decoder}, target
 
     dataset = batches.map(make_batch, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    # The batch count is known: Keras then shows it and never "runs out of data".
+    num_epochs = 1 if epochs is None else len(epochs)
+    dataset = dataset.apply(tf.data.experimental.assert_cardinality(num_epochs * num_batches))
     if cache and not shuffle:
         dataset = dataset.cache()
     if repeat:

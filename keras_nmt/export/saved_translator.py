@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import tensorflow as tf
+import tensorflow_text  # noqa: F401  (registers the tf-text ops the exported tokenizers use)
 
 from keras_nmt.export.export_translator import METADATA_FILE
 from keras_nmt.export.translator import check_options, results_from_outputs, warn_long_inputs
