@@ -92,7 +92,9 @@ class ExactBackup(keras.callbacks.Callback):
 
     def on_train_batch_end(self, batch, logs=None):
         self.batches_done += 1
-        if self.batches_done % self.every == 0:
+        # The epoch's last batch is saved by `on_epoch_end`, as the next epoch's start.
+        last = batch + 1 == self.params.get("steps")
+        if self.batches_done % self.every == 0 and not last:
             self.save(self.epoch, self.batches_done)
 
     def on_epoch_end(self, epoch, logs=None):
