@@ -74,7 +74,7 @@ def finish(process):
 
 
 def weights(run):
-    return keras.models.load_model(run / "model.keras").get_weights()
+    return keras.models.load_model(run / "model.keras", compile=False).get_weights()
 
 
 @pytest.mark.slow
