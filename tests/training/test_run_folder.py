@@ -44,4 +44,5 @@ def test_reused_folder(tmp_path, capsys):
     # --fresh starts again with the new options.
     assert train_app.main([*command, "--tokenizer", "word", "--fresh"]) is not None
     assert json.loads((run / "config.json").read_text())["tokenizer"] == "word"
-    assert json.loads((run / "tokenizers" / "source" / "config.json").read_text())["kind"] == "word"
+    tokenizer = json.loads((run / "tokenizers" / "source" / "config.json").read_text())
+    assert tokenizer["kind"] == "word"
