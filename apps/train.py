@@ -156,7 +156,8 @@ def build_parser():
                      "result (default: %(default)s)")
     run.add_argument("--output", default=None,
                      help="run directory (default: runs/MODEL-API); re-running the same "
-                     "command resumes from its backup")
+                     "command resumes exactly from its backup, or does nothing once finished; "
+                     "other options are refused")
     run.add_argument("--fresh", action="store_true",
                      help="delete what an earlier run left in --output (config, tokenizers, "
                      "backup, model) and start again")
