@@ -50,6 +50,8 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+from apps._cli import positive_int  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -108,20 +110,20 @@ def build_parser():
                         "configuration) to this JSON file")
     parser.add_argument("--output-md", default=None, metavar="PATH",
                         help="also write the Markdown tables to this file")
-    parser.add_argument("--batch-size", type=int, default=64,
+    parser.add_argument("--batch-size", type=positive_int, default=64,
                         help="pairs (pipeline, train) or sentences (decode, export) per batch "
                         "(default: %(default)s)")
-    parser.add_argument("--vocab-size", type=int, default=8000,
+    parser.add_argument("--vocab-size", type=positive_int, default=8000,
                         help="subword vocabulary size of both sides (pipeline: also the word "
                         "vocabulary limit) (default: %(default)s)")
-    parser.add_argument("--vocab-pairs", type=int, default=None,
+    parser.add_argument("--vocab-pairs", type=positive_int, default=None,
                         help="train/decode/export: build the subword vocabularies on the first N "
                         "training pairs only (default: all; building is never timed)")
     # pipeline
     parser.add_argument("--tokenizers", default=",".join(TOKENIZER_KINDS), type=_comma_list(),
                         help="pipeline: comma-separated tokenizer kinds to measure "
                         "(default: %(default)s)")
-    parser.add_argument("--limit", type=int, default=None,
+    parser.add_argument("--limit", type=positive_int, default=None,
                         help="pipeline: use only the first N pairs (default: all)")
     # models
     parser.add_argument("--models", default=",".join(MODEL_NAMES), type=_comma_list(),
@@ -130,10 +132,10 @@ def build_parser():
                         help="train/decode/export: comma-separated APIs; export uses the first "
                         "(default: %(default)s)")
     # train
-    parser.add_argument("--train-batches", type=int, default=8,
+    parser.add_argument("--train-batches", type=positive_int, default=8,
                         help="train: fixed real batches used in turn; one untimed pass over them "
                         "comes first (tracing, XLA compilation per shape) (default: %(default)s)")
-    parser.add_argument("--train-steps", type=int, default=20,
+    parser.add_argument("--train-steps", type=positive_int, default=20,
                         help="train: timed train_on_batch steps per configuration "
                         "(default: %(default)s)")
     parser.add_argument("--precisions", default="auto", type=_comma_list(),
@@ -150,17 +152,17 @@ def build_parser():
     parser.add_argument("--eager", action="store_true",
                         help="train: also time the subclassed twins with run_eagerly=True "
                         "(slow: only --eager-steps steps)")
-    parser.add_argument("--eager-steps", type=int, default=3,
+    parser.add_argument("--eager-steps", type=positive_int, default=3,
                         help="train: timed steps of the eager runs (default: %(default)s)")
     parser.add_argument("--same-shape", action="store_true",
                         help="train: pad all fixed batches to one shape (the longest source and "
                         "target among them): one trace and one XLA compilation instead of one "
                         "per shape; tokens/s and FLOPs still count real tokens only")
-    parser.add_argument("--peak-size", type=int, default=2048,
+    parser.add_argument("--peak-size", type=positive_int, default=2048,
                         help="train: side of the square matmul measuring the peak FLOP/s "
                         "(default: %(default)s)")
     # decode / export
-    parser.add_argument("--decode-sentences", type=int, default=2000,
+    parser.add_argument("--decode-sentences", type=positive_int, default=2000,
                         help="decode/export: the first N spa-eng test sentences "
                         "(default: %(default)s)")
     parser.add_argument("--beam-sizes", default="1,4,8", type=_comma_list(int),
@@ -169,7 +171,7 @@ def build_parser():
     parser.add_argument("--run", default=None, metavar="RUN_DIR",
                         help="decode/export: benchmark this trained run directory instead of "
                         "untrained reference models")
-    parser.add_argument("--export-repeats", type=int, default=2,
+    parser.add_argument("--export-repeats", type=positive_int, default=2,
                         help="export: passes over the sentences for each translator, "
                         "alternating, the best kept (default: %(default)s)")
     return parser  # fmt: skip

@@ -38,6 +38,7 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+from apps._cli import non_negative_int, positive_float, positive_int, rate  # noqa: E402
 from keras_nmt.comparison import get_preset, preset_names  # noqa: E402
 from keras_nmt.comparison.runner import run_comparison  # noqa: E402
 from keras_nmt.training.precision import PRECISIONS  # noqa: E402
@@ -59,14 +60,14 @@ def build_parser():
                         help="run only this configuration (repeatable; default: all)")
     parser.add_argument("--output-dir", default=None,
                         help="where results, plots and runs/NAME go (default: runs/compare-PRESET)")
-    parser.add_argument("--attention-sentences", type=int, default=3,
+    parser.add_argument("--attention-sentences", type=non_negative_int, default=3,
                         help="evaluation sentences plotted side by side (default: %(default)s)")
 
     budget = parser.add_argument_group(
         "budget (per configuration; the preset's default when not given)")
-    budget.add_argument("--epochs", type=int, default=None,
+    budget.add_argument("--epochs", type=positive_int, default=None,
                         help="training epochs (without --minutes: no time limit)")
-    budget.add_argument("--minutes", type=float, default=None,
+    budget.add_argument("--minutes", type=positive_float, default=None,
                         help="wall-clock budget: stop after the epoch that crosses it")
 
     data = parser.add_argument_group("data (the preset's default when not given)")
@@ -75,42 +76,42 @@ def build_parser():
                       "{split} (e.g. ../shared/data/spa-eng.{split}.tsv)")
     data.add_argument("--source-column", type=int, default=None, choices=[0, 1],
                       help="which TSV column is the source (default: 1)")
-    data.add_argument("--train-size", type=int, default=None,
+    data.add_argument("--train-size", type=positive_int, default=None,
                       help="built-in data: training pairs (default: 20,000)")
-    data.add_argument("--valid-size", type=int, default=None,
+    data.add_argument("--valid-size", type=positive_int, default=None,
                       help="built-in data: validation pairs (default: 1,000)")
     data.add_argument("--tokenizer", default=None, choices=["char", "word", "subword"],
                       help="tokenizer of presets that do not vary it (default: char; spa-eng: "
                       "subword)")
-    data.add_argument("--vocab-size", type=int, default=None,
+    data.add_argument("--vocab-size", type=positive_int, default=None,
                       help="word/subword vocabulary size (default: 8000)")
-    data.add_argument("--max-length", type=int, default=None,
+    data.add_argument("--max-length", type=positive_int, default=None,
                       help="longest sequence in tokens (default: 100; spa-eng: 64)")
 
     sizes = parser.add_argument_group(
         "model sizes and training (the preset's default when not given)")
-    sizes.add_argument("--embedding-dim", type=int, default=None,
+    sizes.add_argument("--embedding-dim", type=positive_int, default=None,
                        help="embedding width of the recurrent models (default: 128)")
-    sizes.add_argument("--units", type=int, default=None,
+    sizes.add_argument("--units", type=positive_int, default=None,
                        help="LSTM width of the recurrent models (default: 256)")
-    sizes.add_argument("--layers", dest="num_layers", type=int, default=None,
+    sizes.add_argument("--layers", dest="num_layers", type=positive_int, default=None,
                        help="stacked layers (default: 1)")
-    sizes.add_argument("--d-model", type=int, default=None,
+    sizes.add_argument("--d-model", type=positive_int, default=None,
                        help="Transformer width (default: 128)")
-    sizes.add_argument("--heads", dest="num_heads", type=int, default=None,
+    sizes.add_argument("--heads", dest="num_heads", type=positive_int, default=None,
                        help="Transformer heads (default: 4)")
-    sizes.add_argument("--ff-dim", type=int, default=None,
+    sizes.add_argument("--ff-dim", type=positive_int, default=None,
                        help="Transformer feed-forward width (default: 512)")
-    sizes.add_argument("--dropout", type=float, default=None, help="dropout rate (default: 0)")
+    sizes.add_argument("--dropout", type=rate, default=None, help="dropout rate (default: 0)")
     batching = sizes.add_mutually_exclusive_group()
-    batching.add_argument("--batch-size", type=int, default=None,
+    batching.add_argument("--batch-size", type=positive_int, default=None,
                           help="pairs per batch (default: 64)")
-    batching.add_argument("--batch-tokens", type=int, default=None, metavar="N",
+    batching.add_argument("--batch-tokens", type=positive_int, default=None, metavar="N",
                           help="instead of --batch-size: length-bucketed batches of at most N "
                           "padded source + target tokens (fairseq --max-tokens)")
-    sizes.add_argument("--learning-rate", type=float, default=None,
+    sizes.add_argument("--learning-rate", type=positive_float, default=None,
                        help="Adam learning rate of the recurrent models (default: 0.001)")
-    sizes.add_argument("--warmup-steps", type=int, default=None,
+    sizes.add_argument("--warmup-steps", type=positive_int, default=None,
                        help="Transformer warm-up steps (default: 4000)")
     sizes.add_argument("--precision", default=None, choices=PRECISIONS,
                        help="Keras dtype policy of every configuration; logits and softmax stay "

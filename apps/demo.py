@@ -15,6 +15,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 from apps import evaluate, train  # noqa: E402
+from apps._cli import positive_float  # noqa: E402
 from keras_nmt.export import export_translator  # noqa: E402
 
 EXAMPLES = ["3rd of March 2021", "Tuesday, July 4, 1989", "25.12.2001", "the first of may, 1999"]
@@ -43,7 +44,7 @@ def build_parser():
                         help="architecture to train (default: %(default)s)")
     parser.add_argument("--api", default="functional", choices=["functional", "subclassed"],
                         help="which twin (default: %(default)s)")
-    parser.add_argument("--minutes", type=float, default=3.0,
+    parser.add_argument("--minutes", type=positive_float, default=3.0,
                         help="training budget in minutes (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed (default: %(default)s)")
     parser.add_argument("--output", default="runs/demo",

@@ -21,13 +21,17 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 import keras  # noqa: E402
 
+from apps._cli import (  # noqa: E402
+    add_debug_flag,
+    add_decoding_arguments,
+    decoding_options,
+    exit_status,
+    positive_int,
+    user_errors,
+)
 from keras_nmt.data.corpus import has_splits, load_corpus  # noqa: E402
 from keras_nmt.decoding import GREEDY  # noqa: E402
 from keras_nmt.inference import open_translator  # noqa: E402
-from keras_nmt.inference.decoding_arguments import (  # noqa: E402
-    add_decoding_arguments,
-    decoding_options,
-)
 from keras_nmt.inference.run_directory import CONFIG_FILE  # noqa: E402
 from keras_nmt.metrics import group_references  # noqa: E402
 from keras_nmt.metrics.evaluation import format_table, score_all  # noqa: E402
@@ -45,11 +49,11 @@ def build_parser():
                         "(.gz/.xz/.zip too) or SOURCE_FILE,TARGET_FILE (default: %(default)s)")
     parser.add_argument("--source-column", type=int, default=1, choices=[0, 1],
                         help="which TSV column is the source (default: %(default)s)")
-    parser.add_argument("--size", type=int, default=None,
+    parser.add_argument("--size", type=positive_int, default=None,
                         help="built-in data: number of test pairs (default: its test size)")
-    parser.add_argument("--limit", type=int, default=None,
+    parser.add_argument("--limit", type=positive_int, default=None,
                         help="score only the first N source sentences")
-    parser.add_argument("--batch-size", type=int, default=64,
+    parser.add_argument("--batch-size", type=positive_int, default=64,
                         help="sentences translated together (default: %(default)s)")
     add_decoding_arguments(parser)
     parser.add_argument("--seed", type=int, default=GREEDY.seed,
@@ -58,9 +62,11 @@ def build_parser():
                         help="file for the translations, one per line (default: "
                         "MODEL/hypotheses.txt for a run directory, none for a SavedModel)")
     parser.add_argument("--json", default=None, help="file for the JSON report")
+    add_debug_flag(parser)
     return parser
 
 
+@user_errors
 def main(argv=None):
     args = build_parser().parse_args(argv)
     split = "test" if has_splits(args.data) else None
@@ -101,4 +107,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(exit_status(main(sys.argv[1:])))

@@ -26,6 +26,7 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 import keras  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
+from apps._cli import add_debug_flag, positive_int, user_errors  # noqa: E402
 from keras_nmt.export import export_translator  # noqa: E402
 
 
@@ -43,12 +44,13 @@ def build_parser():
     parser.add_argument("--name", default=None,
                         help="model name, the directory under --output-dir (default: the name of "
                         "RUN_DIR)")
-    parser.add_argument("--version", type=int, default=None,
+    parser.add_argument("--version", type=positive_int, default=None,
                         help="version number, a positive integer (default: one more than the "
                         "largest existing version); an existing version is never overwritten")
     parser.add_argument("--seed", type=int, default=0,
                         help="random seed set before loading (export itself is deterministic; "
                         "default: %(default)s)")
+    add_debug_flag(parser)
     return parser
 
 
@@ -79,13 +81,10 @@ def export_run(run_dir, output_dir="saved_models", name=None, version=None, seed
     return path
 
 
+@user_errors
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    try:
-        export_run(args.run_dir, args.output_dir, args.name, args.version, args.seed)
-    except (FileNotFoundError, FileExistsError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
+    export_run(args.run_dir, args.output_dir, args.name, args.version, args.seed)
     return 0
 
 

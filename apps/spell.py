@@ -26,6 +26,14 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+from apps._cli import (  # noqa: E402
+    add_debug_flag,
+    exit_status,
+    positive_float,
+    positive_int,
+    rate,
+    user_errors,
+)
 from keras_nmt.data.noise import NoiseGenerator  # noqa: E402
 from keras_nmt.data.noise_rates import NoiseRates  # noqa: E402
 from keras_nmt.decoding import DecodingOptions  # noqa: E402
@@ -51,24 +59,24 @@ def add_data_arguments(parser):
     data.add_argument("--column", type=int, default=0,
                       help="0-based column of a tab-separated file; a line without tabs is "
                       "column 0 (Tatoeba files: 0 is English) (default: %(default)s)")
-    data.add_argument("--max-sentences", type=int, default=None,
+    data.add_argument("--max-sentences", type=positive_int, default=None,
                       help="use only the first N distinct sentences (default: all)")
-    data.add_argument("--max-chars", type=int, default=None,
+    data.add_argument("--max-chars", type=positive_int, default=None,
                       help="skip sentences longer than this many characters (default: none)")
-    data.add_argument("--valid-size", type=int, default=None,
+    data.add_argument("--valid-size", type=positive_int, default=None,
                       help="validation sentences (default: 5%% of the sentences, at most 1,000)")
-    data.add_argument("--test-size", type=int, default=None,
+    data.add_argument("--test-size", type=positive_int, default=None,
                       help="test sentences (default: 5%% of the sentences, at most 1,000)")
-    data.add_argument("--noise-rate", type=float, default=0.3,
+    data.add_argument("--noise-rate", type=rate, default=0.3,
                       help="probability that a word gets any noise at all (default: %(default)s)")
     data.add_argument("--noise", default="",
                       help="per-operation rates inside a touched word, NAME=P,...; NAME is one "
                       "of deletion, insertion, substitution, transposition, doubling, "
                       "dropped_double (per site: letter, letter pair), case, accent (per word); "
                       "unnamed ones keep their defaults (see keras_nmt/data/noise_rates.py)")
-    data.add_argument("--vocab-size", type=int, default=DEFAULTS.vocab_size,
+    data.add_argument("--vocab-size", type=positive_int, default=DEFAULTS.vocab_size,
                       help="word/subword vocabulary size (default: %(default)s)")
-    data.add_argument("--max-length", type=int, default=DEFAULTS.max_length,
+    data.add_argument("--max-length", type=positive_int, default=DEFAULTS.max_length,
                       help="longest sequence in tokens; longer training sentences are dropped, "
                       "longer inputs cut when correcting (default: %(default)s)")
 
@@ -84,39 +92,40 @@ def add_model_arguments(parser, with_level=True):
                        "Bahdanau attention, Transformer (default: %(default)s)")
     model.add_argument("--api", default=DEFAULTS.api, choices=["functional", "subclassed"],
                        help="which twin (default: %(default)s)")
-    model.add_argument("--units", type=int, default=DEFAULTS.units,
+    model.add_argument("--units", type=positive_int, default=DEFAULTS.units,
                        help="LSTM width (default: %(default)s)")
-    model.add_argument("--embedding-dim", type=int, default=DEFAULTS.embedding_dim,
+    model.add_argument("--embedding-dim", type=positive_int, default=DEFAULTS.embedding_dim,
                        help="embedding width of the recurrent models (default: %(default)s)")
-    model.add_argument("--layers", dest="num_layers", type=int, default=DEFAULTS.num_layers,
+    model.add_argument("--layers", dest="num_layers", type=positive_int,
+                       default=DEFAULTS.num_layers,
                        help="stacked layers in encoder and decoder (default: %(default)s)")
     model.add_argument("--bidirectional", action="store_true",
                        help="bidirectional encoder (LSTM and Luong models)")
-    model.add_argument("--dropout", type=float, default=DEFAULTS.dropout,
+    model.add_argument("--dropout", type=rate, default=DEFAULTS.dropout,
                        help="dropout rate (default: %(default)s)")
-    model.add_argument("--d-model", type=int, default=DEFAULTS.d_model,
+    model.add_argument("--d-model", type=positive_int, default=DEFAULTS.d_model,
                        help="Transformer width (default: %(default)s)")
-    model.add_argument("--heads", dest="num_heads", type=int, default=DEFAULTS.num_heads,
+    model.add_argument("--heads", dest="num_heads", type=positive_int, default=DEFAULTS.num_heads,
                        help="Transformer attention heads (default: %(default)s)")
-    model.add_argument("--ff-dim", type=int, default=DEFAULTS.ff_dim,
+    model.add_argument("--ff-dim", type=positive_int, default=DEFAULTS.ff_dim,
                        help="Transformer feed-forward width (default: %(default)s)")
 
 
 def add_training_arguments(parser):
     train = parser.add_argument_group("training")
-    train.add_argument("--epochs", type=int, default=DEFAULTS.epochs,
+    train.add_argument("--epochs", type=positive_int, default=DEFAULTS.epochs,
                        help="epochs; each draws new noise (default: %(default)s)")
-    train.add_argument("--steps-per-epoch", type=int, default=None,
+    train.add_argument("--steps-per-epoch", type=positive_int, default=None,
                        help="batches per epoch (default: one pass over the training sentences)")
-    train.add_argument("--minutes", type=float, default=None,
+    train.add_argument("--minutes", type=positive_float, default=None,
                        help="time budget: stop after the epoch that crosses it (default: none)")
-    train.add_argument("--batch-size", type=int, default=DEFAULTS.batch_size,
+    train.add_argument("--batch-size", type=positive_int, default=DEFAULTS.batch_size,
                        help="sentences per batch (default: %(default)s)")
-    train.add_argument("--learning-rate", type=float, default=DEFAULTS.learning_rate,
+    train.add_argument("--learning-rate", type=positive_float, default=DEFAULTS.learning_rate,
                        help="Adam learning rate of the recurrent models (default: %(default)s)")
-    train.add_argument("--warmup-steps", type=int, default=DEFAULTS.warmup_steps,
+    train.add_argument("--warmup-steps", type=positive_int, default=DEFAULTS.warmup_steps,
                        help="Transformer warm-up steps (default: %(default)s)")
-    train.add_argument("--beam-size", type=int, default=1,
+    train.add_argument("--beam-size", type=positive_int, default=1,
                        help="beam width for the test corrections; 1 = greedy "
                        "(default: %(default)s)")
     train.add_argument("--seed", type=int, default=DEFAULTS.seed,
@@ -150,9 +159,9 @@ def build_parser():
     correct.add_argument("run", help="a run directory (spell.py train) or a SavedModel directory")
     correct.add_argument("texts", nargs="*", help="sentences to correct")
     correct.add_argument("--input", default=None, help="file of sentences, one per line")
-    correct.add_argument("--beam-size", type=int, default=1,
+    correct.add_argument("--beam-size", type=positive_int, default=1,
                          help="beam width; 1 = greedy (default: %(default)s)")
-    correct.add_argument("--batch-size", type=int, default=64,
+    correct.add_argument("--batch-size", type=positive_int, default=64,
                          help="sentences corrected together (default: %(default)s)")
 
     compare = commands.add_parser(
@@ -166,6 +175,8 @@ def build_parser():
                          help="comma-separated levels to compare (default: %(default)s)")
     compare.add_argument("--output-dir", default="runs/spell-compare",
                          help="one run directory per level, and the tables (default: %(default)s)")
+    for command in (train, correct, compare):
+        add_debug_flag(command)
     return parser
 
 
@@ -231,10 +242,11 @@ def run_compare(args):
     return rows
 
 
+@user_errors
 def main(argv=None):
     args = build_parser().parse_args(argv)
     return {"train": run_train, "correct": run_correct, "compare": run_compare}[args.command](args)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(exit_status(main(sys.argv[1:])))

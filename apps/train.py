@@ -14,8 +14,18 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+from apps._cli import (  # noqa: E402
+    add_debug_flag,
+    exit_status,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    rate,
+    user_errors,
+)
 from keras_nmt.export import export_translator  # noqa: E402
 from keras_nmt.training.precision import PRECISIONS  # noqa: E402
+from keras_nmt.training.run_folder import prepare_run_folder  # noqa: E402
 from keras_nmt.training.train_config import TrainConfig  # noqa: E402
 from keras_nmt.training.trainer import train  # noqa: E402
 
@@ -37,13 +47,14 @@ def build_parser():
     model.add_argument("--api", default=DEFAULTS.api, choices=["functional", "subclassed"],
                        help="which twin: the functional graph or the subclassed step loop "
                        "(default: %(default)s)")
-    model.add_argument("--embedding-dim", type=int, default=DEFAULTS.embedding_dim,
+    model.add_argument("--embedding-dim", type=positive_int, default=DEFAULTS.embedding_dim,
                        help="embedding width of the recurrent models (default: %(default)s)")
-    model.add_argument("--units", type=int, default=DEFAULTS.units,
+    model.add_argument("--units", type=positive_int, default=DEFAULTS.units,
                        help="LSTM width of the recurrent models (default: %(default)s)")
-    model.add_argument("--layers", dest="num_layers", type=int, default=DEFAULTS.num_layers,
+    model.add_argument("--layers", dest="num_layers", type=positive_int,
+                       default=DEFAULTS.num_layers,
                        help="stacked layers in encoder and decoder (default: %(default)s)")
-    model.add_argument("--dropout", type=float, default=DEFAULTS.dropout,
+    model.add_argument("--dropout", type=rate, default=DEFAULTS.dropout,
                        help="dropout rate (default: %(default)s)")
     model.add_argument("--reverse-source", action="store_true",
                        help="feed the source backwards (Sutskever et al. 2014, §3.3)")
@@ -54,15 +65,15 @@ def build_parser():
                        help="Luong score function (default: %(default)s)")
     model.add_argument("--input-feeding", action="store_true",
                        help="Luong input feeding (§3.3); subclassed twin only")
-    model.add_argument("--attention-units", type=int, default=DEFAULTS.attention_units,
+    model.add_argument("--attention-units", type=positive_int, default=DEFAULTS.attention_units,
                        help="Bahdanau attention width (default: --units)")
     model.add_argument("--deep-output", action="store_true",
                        help="Bahdanau deep output: the previous token also feeds the output layer")
-    model.add_argument("--d-model", type=int, default=DEFAULTS.d_model,
+    model.add_argument("--d-model", type=positive_int, default=DEFAULTS.d_model,
                        help="Transformer model width (default: %(default)s)")
-    model.add_argument("--heads", dest="num_heads", type=int, default=DEFAULTS.num_heads,
+    model.add_argument("--heads", dest="num_heads", type=positive_int, default=DEFAULTS.num_heads,
                        help="Transformer attention heads (default: %(default)s)")
-    model.add_argument("--ff-dim", type=int, default=DEFAULTS.ff_dim,
+    model.add_argument("--ff-dim", type=positive_int, default=DEFAULTS.ff_dim,
                        help="Transformer feed-forward width (default: %(default)s)")
     model.add_argument("--pre-norm", action="store_true",
                        help="Transformer layer norm before each sub-layer instead of after")
@@ -79,47 +90,56 @@ def build_parser():
     data.add_argument("--valid", default=None,
                       help="validation file (default: the {split} file, the built-in split, or a "
                       "seeded 5%% hold-out of --data)")
-    data.add_argument("--source-column", type=int, default=DEFAULTS.source_column,
-                      choices=[0, 1], help="which TSV column is the source: Tatoeba files are "
+    data.add_argument("--source-column", type=non_negative_int, default=DEFAULTS.source_column,
+                      help="which TSV column is the source: Tatoeba files are "
                       "'English<TAB>other', so 1 translates other->English (default: %(default)s)")
-    data.add_argument("--train-size", type=int, default=None,
+    data.add_argument("--target-column", type=non_negative_int, default=None,
+                      help="which TSV column is the target, for files with more columns "
+                      "(default: the other one of columns 0 and 1)")
+    data.add_argument("--skip-bad-lines", action="store_true",
+                      help="skip (and count) malformed corpus lines instead of stopping at the "
+                      "first one; the first few are reported as FILE:LINE")
+    data.add_argument("--max-bad-fraction", type=rate, default=DEFAULTS.max_bad_fraction,
+                      help="with --skip-bad-lines, fail when more than this fraction of the "
+                      "lines is malformed (default: %(default)s)")
+    data.add_argument("--train-size", type=positive_int, default=None,
                       help="built-in dataset: number of training pairs (default: 20,000)")
-    data.add_argument("--valid-size", type=int, default=None,
+    data.add_argument("--valid-size", type=positive_int, default=None,
                       help="built-in dataset: number of validation pairs (default: 1,000)")
     data.add_argument("--tokenizer", default=DEFAULTS.tokenizer,
                       choices=["char", "word", "subword"],
                       help="tokenizer for both sides (default: %(default)s)")
-    data.add_argument("--vocab-size", type=int, default=DEFAULTS.vocab_size,
+    data.add_argument("--vocab-size", type=positive_int, default=DEFAULTS.vocab_size,
                       help="word/subword vocabulary size (default: %(default)s)")
     data.add_argument("--lowercase", action="store_true", help="lower-case all text")
-    data.add_argument("--max-length", type=int, default=DEFAULTS.max_length,
+    data.add_argument("--max-length", type=positive_int, default=DEFAULTS.max_length,
                       help="longest sequence in tokens: longer training pairs are dropped, "
                       "longer inputs truncated when translating (default: %(default)s)")
 
     train = parser.add_argument_group("training")
-    train.add_argument("--epochs", type=int, default=DEFAULTS.epochs,
+    train.add_argument("--epochs", type=positive_int, default=DEFAULTS.epochs,
                        help="training epochs (default: %(default)s)")
     batching = train.add_mutually_exclusive_group()
-    batching.add_argument("--batch-size", type=int, default=DEFAULTS.batch_size,
+    batching.add_argument("--batch-size", type=positive_int, default=DEFAULTS.batch_size,
                           help="pairs per batch (default: %(default)s)")
-    batching.add_argument("--batch-tokens", type=int, default=None, metavar="N",
+    batching.add_argument("--batch-tokens", type=positive_int, default=None, metavar="N",
                           help="instead of --batch-size: length-bucketed batches of as many "
                           "pairs as keep the padded source + target tokens <= N (fairseq "
                           "--max-tokens), e.g. 4096; validation keeps --batch-size")
-    train.add_argument("--learning-rate", type=float, default=DEFAULTS.learning_rate,
+    train.add_argument("--learning-rate", type=positive_float, default=DEFAULTS.learning_rate,
                        help="Adam learning rate of the recurrent models (default: %(default)s)")
-    train.add_argument("--warmup-steps", type=int, default=DEFAULTS.warmup_steps,
+    train.add_argument("--warmup-steps", type=positive_int, default=DEFAULTS.warmup_steps,
                        help="Transformer warm-up steps of the inverse-square-root schedule "
                        "(default: %(default)s)")
-    train.add_argument("--clipnorm", type=float, default=DEFAULTS.clipnorm,
+    train.add_argument("--clipnorm", type=positive_float, default=DEFAULTS.clipnorm,
                        help="gradient norm clipping (default: %(default)s)")
-    train.add_argument("--label-smoothing", type=float, default=DEFAULTS.label_smoothing,
+    train.add_argument("--label-smoothing", type=rate, default=DEFAULTS.label_smoothing,
                        help="label smoothing epsilon (default: %(default)s)")
     train.add_argument("--teacher-forcing", default=DEFAULTS.teacher_forcing,
                        help="scheduled sampling (Bengio 2015), subclassed twins only: "
                        "KIND[:K[:FLOOR]] with KIND constant|linear|exponential|inverse_sigmoid, "
                        "e.g. inverse_sigmoid:300 (default: %(default)s = plain teacher forcing)")
-    train.add_argument("--patience", type=int, default=None,
+    train.add_argument("--patience", type=positive_int, default=None,
                        help="early stopping on validation BLEU after this many epochs without "
                        "improvement (default: off)")
     train.add_argument("--run-eagerly", action="store_true",
@@ -130,7 +150,7 @@ def build_parser():
                        "mixed_float16 on a GPU, mixed_bfloat16 on a CPU with native bf16 "
                        "(AVX512_BF16/AMX) or where a bf16 matmul measures faster, else float32; "
                        "the choice and why are printed (default: %(default)s)")
-    train.add_argument("--time-budget", type=float, default=None,
+    train.add_argument("--time-budget", type=positive_float, default=None,
                        help="stop after the epoch that crosses this many minutes")
     train.add_argument("--strategy", default=DEFAULTS.strategy,
                        choices=["default", "mirrored", "multi-worker"],
@@ -145,28 +165,39 @@ def build_parser():
                      "result (default: %(default)s)")
     run.add_argument("--output", default=None,
                      help="run directory (default: runs/MODEL-API); re-running the same "
-                     "command resumes from its backup")
-    run.add_argument("--backup-every", type=int, default=DEFAULTS.backup_every,
+                     "command resumes exactly from its backup, or does nothing once finished; "
+                     "other options are refused")
+    run.add_argument("--fresh", action="store_true",
+                     help="delete what an earlier run left in --output (config, tokenizers, "
+                     "backup, model) and start again")
+    run.add_argument("--backup-every", type=positive_int, default=DEFAULTS.backup_every,
                      help="batches between backups of weights and optimizer (default: %(default)s)")
-    run.add_argument("--validation-sentences", type=int, default=DEFAULTS.validation_sentences,
+    run.add_argument("--validation-sentences", type=positive_int,
+                     default=DEFAULTS.validation_sentences,
                      help="validation sentences translated after each epoch for val_bleu etc. "
                      "(default: %(default)s)")
-    run.add_argument("--samples", type=int, default=DEFAULTS.samples,
+    run.add_argument("--samples", type=non_negative_int, default=DEFAULTS.samples,
                      help="sample translations printed after each epoch (default: %(default)s)")
     run.add_argument("--verbose", type=int, default=DEFAULTS.verbose, choices=[0, 1, 2],
                      help="Keras progress: 0 silent, 1 progress bar, 2 one line per epoch "
                      "(default: %(default)s)")
     run.add_argument("--export", action="store_true",
                      help="export a SavedModel to saved_models/<run name>/<version>/ at the end")
+    add_debug_flag(run)
     return parser
 
 
+@user_errors
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    options = {k: v for k, v in vars(args).items() if k != "export"}
+    options = {k: v for k, v in vars(args).items() if k not in ("export", "fresh", "debug")}
     if options["output"] is None:
         options["output"] = f"runs/{args.model}-{args.api}"
     config = TrainConfig(**options)
+    if prepare_run_folder(config, fresh=args.fresh):
+        print(f"{config.output} is finished ({config.epochs} epochs): nothing to do. Raise "
+              "--epochs to train on, or add --fresh to start again")
+        return None
     result = train(config)
     if args.export:
         path = export_translator(config.output)  # named after the run directory
@@ -175,4 +206,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(exit_status(main(sys.argv[1:])))

@@ -20,12 +20,15 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
-from keras_nmt.decoding import GREEDY  # noqa: E402
-from keras_nmt.inference import open_translator  # noqa: E402
-from keras_nmt.inference.decoding_arguments import (  # noqa: E402
+from apps._cli import (  # noqa: E402
+    add_debug_flag,
     add_decoding_arguments,
     decoding_options,
+    positive_int,
+    user_errors,
 )
+from keras_nmt.decoding import GREEDY  # noqa: E402
+from keras_nmt.inference import open_translator  # noqa: E402
 from keras_nmt.plots import plot_attention  # noqa: E402
 
 
@@ -44,28 +47,33 @@ def build_parser():
     parser.add_argument("--output", metavar="FILE", help="write translations to FILE "
                         "(default: stdout)")
     add_decoding_arguments(parser)
-    parser.add_argument("--n-best", type=int, default=GREEDY.n_best,
+    parser.add_argument("--n-best", type=positive_int, default=GREEDY.n_best,
                         help="translations printed per sentence, at most --beam-size, with rank "
                         "and score (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=GREEDY.seed,
                         help="sampling seed (default: %(default)s)")
-    parser.add_argument("--batch-size", type=int, default=64,
+    parser.add_argument("--batch-size", type=positive_int, default=64,
                         help="sentences per decoding call (default: %(default)s)")
     parser.add_argument("--attention-plot", metavar="DIR",
                         help="write one attention heatmap PNG per sentence to DIR (greedy "
                         "decoding; models with attention)")
+    add_debug_flag(parser)
     return parser
 
 
 def read_sentences(args):
-    """The input lines: arguments, else --input FILE, else stdin (newlines stripped)."""
+    """The input lines: arguments, else --input FILE, else stdin (newlines stripped).
+
+    Invalid UTF-8 becomes U+FFFD, from a file and from stdin alike.
+    """
     if args.sentences:
         return list(args.sentences)
     if args.input:
-        text = Path(args.input).read_text(encoding="utf-8", errors="replace")
-    else:
-        text = sys.stdin.read()
-    return text.splitlines()
+        return Path(args.input).read_text(encoding="utf-8", errors="replace").splitlines()
+    stdin = getattr(sys.stdin, "buffer", None)  # bytes: the text layer may not be UTF-8 strict
+    if stdin is None:
+        return sys.stdin.read().splitlines()
+    return stdin.read().decode("utf-8", errors="replace").splitlines()
 
 
 def write_attention_plots(translator, sentences, directory, batch_size, warn):
@@ -102,6 +110,7 @@ def format_results(results, n_best):
     return lines
 
 
+@user_errors
 def main(argv=None):
     # Intermixed: sentences may follow options (`MODEL --beam-size 4 "a" "b"`).
     args = build_parser().parse_intermixed_args(argv)
@@ -109,18 +118,13 @@ def main(argv=None):
     def warn(message):
         print(f"warning: {message}", file=sys.stderr)
 
-    try:
-        translator = open_translator(args.model)
-        sentences = read_sentences(args)
-        translator.warn_if_truncated(sentences, warn)
-        options = decoding_options(args, n_best=args.n_best)
-        results = translator.translate_batch(sentences, options, batch_size=args.batch_size)
-        if args.attention_plot:
-            write_attention_plots(translator, sentences, args.attention_plot, args.batch_size,
-                                  warn)
-    except (FileNotFoundError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
+    translator = open_translator(args.model)
+    sentences = read_sentences(args)
+    translator.warn_if_truncated(sentences, warn)
+    options = decoding_options(args, n_best=args.n_best)
+    results = translator.translate_batch(sentences, options, batch_size=args.batch_size)
+    if args.attention_plot:
+        write_attention_plots(translator, sentences, args.attention_plot, args.batch_size, warn)
     lines = format_results(results, args.n_best)
     text = "".join(line + "\n" for line in lines)
     if args.output:

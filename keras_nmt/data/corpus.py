@@ -31,6 +31,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from keras_nmt.data.builtin import BUILTIN_DATASETS, builtin_pairs
+from keras_nmt.data.corpus_checks import compressed_file_errors, visible
 from keras_nmt.data.corpus_error import CorpusError
 from keras_nmt.data.corpus_stats import CorpusStats
 from keras_nmt.data.download import download
@@ -122,7 +123,7 @@ def _decode_lines(stream, name: str, on_error: str, stats: CorpusStats):
                 raise CorpusError(
                     name, number, "utf8", f"invalid UTF-8 at byte {error.start}: {error.reason}"
                 ) from None
-            stats.count_skip("utf8")
+            stats.count_skip("utf8", f"{name}:{number}")
             yield number, None
             continue
         if number == 1:
@@ -153,6 +154,7 @@ def read_tsv(
     path,
     *,
     source_column: int = 1,
+    target_column: int | None = None,
     max_chars: int | None = None,
     on_error: str = "raise",
     member: str | None = None,
@@ -163,6 +165,9 @@ def read_tsv(
         path: a plain, ``.gz``, ``.xz`` or ``.zip`` file.
         source_column: ``1`` (default): the second column (the non-English side) is the
             source, e.g. Spanish -> English on ``spa-eng`` files; ``0``: English is the source.
+        target_column: with it, ``source_column`` and ``target_column`` pick the two sides of
+            a file with any number of columns (e.g. a Tatoeba export with ids and
+            attribution); lines with too few columns are malformed.
         max_chars: drop pairs with a side longer than this many characters (counted in
             ``stats.filtered_too_long``); ``None`` keeps all.
         on_error: ``"raise"`` (default) raises `CorpusError` at the first malformed line;
@@ -181,14 +186,19 @@ def read_tsv(
         FileNotFoundError: no such file.
     """
     _check_on_error(on_error)
-    if source_column not in (0, 1):
+    if target_column is None and source_column not in (0, 1):
         raise ValueError(
-            f"source_column must be 0 (English) or 1 (other side), got {source_column}"
+            f"source_column must be 0 (English) or 1 (other side), got {source_column}; "
+            "give target_column too to read other columns"
         )
+    if target_column is not None and target_column == source_column:
+        raise ValueError(f"source and target column are both {source_column}")
+    first, second = (0, 1) if target_column is None else (source_column, target_column)
+    expected = "2 or 3" if target_column is None else f"at least {max(first, second) + 1}"
     name = _display_name(path, member)
     stats = CorpusStats(source=name, max_chars=max_chars)
     pairs: list[tuple[str, str]] = []
-    with open_binary(path, member) as stream:
+    with open_binary(path, member) as stream, compressed_file_errors(path, stream):
         for number, text in _decode_lines(stream, name, on_error, stats):
             if text is None:
                 continue
@@ -196,26 +206,32 @@ def read_tsv(
                 stats.blank += 1
                 continue
             columns = text.split("\t")
-            if len(columns) not in (2, 3):
+            if len(columns) not in (2, 3) if target_column is None else len(columns) <= max(
+                first, second
+            ):
                 if on_error == "raise":
                     raise CorpusError(
                         name,
                         number,
                         "columns",
-                        f"expected 2 or 3 tab-separated columns "
+                        f"expected {expected} tab-separated columns "
                         f"(English<TAB>Other[<TAB>attribution]), found {len(columns)}: "
                         f"{text[:80]!r}",
                     )
-                stats.count_skip("columns")
+                stats.count_skip("columns", f"{name}:{number}")
                 continue
-            english, other = columns[0].strip(), columns[1].strip()
+            english, other = columns[first].strip(), columns[second].strip()
             if not english or not other:
                 if on_error == "raise":
                     side = "first (English)" if not english else "second"
                     raise CorpusError(name, number, "empty_side", f"the {side} column is empty")
-                stats.count_skip("empty_side")
+                stats.count_skip("empty_side", f"{name}:{number}")
                 continue
-            pair = (other, english) if source_column == 1 else (english, other)
+            if not visible(english) or not visible(other):
+                stats.count_skip("invisible", f"{name}:{number}")
+                continue
+            swap = source_column == 1 if target_column is None else False
+            pair = (other, english) if swap else (english, other)
             _keep(pair, stats, pairs, max_chars)
     return _finish(pairs, stats, name)
 
@@ -250,7 +266,12 @@ def read_aligned(
     source_counts = CorpusStats(source=str(source_path))
     target_counts = CorpusStats(source=str(target_path))
     pairs: list[tuple[str, str]] = []
-    with open_binary(source_path) as source_stream, open_binary(target_path) as target_stream:
+    with (
+        open_binary(source_path) as source_stream,
+        open_binary(target_path) as target_stream,
+        compressed_file_errors(source_path, source_stream),
+        compressed_file_errors(target_path, target_stream),
+    ):
         source_lines = _decode_lines(source_stream, str(source_path), on_error, source_counts)
         target_lines = _decode_lines(target_stream, str(target_path), on_error, target_counts)
         sentinel = (None, None)
@@ -283,7 +304,10 @@ def read_aligned(
                     raise CorpusError(
                         bad, number, "empty_side", "empty line in a line-aligned file"
                     )
-                stats.count_skip("empty_side")
+                stats.count_skip("empty_side", f"{source_path}:{number}")
+                continue
+            if not visible(source) or not visible(target):
+                stats.count_skip("invisible", f"{source_path}:{number}")
                 continue
             _keep((source, target), stats, pairs, max_chars)
     return _finish(pairs, stats, name)
@@ -337,6 +361,7 @@ def load_corpus(
     split: str | None = None,
     *,
     source_column: int = 1,
+    target_column: int | None = None,
     max_chars: int | None = None,
     on_error: str = "raise",
     member: str | None = None,
@@ -364,7 +389,7 @@ def load_corpus(
     Args:
         spec: see above (``str``, ``os.PathLike`` or a 2-tuple of paths).
         split: ``"train"``, ``"valid"`` or ``"test"``; see above.
-        source_column, max_chars, on_error, member: as in `read_tsv`.
+        source_column, target_column, max_chars, on_error, member: as in `read_tsv`.
         size: built-in datasets only, number of pairs.
         seed: built-in datasets only, the generator seed.
         cache_dir: Anki downloads only, passed to ``keras.utils.get_file``.
@@ -387,7 +412,8 @@ def load_corpus(
         pairs = builtin_pairs(text, split=split, size=size, seed=seed)
         return filter_pairs(pairs, f"{text}:{split} (seed {seed})", max_chars)
     tsv_options = dict(
-        source_column=source_column, max_chars=max_chars, on_error=on_error, member=member
+        source_column=source_column, target_column=target_column, max_chars=max_chars,
+        on_error=on_error, member=member,
     )
     if "{split}" in text:
         if split is None:
@@ -396,6 +422,8 @@ def load_corpus(
             )
         return read_tsv(resolve_path(text.format(split=split)), **tsv_options)
     path = Path(text).expanduser()
+    if path.is_dir():
+        raise CorpusError(path, None, "directory", "is a directory, not a corpus file")
     if path.is_file():
         if split is not None:
             raise ValueError(

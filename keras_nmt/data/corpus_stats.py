@@ -9,7 +9,10 @@ SKIP_REASONS = {
     "columns": "wrong column count",
     "empty_side": "empty side",
     "utf8": "invalid UTF-8",
+    "invisible": "side empty once invisible characters are removed",
 }
+# How many skipped lines keep their FILE:LINE for the report.
+MAX_REPORTED_SKIPS = 5
 
 
 @dataclasses.dataclass
@@ -26,6 +29,7 @@ class CorpusStats:
         filtered_too_long: well-formed pairs dropped because a side had more than ``max_chars``
             characters.
         max_chars: the limit used, or ``None``.
+        first_skipped: ``"FILE:LINE"`` of the first skipped lines (at most 5).
 
     Invariant: ``read == kept + sum(skipped.values()) + blank + filtered_too_long``.
 
@@ -45,15 +49,18 @@ class CorpusStats:
     blank: int = 0
     filtered_too_long: int = 0
     max_chars: int | None = None
+    first_skipped: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def num_skipped(self) -> int:
         """Total malformed lines skipped, all reasons together."""
         return sum(self.skipped.values())
 
-    def count_skip(self, reason: str) -> None:
-        """Counts one skipped line under ``reason``."""
+    def count_skip(self, reason: str, where: str | None = None) -> None:
+        """Counts one skipped line under ``reason``; ``where`` is its ``"FILE:LINE"``."""
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
+        if where is not None and len(self.first_skipped) < MAX_REPORTED_SKIPS:
+            self.first_skipped.append(where)
 
     def summary(self) -> str:
         """One readable line, e.g. for the train app's log."""
@@ -64,6 +71,8 @@ class CorpusStats:
                 for reason, count in sorted(self.skipped.items())
             )
             parts.append(f"skipped {self.num_skipped:,} ({reasons})")
+            if self.first_skipped:
+                parts.append(f"first skipped: {', '.join(self.first_skipped)}")
         if self.blank:
             parts.append(f"{self.blank:,} blank lines ignored")
         if self.max_chars is not None:

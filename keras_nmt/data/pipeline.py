@@ -24,10 +24,12 @@ the sum), cut into batches, and the batches of the whole epoch are shuffled. Bat
 nearly equal lengths whatever the length distribution, so no boundaries have to be chosen, and
 which pairs share a batch still changes every epoch.
 
-Token batches (``batch_tokens=N``, fairseq's ``--max-tokens``): the same sorted windows are cut
-into batches of varying size, each closed before its padded source + target tokens would pass
-``N`` (one pass of a small NumPy loop over the epoch's lengths, per epoch): short pairs come in
-large batches, long ones in small, so every step does about the same work.
+Token batches (``batch_tokens=N``, fairseq's ``--max-tokens``): as fairseq's ``batch_by_size``,
+the whole corpus, sorted by length, is cut once into batches of varying size, each closed before
+its padded source + target tokens would pass ``N``: short pairs come in large batches, long ones
+in small, so every step does about the same work. Each epoch shuffles the order of these fixed
+batches, so an epoch always has the same number of batches (Keras' ``steps_per_epoch`` and exact
+resume need that; re-cutting every epoch would change the count).
 
 Determinism: with a ``seed``, two datasets built the same way yield the same batches in the same
 order, epoch after epoch (each epoch is reshuffled, reproducibly: the epoch seeds come from
@@ -144,20 +146,18 @@ def _length_ranks(tokenized: TokenizedPairs) -> np.ndarray:
 
 
 def _token_batch_splits(
-    source_lengths: np.ndarray, target_lengths: np.ndarray, batch_tokens: int, window: int
+    source_lengths: np.ndarray, target_lengths: np.ndarray, batch_tokens: int
 ) -> np.ndarray:
-    """Row splits cutting an epoch's ordered pairs into batches of at most ``batch_tokens``.
+    """Row splits cutting length-sorted pairs into batches of at most ``batch_tokens``.
 
     A batch of ``n`` pairs costs ``n * (longest source + longest target)`` padded tokens. The
-    pairs are taken in order (length-sorted within windows of ``window`` pairs), a batch is
-    closed when the next pair would take it over ``batch_tokens``, and no batch straddles two
-    windows (as fairseq's ``--max-tokens`` batching, within windows).
+    pairs are taken in order and a batch is closed when the next pair would take it over
+    ``batch_tokens`` (fairseq's ``--max-tokens`` batching).
 
     Args:
-        source_lengths: ``(n,)`` padded source lengths in epoch order.
-        target_lengths: ``(n,)`` padded decoder lengths in epoch order.
+        source_lengths: ``(n,)`` padded source lengths, in length order.
+        target_lengths: ``(n,)`` padded decoder lengths, in length order.
         batch_tokens: the most padded source + target tokens of a batch (every pair fits alone).
-        window: pairs per sorting window.
 
     Returns:
         ``(num_batches + 1,)`` int64 row splits, from 0 to ``n``.
@@ -167,8 +167,7 @@ def _token_batch_splits(
     for index, (source, target) in enumerate(zip(source_lengths, target_lengths, strict=True)):
         longest_source, longest_target = max(longest_source, source), max(longest_target, target)
         size = index + 1 - splits[-1]
-        if size > 1 and (size * (longest_source + longest_target) > batch_tokens
-                         or index % window == 0):
+        if size > 1 and size * (longest_source + longest_target) > batch_tokens:
             splits.append(index)
             longest_source, longest_target = source, target
     splits.append(len(source_lengths))
@@ -201,6 +200,7 @@ def make_dataset(
     bucket_window: int = DEFAULT_BUCKET_WINDOW,
     pad_to_multiple: int = 1,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    epochs: range | None = None,
 ) -> tf.data.Dataset:
     """Builds the training/evaluation ``tf.data.Dataset`` of padded teacher-forcing batches.
 
@@ -214,8 +214,8 @@ def make_dataset(
         batch_tokens: instead of ``batch_size`` pairs, batches of as many length-bucketed pairs
             as keep ``pairs x (longest source + longest decoder row)``, the padded source +
             target tokens, at or under this (fairseq's ``--max-tokens``): short sentences
-            come in large batches, long ones in small. The sorting windows hold about
-            ``bucket_window`` batches. Every pair must fit alone.
+            come in large batches, long ones in small. The batches are cut once from the
+            length-sorted corpus; each epoch shuffles their order. Every pair must fit alone.
         shuffle: shuffle pairs (and, with ``bucket``, batches) every epoch.
         seed: shuffle seed; the same seed gives the same batches in the same order.
         bucket: group pairs of similar length into batches (sort within windows of
@@ -230,6 +230,10 @@ def make_dataset(
         pad_to_multiple: round each batch's lengths up to a multiple of this (fewer distinct
             shapes, fewer retraces/XLA compilations); 1 = pad to the longest row only.
         chunk_size: strings per ``tokenize`` call.
+        epochs: yield these epochs' batches one after another in one pass, epoch ``e``
+            shuffled with a seed made of ``(seed, e)`` only, so that a run resumed at epoch
+            ``e`` sees the batches an uninterrupted run saw (see `keras_nmt.training.exact_backup`).
+            ``None``: one epoch per pass, reshuffled on every pass.
 
     Returns:
         A dataset of ``({"encoder_tokens": (batch, src_len), "decoder_tokens": (batch,
@@ -274,16 +278,25 @@ def make_dataset(
                 f"batch_tokens={batch_tokens} is below the longest pair ({longest} source + "
                 "target tokens): raise it or lower max_length"
             )
-        mean_cost = float(np.mean(source_cost + target_cost))
-        window = bucket_window * max(1, int(batch_tokens // mean_cost))
-        source_cost = tf.constant(source_cost, tf.int64)
-        target_cost = tf.constant(target_cost, tf.int64)
+        by_length = np.argsort(_length_ranks(tokenized))
+        token_batches = tf.RaggedTensor.from_row_splits(
+            tf.constant(by_length, tf.int64),
+            _token_batch_splits(source_cost[by_length], target_cost[by_length], batch_tokens),
+        )
+        num_batches = int(token_batches.nrows())
     encoder_rows = tokenized.source_tokens
     target_rows = tokenized.target_tokens  # [START] + y + [END]
     ranks = tf.constant(_length_ranks(tokenized), dtype=tf.int64)
     static_batch = batch_size if drop_remainder else None
 
     def epoch_batches(epoch_seed):  # () int64 -> RaggedTensor (num_batches, None) int64
+        if batch_tokens is not None:
+            if not shuffle:
+                return token_batches
+            batch_order = tf.random.experimental.stateless_shuffle(
+                tf.range(num_batches, dtype=tf.int64), seed=tf.stack([epoch_seed, 1])
+            )
+            return tf.gather(token_batches, batch_order)
         # The whole epoch's order is computed with a few vectorized ops, not element by element.
         order = tf.range(num_pairs, dtype=tf.int64)
         if shuffle:
@@ -294,21 +307,11 @@ def make_dataset(
             key = window_of * num_pairs + tf.gather(ranks, order)
             order = tf.gather(order, tf.argsort(key, stable=True))
         order = order[:num_kept]
-        if batch_tokens is None:
-            # Windows hold whole batches (window % batch_size == 0): no batch straddles two.
-            splits = tf.concat(
-                [tf.range(0, num_kept, batch_size, dtype=tf.int64),
-                 [tf.constant(num_kept, tf.int64)]],
-                axis=0,
-            )
-        else:
-            splits = tf.numpy_function(
-                lambda source, target: _token_batch_splits(source, target, batch_tokens, window),
-                [tf.gather(source_cost, order), tf.gather(target_cost, order)],
-                tf.int64,
-                stateful=False,
-            )
-            splits.set_shape([None])
+        # Windows hold whole batches (window % batch_size == 0): no batch straddles two.
+        splits = tf.concat(
+            [tf.range(0, num_kept, batch_size, dtype=tf.int64), [tf.constant(num_kept, tf.int64)]],
+            axis=0,
+        )
         batches = tf.RaggedTensor.from_row_splits(order, splits, validate=False)
         if shuffle and bucket:
             # Sorted windows give batches in length order: mix them across the epoch.
@@ -318,7 +321,10 @@ def make_dataset(
             batches = tf.gather(batches, batch_order)
         return batches
 
-    if shuffle:
+    if epochs is not None:
+        seeds = [np.random.default_rng([seed or 0, epoch]).integers(2**62) for epoch in epochs]
+        epoch_seeds = tf.data.Dataset.from_tensor_slices(tf.constant(seeds, tf.int64, [len(seeds)]))
+    elif shuffle:
         # One seed per epoch: reproducible for a given `seed`, different from epoch to epoch.
         epoch_seeds = tf.data.Dataset.random(seed=seed, rerandomize_each_iteration=True).take(1)
     else:
@@ -343,6 +349,9 @@ def make_dataset(
         return {"encoder_tokens": encoder, "decoder_tokens": decoder}, target
 
     dataset = batches.map(make_batch, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    # The batch count is known: Keras then shows it and never "runs out of data".
+    num_epochs = 1 if epochs is None else len(epochs)
+    dataset = dataset.apply(tf.data.experimental.assert_cardinality(num_epochs * num_batches))
     if cache and not shuffle:
         dataset = dataset.cache()
     if repeat:

@@ -1,5 +1,6 @@
 """Writing a Translator as a versioned SavedModel, atomically."""
 
+import errno
 import json
 import os
 import shutil
@@ -27,6 +28,32 @@ def next_version(model_dir):
     return max(versions, default=0) + 1
 
 
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def remove_stale_partials(model_dir):
+    """Deletes `.N.partial-PID-*` folders of exports whose process no longer runs (killed)."""
+    for path in Path(model_dir).glob(".*.partial-*"):
+        pid = path.name.split(".partial-", 1)[1].split("-", 1)[0]
+        if pid.isdigit() and not _pid_alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _make_readable(directory):
+    """The usual 0755 folders and 0644 files (mkdtemp makes 0700, unreadable to a server)."""
+    for root, _, files in os.walk(directory):
+        os.chmod(root, 0o755)
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o644)
+
+
 def export_translator(run_dir_or_translator, base_dir="saved_models", name=None, version=None):
     """Exports a translator to `base_dir/name/version/` (TensorFlow Serving's layout).
 
@@ -45,25 +72,42 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
         The `Path` of the version directory.
 
     Raises:
-        FileExistsError: the version directory already exists.
+        FileExistsError: the chosen version directory already exists. Without a chosen
+            version, an export that loses a race with another takes the next free number.
     """
     translator, default_name = _as_translator(run_dir_or_translator)
     model_dir = Path(base_dir) / (name or default_name)
     model_dir.mkdir(parents=True, exist_ok=True)
-    version = next_version(model_dir) if version is None else int(version)
+    remove_stale_partials(model_dir)
+    chosen = version
+    version = next_version(model_dir) if chosen is None else int(chosen)
     if version < 1:
         raise ValueError(f"version must be a positive integer, got {version}")
     final = model_dir / str(version)
     if final.exists():
         raise FileExistsError(f"{final} already exists; choose another --version")
-    temporary = Path(tempfile.mkdtemp(prefix=f".{version}.partial-", dir=model_dir))
+    # The pid in the name tells a later export whether this folder's writer was killed.
+    temporary = Path(tempfile.mkdtemp(prefix=f".{version}.partial-{os.getpid()}-", dir=model_dir))
     try:
         signatures = translator.signatures()  # traces (and settles the length-penalty mode)
         tf.saved_model.save(translator, str(temporary), signatures=signatures)
         extra = temporary / "assets.extra"
         extra.mkdir(exist_ok=True)
         (extra / METADATA_FILE).write_text(json.dumps(translator.metadata(), indent=2) + "\n")
-        os.rename(temporary, final)  # atomic on one file system; fails if `final` appeared
+        _make_readable(temporary)
+        while True:
+            try:
+                os.rename(temporary, final)  # atomic on one file system; fails if `final` exists
+                break
+            except OSError as error:
+                if error.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                    raise
+                if chosen is not None:  # another export took this very version meanwhile
+                    raise FileExistsError(
+                        f"{final} was written by another export meanwhile; choose another "
+                        "--version"
+                    ) from None
+                final = model_dir / str(next_version(model_dir))  # concurrent export: next one
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import tensorflow as tf
+import tensorflow_text  # noqa: F401  (registers the tf-text ops the exported tokenizers use)
 
 from keras_nmt.inference.batch_translator import BatchTranslator
 

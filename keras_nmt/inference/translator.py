@@ -107,6 +107,9 @@ class Translator(BatchTranslator, tf.Module):
     # ----------------------------------------------------------------------------------------------
     def source_ids(self, text):
         """`text (batch,)` -> ids `(batch, max(1, longest))` int32 and `(batch,)` emptiness."""
+        # At run time: a signature's placeholder does not check what is fed, and the tokenizer
+        # would silently flatten a matrix or wrap a scalar.
+        text = tf.ensure_shape(text, [None])
         ragged = self.source_tokenizer.tokenize(text)[:, : self.max_source_length]
         ids = ragged.to_tensor(default_value=PAD_ID)
         # One padding column at least, so an empty batch or all-empty inputs keep a valid shape.

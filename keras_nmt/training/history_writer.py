@@ -23,6 +23,15 @@ class HistoryWriter(keras.callbacks.Callback):
     def records(self):
         return json.loads(self.path.read_text()) if self.path.exists() else []
 
+    def as_history(self):
+        """The records as Keras' `History.history`: `{metric: [value per epoch]}`."""
+        history = {}
+        for record in self.records():
+            for key, value in record.items():
+                if key != "epoch":
+                    history.setdefault(key, []).append(value)
+        return history
+
     def on_epoch_end(self, epoch, logs=None):
         records = [r for r in self.records() if r["epoch"] < epoch]
         records.append({"epoch": epoch, **{k: float(v) for k, v in (logs or {}).items()}})

@@ -26,6 +26,9 @@ class TrainConfig(ModelOptions):
     data: str = "dates"
     valid: str | None = None
     source_column: int = 1
+    target_column: int | None = None
+    skip_bad_lines: bool = False
+    max_bad_fraction: float = 0.01
     train_size: int | None = None
     valid_size: int | None = None
     # optimisation

@@ -1,6 +1,7 @@
 """One training run: data, tokenizers, model, `fit` with callbacks, and the run directory."""
 
 import dataclasses
+import os
 import random
 import time
 from pathlib import Path
@@ -9,7 +10,8 @@ import keras
 import numpy as np
 
 from keras_nmt.data.corpus import has_splits, load_corpus
-from keras_nmt.data.pipeline import make_dataset
+from keras_nmt.data.corpus_checks import check_bad_lines
+from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
 from keras_nmt.inference import Translator
 from keras_nmt.inference.run_directory import (
     BACKUP_DIR,
@@ -23,12 +25,14 @@ from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.models.presets import TRAINING_RECIPES
 from keras_nmt.models.registry import build_model
 from keras_nmt.text import load_tokenizer, make_tokenizer
+from keras_nmt.training.exact_backup import ExactBackup, fit_from
 from keras_nmt.training.history_writer import HistoryWriter
 from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 from keras_nmt.training.perplexity import Perplexity
 from keras_nmt.training.precision import resolve_precision
+from keras_nmt.training.run_folder import mark_finished, prepare_run_folder
 from keras_nmt.training.sample_translations import SampleTranslations
 from keras_nmt.training.strategy import make_strategy
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
@@ -51,16 +55,27 @@ def load_pairs(config):
 
     A built-in name or a path with `{split}` gives both splits. A single file gives the training
     pairs, and, without `--valid`, a seeded hold-out of 5% (at most 2,000 pairs) for validation.
+    With `config.skip_bad_lines`, malformed lines are skipped (and reported, see
+    `CorpusStats.summary`) unless more than `config.max_bad_fraction` of a file is bad.
     """
-    options = dict(source_column=config.source_column, seed=config.seed)
+
+    def load(spec, split=None, size=None):
+        corpus = load_corpus(
+            spec, split, size=size, seed=config.seed, source_column=config.source_column,
+            target_column=config.target_column,
+            on_error="skip" if config.skip_bad_lines else "raise",
+        )
+        if corpus.stats.num_skipped:
+            check_bad_lines(corpus.stats, config.max_bad_fraction)
+            print(corpus.stats.summary())
+        return corpus.pairs
+
     if config.valid:
-        train = load_corpus(config.data, size=config.train_size, **options).pairs
-        return train, load_corpus(config.valid, **options).pairs
+        return load(config.data, size=config.train_size), load(config.valid)
     if has_splits(config.data):
-        train = load_corpus(config.data, "train", size=config.train_size, **options).pairs
-        valid = load_corpus(config.data, "valid", size=config.valid_size, **options).pairs
-        return train, valid
-    pairs = load_corpus(config.data, **options).pairs
+        train = load(config.data, "train", size=config.train_size)
+        return train, load(config.data, "valid", size=config.valid_size)
+    pairs = load(config.data)
     order = np.random.default_rng(config.seed).permutation(len(pairs))
     held_out = min(2000, max(1, len(pairs) // 20))
     valid = [pairs[i] for i in sorted(order[:held_out])]
@@ -102,12 +117,17 @@ def compile_model(model, config):
     )
 
 
-def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_data=None):
+def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_data=None,
+          fresh=False):
     """Trains one model and writes its run directory (see docs/architecture.md).
 
-    Re-running the same command after a crash resumes from `RUN_DIR/backup/` (weights, optimizer
-    and epoch of the last backup, taken every `config.backup_every` batches and at each epoch's
-    end; the interrupted epoch is replayed from its start with the same data order).
+    Re-running the same command after a crash resumes exactly from `RUN_DIR/backup/` (the whole
+    training state and the position in the epoch, saved every `config.backup_every` batches and
+    at each epoch's end): the batches after that position are trained, in the same order, so the
+    final weights equal an uninterrupted run's (see `keras_nmt.training.exact_backup`; with
+    `make_train_data` the step count matches but the data stream restarts). A folder holding a
+    run with other options is refused (`RunFolderError`); a finished run is not trained again
+    (its model is evaluated), unless `config.epochs` grew.
 
     Args:
         config: a `TrainConfig`.
@@ -118,12 +138,13 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
         make_train_data: `(source_tokenizer, target_tokenizer) -> tf.data.Dataset` replacing the
             default training pipeline (e.g. fresh noise every epoch for spelling correction);
             an infinite dataset needs `config.steps_per_epoch`.
+        fresh: first delete what an earlier run wrote in `config.output`.
 
     Returns:
         A `TrainResult`.
     """
     run = Path(config.output)
-    run.mkdir(parents=True, exist_ok=True)
+    finished = prepare_run_folder(config, fresh)
     strategy = make_strategy(config.strategy)  # first: multi-worker must precede other TF ops
     random.seed(config.seed)
     keras.utils.set_random_seed(config.seed)
@@ -134,22 +155,25 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
     if precision.policy != "float32":
         keras.mixed_precision.set_global_policy(precision.policy)
 
+    schedule = TeacherForcingSchedule.parse(config.teacher_forcing)
+    if not schedule.is_plain_teacher_forcing and config.api != "subclassed":
+        raise ValueError("scheduled teacher forcing needs --api subclassed (a step loop)")
+    # Data errors come before anything is written: a run that fails to start leaves no folder.
     train_pairs, valid_pairs = pairs if pairs is not None else load_pairs(config)
+    run.mkdir(parents=True, exist_ok=True)
+    config.to_json(run / CONFIG_FILE)  # first: the folder's options are known from now on
     source_tokenizer, target_tokenizer = make_tokenizers(config, train_pairs, run)
-    config.to_json(run / CONFIG_FILE)
     print_fn(
         f"data: {len(train_pairs)} training and {len(valid_pairs)} validation pairs; "
         f"{config.tokenizer} vocabularies {source_tokenizer.vocab_size} -> "
         f"{target_tokenizer.vocab_size}"
     )
     dataset_options = dict(batch_size=config.batch_size, max_length=config.max_length)
-    if make_train_data is not None:
-        train_data = make_train_data(source_tokenizer, target_tokenizer)
-    else:
-        train_data = make_dataset(
-            train_pairs, source_tokenizer, target_tokenizer, shuffle=True, seed=config.seed,
-            batch_tokens=config.batch_tokens, **dataset_options,
+    if make_train_data is None:
+        tokenized = tokenize_pairs(
+            train_pairs, source_tokenizer, target_tokenizer, max_length=config.max_length
         )
+        print_fn(f"training data: {tokenized.summary()}")
     valid_data = make_dataset(
         valid_pairs, source_tokenizer, target_tokenizer, shuffle=False, **dataset_options
     )
@@ -162,8 +186,22 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
             target_tokenizer.vocab_size,
             dataclasses.asdict(config),
         )
-        model(next(iter(valid_data))[0])  # builds the weights (BackupAndRestore needs them)
+        model(next(iter(valid_data))[0])  # builds the weights (the backup restores them)
         compile_model(model, config)
+    backup = ExactBackup(run / BACKUP_DIR, config.backup_every)
+    epoch, batch = backup.restore(model)
+    if make_train_data is not None:
+        train_data = make_train_data(source_tokenizer, target_tokenizer)
+        batches_per_epoch = config.steps_per_epoch
+    else:
+        epochs = range(epoch, config.epochs)
+        train_data = make_dataset(
+            tokenized, shuffle=True, seed=config.seed, batch_size=config.batch_size,
+            batch_tokens=config.batch_tokens, epochs=epochs,
+        )
+        # Every epoch has the same number of batches (also token batches: see make_dataset).
+        batches_per_epoch = int(train_data.cardinality()) // max(1, len(epochs))
+        train_data = train_data.skip(batch)
     if config.strategy != "default":
         print_fn(f"strategy: {config.strategy}, {strategy.num_replicas_in_sync} replicas")
     print_fn(f"model: {config.model} ({config.api}), {model.count_params():,} parameters")
@@ -172,9 +210,6 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
         model, source_tokenizer, target_tokenizer, config.max_length, config.max_length
     )
     sources, references = group_references(valid_pairs)
-    schedule = TeacherForcingSchedule.parse(config.teacher_forcing)
-    if not schedule.is_plain_teacher_forcing and config.api != "subclassed":
-        raise ValueError("scheduled teacher forcing needs --api subclassed (a step loop)")
     callbacks = [
         ValidationScores(
             translator.translate_texts, sources, references,
@@ -184,7 +219,7 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
             translator.translate_texts, sources[: config.samples],
             [refs[0] for refs in references[: config.samples]], print_fn=print_fn,
         ),
-        keras.callbacks.BackupAndRestore(str(run / BACKUP_DIR), save_freq=config.backup_every),
+        backup,
         keras.callbacks.TerminateOnNaN(),
         keras.callbacks.TensorBoard(str(run / "logs"), write_graph=False),
         HistoryWriter(run / HISTORY_FILE),
@@ -202,21 +237,25 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
     callbacks.extend(extra_callbacks)
 
     start = time.monotonic()
-    history = model.fit(
-        train_data,
-        validation_data=valid_data,
-        epochs=config.epochs,
-        steps_per_epoch=config.steps_per_epoch,
-        callbacks=callbacks,
-        verbose=config.verbose,
-        shuffle=False,  # make_dataset already shuffles (seeded); Keras cannot shuffle a Dataset
-    )
+    if finished:
+        print_fn(f"{run} finished earlier: nothing to train, evaluating its {MODEL_FILE}")
+        model.load_weights(run / MODEL_FILE)
+        history = HistoryWriter(run / HISTORY_FILE).as_history()
+    else:
+        history = fit_from(
+            model, train_data, batches_per_epoch, epoch, batch, config.epochs,
+            validation_data=valid_data, callbacks=callbacks, verbose=config.verbose,
+            shuffle=False,  # make_dataset already shuffles (seeded); Keras cannot shuffle a Dataset
+        )
+        temporary = run / f".{MODEL_FILE}"
+        model.save(temporary)
+        os.replace(temporary, run / MODEL_FILE)  # a kill never leaves half a model
+        mark_finished(run, config.epochs)
     seconds = time.monotonic() - start
-    model.save(run / MODEL_FILE)
 
     hypotheses = translator.translate_texts(sources)
     scores = {**score_all(hypotheses, references), "train_seconds": seconds}
-    print_fn(f"trained {len(history.epoch)} epochs in {seconds:.0f} s")
+    print_fn(f"trained {len(next(iter(history.values()), []))} epochs in {seconds:.0f} s")
     rows = list(zip(sources, hypotheses, references, strict=True))
     for source, hypothesis, refs in rows[: config.samples]:
         print_fn(f"  {source!r} -> {hypothesis!r} (reference {refs[0]!r})")
@@ -224,4 +263,4 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
         f"validation ({len(sources)} sentences): exact match {scores['exact_match']:.2%}, "
         f"BLEU {scores['bleu']:.1f}, chrF {scores['chrf']:.1f}, CER {scores['cer']:.3f}"
     )
-    return TrainResult(model, translator, history.history, scores, seconds)
+    return TrainResult(model, translator, history, scores, seconds)

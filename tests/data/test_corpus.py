@@ -137,9 +137,11 @@ def test_skip_mode_counts_each_reason(tmp_path):
     assert stats.skipped == {"columns": 2, "empty_side": 1, "utf8": 1}
     assert (stats.read, stats.kept, stats.num_skipped, stats.blank) == (7, 2, 4, 1)
     assert stats.read == stats.kept + stats.num_skipped + stats.blank + stats.filtered_too_long
+    path = tmp_path / "bad.tsv"
     assert stats.summary() == (
-        f"{tmp_path / 'bad.tsv'}: read 7 lines, kept 2 pairs; skipped 4 (2 wrong column count, "
-        "1 empty side, 1 invalid UTF-8); 1 blank lines ignored"
+        f"{path}: read 7 lines, kept 2 pairs; skipped 4 (2 wrong column count, "
+        f"1 empty side, 1 invalid UTF-8); first skipped: {path}:2, {path}:3, {path}:4, "
+        f"{path}:5; 1 blank lines ignored"
     )
 
 

@@ -5,8 +5,8 @@ import inspect
 import pytest
 
 from apps import evaluate, translate
+from apps._cli import decoding_options
 from keras_nmt.decoding import GREEDY, DecodingOptions, beam_search, greedy_decode, sample_decode
-from keras_nmt.inference.decoding_arguments import decoding_options
 
 
 def test_beam_size_chooses_the_strategy_unless_it_is_given():

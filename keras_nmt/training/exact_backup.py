@@ -1,0 +1,137 @@
+"""Exact resume: a killed run, re-run with the same command, ends with the same weights.
+
+Keras' `BackupAndRestore` restores a mid-epoch backup and then replays the whole epoch, so the
+batches seen before the kill are trained twice. `ExactBackup` saves the whole training state
+(model variables, seed-generator states included, and optimizer variables) together with the
+position `(epoch, batches done in that epoch)`; `fit_from` then trains exactly the batches that
+follow that position: the rest of the interrupted epoch, then the remaining epochs. With a data
+order that depends only on the seed and the epoch (`make_dataset(..., epochs=range(...))`) the
+resumed run sees the same batches in the same order as an uninterrupted one, so on CPU the final
+weights are bitwise equal (`tests/training/test_exact_resume.py` kills `apps/train.py` with
+SIGKILL and compares).
+
+The state is one `.npz` file written next to its final name and renamed into place, so a kill
+during a backup leaves the previous backup intact.
+
+Example:
+    >>> backup = ExactBackup("runs/x/backup", every=200)             # doctest: +SKIP
+    >>> epoch, batch = backup.restore(model)  # (0, 0) without a backup  # doctest: +SKIP
+    >>> fit_from(model, data.skip(batch), batches_per_epoch, epoch, batch, epochs,
+    ...          callbacks=[backup, ...])                              # doctest: +SKIP
+"""
+
+import os
+from pathlib import Path
+
+import keras
+import numpy as np
+
+STATE_FILE = "state.npz"
+
+
+class ExactBackup(keras.callbacks.Callback):
+    """Saves the training state every `every` batches and at each epoch's end.
+
+    Args:
+        directory: where `state.npz` goes (created when needed).
+        every: batches between backups.
+    """
+
+    def __init__(self, directory, every):
+        super().__init__()
+        self.directory = Path(directory)
+        self.every = every
+        self.epoch = 0
+        self.batches_done = 0
+        self._resume_at = (0, 0)
+
+    @property
+    def path(self):
+        return self.directory / STATE_FILE
+
+    def _variables(self, model):
+        optimizer = model.optimizer
+        if optimizer is not None and not optimizer.built:
+            optimizer.build(model.trainable_variables)
+        return list(model.variables) + (list(optimizer.variables) if optimizer else [])
+
+    def restore(self, model):
+        """Loads the backup into `model` (built and compiled); returns `(epoch, batch)`.
+
+        `(0, 0)` when there is no backup: training starts from the beginning.
+        """
+        if not self.path.exists():
+            return 0, 0
+        variables = self._variables(model)
+        with np.load(self.path) as state:
+            values = [state[f"v{i}"] for i in range(int(state["count"]))]
+            position = int(state["epoch"]), int(state["batch"])
+        if len(values) != len(variables):
+            raise ValueError(
+                f"{self.path} holds {len(values)} variables, the model has {len(variables)}; "
+                "it was written by another model (start afresh with --fresh)"
+            )
+        for variable, value in zip(variables, values, strict=True):
+            variable.assign(value)
+        self._resume_at = position
+        return position
+
+    def save(self, epoch, batch):
+        """Writes the state at position `(epoch, batch)` atomically."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        arrays = {f"v{i}": keras.ops.convert_to_numpy(v) for i, v in
+                  enumerate(self._variables(self.model))}
+        partial = self.path.with_name(STATE_FILE + ".partial")
+        with open(partial, "wb") as stream:
+            np.savez(stream, count=len(arrays), epoch=epoch, batch=batch, **arrays)
+        os.replace(partial, self.path)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+        self.batches_done = self._resume_at[1] if epoch == self._resume_at[0] else 0
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.batches_done += 1
+        # The epoch's last batch is saved by `on_epoch_end`, as the next epoch's start.
+        last = batch + 1 == self.params.get("steps")
+        if self.batches_done % self.every == 0 and not last:
+            self.save(self.epoch, self.batches_done)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.save(epoch + 1, 0)
+
+
+def fit_from(model, data, batches_per_epoch, epoch, batch, epochs, **fit_options):
+    """Trains from position `(epoch, batch)` to the end of epoch `epochs - 1`.
+
+    Args:
+        model: a compiled model holding the state saved at that position.
+        data: the batches that follow the position, one epoch after another (at least
+            `(epochs - epoch) * batches_per_epoch - batch` of them).
+        batches_per_epoch: batches in a whole epoch.
+        epoch, batch: the position (`ExactBackup.restore`'s result).
+        epochs: the total number of epochs.
+        **fit_options: more `model.fit` arguments (callbacks, validation data...).
+
+    Returns:
+        The merged `History.history` dict of the epochs trained.
+    """
+    history = {}
+
+    def run(dataset, first, last, steps):
+        result = model.fit(
+            dataset, initial_epoch=first, epochs=last, steps_per_epoch=steps, **fit_options
+        )
+        for key, values in result.history.items():
+            history.setdefault(key, []).extend(values)
+
+    if batch and epoch < epochs:
+        # The interrupted epoch's remaining batches, as one shorter epoch of its own.
+        rest = batches_per_epoch - batch
+        run(data.take(rest), epoch, epoch + 1, rest)
+        data, epoch = data.skip(rest), epoch + 1
+        if model.stop_training:  # early stopping, time budget or NaN in that epoch
+            return history
+    if epoch < epochs:
+        run(data, epoch, epochs, batches_per_epoch)
+    return history

@@ -1,0 +1,68 @@
+"""SavedModel inputs of the wrong rank, concurrent and killed exports, readable version folders."""
+
+import os
+import stat
+
+import pytest
+import tensorflow as tf
+
+from keras_nmt.export import export_translator
+from tests.export.helpers import make_translator
+
+export_module = __import__("keras_nmt.export.export_translator", fromlist=["x"])
+
+
+@pytest.mark.parametrize("text", [[["a", "b"], ["c", "d"]], "a", [[["a"]]]],
+                         ids=["2-D", "scalar", "3-D"])
+def test_signatures_reject_anything_but_a_vector_of_strings(lstm_export, text):
+    loaded = tf.saved_model.load(str(lstm_export[1]))
+    calls = {
+        "serving_default": dict(),
+        "attention": dict(),
+        "beam_search": dict(beam_size=tf.constant(2), length_penalty=tf.constant(0.0)),
+    }
+    for name, options in calls.items():
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"text .* not compatible"):
+            loaded.signatures[name](text=tf.constant(text), **options)
+    assert loaded.signatures["serving_default"](text=tf.constant(["a"]))["translation"].shape == [1]
+
+
+def test_version_folders_are_readable_by_others(lstm_export):
+    path = lstm_export[1]
+    for root, _, files in os.walk(path):
+        assert stat.S_IMODE(os.stat(root).st_mode) == 0o755, root
+        for name in files:
+            assert stat.S_IMODE(os.stat(os.path.join(root, name)).st_mode) == 0o644, name
+
+
+def test_an_export_that_loses_the_race_takes_the_next_version(tmp_path, monkeypatch):
+    translator = make_translator()
+    save = tf.saved_model.save
+
+    def save_while_another_export_finishes(obj, path, signatures=None):
+        save(obj, path, signatures=signatures)
+        (tmp_path / "m" / "1").mkdir()  # the other export renamed its folder into place
+        (tmp_path / "m" / "1" / "saved_model.pb").write_bytes(b"")
+
+    monkeypatch.setattr(export_module.tf.saved_model, "save", save_while_another_export_finishes)
+    path = export_translator(translator, tmp_path, name="m")
+    assert path == tmp_path / "m" / "2" and (path / "saved_model.pb").stat().st_size > 0
+    monkeypatch.setattr(export_module.tf.saved_model, "save", save)
+    (tmp_path / "m" / "1").rename(tmp_path / "m" / "0")
+    monkeypatch.setattr(
+        export_module.tf.saved_model, "save", save_while_another_export_finishes
+    )
+    with pytest.raises(FileExistsError, match="another export"):
+        export_translator(translator, tmp_path, name="m", version=1)  # a chosen version
+    assert not list((tmp_path / "m").glob(".*partial*"))
+
+
+def test_stale_partial_folders_of_killed_exports_are_removed(tmp_path):
+    model_dir = tmp_path / "m"
+    dead = model_dir / ".1.partial-999999999-abc"  # no such process: its export was killed
+    alive = model_dir / f".1.partial-{os.getpid()}-def"  # an export still running
+    for folder in (dead, alive):
+        folder.mkdir(parents=True)
+    path = export_translator(make_translator(), tmp_path, name="m")
+    assert path == model_dir / "1"
+    assert not dead.exists() and alive.exists()
