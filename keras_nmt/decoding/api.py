@@ -4,6 +4,7 @@ from keras_nmt.decoding.beam_search import beam_search
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_config import STRATEGIES, STRATEGY_OPTIONS, DecodingConfig
 from keras_nmt.decoding.greedy import greedy_decode
+from keras_nmt.decoding.jax_compiled import can_compile, compiled_decode
 from keras_nmt.decoding.sampling import sample_decode
 
 _FUNCTIONS = {"greedy": greedy_decode, "beam": beam_search, "sample": sample_decode}
@@ -24,16 +25,23 @@ def decode(
         **options: keyword arguments of that strategy's function; options of another
             strategy raise ``TypeError`` (a ``DecodingConfig`` ignores those of the others).
 
+    Eager calls under JAX run through a jitted function compiled once per model, options and
+    shape bucket (``keras_nmt.decoding.jax_compiled``); the result is the same.
+
     Returns:
         ``DecodeResult``: tokens ``(batch, L)`` for greedy/sample, ``(batch, n_best, L)`` for
         beam search; ``.best()`` gives ``(batch, L)`` for all.
     """
     if isinstance(strategy, DecodingConfig):
         config = strategy.replace(**options) if options else strategy
-        return _FUNCTIONS[config.strategy](model, encoder_tokens, **config.options())
-    if strategy not in STRATEGIES:
+        strategy, options = config.strategy, config.options()
+    elif strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
-    unknown = sorted(set(options) - set(STRATEGY_OPTIONS[strategy]))
-    if unknown:
-        raise TypeError(f"options {unknown} do not apply to strategy {strategy!r}")
-    return _FUNCTIONS[strategy](model, encoder_tokens, **options)
+    else:
+        unknown = sorted(set(options) - set(STRATEGY_OPTIONS[strategy]))
+        if unknown:
+            raise TypeError(f"options {unknown} do not apply to strategy {strategy!r}")
+    function = _FUNCTIONS[strategy]
+    if can_compile(model, strategy, encoder_tokens, options):
+        return compiled_decode(model, strategy, function, encoder_tokens, options)
+    return function(model, encoder_tokens, **options)
