@@ -63,10 +63,12 @@ def _jitted(model, strategy, function, options):
     per_model = _CACHE.setdefault(model, {})
     if key not in per_model:
         variables = list(getattr(model, "variables", ()))
+        # A weak reference: the cache entry must not keep its own key (the model) alive.
+        model_ref = weakref.ref(model)
 
         def run(values, encoder_tokens):
             with keras.StatelessScope(state_mapping=list(zip(variables, values, strict=True))):
-                return tuple(function(model, encoder_tokens, **options, trim=False))
+                return tuple(function(model_ref(), encoder_tokens, **options, trim=False))
 
         per_model[key] = (jax.jit(run), variables)
     return per_model[key]
