@@ -143,11 +143,8 @@ class LstmSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         )
         batch = ops.shape(decoder_tokens)[0]
 
-        def step(token, states, masks):
-            return self._step(token, states, masks)
-
         outputs = step_loop(
-            step,
+            self._step,
             self.output_projection,
             decoder_tokens,
             feed_truth,
