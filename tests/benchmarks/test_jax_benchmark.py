@@ -74,7 +74,7 @@ def test_benchmark_modules_import_without_tensorflow():
 def test_quick_run_under_jax_without_tensorflow(tmp_path):
     output = tmp_path / "bench.json"
     code = (
-        "import runpy; sys.argv = ['benchmark_jax.py', '--quick', '--models', 'luong,transformer',"
+        "import runpy; sys.argv = ['benchmark_jax.py', '--quick', '--models', 'luong',"
         f" '--output-json', {str(output)!r}, '--output-md', {str(tmp_path / 'bench.md')!r}]\n"
         "runpy.run_path('apps/benchmark_jax.py', run_name='__main__')"
     )
@@ -84,9 +84,9 @@ def test_quick_run_under_jax_without_tensorflow(tmp_path):
     train = [r for r in records if r["section"] == "train"]
     decode = [r for r in records if r["section"] == "decode"]
     assert all("error" not in r for r in records), [r["error"] for r in records if "error" in r]
-    assert len(train) == 2 * 2 * 2  # models x APIs x precisions
+    assert len(train) == 2 * 2  # APIs x precisions
     assert all(r["tokens_per_second"] > 0 and 0 < r["mfu"] < 1 for r in train)
-    assert {r["strategy"] for r in decode} == {"greedy", "beam"} and len(decode) == 16
+    assert {r["strategy"] for r in decode} == {"greedy", "beam"} and len(decode) == 8
     assert all(r["sentences_per_second"] > 0 for r in decode)
     assert all(r["backend"] == "jax" for r in records)
-    assert "| transformer | subclassed | mixed_bfloat16 |" in (tmp_path / "bench.md").read_text()
+    assert "| luong | subclassed | mixed_bfloat16 |" in (tmp_path / "bench.md").read_text()
