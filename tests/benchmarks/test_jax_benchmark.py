@@ -31,7 +31,10 @@ sys.meta_path.insert(0, NoTensorFlow())
 
 def run_without_tensorflow(code, timeout=600):
     pytest.importorskip("jax")
-    env = {**os.environ, "KERAS_BACKEND": "jax", "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "KERAS_BACKEND": "jax", "PYTHONPATH": str(REPO),
+           # Tiny models: compilation dominates, so a cheaper one (as in `make test`).
+           "XLA_FLAGS": "--xla_backend_optimization_level=0 "
+                        "--xla_llvm_disable_expensive_passes=true"}
     return subprocess.run(
         [sys.executable, "-c", BLOCK_TENSORFLOW + code],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout,
