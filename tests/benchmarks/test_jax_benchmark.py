@@ -29,7 +29,7 @@ sys.meta_path.insert(0, NoTensorFlow())
 """
 
 
-def run_without_tensorflow(code, timeout=600):
+def run_without_tensorflow(code, timeout=900):
     pytest.importorskip("jax")
     env = {**os.environ, "KERAS_BACKEND": "jax", "PYTHONPATH": str(REPO),
            # Tiny models: compilation dominates, so a cheaper one (as in `make test`).
