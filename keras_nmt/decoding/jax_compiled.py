@@ -59,7 +59,8 @@ def can_compile(model, strategy, encoder_tokens, options):
 def _jitted(model, strategy, function, options):
     import jax  # the JAX backend only (see `can_compile`)
 
-    key = (strategy, tuple(sorted(options.items())))
+    # The model's own `max_length` (a Python attribute read at trace time) keys it too.
+    key = (strategy, tuple(sorted(options.items())), getattr(model, "max_length", None))
     per_model = _CACHE.setdefault(model, {})
     if key not in per_model:
         variables = list(getattr(model, "variables", ()))
