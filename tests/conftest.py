@@ -1,4 +1,8 @@
-"""Shared test set-up: quiet TensorFlow, the TensorFlow backend, the real corpora when present."""
+"""Shared test set-up: quiet TensorFlow, the TensorFlow backend, the real corpora when present.
+
+`make test` also runs the layers, models, decoding and loss tests with `KERAS_BACKEND=jax`;
+tests marked `tensorflow` (TensorFlow graphs, `tf.function`) are skipped there.
+"""
 
 import os
 from pathlib import Path
@@ -10,6 +14,18 @@ import pytest  # noqa: E402
 
 DEFAULT_SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 SHARED_DATA = Path(os.environ.get("KERAS_NMT_SHARED_DATA", DEFAULT_SHARED_DATA)).resolve()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skips the tests marked `tensorflow` under another Keras backend."""
+    del config
+    backend = os.environ["KERAS_BACKEND"]
+    if backend == "tensorflow":
+        return
+    skip = pytest.mark.skip(reason=f"needs the TensorFlow backend, running {backend}")
+    for item in items:
+        if "tensorflow" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture

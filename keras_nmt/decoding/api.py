@@ -5,6 +5,7 @@ from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.decoding_options import STRATEGIES, STRATEGY_OPTIONS, DecodingOptions
 from keras_nmt.decoding.greedy import greedy_decode
+from keras_nmt.decoding.jax_compiled import can_compile, compiled_decode
 from keras_nmt.decoding.sampling import sample_decode
 
 _FUNCTIONS = {"greedy": greedy_decode, "beam": beam_search, "sample": sample_decode}
@@ -25,6 +26,9 @@ def decode(
         **options: keyword arguments of that strategy's function; options of another
             strategy raise ``TypeError`` (a ``DecodingOptions`` ignores those of the others).
 
+    Eager calls under JAX run through a jitted function compiled once per model, options and
+    shape bucket (``keras_nmt.decoding.jax_compiled``); the result is the same.
+
     Returns:
         ``DecodeResult``: tokens ``(batch, L)`` for greedy/sample, ``(batch, n_best, L)`` for
         beam search; ``.best()`` gives ``(batch, L)`` for all.
@@ -39,10 +43,14 @@ def decode(
         )
     if isinstance(strategy, DecodingOptions):
         chosen = strategy.replace(**options) if options else strategy
-        return _FUNCTIONS[chosen.chosen_strategy](model, encoder_tokens, **chosen.options())
-    if strategy not in STRATEGIES:
+        strategy, options = chosen.chosen_strategy, chosen.options()
+    elif strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
-    unknown = sorted(set(options) - set(STRATEGY_OPTIONS[strategy]))
-    if unknown:
-        raise TypeError(f"options {unknown} do not apply to strategy {strategy!r}")
-    return _FUNCTIONS[strategy](model, encoder_tokens, **options)
+    else:
+        unknown = sorted(set(options) - set(STRATEGY_OPTIONS[strategy]))
+        if unknown:
+            raise TypeError(f"options {unknown} do not apply to strategy {strategy!r}")
+    function = _FUNCTIONS[strategy]
+    if can_compile(model, strategy, encoder_tokens, options):
+        return compiled_decode(model, strategy, function, encoder_tokens, options)
+    return function(model, encoder_tokens, **options)

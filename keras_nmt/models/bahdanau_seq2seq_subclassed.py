@@ -10,6 +10,7 @@ from keras import ops
 from keras_nmt.layers.bahdanau_attention import BahdanauAttention
 from keras_nmt.models.constructor_config import ConstructorConfig
 from keras_nmt.models.recurrent_parts import (
+    build_by_one_step,
     encoder_lstm,
     final_states,
     step_loop,
@@ -108,10 +109,7 @@ class BahdanauSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         self.deep_output = deep_output
 
     def build(self, input_shape=None):
-        # Sub-layers get their shapes from one call on a dummy batch of two tokens each (with
-        # one, Keras warns that the attention softmax runs over a single source position).
-        dummy = ops.ones((1, 2), dtype="int32")
-        self.call({"encoder_tokens": dummy, "decoder_tokens": dummy})
+        build_by_one_step(self, source_len=2)
         super().build(input_shape)
 
     # --- encoder ---
@@ -169,7 +167,8 @@ class BahdanauSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         )
         batch = ops.shape(decoder_tokens)[0]
 
-        def step(token, states):
+        def step(token, states, masks):
+            del masks  # no dropout inside the loop
             hidden, states, _ = self._step(token, states, memory)
             return hidden, states
 

@@ -9,7 +9,7 @@ from keras import ops
 
 from keras_nmt.layers.reverse_padded_sequence import ReversePaddedSequence
 from keras_nmt.models.constructor_config import ConstructorConfig
-from keras_nmt.models.recurrent_parts import encoder_lstm, final_states
+from keras_nmt.models.recurrent_parts import encoder_lstm, final_states, sequence_lstm
 from keras_nmt.special_ids import PAD_ID
 
 
@@ -73,12 +73,7 @@ class LstmSeq2SeqFunctional(ConstructorConfig, keras.Model):
         target_embedding = keras.layers.Embedding(
             target_vocab_size, embedding_dim, mask_zero=True, name="target_embedding"
         )
-        decoder_lstms = [
-            keras.layers.LSTM(
-                units, return_sequences=True, return_state=True, name=f"decoder_lstm_{i}"
-            )
-            for i in range(num_layers)
-        ]
+        decoder_lstms = [sequence_lstm(units, name=f"decoder_lstm_{i}") for i in range(num_layers)]
         decoder_dropout = keras.layers.Dropout(dropout, name="decoder_dropout")
         output_projection = keras.layers.Dense(target_vocab_size, name="output_projection")
 

@@ -10,8 +10,10 @@ from keras import ops
 from keras_nmt.layers.reverse_padded_sequence import ReversePaddedSequence
 from keras_nmt.models.constructor_config import ConstructorConfig
 from keras_nmt.models.recurrent_parts import (
+    build_by_one_step,
     encoder_lstm,
     final_states,
+    step_dropout_masks,
     step_loop,
     teacher_forcing_coins,
 )
@@ -99,9 +101,7 @@ class LstmSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         self.bidirectional = bidirectional
 
     def build(self, input_shape=None):
-        # Sub-layers get their shapes from one call on a dummy batch of one token each.
-        dummy = ops.ones((1, 1), dtype="int32")
-        self.call({"encoder_tokens": dummy, "decoder_tokens": dummy})
+        build_by_one_step(self, source_len=1)
         super().build(input_shape)
 
     # --- encoder ---
@@ -119,15 +119,18 @@ class LstmSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         return {"source_mask": source_mask, "encoder_states": states}
 
     # --- decoder ---
-    def _step(self, token, states, training=None):
-        """Token `(batch,)` and `[h_0, c_0, ...]` -> top output `(batch, units)` and new states."""
+    def _step(self, token, states, masks=None):
+        """Token `(batch,)` and `[h_0, c_0, ...]` -> top output `(batch, units)` and new states.
+
+        `masks` (training only): `(num_layers - 1, batch, units)` dropout masks of this step.
+        """
         # A copy drops the Keras mask: a cell sees one token, there is nothing to mask.
         x = ops.copy(self.target_embedding(token))  # (batch, emb)
         new_states = []
         for depth, cell in enumerate(self.decoder_lstms):
-            if depth:
-                x = self.decoder_dropout(x, training=training)
-            x, (h, c) = cell(x, states[2 * depth : 2 * depth + 2], training=training)
+            if depth and masks is not None:
+                x = x * masks[depth - 1]  # decoder_dropout, its masks drawn before the loop
+            x, (h, c) = cell(x, states[2 * depth : 2 * depth + 2])
             new_states.extend([h, c])
         return x, new_states
 
@@ -140,17 +143,17 @@ class LstmSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         )
         batch = ops.shape(decoder_tokens)[0]
 
-        def step(token, states):
-            return self._step(token, states, training=training)
-
         outputs = step_loop(
-            step,
+            self._step,
             self.output_projection,
             decoder_tokens,
             feed_truth,
             states,
             ops.zeros((batch, self.units), dtype=self.compute_dtype),
             sample=bool(training) and self.teacher_forcing_probability < 1.0,
+            dropout_masks=step_dropout_masks(
+                self.decoder_dropout, decoder_tokens, self.num_layers - 1, self.units, training
+            ),
         )  # (batch, tgt, units)
         logits = self.output_projection(self.decoder_dropout(outputs, training=training))
         # Logits in float32 even under a mixed-precision policy (a stable softmax).

@@ -10,7 +10,12 @@ from keras import ops
 from keras_nmt.layers.luong_attention import LuongAttention
 from keras_nmt.layers.reverse_padded_sequence import ReversePaddedSequence
 from keras_nmt.models.constructor_config import ConstructorConfig
-from keras_nmt.models.recurrent_parts import encoder_lstm, final_states, reverse_padded_steps
+from keras_nmt.models.recurrent_parts import (
+    encoder_lstm,
+    final_states,
+    reverse_padded_steps,
+    sequence_lstm,
+)
 from keras_nmt.special_ids import PAD_ID
 
 
@@ -92,12 +97,7 @@ class LuongSeq2SeqFunctional(ConstructorConfig, keras.Model):
         target_embedding = keras.layers.Embedding(
             target_vocab_size, embedding_dim, mask_zero=True, name="target_embedding"
         )
-        decoder_lstms = [
-            keras.layers.LSTM(
-                units, return_sequences=True, return_state=True, name=f"decoder_lstm_{i}"
-            )
-            for i in range(num_layers)
-        ]
+        decoder_lstms = [sequence_lstm(units, name=f"decoder_lstm_{i}") for i in range(num_layers)]
         decoder_dropout = keras.layers.Dropout(dropout, name="decoder_dropout")
         # `units=` lets `project_memory` run before the layer has seen a query.
         attention = LuongAttention(score=attention_score, units=units, name="attention")

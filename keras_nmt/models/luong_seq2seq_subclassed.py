@@ -11,9 +11,11 @@ from keras_nmt.layers.luong_attention import LuongAttention
 from keras_nmt.layers.reverse_padded_sequence import ReversePaddedSequence
 from keras_nmt.models.constructor_config import ConstructorConfig
 from keras_nmt.models.recurrent_parts import (
+    build_by_one_step,
     encoder_lstm,
     final_states,
     reverse_padded_steps,
+    step_dropout_masks,
     step_loop,
     teacher_forcing_coins,
 )
@@ -124,10 +126,7 @@ class LuongSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         self.input_feeding = input_feeding
 
     def build(self, input_shape=None):
-        # Sub-layers get their shapes from one call on a dummy batch of two tokens each (with
-        # one, Keras warns that the attention softmax runs over a single source position).
-        dummy = ops.ones((1, 2), dtype="int32")
-        self.call({"encoder_tokens": dummy, "decoder_tokens": dummy})
+        build_by_one_step(self, source_len=2)
         super().build(input_shape)
 
     # --- encoder ---
@@ -160,11 +159,12 @@ class LuongSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         }
 
     # --- decoder ---
-    def _step(self, token, state, memory, training=None):
+    def _step(self, token, state, memory, masks=None):
         """Token `(batch,)`, state and memory -> `h̃_t` `(batch, units)`, new state, weights.
 
         `state` is `{"states": [h_0, c_0, ...], "attentional": h̃_{t-1} (batch, units)}`; the
-        weights are `(batch, source_len)`.
+        weights are `(batch, source_len)`. `masks` (training only): `(num_layers - 1, batch,
+        units)` dropout masks of this step.
         """
         # A copy drops the Keras mask: a cell sees one token, there is nothing to mask.
         x = ops.copy(self.target_embedding(token))  # (batch, emb)
@@ -173,9 +173,9 @@ class LuongSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         states = state["states"]
         new_states = []
         for depth, cell in enumerate(self.decoder_lstms):
-            if depth:
-                x = self.decoder_dropout(x, training=training)
-            x, (h, c) = cell(x, states[2 * depth : 2 * depth + 2], training=training)
+            if depth and masks is not None:
+                x = x * masks[depth - 1]  # decoder_dropout, its masks drawn before the loop
+            x, (h, c) = cell(x, states[2 * depth : 2 * depth + 2])
             new_states.extend([h, c])
         # x = h_t: (batch, units)
         context, weights = self.attention(
@@ -197,8 +197,8 @@ class LuongSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         batch = ops.shape(decoder_tokens)[0]
         zeros = ops.zeros((batch, self.units), dtype=self.compute_dtype)
 
-        def step(token, state):
-            attentional, state, _ = self._step(token, state, memory, training=training)
+        def step(token, state, masks):
+            attentional, state, _ = self._step(token, state, memory, masks)
             return attentional, state
 
         outputs = step_loop(
@@ -209,6 +209,9 @@ class LuongSeq2SeqSubclassed(ConstructorConfig, keras.Model):
             {"states": list(memory["encoder_states"]), "attentional": zeros},
             zeros,
             sample=bool(training) and self.teacher_forcing_probability < 1.0,
+            dropout_masks=step_dropout_masks(
+                self.decoder_dropout, decoder_tokens, self.num_layers - 1, self.units, training
+            ),
         )  # (batch, tgt, units)
         logits = self.output_projection(self.decoder_dropout(outputs, training=training))
         # Logits in float32 even under a mixed-precision policy (a stable softmax).

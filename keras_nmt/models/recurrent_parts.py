@@ -4,6 +4,30 @@ import keras
 from keras import ops
 
 
+def cudnn_setting(backend=None, compute_dtype=None):
+    """The `use_cudnn` argument of our `LSTM` layers: `"auto"`, or False for bfloat16 under JAX.
+
+    Keras' JAX backend sends an unmasked LSTM to cuDNN on a GPU, whose JAX lowering has no
+    bfloat16 (`jaxlib/gpu_rnn.py`: "Unknown output type bfloat16"), so under JAX with a bfloat16
+    compute dtype the layer runs Keras' scan loop instead. TensorFlow keeps `"auto"` (its cuDNN
+    path handles bfloat16 or falls back by itself).
+
+    Args:
+        backend: the Keras backend name; default the current one.
+        compute_dtype: the layers' compute dtype; default the global dtype policy's.
+    """
+    backend = backend or keras.backend.backend()
+    compute_dtype = compute_dtype or keras.config.dtype_policy().compute_dtype
+    return False if backend == "jax" and compute_dtype == "bfloat16" else "auto"
+
+
+def sequence_lstm(units, name=None):
+    """An `LSTM` returning its output sequence and final states, with `cudnn_setting()`."""
+    return keras.layers.LSTM(
+        units, return_sequences=True, return_state=True, use_cudnn=cudnn_setting(), name=name
+    )
+
+
 def encoder_lstm(units, bidirectional, name):
     """One encoder layer returning its output sequence and final states.
 
@@ -13,10 +37,8 @@ def encoder_lstm(units, bidirectional, name):
     if bidirectional:
         if units % 2:
             raise ValueError(f"a bidirectional encoder needs an even `units`, got {units}")
-        return keras.layers.Bidirectional(
-            keras.layers.LSTM(units // 2, return_sequences=True, return_state=True), name=name
-        )
-    return keras.layers.LSTM(units, return_sequences=True, return_state=True, name=name)
+        return keras.layers.Bidirectional(sequence_lstm(units // 2), name=name)
+    return sequence_lstm(units, name=name)
 
 
 def cudnn_ineligibility(lstm):
@@ -40,6 +62,7 @@ def cudnn_ineligibility(lstm):
         "recurrent_dropout is not 0": layer.recurrent_dropout != 0,
         "unroll is set": layer.unroll,
         "use_bias is off": not layer.use_bias,
+        "use_cudnn is False (bfloat16 under JAX, see cudnn_setting)": layer.use_cudnn is False,
     }
     return [f"{lstm.name}: {reason}" for reason, failed in checks.items() if failed]
 
@@ -50,6 +73,48 @@ def final_states(layer_states, bidirectional):
         return list(layer_states)
     h_fw, c_fw, h_bw, c_bw = layer_states
     return [ops.concatenate([h_fw, h_bw], axis=-1), ops.concatenate([c_fw, c_bw], axis=-1)]
+
+
+def build_by_one_step(model, source_len):
+    """Builds a step-loop model's sub-layers by encoding a dummy batch and one decoder step.
+
+    Eagerly and outside any loop: under JAX, weights first made inside the `ops.scan` body of
+    the training call would be tracers of that scan (`UnexpectedTracerError`).
+
+    Args:
+        model: a subclassed twin keeping the inference contract.
+        source_len: the dummy source length (2 for attention models: with one position Keras
+            warns that the attention softmax runs over a single element).
+    """
+    tokens = ops.ones((1, source_len), dtype="int32")
+    memory = model.encode(tokens)
+    model.decode_step(tokens[:, 0], model.initial_state(memory, max_length=1), memory)
+
+
+def step_dropout_masks(dropout_layer, decoder_tokens, count, width, training):
+    """Dropout masks for the inner layers of a step loop, drawn once before the loop.
+
+    Drawing inside the loop would take a new seed from the layer's `SeedGenerator` in the traced
+    `ops.scan` body, which JAX rejects (`UnexpectedTracerError`). The masks are what
+    `dropout_layer` makes of ones: 0 or `1 / (1 - rate)`, a fresh draw per step, layer, example
+    and unit, exactly the distribution of calling the layer at each step.
+
+    Args:
+        dropout_layer: the `Dropout` layer applied between the decoder layers.
+        decoder_tokens: `(batch, target_len)`, giving the number of steps and the batch size.
+        count: how many masks each step needs (the decoder layers above the first).
+        width: the masked vectors' size (the units).
+        training: whether dropout applies.
+
+    Returns:
+        `(target_len, count, batch, width)` in the layer's compute dtype, or None when there is
+        nothing to drop.
+    """
+    if not (training and count and dropout_layer.rate > 0):
+        return None
+    batch, target_len = ops.shape(decoder_tokens)[0], ops.shape(decoder_tokens)[1]
+    ones = ops.ones((target_len, count, batch, width), dtype=dropout_layer.compute_dtype)
+    return dropout_layer(ones, training=True)
 
 
 def teacher_forcing_coins(decoder_tokens, probability, seed_generator, training):
@@ -64,11 +129,15 @@ def teacher_forcing_coins(decoder_tokens, probability, seed_generator, training)
     return ops.less(draws, probability)
 
 
-def step_loop(step, project, decoder_tokens, feed_truth, states, initial_output, sample):
+def step_loop(
+    step, project, decoder_tokens, feed_truth, states, initial_output, sample, dropout_masks=None
+):
     """Runs a decoder one target position at a time, feeding truth or its own predictions.
 
     Args:
-        step: `(token (batch,), states) -> (output (batch, units), states)`, one decoder step.
+        step: `(token (batch,), states, masks) -> (output (batch, units), states)`, one decoder
+            step; `masks` is this step's `(count, batch, width)` slice of `dropout_masks`, or
+            None.
         project: `output -> logits (batch, vocab)`, used for the model's own predictions.
         decoder_tokens: ground-truth decoder inputs `(batch, target_len)`, START first.
         feed_truth: `(batch, target_len)` bool, where to feed the ground truth.
@@ -76,6 +145,7 @@ def step_loop(step, project, decoder_tokens, feed_truth, states, initial_output,
         initial_output: `(batch, units)` zeros, giving the output's shape and dtype.
         sample: whether predictions may be fed at all (a bool tensor or Python bool); when False
             the projection is skipped inside the loop, so teacher forcing costs no extra matmul.
+        dropout_masks: `(target_len, count, batch, width)` from `step_dropout_masks`, or None.
 
     Returns:
         The top decoder outputs `(batch, target_len, units)`; the caller projects them to logits
@@ -88,16 +158,28 @@ def step_loop(step, project, decoder_tokens, feed_truth, states, initial_output,
     def body(carry, choice):
         # choice (batch,): the ground-truth token to feed, or -1 for the model's own prediction.
         token = ops.where(ops.greater_equal(choice, 0), choice, carry["prediction"])
-        output, new_states = step(token, carry["states"])
+        position = carry["position"]
+        masks = None if dropout_masks is None else ops.take(dropout_masks, position, axis=0)
+        output, new_states = step(token, carry["states"], masks)
         if isinstance(sample, bool) and not sample:
             prediction = carry["prediction"]
         else:
             prediction = ops.cond(sample, lambda: predict(output), lambda: carry["prediction"])
-        carry = {"states": new_states, "prediction": prediction, "output": output}
+        carry = {
+            "states": new_states,
+            "prediction": prediction,
+            "output": output,
+            "position": position + 1,
+        }
         # Keras' TensorFlow scan wants per-step outputs shaped like the carry: emit the carry.
         return carry, carry
 
-    initial = {"states": states, "prediction": decoder_tokens[:, 0], "output": initial_output}
+    initial = {
+        "states": states,
+        "prediction": decoder_tokens[:, 0],
+        "output": initial_output,
+        "position": ops.convert_to_tensor(0, dtype="int32"),
+    }
     # One scanned input, not two: Keras' TensorFlow scan fails on several inputs of unknown length.
     choices = ops.where(feed_truth, decoder_tokens, ops.full_like(decoder_tokens, -1))
     # Scan over time: inputs (target_len, batch), outputs (target_len, batch, units).

@@ -244,6 +244,7 @@ def test_returns_live_hypotheses_when_none_finished():
     np.testing.assert_allclose(result.scores[0], np.log([0.16, 0.12, 0.12]) / 2, rtol=1e-5)
 
 
+@pytest.mark.tensorflow  # counts the steps eager TensorFlow runs (JAX traces the body once)
 def test_stops_early_when_no_live_hypothesis_can_win():
     # END has probability 0.9 after every prefix: with normalization "none" the buffer of 2 is
     # full after 2 steps and no live hypothesis can beat it.

@@ -8,6 +8,8 @@ from keras_nmt.decoding import decode
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.decoding.helpers import to_numpy
 
+pytestmark = pytest.mark.tensorflow
+
 STRATEGIES = [
     ("greedy", dict(return_attention=True)),
     ("beam", dict(beam_size=3, n_best=2, coverage_penalty=0.2, return_attention=True)),

@@ -1,0 +1,210 @@
+"""Training and decoding speed of the eight twins on synthetic batches, without TensorFlow.
+
+For a machine with JAX (e.g. a GPU) but no TensorFlow: token ids are random
+(`synthetic_batches`), models come from the registry, the loss and metrics are the training
+ones, and MFU is measured against a matmul peak taken in the same run (`peak`). Driven by
+`apps/benchmark_jax.py`; every function works under any Keras backend, the app sets JAX.
+
+Presets (model options per model, the padded-token budget of a training batch, vocabularies):
+    reference  the README's reference configurations (recurrent: embedding 256, units 512, one
+               layer per side; Transformer d_model 256, 3+3 layers, 4 heads, ff 1024), 8,000
+               ids per side, 8,192 padded tokens per batch.
+    gpu        the recurrent models as in `reference`; the Transformer GPU-sized (d_model 512,
+               6+6 layers, 8 heads, ff 2048), 32,768 padded tokens per batch (about 18k real
+               target tokens with the default lengths).
+    quick      tiny sizes for a smoke test.
+"""
+
+import time
+
+import keras
+import numpy as np
+
+from keras_nmt.benchmarks.flops import training_flops
+from keras_nmt.benchmarks.train_speed import batch_lengths, measure_train_speed
+from keras_nmt.decoding import decode
+from keras_nmt.models.registry import build_model
+from keras_nmt.training.masked_accuracy import MaskedAccuracy
+from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
+from keras_nmt.training.perplexity import Perplexity
+
+_RECURRENT = {"embedding_dim": 256, "units": 512, "num_layers": 1}
+_REFERENCE_TRANSFORMER = {"d_model": 256, "num_layers": 3, "num_heads": 4, "ff_dim": 1024}
+PRESETS = {
+    "reference": {
+        "options": {"transformer": _REFERENCE_TRANSFORMER, "recurrent": _RECURRENT},
+        "tokens_per_batch": 8192,
+        "vocab_size": 8000,
+    },
+    "gpu": {
+        "options": {
+            "transformer": {"d_model": 512, "num_layers": 6, "num_heads": 8, "ff_dim": 2048},
+            "recurrent": _RECURRENT,
+        },
+        "tokens_per_batch": 32768,
+        "vocab_size": 8000,
+    },
+    "quick": {
+        "options": {
+            "transformer": {"d_model": 16, "num_layers": 1, "num_heads": 2, "ff_dim": 32},
+            "recurrent": {"embedding_dim": 8, "units": 16, "num_layers": 1},
+        },
+        "tokens_per_batch": 256,
+        "vocab_size": 50,
+    },
+}
+COMPUTE_DTYPES = {"float32": "float32", "mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}
+
+
+def model_options(preset, name):
+    """Constructor options of model `name` in `preset` (a `PRESETS` key)."""
+    options = PRESETS[preset]["options"]
+    return dict(options["transformer" if name == "transformer" else "recurrent"])
+
+
+def environment():
+    """Versions and the device the run measured (JSON-ready)."""
+    record = {"backend": keras.backend.backend(), "keras_version": keras.__version__}
+    if record["backend"] == "jax":
+        # The JAX backend only: the device and version come from jax itself.
+        import jax
+
+        device = jax.devices()[0]
+        record.update(
+            jax_version=jax.__version__,
+            device=f"{device.platform}: {device.device_kind}",
+            device_count=jax.device_count(),
+        )
+    return record
+
+
+def compile_for_speed(model, name):
+    """The training set-up of `keras_nmt.training.trainer.compile_model`, without TensorFlow.
+
+    Adam and the masked loss and metrics; a constant learning rate instead of the
+    Transformer's warm-up schedule (a scalar per step: no difference in speed).
+    """
+    del name  # every model trains with the same optimizer here
+    model.compile(
+        optimizer=keras.optimizers.Adam(1e-3, clipnorm=1.0),
+        loss=MaskedSparseCrossEntropy(),
+        metrics=[MaskedAccuracy(), Perplexity()],
+    )
+
+
+def train_record(name, api, precision, preset, batches, steps, peak, vocab_size, seed=0):
+    """Tokens/s and MFU of one twin in one precision (a dict; `error` when it failed)."""
+    record = {"section": "train", "model": name, "api": api, "precision": precision,
+              "preset": preset}
+    keras.mixed_precision.set_global_policy(precision)
+    keras.utils.set_random_seed(seed)
+    try:
+        model = build_model(name, api, vocab_size, vocab_size, model_options(preset, name))
+        compile_for_speed(model, name)
+        result = measure_train_speed(model, batches, steps=steps)
+        source_lengths, target_lengths = batch_lengths(batches)
+        per_token = training_flops(name, model.get_config(), source_lengths, target_lengths)
+        per_token /= target_lengths.sum()
+    except Exception as error:  # one failing twin must not stop the others
+        return {**record, "error": f"{type(error).__name__}: {str(error).strip()[:300]}"}
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    achieved = per_token * result["tokens_per_second"]
+    step_seconds = sorted(result["step_seconds"])
+    return {
+        **record,
+        "tokens_per_second": result["tokens_per_second"],
+        "median_step_seconds": step_seconds[len(step_seconds) // 2],
+        "steps": result["steps"],
+        "warmup_seconds": result["warmup_seconds"],
+        "train_flops_per_token": per_token,
+        "achieved_flops_per_second": achieved,
+        "peak_flops_per_second": peak["flops_per_second"],
+        "peak_dtype": peak["dtype"],
+        "mfu": achieved / peak["flops_per_second"],
+        "parameters": int(model.count_params()),
+    }
+
+
+def decode_speed(model, sources, strategy, **options):
+    """Sentences/s of `decode` over `sources` (each shape decoded once untimed first).
+
+    Under JAX `decode` compiles once per shape bucket, so the untimed pass holds the
+    compilations. Returns `sentences_per_second`, `mean_output_length`, `warmup_seconds`.
+    """
+    start = time.perf_counter()
+    seen = set()
+    for ids in sources:
+        if ids.shape not in seen:
+            seen.add(ids.shape)
+            np.asarray(decode(model, ids, strategy, **options).lengths)
+    warmup_seconds = time.perf_counter() - start
+    lengths = []
+    start = time.perf_counter()
+    for ids in sources:
+        result = decode(model, ids, strategy, **options).best()
+        lengths.append(np.asarray(result.lengths))  # a host copy: the decode has finished
+    seconds = time.perf_counter() - start
+    lengths = np.concatenate(lengths)
+    return {
+        "sentences_per_second": len(lengths) / seconds,
+        "mean_output_length": float(lengths.mean()),
+        "warmup_seconds": warmup_seconds,
+    }
+
+
+def decode_records(name, api, precision, preset, sources, beam_size, vocab_size, seed=0):
+    """Greedy and beam-search sentences/s of one untrained twin (dicts; `error` on failure).
+
+    Untrained models rarely emit END: they decode to the length cap, so `mean_output_length`
+    is reported next to the speed.
+    """
+    base = {"section": "decode", "model": name, "api": api, "precision": precision,
+            "preset": preset}
+    keras.mixed_precision.set_global_policy(precision)
+    keras.utils.set_random_seed(seed)
+    records = []
+    try:
+        model = build_model(name, api, vocab_size, vocab_size, model_options(preset, name))
+        model(_dummy_inputs())  # built before decoding (decode compiles built models only)
+        for strategy, options in (("greedy", {}), ("beam", {"beam_size": beam_size})):
+            record = {**base, "strategy": strategy, **options}
+            try:
+                records.append({**record, **decode_speed(model, sources, strategy, **options)})
+            except Exception as error:  # the other strategy may still run
+                records.append({**record, "error": f"{type(error).__name__}: {error}"[:300]})
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    return records
+
+
+def _dummy_inputs():
+    tokens = np.full((1, 2), 4, dtype=np.int32)
+    return {"encoder_tokens": tokens, "decoder_tokens": tokens}
+
+
+def markdown(records, device):
+    """Two Markdown tables (training, decoding) of `records`, naming `device`."""
+    lines = [f"Training on {device}: real target tokens/s, MFU against the measured peak", "",
+             "| model | API | precision | tokens/s | MFU | median step (ms) |",
+             "|---|---|---|---:|---:|---:|"]
+    for r in (r for r in records if r["section"] == "train"):
+        if "error" in r:
+            lines.append(f"| {r['model']} | {r['api']} | {r['precision']} | failed: "
+                         f"{r['error'][:80]} | | |")
+            continue
+        lines.append(f"| {r['model']} | {r['api']} | {r['precision']} | "
+                     f"{r['tokens_per_second']:,.0f} | {r['mfu']:.1%} | "
+                     f"{1000 * r['median_step_seconds']:.1f} |")
+    lines += ["", f"Decoding on {device} (untrained models, batches of 64): sentences/s", "",
+              "| model | API | precision | strategy | sentences/s | mean output length |",
+              "|---|---|---|---|---:|---:|"]
+    for r in (r for r in records if r["section"] == "decode"):
+        strategy = r["strategy"] + (f" {r['beam_size']}" if "beam_size" in r else "")
+        if "error" in r:
+            lines.append(f"| {r['model']} | {r['api']} | {r['precision']} | {strategy} | "
+                         f"failed: {r['error'][:80]} | |")
+            continue
+        lines.append(f"| {r['model']} | {r['api']} | {r['precision']} | {strategy} | "
+                     f"{r['sentences_per_second']:,.1f} | {r['mean_output_length']:.1f} |")
+    return "\n".join(lines) + "\n"

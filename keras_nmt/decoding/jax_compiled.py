@@ -1,0 +1,119 @@
+"""Eager decoding under JAX through one `jax.jit` function per model, options and shape bucket.
+
+Called eagerly under JAX, a strategy's `keras.ops.while_loop` is traced and compiled again on
+every call (a `jax.lax.while_loop` outside `jit` is compiled per call). `decode` sends such calls
+here instead: the strategy runs inside a jitted function, cached per model, strategy and
+options, whose input is padded to a shape bucket (batch and source length each rounded up to a
+power of two), so JAX compiles once per bucket. The model's variables are arguments of the
+jitted function (bound through a `keras.StatelessScope`), so a model trained between two calls
+decodes with its new weights. Padding changes no result: extra rows repeat the first sentence
+and are dropped, and extra `PAD_ID` columns are masked by the model (per-sentence length limits
+count real source tokens only).
+"""
+
+import weakref
+
+import keras
+import numpy as np
+
+from keras_nmt.decoding import _common
+from keras_nmt.decoding.decode_result import DecodeResult
+from keras_nmt.special_ids import PAD_ID
+
+MIN_BUCKET = 8
+
+# model -> {(strategy, options): jitted function}; entries go with their model.
+_CACHE = weakref.WeakKeyDictionary()
+
+
+def bucket_size(size, minimum=MIN_BUCKET):
+    """The padded size of an axis of `size`: the next power of two, at least `minimum`."""
+    return max(minimum, 1 << max(0, size - 1).bit_length())
+
+
+def can_compile(model, strategy, encoder_tokens, options):
+    """Whether `decode` should send this call to `compiled_decode`.
+
+    True under the JAX backend for an eager call (not inside the caller's own `jax.jit`) on a
+    built model, with hashable options (the cache key). Sampling needs an integer `seed`: a
+    `SeedGenerator` (or the global one, `seed=None`) changes state on every call, which a cached
+    function cannot carry, so those calls stay eager.
+    """
+    if keras.backend.backend() != "jax" or not getattr(model, "built", True):
+        return False
+    # The JAX backend only: TensorFlow runs never import jax.
+    import jax
+
+    if isinstance(encoder_tokens, jax.core.Tracer):
+        return False
+    seed = options.get("seed")
+    if strategy == "sample" and (not isinstance(seed, int) or isinstance(seed, bool)):
+        return False
+    try:
+        hash(tuple(sorted(options.items())))
+    except TypeError:
+        return False
+    return True
+
+
+def _jitted(model, strategy, function, options):
+    import jax  # the JAX backend only (see `can_compile`)
+
+    # The model's own `max_length` (a Python attribute read at trace time) keys it too.
+    key = (strategy, tuple(sorted(options.items())), getattr(model, "max_length", None))
+    per_model = _CACHE.setdefault(model, {})
+    if key not in per_model:
+        variables = list(getattr(model, "variables", ()))
+        # A weak reference: the cache entry must not keep its own key (the model) alive.
+        model_ref = weakref.ref(model)
+
+        def run(values, encoder_tokens):
+            with keras.StatelessScope(state_mapping=list(zip(variables, values, strict=True))):
+                return tuple(function(model_ref(), encoder_tokens, **options, trim=False))
+
+        per_model[key] = (jax.jit(run), variables)
+    return per_model[key]
+
+
+def pad_to_bucket(encoder_tokens):
+    """`(batch, src_len)` ids padded to `(bucket_size(batch), bucket_size(src_len))`.
+
+    Extra columns are `PAD_ID`; extra rows repeat the first sentence (a row of padding only
+    would give attention nothing to attend to).
+    """
+    tokens = np.asarray(encoder_tokens, dtype=np.int32)
+    batch, length = tokens.shape
+    padded = np.full((bucket_size(batch), bucket_size(length)), PAD_ID, dtype=np.int32)
+    padded[:, :length] = tokens[0]
+    padded[:batch, :length] = tokens
+    return padded
+
+
+def compiled_decode(model, strategy, function, encoder_tokens, options):
+    """Runs `function(model, encoder_tokens, **options)` through the cached jitted function.
+
+    Args:
+        model: keeps the inference contract; built.
+        strategy: the strategy's name (part of the cache key).
+        function: the strategy's function (`greedy_decode`, `beam_search`, `sample_decode`).
+        encoder_tokens: int `(batch, src_len)`, an array (not a tracer).
+        options: the strategy's keyword arguments (hashable values); `trim` is applied here.
+
+    Returns:
+        The `DecodeResult` the eager call gives.
+    """
+    options = dict(options)
+    trim = options.pop("trim", True)
+    run, variables = _jitted(model, strategy, function, options)
+    batch, length = np.shape(encoder_tokens)
+    outputs = run([variable.value for variable in variables], pad_to_bucket(encoder_tokens))
+    result = DecodeResult(*(None if x is None else x[:batch] for x in outputs))
+    if result.attention is not None:
+        result = result._replace(attention=result.attention[..., :length])
+    if trim:
+        time_axis = len(result.lengths.shape)  # 1 for (batch, L), 2 for (batch, n_best, L)
+        tokens, attention = _common.trim_to_longest(
+            result.lengths, result.tokens, result.attention, axis=time_axis
+        )
+        result = result._replace(tokens=tokens, attention=attention)
+    return result

@@ -1,0 +1,95 @@
+"""The JAX benchmark: synthetic batches, imports without TensorFlow, a quick run."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from keras_nmt.benchmarks.synthetic_batches import (
+    source_batches,
+    synthetic_lengths,
+    token_batches,
+)
+from keras_nmt.special_ids import END_ID, START_ID
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Any import of tensorflow raises: what a machine with JAX but no TensorFlow would do.
+BLOCK_TENSORFLOW = """
+import importlib.abc, sys
+class NoTensorFlow(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "tensorflow":
+            raise ImportError("tensorflow is blocked in this test")
+sys.meta_path.insert(0, NoTensorFlow())
+"""
+
+
+def run_without_tensorflow(code, timeout=900):
+    pytest.importorskip("jax")
+    env = {**os.environ, "KERAS_BACKEND": "jax", "PYTHONPATH": str(REPO),
+           # Tiny models: compilation dominates, so a cheaper one (as in `make test`).
+           "XLA_FLAGS": "--xla_backend_optimization_level=0 "
+                        "--xla_llvm_disable_expensive_passes=true"}
+    return subprocess.run(
+        [sys.executable, "-c", BLOCK_TENSORFLOW + code],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def test_synthetic_batches_respect_the_token_budget_and_the_data_format():
+    rng = np.random.default_rng(0)
+    sources, targets = synthetic_lengths(5000, rng, median=20.0, max_length=96)
+    assert 18 <= np.median(targets) <= 22 and targets.max() <= 96 and targets.min() >= 2
+    batches = token_batches(sources, targets, 2048, 30, 40, rng)
+    assert sum(len(t) for _, t in batches) > 0.95 * len(targets)  # few dropped by rounding
+    for inputs, target in batches:
+        encoder, decoder = inputs["encoder_tokens"], inputs["decoder_tokens"]
+        batch, width = len(target), max(encoder.shape[1], target.shape[1])
+        assert batch * width <= 2048 or batch == 1
+        assert encoder.shape[1] % 8 == 0 and target.shape[1] % 8 == 0
+        assert (decoder[:, 0] == START_ID).all()
+        lengths = (target != 0).sum(axis=1)
+        np.testing.assert_array_equal((decoder != 0).sum(axis=1), lengths)
+        assert (target[np.arange(batch), lengths - 1] == END_ID).all()
+        np.testing.assert_array_equal(decoder[:, 1:][target[:, :-1] != END_ID],
+                                      target[:, :-1][target[:, :-1] != END_ID])
+        assert encoder.max() < 30 and target.max() < 40
+    ids = source_batches(sources[:100], 30, rng, batch_size=64)
+    assert [len(x) for x in ids] == [64, 36]
+    np.testing.assert_array_equal((ids[1] != 0).sum(axis=1), sources[64:100])
+
+
+def test_benchmark_modules_import_without_tensorflow():
+    result = run_without_tensorflow(
+        "import keras_nmt.benchmarks.flops, keras_nmt.benchmarks.jax_benchmark\n"
+        "import keras_nmt.models, keras_nmt.decoding\n"
+        "print('tensorflow' in sys.modules)"
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "False"
+
+
+def test_quick_run_under_jax_without_tensorflow(tmp_path):
+    output = tmp_path / "bench.json"
+    code = (
+        "import runpy; sys.argv = ['benchmark_jax.py', '--quick', '--models', 'luong',"
+        f" '--output-json', {str(output)!r}, '--output-md', {str(tmp_path / 'bench.md')!r}]\n"
+        "runpy.run_path('apps/benchmark_jax.py', run_name='__main__')"
+    )
+    result = run_without_tensorflow(code)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    records = json.loads(output.read_text())
+    train = [r for r in records if r["section"] == "train"]
+    decode = [r for r in records if r["section"] == "decode"]
+    assert all("error" not in r for r in records), [r["error"] for r in records if "error" in r]
+    assert len(train) == 2 * 2  # APIs x precisions
+    assert all(r["tokens_per_second"] > 0 and 0 < r["mfu"] < 1 for r in train)
+    assert {r["strategy"] for r in decode} == {"greedy", "beam"} and len(decode) == 8
+    assert all(r["sentences_per_second"] > 0 for r in decode)
+    assert all(r["backend"] == "jax" for r in records)
+    assert "| luong | subclassed | mixed_bfloat16 |" in (tmp_path / "bench.md").read_text()
