@@ -12,6 +12,7 @@ from keras_nmt.decoding.beam_search import beam_search
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_config import STRATEGIES, DecodingConfig
 from keras_nmt.decoding.greedy import greedy_decode
+from keras_nmt.decoding.length_order import length_order, restore_order
 from keras_nmt.decoding.sampling import filter_top_k, filter_top_p, sample_decode
 from keras_nmt.decoding.scoring import (
     coverage_penalty,
@@ -32,7 +33,9 @@ __all__ = [
     "gnmt_length_penalty",
     "greedy_decode",
     "length_normalizer",
+    "length_order",
     "normalize_log_probs",
+    "restore_order",
     "sample_decode",
     "within_model_limit",
 ]

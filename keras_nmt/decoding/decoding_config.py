@@ -8,7 +8,9 @@ from keras_nmt.decoding import _common
 STRATEGIES = ("greedy", "beam", "sample")
 
 # The options each strategy accepts besides (model, encoder_tokens).
-_COMMON = ("max_length", "max_length_a", "max_length_b", "return_attention", "trim")
+_COMMON = (
+    "max_length", "max_length_a", "max_length_b", "return_attention", "trim", "batch_cache"
+)
 STRATEGY_OPTIONS = {
     "greedy": _COMMON,
     "beam": _COMMON
@@ -33,6 +35,7 @@ class DecodingConfig:
         max_length_b: ``b`` of that limit.
         return_attention: also return attention weights (attention models).
         trim: cut outputs to the longest hypothesis.
+        batch_cache: size the model's caches to the batch's longest limit (not ``max_length``).
         beam_size: beam search width.
         n_best: hypotheses returned per sentence by beam search (``None``: ``beam_size``).
         normalization: ``"none"``, ``"average"`` or ``"gnmt"``.
@@ -50,6 +53,7 @@ class DecodingConfig:
     max_length_b: float = _common.DEFAULT_MAX_LENGTH_B
     return_attention: bool = False
     trim: bool = True
+    batch_cache: bool = True
     beam_size: int = 4
     n_best: int | None = None
     normalization: str = "gnmt"

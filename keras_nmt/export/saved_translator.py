@@ -5,6 +5,7 @@ from pathlib import Path
 
 import tensorflow as tf
 
+from keras_nmt.decoding import length_order, restore_order
 from keras_nmt.export.export_translator import METADATA_FILE
 from keras_nmt.export.translator import check_options, results_from_outputs, warn_long_inputs
 
@@ -61,6 +62,8 @@ class SavedTranslator:
                 "attention are); translate with the run directory to sample"
             )
         check_options(beam_size, n_best, sample, with_attention, self.max_beam_size)
+        order = length_order(texts)  # batches of similar lengths; results in input order
+        texts = [texts[i] for i in order]
         results = []
         for start in range(0, len(texts), batch_size):
             text = tf.constant(list(texts[start : start + batch_size]), dtype=tf.string)
@@ -77,7 +80,7 @@ class SavedTranslator:
                 outputs, kind = self.signatures["serving_default"](text=text), "greedy"
             outputs = {key: value.numpy() for key, value in outputs.items()}
             results.extend(results_from_outputs(outputs, kind, n_best))
-        return results
+        return restore_order(results, order)
 
     def warn_if_truncated(self, texts, warn):
         """Calls `warn(message)` for each text longer than the model's maximum source length."""

@@ -36,7 +36,7 @@ import math
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.decoding import decode, within_model_limit
+from keras_nmt.decoding import decode, length_order, restore_order, within_model_limit
 from keras_nmt.special_ids import PAD_ID
 
 DEFAULT_MAX_BEAM_SIZE = 8
@@ -74,7 +74,7 @@ class TranslationResult:
 
 
 class _FunctionCache:
-    """Holds the sampling `tf.function`s out of sight of SavedModel tracking."""
+    """Holds the sampling and beam `tf.function`s out of sight of SavedModel tracking."""
 
     def __init__(self):
         self.functions = {}
@@ -119,6 +119,21 @@ def results_from_outputs(outputs, kind, n_best=1):
             ]
         results.append(result)
     return results
+
+
+def _assert_valid_length_penalty(length_penalty):
+    tf.debugging.assert_greater_equal(
+        length_penalty, 0.0, message="length_penalty (GNMT alpha) must be >= 0"
+    )
+    tf.debugging.assert_all_finite(length_penalty, "length_penalty must be finite")
+
+
+def _beam_outputs(texts, scores, empty):
+    """The `beam_search` outputs: empty inputs get "" and score 0 in every column."""
+    return {
+        "translations": tf.where(empty[:, None], tf.constant(""), texts),
+        "scores": tf.where(empty[:, None], tf.zeros_like(scores), scores),
+    }
 
 
 # Longest source kept and longest translation, for models without a length limit of their own.
@@ -171,6 +186,7 @@ class Translator(tf.Module):
             raise ValueError(f"max_beam_size must be >= 1, got {max_beam_size!r}")
         # A plain object, not a dict: tf.Module would track (and export) the functions in it.
         self._sample_functions = _FunctionCache()
+        self._beam_functions = _FunctionCache()
 
     # ----------------------------------------------------------------------------------------------
     # Graph pieces
@@ -237,10 +253,7 @@ class Translator(tf.Module):
             beam_size, self.max_beam_size,
             message=f"beam_size must be in [1, {self.max_beam_size}] in this export",
         )
-        tf.debugging.assert_greater_equal(
-            length_penalty, 0.0, message="length_penalty (GNMT alpha) must be >= 0"
-        )
-        tf.debugging.assert_all_finite(length_penalty, "length_penalty must be finite")
+        _assert_valid_length_penalty(length_penalty)
         ids, empty = self.source_ids(text)
 
         def branch(k):
@@ -249,11 +262,26 @@ class Translator(tf.Module):
         index = tf.clip_by_value(beam_size - 1, 0, self.max_beam_size - 1)
         branches = [branch(k) for k in range(1, self.max_beam_size + 1)]
         texts, scores = tf.switch_case(index, branches)
-        texts, scores = texts[:, :beam_size], scores[:, :beam_size]
-        return {
-            "translations": tf.where(empty[:, None], tf.constant(""), texts),
-            "scores": tf.where(empty[:, None], tf.zeros_like(scores), scores),
-        }
+        return _beam_outputs(texts[:, :beam_size], scores[:, :beam_size], empty)
+
+    def _beam_function(self, beam_size):
+        """A cached `tf.function` of one beam size: what `beam_search` computes for it.
+
+        In-process translation traces only the beam size it uses (the signature's
+        `switch_case` traces all `max_beam_size` of them on its first call).
+        """
+        cache = self._beam_functions.functions
+        if beam_size not in cache:
+
+            @tf.function(input_signature=[_TEXT, tf.TensorSpec([], tf.float32)])
+            def beam(text, length_penalty):
+                _assert_valid_length_penalty(length_penalty)
+                ids, empty = self.source_ids(text)
+                texts, scores = self._beam_texts(ids, beam_size, length_penalty)
+                return _beam_outputs(texts[:, :beam_size], scores[:, :beam_size], empty)
+
+            cache[beam_size] = beam
+        return cache[beam_size]
 
     @tf.function(input_signature=[_TEXT])
     def attention(self, text):
@@ -343,6 +371,8 @@ class Translator(tf.Module):
             batch_size: sentences per graph call.
         """
         check_options(beam_size, n_best, sample, with_attention, self.max_beam_size)
+        order = length_order(texts)  # batches of similar lengths; results in input order
+        texts = [texts[i] for i in order]
         results = []
         for start in range(0, len(texts), batch_size):
             batch = tf.constant(list(texts[start : start + batch_size]), dtype=tf.string)
@@ -352,15 +382,13 @@ class Translator(tf.Module):
             elif with_attention:
                 outputs, kind = self.attention(batch), "attention"
             elif beam_size > 1:
-                outputs = self.beam_search(
-                    batch, tf.constant(beam_size, tf.int32), tf.constant(length_penalty, tf.float32)
-                )
-                kind = "beam"
+                beam = self._beam_function(beam_size)
+                outputs, kind = beam(batch, tf.constant(length_penalty, tf.float32)), "beam"
             else:
                 outputs, kind = self.serving_default(batch), "greedy"
             outputs = {key: value.numpy() for key, value in outputs.items()}
             results.extend(results_from_outputs(outputs, kind, n_best))
-        return results
+        return restore_order(results, order)
 
     def _sample_function(self, temperature, top_k, top_p, seed):
         """A cached `tf.function` sampling with these (Python) options."""
