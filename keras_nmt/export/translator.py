@@ -257,7 +257,13 @@ class Translator(tf.Module):
         ids, empty = self.source_ids(text)
 
         def branch(k):
-            return lambda: self._beam_texts(ids, k, length_penalty)
+            # A function call the graph does not inline: a loaded SavedModel then prepares
+            # (optimizes) a beam size's search on its first use, not all of them on the first
+            # call of the signature.
+            return tf.function(
+                lambda: self._beam_texts(ids, k, length_penalty),
+                experimental_attributes={"_noinline": True},
+            )
 
         index = tf.clip_by_value(beam_size - 1, 0, self.max_beam_size - 1)
         branches = [branch(k) for k in range(1, self.max_beam_size + 1)]
