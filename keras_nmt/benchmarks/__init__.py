@@ -5,6 +5,9 @@
 * `peak`: the machine's measured matmul FLOP/s in a given dtype (the MFU denominator).
 * `timing`: median-of-repeats timing.
 * `train_speed`, `decode_speed`: training-step and decoding throughput of a model.
+* `translation_speed`: strings-in/strings-out throughput in-process vs SavedModel, first-call
+  latency of each signature, and a decode profile (cache size, length sorting); runnable as
+  `python -m keras_nmt.benchmarks.translation_speed RUN_DIR --data TEST.tsv`.
 """
 
 from keras_nmt.benchmarks.flops import (
