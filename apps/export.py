@@ -12,7 +12,14 @@ atomically, and prints its signatures (as `saved_model_cli show --all` would):
 Examples:
     python apps/export.py runs/lstm                          # saved_models/lstm/1/
     python apps/export.py runs/lstm --name dates --version 3
-    saved_model_cli run --dir saved_models/lstm/1 --signature_def serving_default \\
+    python -c "import tensorflow as tf, tensorflow_text; m = tf.saved_model.load(
+        'saved_models/lstm/1'); print(m.signatures['serving_default'](
+        text=tf.constant(['3rd of March 2021'])))"
+    # `saved_model_cli run` alone fails with "Op type not registered 'NormalizeUTF8'" (it has
+    # no flag to load the tensorflow-text ops the tokenizers use); run it with them registered:
+    python -c "import sys, tensorflow_text; from tensorflow.python.tools import \\
+        saved_model_cli; sys.argv[0] = 'saved_model_cli'; saved_model_cli.main()" \\
+        run --dir saved_models/lstm/1 --tag_set serve --signature_def serving_default \\
         --input_exprs 'text=["3rd of March 2021"]'
 """
 

@@ -7,6 +7,9 @@
 * `pipeline_section`, `train_section`, `decode_section`, `export_section`: each section's
   runner (`run_*(context) -> records`) and its Markdown table (`*_table(records)`);
   `sections`: `SECTIONS`, `TABLES` and `markdown_report(records)`.
+* `translation_speed`: strings-in/strings-out throughput in-process vs SavedModel, first-call
+  latency of each signature, and a decode profile (cache size, length sorting); runnable as
+  `python -m keras_nmt.benchmarks.translation_speed RUN_DIR --data TEST.tsv`.
 
 The machine description, the peak matmul rate and timing live in `keras_nmt.hardware`.
 """

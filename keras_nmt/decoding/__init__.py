@@ -15,6 +15,7 @@ from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.decoding_options import GREEDY, STRATEGIES, DecodingOptions
 from keras_nmt.decoding.greedy import greedy_decode
+from keras_nmt.decoding.length_order import length_order, restore_order
 from keras_nmt.decoding.sampling import filter_top_k, filter_top_p, sample_decode
 from keras_nmt.decoding.scoring import (
     coverage_penalty,
@@ -37,7 +38,9 @@ __all__ = [
     "gnmt_length_penalty",
     "greedy_decode",
     "length_normalizer",
+    "length_order",
     "normalize_log_probs",
+    "restore_order",
     "sample_decode",
     "within_model_limit",
 ]

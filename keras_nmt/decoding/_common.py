@@ -97,6 +97,28 @@ def sentence_max_lengths(source_mask, max_length, max_length_a, max_length_b):
     return ops.cast(limit, "int32")
 
 
+def cache_length(limits, max_length, batch_cache):
+    """How many positions the model's decoding caches hold: ``max_length``, or the batch's own.
+
+    A Transformer's step rewrites (and beam search reorders) its self-attention caches at every
+    step and attends over all their positions, so caches sized to the longest per-sentence
+    limit of the batch (``max(limits)`` <= ``max_length``) cost proportionally less than caches
+    of the global ``max_length``. No sentence decodes past its limit, so the outputs are the same.
+
+    Args:
+        limits: int32 ``(batch,)``, from ``sentence_max_lengths``.
+        max_length: python int, the global cap.
+        batch_cache: python bool; ``False`` keeps the static ``max_length`` (a fixed cache
+            shape, e.g. for ``jax.jit``).
+
+    Returns:
+        ``max_length``, or an int32 scalar tensor (at least 1, also for an empty batch).
+    """
+    if not batch_cache:
+        return max_length
+    return ops.max(limits, initial=1)
+
+
 def write_at(buffer, values, t, axis):
     """Writes ``values`` into ``buffer`` at position ``t`` along ``axis`` (shape-preserving).
 

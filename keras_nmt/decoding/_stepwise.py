@@ -17,6 +17,7 @@ def run_stepwise(
     max_length_b,
     return_attention,
     trim,
+    batch_cache=True,
 ):
     """Decodes the whole batch, one token per sentence and step, in a ``while_loop``.
 
@@ -32,6 +33,8 @@ def run_stepwise(
         max_length_b: python float.
         return_attention: python bool.
         trim: python bool, cut the outputs to the longest hypothesis.
+        batch_cache: python bool, size the model's caches to the batch's longest limit
+            (see ``_common.cache_length``).
 
     Returns:
         A single-hypothesis ``DecodeResult``.
@@ -39,11 +42,11 @@ def run_stepwise(
     max_length = _common.resolve_length_options(model, max_length, max_length_a, max_length_b)
     encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
     memory = model.encode(encoder_tokens)
-    state = model.initial_state(memory, max_length)
     source_mask = memory["source_mask"]
     batch = ops.shape(encoder_tokens)[0]
     src_len = ops.shape(source_mask)[1]
     limits = _common.sentence_max_lengths(source_mask, max_length, max_length_a, max_length_b)
+    state = model.initial_state(memory, _common.cache_length(limits, max_length, batch_cache))
     want_attention = bool(return_attention) and bool(model.has_attention)
 
     carry = {

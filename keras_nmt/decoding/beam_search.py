@@ -32,6 +32,7 @@ def beam_search(
     max_length_b: float = _common.DEFAULT_MAX_LENGTH_B,
     return_attention: bool = False,
     trim: bool = True,
+    batch_cache: bool = True,
 ) -> DecodeResult:
     """Beam search over the whole batch in one graph loop (``keras.ops.while_loop``).
 
@@ -47,9 +48,9 @@ def beam_search(
     ``beam_size`` are finished: they go to a fixed-size finished buffer of ``beam_size`` entries
     per sentence that keeps the best by score. The next live beams are the ``beam_size`` best
     extensions by any other token, so the beam never shrinks (``beam_step``, then
-    ``keep_best_finished``: the candidate step, tested on its own). With ``beam_size=1`` this is
-    exactly greedy decoding. At the first step only one live beam per sentence has a finite
-    score (the others ``-inf``), so the beams, and the n-best lists, hold distinct hypotheses.
+    ``keep_best_finished``: the candidate step, tested on its own). At the first step only one
+    live beam per sentence has a finite score (the others ``-inf``), so the beams, and the n-best
+    lists, hold distinct hypotheses.
 
     Score of a finished hypothesis: ``log_probs / lp(|Y|) + cp`` with ``lp`` given by
     ``normalization`` (``"none"``: 1; ``"average"``: ``|Y|``; ``"gnmt"``:
@@ -68,6 +69,15 @@ def beam_search(
     * ``"gnmt"``: ``s / lp(T)`` (``lp`` increases with length for ``alpha >= 0``);
     * coverage adds at most 0 (``cp <= 0``).
 
+    ``beam_size=1`` and greedy decoding: the live hypothesis always takes the most probable
+    token other than ``END``, so it follows greedy decoding's path until greedy emits ``END``.
+    There greedy stops; beam search sets that hypothesis aside and stops too when no extension
+    of the live one can beat it. Without length normalization (``"none"``, or ``"gnmt"`` with
+    ``alpha = 0``) none can (log-probabilities only decrease), so the result is exactly greedy
+    decoding's. With normalization the bound above may exceed it (e.g. GNMT ``alpha = 0.6``):
+    the search goes on and returns a longer hypothesis when it finds one with a better
+    normalized score.
+
     Output, per sentence: the finished hypotheses best first; if fewer than ``n_best`` finished
     within the limit, the live ones (no ``END``, scored with their current length) fill the
     remaining places, best first. Places that no hypothesis with a finite score could fill (tiny
@@ -85,11 +95,15 @@ def beam_search(
             here, the caller keeps it >= 0).
         coverage_penalty: python float ``beta >= 0``; only used when ``model.has_attention``.
         max_length: python int, the most tokens per hypothesis (``END`` included); also given to
-            ``model.initial_state``. ``None``: as for ``greedy_decode``.
+            ``model.initial_state`` when ``batch_cache`` is false. ``None``: as for
+            ``greedy_decode``.
         max_length_a: python float ``a`` of the per-sentence limit (default 1.5).
         max_length_b: python float ``b`` (default 10).
         return_attention: also return attention (attention models only).
         trim: cut the time axis to the longest returned hypothesis.
+        batch_cache: size the model's decoding caches to the batch's longest per-sentence
+            limit (the default; the same outputs, fewer positions per step) instead of
+            ``max_length``; ``False`` keeps a static cache shape.
 
     Returns:
         An n-best ``DecodeResult``: tokens ``(batch, n_best, L)``, lengths, scores (normalized,
@@ -127,7 +141,7 @@ def beam_search(
     # Tile once: row b * k + j is beam j of sentence b.
     tile = ops.repeat(ops.arange(batch, dtype="int32"), k, axis=0)  # (batch * k,)
     memory = keras.tree.map_structure(lambda x: ops.take(x, tile, axis=0), memory)
-    state = model.initial_state(memory, max_length)
+    state = model.initial_state(memory, _common.cache_length(limits, max_length, batch_cache))
     # Flat row of beam 0 of each sentence, to turn per-sentence beam indices into rows.
     row_base = ops.arange(batch, dtype="int32")[:, None] * k  # (batch, 1)
 

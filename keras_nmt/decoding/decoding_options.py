@@ -8,7 +8,9 @@ from keras_nmt.decoding import _common
 STRATEGIES = ("greedy", "beam", "sample")
 
 # The options each strategy accepts besides (model, encoder_tokens).
-_COMMON = ("max_length", "max_length_a", "max_length_b", "return_attention", "trim")
+_COMMON = (
+    "max_length", "max_length_a", "max_length_b", "return_attention", "trim", "batch_cache"
+)
 STRATEGY_OPTIONS = {
     "greedy": _COMMON,
     "beam": _COMMON
@@ -37,6 +39,7 @@ class DecodingOptions:
         return_attention: also return attention weights (attention models; greedy only in a
             Translator).
         trim: cut outputs to the longest hypothesis.
+        batch_cache: size the model's caches to the batch's longest limit (not ``max_length``).
         beam_size: beam search width (1: greedy decoding when ``strategy`` is ``None``).
         n_best: hypotheses returned per sentence (at most ``beam_size``; ``None``: all of them).
         normalization: ``"none"``, ``"average"`` or ``"gnmt"``.
@@ -61,6 +64,7 @@ class DecodingOptions:
     max_length_b: float = _common.DEFAULT_MAX_LENGTH_B
     return_attention: bool = False
     trim: bool = True
+    batch_cache: bool = True
     beam_size: int = 1
     n_best: int | None = 1
     normalization: str = "gnmt"

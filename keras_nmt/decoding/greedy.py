@@ -16,6 +16,7 @@ def greedy_decode(
     max_length_b: float = _common.DEFAULT_MAX_LENGTH_B,
     return_attention: bool = False,
     trim: bool = True,
+    batch_cache: bool = True,
 ) -> DecodeResult:
     """Greedy decoding of a whole batch in one graph loop (``keras.ops.while_loop``).
 
@@ -33,14 +34,18 @@ def greedy_decode(
             ``has_attention``); see CONTRIBUTING.md.
         encoder_tokens: int ``(batch, src_len)`` source ids padded with ``PAD_ID``.
         max_length: python int, the most tokens any hypothesis may have (``END`` included); also
-            given to ``model.initial_state`` to size fixed caches. ``None``: 100, or the
-            model's own ``max_length`` when smaller (a Transformer's positions).
+            given to ``model.initial_state`` to size fixed caches when ``batch_cache`` is
+            false. ``None``: 100, or the model's own ``max_length`` when smaller (a
+            Transformer's positions).
         max_length_a: python float ``a`` of the per-sentence limit (default 1.5).
         max_length_b: python float ``b`` of the per-sentence limit (default 10).
         return_attention: also return the attention weights (ignored, ``None``, when
             ``model.has_attention`` is false).
         trim: cut the time axis to the longest hypothesis in the batch; pass ``False`` to keep
             ``max_length`` (a static shape, e.g. under ``jax.jit``).
+        batch_cache: size the model's decoding caches to the batch's longest per-sentence
+            limit (the default; the same outputs, fewer positions per step) instead of
+            ``max_length``; ``False`` keeps a static cache shape.
 
     Returns:
         A ``DecodeResult`` with tokens ``(batch, L)``, lengths, scores = log_probs ``(batch,)``
@@ -61,4 +66,5 @@ def greedy_decode(
         max_length_b=max_length_b,
         return_attention=return_attention,
         trim=trim,
+        batch_cache=batch_cache,
     )

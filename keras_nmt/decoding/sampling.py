@@ -63,6 +63,7 @@ def sample_decode(
     max_length_b: float = _common.DEFAULT_MAX_LENGTH_B,
     return_attention: bool = False,
     trim: bool = True,
+    batch_cache: bool = True,
 ) -> DecodeResult:
     """Samples one hypothesis per sentence, the whole batch in one graph loop.
 
@@ -92,6 +93,9 @@ def sample_decode(
         max_length_b: python float ``b``.
         return_attention: also return attention ``(batch, L, src_len)`` for attention models.
         trim: cut the time axis to the longest hypothesis.
+        batch_cache: size the model's decoding caches to the batch's longest per-sentence
+            limit (the default; the same outputs, fewer positions per step) instead of
+            ``max_length``; ``False`` keeps a static cache shape.
 
     Returns:
         A single-hypothesis ``DecodeResult`` (see ``greedy_decode``).
@@ -138,4 +142,5 @@ def sample_decode(
         max_length_b=max_length_b,
         return_attention=return_attention,
         trim=trim,
+        batch_cache=batch_cache,
     )

@@ -8,7 +8,7 @@ the `DecodingOptions`, batching, dispatching to a signature and unpacking the ou
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.decoding import GREEDY
+from keras_nmt.decoding import GREEDY, length_order, restore_order
 from keras_nmt.inference.translation_result import results_from_outputs
 
 # Options a translator fixes itself (its own `max_target_length`, GNMT scoring without coverage):
@@ -24,7 +24,9 @@ class BatchTranslator:
     Subclasses set `max_beam_size` and `max_source_length` (or `None`) and provide
     `_signature(name)` (a callable taking the signature's inputs as keywords and returning its
     outputs by name), `_sampler(options)` (the same for sampling) and `_source_lengths(text)`
-    (source tokens per input before truncation, or `None` when the translator cannot tell).
+    (source tokens per input before truncation, or `None` when the translator cannot tell); they
+    may override `_beam(text, options)`. A file's sentences are translated in length order (fewer
+    padded positions and decoding steps per batch) and the results returned in input order.
     """
 
     def check_options(self, options):
@@ -64,13 +66,15 @@ class BatchTranslator:
         """
         options = (GREEDY if options is None else options).replace(**changes)
         self.check_options(options)
+        order = length_order(texts)  # batches of similar lengths; results in input order
+        texts = [texts[i] for i in order]
         results = []
         for start in range(0, len(texts), batch_size):
             text = tf.constant(list(texts[start : start + batch_size]), dtype=tf.string)
             outputs, kind = self._run(text, options)
             outputs = {key: value.numpy() for key, value in outputs.items()}
             results.extend(results_from_outputs(outputs, kind, options.n_best))
-        return results
+        return restore_order(results, order)
 
     def _run(self, text, options):
         """One signature call: its outputs and their kind (see `results_from_outputs`)."""
@@ -80,13 +84,16 @@ class BatchTranslator:
         if options.return_attention:
             return self._signature("attention")(text=text), "attention"
         if strategy == "beam":
-            outputs = self._signature("beam_search")(
-                text=text,
-                beam_size=tf.constant(options.beam_size, tf.int32),
-                length_penalty=tf.constant(options.length_penalty, tf.float32),
-            )
-            return outputs, "beam"
+            return self._beam(text, options), "beam"
         return self._signature("serving_default")(text=text), "greedy"
+
+    def _beam(self, text, options):
+        """The `beam_search` signature's outputs (`Translator` traces one beam size instead)."""
+        return self._signature("beam_search")(
+            text=text,
+            beam_size=tf.constant(options.beam_size, tf.int32),
+            length_penalty=tf.constant(options.length_penalty, tf.float32),
+        )
 
     def translate_texts(self, texts, batch_size=64):
         """Translates a Python list of strings in batches (greedy); returns a list of strings."""

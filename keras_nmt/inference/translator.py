@@ -45,10 +45,25 @@ _TEXT = tf.TensorSpec([None], tf.string, name="text")
 
 
 class _FunctionCache:
-    """Holds the sampling `tf.function`s out of sight of SavedModel tracking."""
+    """Holds the sampling and beam `tf.function`s out of sight of SavedModel tracking."""
 
     def __init__(self):
         self.functions = {}
+
+
+def _assert_valid_length_penalty(length_penalty):
+    tf.debugging.assert_greater_equal(
+        length_penalty, 0.0, message="length_penalty (GNMT alpha) must be >= 0"
+    )
+    tf.debugging.assert_all_finite(length_penalty, "length_penalty must be finite")
+
+
+def _beam_outputs(texts, scores, empty):
+    """The `beam_search` outputs: empty inputs get "" and score 0 in every column."""
+    return {
+        "translations": tf.where(empty[:, None], tf.constant(""), texts),
+        "scores": tf.where(empty[:, None], tf.zeros_like(scores), scores),
+    }
 
 
 # Longest source kept and longest translation, for models without a length limit of their own.
@@ -101,6 +116,7 @@ class Translator(BatchTranslator, tf.Module):
             raise ValueError(f"max_beam_size must be >= 1, got {max_beam_size!r}")
         # A plain object, not a dict: tf.Module would track (and export) the functions in it.
         self._sample_functions = _FunctionCache()
+        self._beam_functions = _FunctionCache()
 
     # ----------------------------------------------------------------------------------------------
     # Graph pieces
@@ -170,23 +186,41 @@ class Translator(BatchTranslator, tf.Module):
             beam_size, self.max_beam_size,
             message=f"beam_size must be in [1, {self.max_beam_size}] in this export",
         )
-        tf.debugging.assert_greater_equal(
-            length_penalty, 0.0, message="length_penalty (GNMT alpha) must be >= 0"
-        )
-        tf.debugging.assert_all_finite(length_penalty, "length_penalty must be finite")
+        _assert_valid_length_penalty(length_penalty)
         ids, empty = self.source_ids(text)
 
         def branch(k):
-            return lambda: self._beam_texts(ids, k, length_penalty)
+            # A function call the graph does not inline: a loaded SavedModel then prepares
+            # (optimizes) a beam size's search on its first use, not all of them on the first
+            # call of the signature.
+            return tf.function(
+                lambda: self._beam_texts(ids, k, length_penalty),
+                experimental_attributes={"_noinline": True},
+            )
 
         index = tf.clip_by_value(beam_size - 1, 0, self.max_beam_size - 1)
         branches = [branch(k) for k in range(1, self.max_beam_size + 1)]
         texts, scores = tf.switch_case(index, branches)
-        texts, scores = texts[:, :beam_size], scores[:, :beam_size]
-        return {
-            "translations": tf.where(empty[:, None], tf.constant(""), texts),
-            "scores": tf.where(empty[:, None], tf.zeros_like(scores), scores),
-        }
+        return _beam_outputs(texts[:, :beam_size], scores[:, :beam_size], empty)
+
+    def _beam_function(self, beam_size):
+        """A cached `tf.function` of one beam size: what `beam_search` computes for it.
+
+        In-process translation traces only the beam size it uses (the signature's
+        `switch_case` traces all `max_beam_size` of them on its first call).
+        """
+        cache = self._beam_functions.functions
+        if beam_size not in cache:
+
+            @tf.function(input_signature=[_TEXT, tf.TensorSpec([], tf.float32)])
+            def beam(text, length_penalty):
+                _assert_valid_length_penalty(length_penalty)
+                ids, empty = self.source_ids(text)
+                texts, scores = self._beam_texts(ids, beam_size, length_penalty)
+                return _beam_outputs(texts[:, :beam_size], scores[:, :beam_size], empty)
+
+            cache[beam_size] = beam
+        return cache[beam_size]
 
     @tf.function(input_signature=[_TEXT])
     def attention(self, text):
@@ -245,6 +279,11 @@ class Translator(BatchTranslator, tf.Module):
 
     def _source_lengths(self, text):
         return self.source_lengths(text)
+
+    def _beam(self, text, options):
+        return self._beam_function(options.beam_size)(
+            text, tf.constant(options.length_penalty, tf.float32)
+        )
 
     def _sampler(self, options):
         """A cached `tf.function` sampling with these (Python) `DecodingOptions`."""

@@ -233,13 +233,14 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
 
         Args:
             memory: the dict returned by `encode`.
-            max_length: python int, the number of decoding steps the caches hold
-                (at most the model's `max_length`).
+            max_length: python int, or int32 scalar tensor (e.g. the batch's own length limit,
+                not checked here), the number of decoding steps the caches hold (at most the
+                model's `max_length`).
 
         Returns:
             The state dict (see the class docstring).
         """
-        if max_length > self.max_length:
+        if isinstance(max_length, int) and max_length > self.max_length:
             raise ValueError(f"max_length={max_length} exceeds the model's {self.max_length}")
         batch = ops.shape(memory["source_mask"])[0]
         head_dim = self.d_model // self.num_heads

@@ -43,7 +43,7 @@ def test_decoding_config_round_trip_and_overrides():
     assert restored == config
     assert set(config.options()) == {
         "max_length", "max_length_a", "max_length_b", "return_attention", "trim",
-        "beam_size", "n_best", "normalization", "length_penalty", "coverage_penalty",
+        "batch_cache", "beam_size", "n_best", "normalization", "length_penalty", "coverage_penalty",
     }
     assert_same(decode(model, SOURCES, config),
                 beam_search(model, SOURCES, beam_size=3, n_best=2, normalization="average",

@@ -88,6 +88,30 @@ def test_beam_size_one_is_greedy(seed):
     np.testing.assert_array_equal(gnmt.tokens[:, 0], greedy.tokens)
 
 
+# After 4, END is the most probable token, but 4 5 END has the better GNMT score (alpha 0.6).
+BEAM_ONE_TABLE = table_from_rows(
+    {(): {4: 1.0}, (4,): {END_ID: 0.51, 5: 0.49}, (4, 5): {END_ID: 1.0}}
+)
+
+
+def test_beam_size_one_with_length_normalization_goes_past_greedys_end():
+    model = FakeModel(BEAM_ONE_TABLE)
+    source = SOURCES[:1]
+    options = dict(max_length=4, max_length_a=0.0, max_length_b=4.0)
+    greedy = to_numpy(greedy_decode(model, source, **options))
+    assert hypothesis(greedy.tokens[0], greedy.lengths[0]) == [4, END_ID]
+    plain = to_numpy(beam_search(model, source, beam_size=1, normalization="none", **options))
+    assert hypothesis(plain.tokens[0, 0], plain.lengths[0, 0]) == [4, END_ID]
+    np.testing.assert_allclose(plain.scores[0, 0], greedy.scores[0], rtol=1e-6)
+
+    gnmt = to_numpy(beam_search(model, source, beam_size=1, normalization="gnmt",
+                                length_penalty=0.6, **options))
+    assert hypothesis(gnmt.tokens[0, 0], gnmt.lengths[0, 0]) == [4, 5, END_ID]
+    np.testing.assert_allclose(gnmt.scores[0, 0], np.log(0.49) / gnmt_lp(3, 0.6), rtol=1e-5)
+    # Greedy's hypothesis scores worse under the same normalization.
+    assert gnmt.scores[0, 0] > np.log(0.51) / gnmt_lp(2, 0.6)
+
+
 @pytest.mark.parametrize("normalization", ["none", "average", "gnmt"])
 def test_wide_beam_equals_exhaustive_search(normalization):
     # 5 * 4**3 = 320 candidates at the last step fit in the beam: the search is exhaustive.

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_nmt.decoding import greedy_decode
+from keras_nmt.decoding import beam_search, greedy_decode, sample_decode
 from keras_nmt.special_ids import END_ID, START_ID
 from tests.decoding.fake_models import FakeModel, random_table, table_from_rows, teacher_forced
 from tests.decoding.helpers import hypothesis, to_numpy
@@ -88,3 +88,27 @@ def test_attention_is_returned_per_step_and_zero_after_end():
 def test_rejects_bad_max_length():
     with pytest.raises(ValueError):
         greedy_decode(FakeModel(random_table(0)), SOURCES, max_length=0)
+
+
+class CacheLengthRecorder(FakeModel):
+    """A FakeModel that records the cache length each decoding asks for."""
+
+    def __init__(self, table):
+        super().__init__(table)
+        self.cache_lengths = []
+
+    def initial_state(self, memory, max_length):
+        self.cache_lengths.append(int(max_length))
+        return super().initial_state(memory, max_length)
+
+
+def test_caches_hold_the_batchs_longest_limit_unless_asked_for_max_length():
+    model = CacheLengthRecorder(random_table(5))
+    options = dict(max_length=20, max_length_a=1.0, max_length_b=2.0)  # limits 7, 3, 5
+    greedy_decode(model, SOURCES, **options)
+    beam_search(model, SOURCES, beam_size=2, **options)
+    sample_decode(model, SOURCES, seed=1, **options)
+    greedy_decode(model, SOURCES[1:], **options)
+    greedy_decode(model, SOURCES[:0], **options)  # an empty batch still gets a valid cache
+    greedy_decode(model, SOURCES, batch_cache=False, **options)
+    assert model.cache_lengths == [7, 7, 7, 5, 1, 20]

@@ -166,3 +166,10 @@ def test_speed_measure(lstm_export):
     assert ours["sentences_per_second"] > 0 and theirs["sentences_per_second"] > 0
     print("saved/in-process speed ratio",
           theirs["sentences_per_second"] / ours["sentences_per_second"])
+
+
+def test_length_sorted_batches_return_results_in_input_order():
+    translator = make_translator("lstm")
+    texts = ["July 4, 1776", "3", "on the 1st of May 2021", "", "12/04/1999"]
+    alone = [translator.translate_batch([text])[0].text for text in texts]
+    assert [r.text for r in translator.translate_batch(texts, batch_size=2)] == alone

@@ -3,8 +3,10 @@
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 from keras import ops
 
+from keras_nmt.decoding import decode
 from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name
 from keras_nmt.models.transformer_functional import TransformerFunctional
 from keras_nmt.models.transformer_subclassed import TransformerSubclassed
@@ -238,3 +240,27 @@ def test_a_few_training_steps_reduce_the_loss(cls):
     )
     losses = [float(model.train_on_batch(batch, targets)) for _ in range(6)]
     assert losses[-1] < losses[0] - 0.1, losses
+
+
+@pytest.mark.parametrize("which", ["functional", "subclassed"])
+@pytest.mark.parametrize("traced", [False, True])
+def test_caches_of_the_batchs_own_length_decode_as_full_size_ones(twins, which, traced):
+    model = twins[0] if which == "functional" else twins[1]
+    source = padded_batch()["encoder_tokens"]  # limits 1.0 * (6, 3, 4) + 2 < max_length 16
+    options = dict(max_length=16, max_length_a=1.0, max_length_b=2.0)
+
+    def run(strategy, batch_cache, **more):
+        def decode_ids(ids):
+            result = decode(model, ids, strategy, batch_cache=batch_cache, **options, **more)
+            return result.tokens, result.lengths, result.scores
+
+        if traced:  # dynamic batch and length, as in the Translator
+            decode_ids = tf.function(decode_ids, input_signature=[
+                tf.TensorSpec([None, None], tf.int32)])
+        return [numpy(x) for x in decode_ids(tf.constant(source))]
+
+    for strategy, more in (("greedy", {}), ("beam", {"beam_size": 3})):
+        short, full = run(strategy, True, **more), run(strategy, False, **more)
+        np.testing.assert_array_equal(short[0], full[0])
+        np.testing.assert_array_equal(short[1], full[1])
+        np.testing.assert_allclose(short[2], full[2], atol=1e-5)

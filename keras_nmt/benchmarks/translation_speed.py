@@ -1,0 +1,288 @@
+"""Translation throughput and first-call latency, in-process and through the SavedModel (#18).
+
+Measures, on one trained run directory and a file of source sentences, in one run:
+
+* `decode_profile`: sentences/s of `keras_nmt.decoding.decode` on the model alone (no
+  tokenizers), greedy and beam, with decode caches of the model's `max_length` or of the
+  batch's own limit, batches in file order or sorted by length.
+* `translation_speeds`: sentences/s of `translate_batch` (strings in and out) for the in-process
+  `Translator` and the exported `SavedTranslator`, per beam size and batch size, timed after a
+  warm-up batch (reported separately), with the agreement of their outputs.
+* `first_call_seconds`: the first call of each signature of a freshly loaded SavedModel, and
+  the first in-process call of each strategy of a fresh `Translator`.
+
+Run it with `python -m keras_nmt.benchmarks.translation_speed RUN_DIR --data TEST.tsv`.
+"""
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+
+import tensorflow as tf
+
+from keras_nmt.benchmarks.decode_speed import measure_decode_speed
+from keras_nmt.decoding import length_order
+from keras_nmt.export import export_translator
+from keras_nmt.inference import SavedTranslator, open_translator
+from keras_nmt.special_ids import PAD_ID
+
+FIRST_CALL_TEXT = "Tom no sabe dónde vive Mary."
+
+
+def source_batches(tokenizer, texts, batch_size, sort=True):
+    """Source id arrays `(batch, longest)` padded with `PAD_ID`, sorted by length or not.
+
+    Args:
+        tokenizer: the source tokenizer (`tokenize` -> ragged ids).
+        texts: the sentences.
+        batch_size: sentences per batch.
+        sort: group sentences of similar lengths (`length_order`) instead of file order.
+
+    Returns:
+        A list of int32 numpy arrays.
+    """
+    texts = list(texts)
+    if sort:
+        texts = [texts[i] for i in length_order(texts)]
+    batches = []
+    for start in range(0, len(texts), batch_size):
+        ragged = tokenizer.tokenize(tf.constant(texts[start : start + batch_size]))
+        batches.append(ragged.to_tensor(default_value=PAD_ID).numpy().astype("int32"))
+    return batches
+
+
+def decode_profile(model, tokenizer, texts, batch_size=64, beam_sizes=(1, 4, 8), max_length=None):
+    """Decoding speed of the model alone, per beam size, cache size and batch order.
+
+    Args:
+        model: keeps the inference contract.
+        tokenizer: the source tokenizer.
+        texts: the sentences.
+        batch_size: sentences per batch.
+        beam_sizes: 1 is greedy.
+        max_length: the global length cap (`None`: the decoding default).
+
+    Returns:
+        A list of dicts: `beam_size`, `batch_cache`, `sorted`, and `measure_decode_speed`'s.
+    """
+    records = []
+    for sort in (False, True):
+        batches = source_batches(tokenizer, texts, batch_size, sort)
+        for beam_size in beam_sizes:
+            for batch_cache in (False, True):
+                options = dict(batch_cache=batch_cache, max_length=max_length)
+                if beam_size == 1:
+                    result = measure_decode_speed(model, batches, "greedy", **options)
+                else:
+                    result = measure_decode_speed(
+                        model, batches, "beam", beam_size=beam_size, **options
+                    )
+                records.append(
+                    {"beam_size": beam_size, "batch_cache": batch_cache, "sorted": sort, **result}
+                )
+    return records
+
+
+def translate_in_file_order(translator, texts, batch_size=64, **options):
+    """`translate_batch` one file-order batch at a time: the batches before length sorting."""
+    results = []
+    for start in range(0, len(texts), batch_size):
+        chunk = texts[start : start + batch_size]
+        results.extend(translator.translate_batch(chunk, batch_size=batch_size, **options))
+    return results
+
+
+def time_translation(translator, texts, batch_size=64, sort=True, **options):
+    """Sentences/s of `translate_batch` after one warm-up batch (timed on its own).
+
+    Args:
+        translator: a `Translator` or `SavedTranslator`.
+        texts: the sentences.
+        batch_size: sentences per graph call.
+        sort: batches sorted by length (`translate_batch` itself) or in file order.
+        **options: more `translate_batch` options (`beam_size`, `length_penalty`).
+
+    Returns:
+        A dict: `sentences_per_second`, `seconds`, `warmup_seconds`, `sentences`, and
+        `results` (the `TranslationResult`s, for agreement checks).
+    """
+    translate = translator.translate_batch if sort else (
+        lambda items, **kw: translate_in_file_order(translator, items, **kw))
+    start = time.perf_counter()
+    translator.translate_batch(texts[:batch_size], batch_size=batch_size, **options)
+    warmup_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    results = translate(texts, batch_size=batch_size, **options)
+    seconds = time.perf_counter() - start
+    return {
+        "sentences_per_second": len(texts) / seconds,
+        "seconds": seconds,
+        "warmup_seconds": warmup_seconds,
+        "sentences": len(texts),
+        "results": results,
+    }
+
+
+def agreement(ours, theirs):
+    """Fraction of sentences with the same n-best texts, and the largest score difference."""
+    same = sum(a.texts == b.texts for a, b in zip(ours, theirs, strict=True))
+    difference = max(
+        (abs(x - y) for a, b in zip(ours, theirs, strict=True)
+         for x, y in zip(a.scores, b.scores, strict=True)),
+        default=0.0,
+    )
+    return same / max(1, len(ours)), difference
+
+
+def translation_speeds(translator, saved, texts, batch_sizes=(64,), beam_sizes=(1, 4, 8),
+                       length_penalty=0.6, sort_options=(True,)):
+    """In-process vs SavedModel sentences/s per beam size, batch size and batch order.
+
+    The two translators are timed alternately on each setting, so that load changes on a shared
+    machine hit both alike.
+
+    Returns:
+        A list of dicts: `beam_size`, `batch_size`, `sorted`, `in_process` and `saved_model`
+        (sentences/s), `in_process_warmup_seconds`, `saved_model_warmup_seconds`,
+        `agreement` (fraction of sentences with equal outputs) and `max_score_difference`.
+    """
+    records = []
+    for sort in sort_options:
+        for batch_size in batch_sizes:
+            for beam_size in beam_sizes:
+                options = dict(beam_size=beam_size, batch_size=batch_size, sort=sort)
+                if beam_size > 1:
+                    options["length_penalty"] = length_penalty
+                ours = time_translation(translator, texts, **options)
+                theirs = time_translation(saved, texts, **options)
+                same, difference = agreement(ours["results"], theirs["results"])
+                records.append({
+                    "beam_size": beam_size, "batch_size": batch_size, "sorted": sort,
+                    "in_process": ours["sentences_per_second"],
+                    "saved_model": theirs["sentences_per_second"],
+                    "in_process_warmup_seconds": ours["warmup_seconds"],
+                    "saved_model_warmup_seconds": theirs["warmup_seconds"],
+                    "agreement": same, "max_score_difference": difference,
+                })
+    return records
+
+
+def first_call_seconds(translator, beam_sizes=(1, 4, 8), text=FIRST_CALL_TEXT):
+    """Seconds of the first `translate_batch` call per strategy on a fresh translator.
+
+    For a `SavedTranslator` just loaded these are the first calls of its `serving_default`,
+    `beam_search` (then `beam_search` again with other sizes) and `attention` signatures; for a
+    fresh `Translator`, its tracing and first run.
+
+    Returns:
+        A dict `{"greedy": s, "beam 4": s, ..., "attention": s}`.
+    """
+    seconds = {}
+    calls = [("greedy" if k == 1 else f"beam {k}", {"beam_size": k}) for k in beam_sizes]
+    calls.append(("attention", {"return_attention": True}))
+    for name, options in calls:
+        start = time.perf_counter()
+        translator.translate_batch([text], **options)
+        seconds[name] = time.perf_counter() - start
+    return seconds
+
+
+def run(run_dir, texts, batch_sizes=(64,), beam_sizes=(1, 4, 8), length_penalty=0.6,
+        profile=True):
+    """Everything above on one run directory (exported to a temporary directory)."""
+    report = {"sentences": len(texts)}
+    start = time.perf_counter()
+    translator = open_translator(run_dir)
+    report["load_run_seconds"] = time.perf_counter() - start
+    report["first_call_in_process"] = first_call_seconds(translator, beam_sizes)
+    with tempfile.TemporaryDirectory() as directory:
+        start = time.perf_counter()
+        path = export_translator(run_dir, base_dir=directory, name="model")
+        report["export_seconds"] = time.perf_counter() - start
+        start = time.perf_counter()
+        saved = SavedTranslator(path)
+        report["load_saved_model_seconds"] = time.perf_counter() - start
+        report["first_call_saved_model"] = first_call_seconds(saved, beam_sizes)
+        report["translation"] = translation_speeds(
+            translator, saved, texts, batch_sizes, beam_sizes, length_penalty,
+            sort_options=(False, True),
+        )
+    if profile:
+        report["decode"] = decode_profile(
+            translator.model, translator.source_tokenizer, texts, batch_sizes[0], beam_sizes,
+            translator.max_target_length,
+        )
+    return report
+
+
+def markdown(report):
+    """The report as markdown tables."""
+    lines = [f"{report['sentences']} sentences; load run {report['load_run_seconds']:.1f} s, "
+             f"export {report['export_seconds']:.1f} s, load SavedModel "
+             f"{report['load_saved_model_seconds']:.1f} s", "",
+             "| first call (s) | " + " | ".join(report["first_call_saved_model"]) + " |",
+             "|---|" + "---:|" * len(report["first_call_saved_model"])]
+    for where in ("in_process", "saved_model"):
+        values = report[f"first_call_{where}"].values()
+        lines.append(f"| {where} | " + " | ".join(f"{v:.2f}" for v in values) + " |")
+    lines += ["", "| beam | batch | sorted | in-process sent/s | SavedModel sent/s | "
+              "saved/in | x greedy time (saved) | warm-up in/saved (s) | agreement |",
+              "|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
+    greedy = {(r["batch_size"], r["sorted"]): r for r in report["translation"]
+              if r["beam_size"] == 1}
+    for r in report["translation"]:
+        base = greedy.get((r["batch_size"], r["sorted"]))
+        ratio = base["saved_model"] / r["saved_model"] if base else float("nan")
+        lines.append(
+            f"| {r['beam_size']} | {r['batch_size']} | {r['sorted']} | {r['in_process']:,.0f} | "
+            f"{r['saved_model']:,.0f} | {r['saved_model'] / r['in_process']:.2f} | "
+            f"{ratio:.2f} | {r['in_process_warmup_seconds']:.1f} / "
+            f"{r['saved_model_warmup_seconds']:.1f} | {r['agreement']:.1%} |")
+    if "decode" in report:
+        lines += ["", "| decode (model only) beam | batch cache | sorted | sent/s | "
+                  "mean out len |", "|---:|---|---|---:|---:|"]
+        for r in report["decode"]:
+            lines.append(f"| {r['beam_size']} | {r['batch_cache']} | {r['sorted']} | "
+                         f"{r['sentences_per_second']:,.0f} | {r['mean_output_length']:.1f} |")
+    return "\n".join(lines)
+
+
+def _ints(text):
+    return tuple(int(x) for x in text.split(","))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run_dir", help="a run directory written by apps/train.py")
+    parser.add_argument("--data", required=True,
+                        help="TSV test file (Tatoeba: English<TAB>other; --source-column picks)")
+    parser.add_argument("--source-column", type=int, default=1, choices=[0, 1],
+                        help="the TSV column to translate (default: %(default)s)")
+    parser.add_argument("--limit", type=int, default=None, help="first N sentences only")
+    parser.add_argument("--batch-sizes", type=_ints, default=(64,),
+                        help="comma-separated batch sizes (default: 64)")
+    parser.add_argument("--beam-sizes", type=_ints, default=(1, 4, 8),
+                        help="comma-separated beam sizes, 1 = greedy (default: 1,4,8)")
+    parser.add_argument("--length-penalty", type=float, default=0.6,
+                        help="GNMT alpha of beam search (default: %(default)s)")
+    parser.add_argument("--no-profile", action="store_true",
+                        help="skip the model-only decode profile")
+    parser.add_argument("--json", default=None, help="also write the report here")
+    args = parser.parse_args(argv)
+    from keras_nmt.data import read_tsv
+
+    texts = [pair[0] for pair in read_tsv(args.data, source_column=args.source_column).pairs]
+    texts = texts[: args.limit] if args.limit else texts
+    report = run(args.run_dir, texts, args.batch_sizes, args.beam_sizes, args.length_penalty,
+                 profile=not args.no_profile)
+    print(markdown(report))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as stream:
+            json.dump(report, stream, indent=2, default=float)
+    return report
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
