@@ -77,18 +77,16 @@ def main(argv=None):
         sources, references = sources[: args.limit], references[: args.limit]
     translator = open_translator(args.model)
     options = decoding_options(args)
-    hypotheses = []
     progress = keras.utils.Progbar(len(sources), unit_name="sentence")
     # The first call traces and optimizes the graph: timed apart from the steady speed.
     start = time.monotonic()
-    translator.translate_batch(sources[: args.batch_size], **options)
+    translator.translate_batch(sources[: args.batch_size], options)
     warmup_seconds = time.monotonic() - start
     start = time.monotonic()
-    for first in range(0, len(sources), args.batch_size):
-        batch = sources[first : first + args.batch_size]
-        results = translator.translate_batch(batch, options)
-        hypotheses.extend(result.text for result in results)
-        progress.add(len(batch))
+    results = translator.translate_batch(
+        sources, options, batch_size=args.batch_size, on_batch=progress.add
+    )
+    hypotheses = [result.text for result in results]
     seconds = time.monotonic() - start
     scores = score_all(hypotheses, references)
     shown = {"beam_size": args.beam_size, "length_penalty": args.length_penalty}

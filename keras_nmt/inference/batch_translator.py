@@ -52,7 +52,7 @@ class BatchTranslator:
         """Greedy translation of a `tf.string (batch,)` tensor (the `serving_default` outputs)."""
         return self._signature("serving_default")(text=tf.convert_to_tensor(text, tf.string))
 
-    def translate_batch(self, texts, options=None, *, batch_size=64, **changes):
+    def translate_batch(self, texts, options=None, *, batch_size=64, on_batch=None, **changes):
         """Translates a list of strings; returns one `TranslationResult` per input.
 
         Args:
@@ -61,6 +61,7 @@ class BatchTranslator:
                 `beam_size` in 2 .. `max_beam_size`; `return_attention` gives attention weights
                 and tokens (greedy only); `strategy="sample"` samples (in-process only).
             batch_size: sentences per graph call.
+            on_batch: called with the number of sentences after each graph call (progress bars).
             **changes: `DecodingOptions` fields overriding those of `options`, e.g.
                 `translate_batch(texts, beam_size=4, n_best=2)`.
         """
@@ -74,6 +75,8 @@ class BatchTranslator:
             outputs, kind = self._run(text, options)
             outputs = {key: value.numpy() for key, value in outputs.items()}
             results.extend(results_from_outputs(outputs, kind, options.n_best))
+            if on_batch is not None:
+                on_batch(len(outputs[next(iter(outputs))]))
         return restore_order(results, order)
 
     def _run(self, text, options):
