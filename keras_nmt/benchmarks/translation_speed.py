@@ -23,6 +23,7 @@ import time
 import tensorflow as tf
 
 from keras_nmt.benchmarks.decode_speed import measure_decode_speed
+from keras_nmt.data import read_tsv
 from keras_nmt.decoding import length_order
 from keras_nmt.export import export_translator
 from keras_nmt.inference import SavedTranslator, open_translator
@@ -271,8 +272,6 @@ def main(argv=None):
                         help="skip the model-only decode profile")
     parser.add_argument("--json", default=None, help="also write the report here")
     args = parser.parse_args(argv)
-    from keras_nmt.data import read_tsv
-
     texts = [pair[0] for pair in read_tsv(args.data, source_column=args.source_column).pairs]
     texts = texts[: args.limit] if args.limit else texts
     report = run(args.run_dir, texts, args.batch_sizes, args.beam_sizes, args.length_penalty,

@@ -54,15 +54,7 @@ def corpus_bleu(
         >>> corpus_bleu(["The cat sat on the mat."], ["The cat sat on the mat."]).score
         100.00000000000004
     """
-    _check_hypotheses(hypotheses, references)
-    metric = BLEU(tokenize=tokenize, lowercase=lowercase)
-    result = metric.corpus_score(list(hypotheses), reference_streams(references))
-    return CorpusScore(
-        name="BLEU",
-        score=float(result.score),
-        signature=str(metric.get_signature()),
-        details=str(result),
-    )
+    return _corpus_score(BLEU(tokenize=tokenize, lowercase=lowercase), hypotheses, references)
 
 
 def corpus_chrf(
@@ -96,8 +88,13 @@ def corpus_chrf(
         >>> corpus_chrf(["Hello world!"], ["Hello world!"]).score
         100.0
     """
-    _check_hypotheses(hypotheses, references)
     metric = CHRF(char_order=char_order, word_order=word_order, beta=beta)
+    return _corpus_score(metric, hypotheses, references)
+
+
+def _corpus_score(metric, hypotheses, references):
+    """Checks the inputs and scores them with a sacreBLEU `metric` (its name, score, signature)."""
+    _check_hypotheses(hypotheses, references)
     result = metric.corpus_score(list(hypotheses), reference_streams(references))
     return CorpusScore(
         name=result.name,
