@@ -143,7 +143,7 @@ def build_parser():
                         f"{', '.join(PRECISIONS)} (auto: the one apps/train.py would pick on "
                         "this machine); the policy is reset to float32 after each "
                         "configuration (default: %(default)s)")
-    parser.add_argument("--batch-tokens", type=int, default=None, metavar="N",
+    parser.add_argument("--batch-tokens", type=positive_int, default=None, metavar="N",
                         help="train: fixed batches of at most N padded source + target tokens "
                         "(apps/train.py --batch-tokens) instead of --batch-size pairs")
     parser.add_argument("--jit-compile", default="off", type=_on_off,

@@ -33,6 +33,7 @@ sys.path.insert(0, str(REPO))
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
+from apps._cli import positive_float, positive_int  # noqa: E402
 from keras_nmt.benchmarks import jax_benchmark as bench  # noqa: E402
 from keras_nmt.benchmarks.synthetic_batches import (  # noqa: E402
     source_batches,
@@ -78,22 +79,22 @@ def parse_args(argv=None):
                              "float32,mixed_bfloat16)")
     parser.add_argument("--only", type=_names(("train", "decode")), default=["train", "decode"],
                         help="sections to run: train, decode (default: both)")
-    parser.add_argument("--tokens-per-batch", type=int, default=None,
+    parser.add_argument("--tokens-per-batch", type=positive_int, default=None,
                         help="padded-token budget of a training batch (default: the preset's)")
-    parser.add_argument("--median-length", type=float, default=20.0,
+    parser.add_argument("--median-length", type=positive_float, default=20.0,
                         help="median target sentence length in tokens (default: 20)")
-    parser.add_argument("--train-batches", type=int, default=4,
+    parser.add_argument("--train-batches", type=positive_int, default=4,
                         help="distinct training batches, spread over the length range; each "
                              "shape compiles once (default: 4)")
-    parser.add_argument("--train-steps", type=int, default=20,
+    parser.add_argument("--train-steps", type=positive_int, default=20,
                         help="timed training steps per twin and precision (default: 20)")
-    parser.add_argument("--decode-sentences", type=int, default=512,
+    parser.add_argument("--decode-sentences", type=positive_int, default=512,
                         help="synthetic source sentences to decode (default: 512)")
-    parser.add_argument("--beam-size", type=int, default=4, help="beam size (default: 4)")
-    parser.add_argument("--peak-size", type=int, default=8192,
+    parser.add_argument("--beam-size", type=positive_int, default=4, help="beam size (default: 4)")
+    parser.add_argument("--peak-size", type=positive_int, default=8192,
                         help="side of the square matmuls of the peak measurement "
                              "(default: 8192)")
-    parser.add_argument("--peak-chain", type=int, default=4,
+    parser.add_argument("--peak-chain", type=positive_int, default=4,
                         help="matmuls per timed call of the peak measurement (default: 4)")
     parser.add_argument("--output-json", type=Path, help="write the records as JSON here")
     parser.add_argument("--output-md", type=Path, help="write the Markdown tables here")
