@@ -7,7 +7,7 @@ from keras import ops
 
 from keras_nmt.models.luong_seq2seq_functional import LuongSeq2SeqFunctional
 from keras_nmt.models.luong_seq2seq_subclassed import LuongSeq2SeqSubclassed
-from tests.models.attention_twins import AttentionTwins, exact_match, train_on_dates
+from tests.models.attention_twins import AttentionTwins, exact_match, make_batch, train_on_dates
 
 TWINS = AttentionTwins(LuongSeq2SeqFunctional, LuongSeq2SeqSubclassed)
 CONFIGS = {
@@ -104,3 +104,22 @@ def test_learns_dates_and_attends_to_the_year():
     ]
     print("luong year attention inside the year:", np.mean(inside))
     assert np.mean(inside) >= 0.75
+
+
+@pytest.mark.parametrize("api", APIS)
+@pytest.mark.parametrize("reverse_source", [False, True])
+def test_top_decoder_initial_state_is_the_encoder_output_at_the_last_read_source(
+    api, reverse_source
+):
+    # Issue 20: the decoder's top layer starts from the encoder output of the last source token
+    # read (the last real one, or the first with a reversed source), padding skipped. That state
+    # is also one of the attention keys, the position trained models collapse onto.
+    model = TWINS.model(api, dict(attention_score="general", num_layers=2,
+                                  reverse_source=reverse_source))
+    inputs, _ = make_batch()
+    memory = model.encode(ops.convert_to_tensor(inputs["encoder_tokens"]))
+    outputs = ops.convert_to_numpy(memory["encoder_outputs"])
+    top_h = ops.convert_to_numpy(memory["encoder_states"][-2])
+    lengths = (inputs["encoder_tokens"] != 0).sum(axis=1)
+    last_read = np.zeros_like(lengths) if reverse_source else lengths - 1
+    np.testing.assert_allclose(top_h, outputs[np.arange(len(lengths)), last_read], atol=1e-6)
