@@ -50,11 +50,10 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
-from apps._cli import positive_int  # noqa: E402
-
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from apps._cli import positive_int  # noqa: E402
 from keras_nmt.benchmarks.benchmark_context import (  # noqa: E402
     PRECISIONS,
     QUICK_SENTENCES,

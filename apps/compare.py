@@ -37,6 +37,7 @@ import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # finds `apps`
 
 from apps._cli import non_negative_int, positive_float, positive_int, rate  # noqa: E402
 from keras_nmt.comparison import get_preset, preset_names  # noqa: E402

@@ -13,6 +13,7 @@ import textwrap
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # finds `apps`
 
 from apps import evaluate, train  # noqa: E402
 from apps._cli import positive_float  # noqa: E402

@@ -15,15 +15,20 @@ import json
 import shutil
 from pathlib import Path
 
+from keras_nmt.training.precision import PrecisionChoice, resolve_precision
+
 # Options that change what is logged or when, never the trained weights: they may differ.
 # (`epochs` may grow: epoch e is the same whatever the total, so a longer run continues.)
 HARMLESS_OPTIONS = (
     "epochs", "output", "verbose", "samples", "backup_every", "time_budget", "run_eagerly",
 )
 FINISHED_FILE = "finished.json"
+# The precision policy `--precision auto` chose when the run started: a resumed run keeps it
+# (a fresh measurement on a loaded machine could choose otherwise and change the weights).
+PRECISION_FILE = "precision.json"
 # Everything `train` writes into a run folder (what `--fresh` deletes; nothing else is touched).
 RUN_FILES = (
-    "config.json", "model.keras", "history.json", "hypotheses.txt", FINISHED_FILE,
+    "config.json", "model.keras", "history.json", "hypotheses.txt", FINISHED_FILE, PRECISION_FILE,
     "tokenizers", "backup", "logs", ".model.keras",
 )
 
@@ -93,3 +98,20 @@ def prepare_run_folder(config, fresh=False):
     check_run_folder(config, run / "config.json")
     done = finished_epochs(run)
     return done is not None and done >= config.epochs and (run / "model.keras").exists()
+
+
+def run_precision(run, requested):
+    """The `PrecisionChoice` of a run: the one recorded in `run`, else `resolve_precision`'s."""
+    path = Path(run) / PRECISION_FILE
+    if path.exists():
+        recorded = json.loads(path.read_text())
+        reason = f"recorded when the run started: {recorded['reason']}"
+        return PrecisionChoice(recorded["policy"], reason)
+    return resolve_precision(requested)
+
+
+def record_precision(run, choice):
+    """Writes the chosen policy into `run` (see `run_precision`)."""
+    path = Path(run) / PRECISION_FILE
+    if not path.exists():
+        path.write_text(json.dumps({"policy": choice.policy, "reason": choice.reason}) + "\n")

@@ -31,8 +31,12 @@ from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 from keras_nmt.training.perplexity import Perplexity
-from keras_nmt.training.precision import resolve_precision
-from keras_nmt.training.run_folder import mark_finished, prepare_run_folder
+from keras_nmt.training.run_folder import (
+    mark_finished,
+    prepare_run_folder,
+    record_precision,
+    run_precision,
+)
 from keras_nmt.training.sample_translations import SampleTranslations
 from keras_nmt.training.strategy import make_strategy
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
@@ -148,7 +152,7 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
     strategy = make_strategy(config.strategy)  # first: multi-worker must precede other TF ops
     random.seed(config.seed)
     keras.utils.set_random_seed(config.seed)
-    precision = resolve_precision(config.precision)
+    precision = run_precision(run, config.precision)
     print_fn(f"precision: {precision.policy} ({precision.reason})")
     if precision.warning:
         print_fn(f"warning: {precision.warning}")
@@ -162,6 +166,7 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
     train_pairs, valid_pairs = pairs if pairs is not None else load_pairs(config)
     run.mkdir(parents=True, exist_ok=True)
     config.to_json(run / CONFIG_FILE)  # first: the folder's options are known from now on
+    record_precision(run, precision)
     source_tokenizer, target_tokenizer = make_tokenizers(config, train_pairs, run)
     print_fn(
         f"data: {len(train_pairs)} training and {len(valid_pairs)} validation pairs; "
