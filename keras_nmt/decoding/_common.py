@@ -65,6 +65,22 @@ def resolve_length_options(model: DecodingModel, max_length, max_length_a, max_l
     return max_length
 
 
+def encode_source(model: DecodingModel, encoder_tokens, max_length, max_length_a, max_length_b):
+    """What every strategy does first: resolve the length options and encode the batch.
+
+    Returns:
+        ``(max_length, memory, batch, src_len, limits)``: the resolved python ``max_length``, the
+        model's memory (with ``"source_mask"`` ``(batch, src_len)``), the batch size and source
+        length, and each sentence's length limit ``(batch,)`` (`sentence_max_lengths`).
+    """
+    max_length = resolve_length_options(model, max_length, max_length_a, max_length_b)
+    encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
+    memory = model.encode(encoder_tokens)
+    source_mask = memory["source_mask"]
+    limits = sentence_max_lengths(source_mask, max_length, max_length_a, max_length_b)
+    return max_length, memory, ops.shape(encoder_tokens)[0], ops.shape(source_mask)[1], limits
+
+
 def source_lengths(source_mask):
     """Number of real (non-padding) source tokens.
 

@@ -39,13 +39,9 @@ def run_stepwise(
     Returns:
         A single-hypothesis ``DecodeResult``.
     """
-    max_length = _common.resolve_length_options(model, max_length, max_length_a, max_length_b)
-    encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
-    memory = model.encode(encoder_tokens)
-    source_mask = memory["source_mask"]
-    batch = ops.shape(encoder_tokens)[0]
-    src_len = ops.shape(source_mask)[1]
-    limits = _common.sentence_max_lengths(source_mask, max_length, max_length_a, max_length_b)
+    max_length, memory, batch, src_len, limits = _common.encode_source(
+        model, encoder_tokens, max_length, max_length_a, max_length_b
+    )
     state = model.initial_state(memory, _common.cache_length(limits, max_length, batch_cache))
     want_attention = bool(return_attention) and bool(model.has_attention)
 

@@ -119,14 +119,10 @@ def beam_search(
     scoring.check_normalization(normalization, length_penalty)
     if not coverage_penalty >= 0:
         raise ValueError(f"coverage_penalty must be >= 0, got {coverage_penalty!r}")
-    max_length = _common.resolve_length_options(model, max_length, max_length_a, max_length_b)
-
-    encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
-    memory = model.encode(encoder_tokens)
+    max_length, memory, batch, src_len, limits = _common.encode_source(
+        model, encoder_tokens, max_length, max_length_a, max_length_b
+    )
     source_mask = memory["source_mask"]
-    batch = ops.shape(encoder_tokens)[0]
-    src_len = ops.shape(source_mask)[1]
-    limits = _common.sentence_max_lengths(source_mask, max_length, max_length_a, max_length_b)
     has_attention = bool(model.has_attention)
     use_coverage = has_attention and coverage_penalty > 0
     want_attention = has_attention and bool(return_attention)
