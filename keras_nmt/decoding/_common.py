@@ -2,6 +2,7 @@
 
 import math
 
+import keras
 from keras import ops
 
 from keras_nmt.decoding.decoding_model import DecodingModel
@@ -125,12 +126,13 @@ def cache_length(limits, max_length, batch_cache):
         limits: int32 ``(batch,)``, from ``sentence_max_lengths``.
         max_length: python int, the global cap.
         batch_cache: python bool; ``False`` keeps the static ``max_length`` (a fixed cache
-            shape, e.g. for ``jax.jit``).
+            shape). Under the JAX backend the cache is always static: XLA under ``jax.jit``
+            needs concrete shapes (decoding there compiles per shape bucket instead).
 
     Returns:
         ``max_length``, or an int32 scalar tensor (at least 1, also for an empty batch).
     """
-    if not batch_cache:
+    if not batch_cache or keras.backend.backend() == "jax":
         return max_length
     return ops.max(limits, initial=1)
 

@@ -102,6 +102,7 @@ class CacheLengthRecorder(FakeModel):
         return super().initial_state(memory, max_length)
 
 
+@pytest.mark.tensorflow  # under JAX the cache is static by design (jax.jit needs concrete shapes)
 def test_caches_hold_the_batchs_longest_limit_unless_asked_for_max_length():
     model = CacheLengthRecorder(random_table(5))
     options = dict(max_length=20, max_length_a=1.0, max_length_b=2.0)  # limits 7, 3, 5
