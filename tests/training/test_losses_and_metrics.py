@@ -78,6 +78,7 @@ def random_batch(seed=0, batch=3, length=7, vocab=50):
     return tf.constant(y_true, tf.int32), logits
 
 
+@pytest.mark.tensorflow  # gradients through tf.GradientTape (the loss values run under JAX too)
 @pytest.mark.parametrize("eps", [0.0, 0.1, 0.3])
 def test_fused_loss_and_gradient_equal_the_reference(eps):
     y_true, logits = random_batch()
