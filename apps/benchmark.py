@@ -27,6 +27,12 @@ Sections (run all, or some with --only; repeatable or comma-separated):
                its SavedModel (export_translator into a temporary directory, reloaded with
                open_translator), greedy, on the same test sentences, batches of --batch-size;
                the first --models in the first --apis (or --run RUN_DIR).
+    translation  needs --run RUN_DIR (a trained model): the first call of each strategy on a
+               fresh in-process Translator and on a freshly loaded SavedModel of it (greedy,
+               each --beam-sizes, attention), then sentences/s of both (strings in and out,
+               batches of --batch-size sorted by length, the warm-up batch timed apart) per beam
+               size with the time per sentence against greedy, and the agreement of their outputs
+               (the n-best texts), on the spa-eng test sentences (--decode-sentences).
 
 Data-dependent sections are skipped with a message when --data-dir lacks the spa-eng files.
 Ratios are only meaningful within one run: the machine's load changes between runs.
@@ -37,6 +43,7 @@ Examples:
     python apps/benchmark.py --only train --models lstm,transformer --apis functional \\
         --precisions float32,mixed_bfloat16 --jit-compile off,on --output-md bench.md
     python apps/benchmark.py --only decode,export --run runs/spa-eng --decode-sentences 500
+    python apps/benchmark.py --only translation --run runs/spa-eng --beam-sizes 4,8
     python apps/benchmark.py --quick --output-json /tmp/b.json   # tiny sizes: a smoke test
 """
 
@@ -162,14 +169,14 @@ def build_parser():
                         "(default: %(default)s)")
     # decode / export
     parser.add_argument("--decode-sentences", type=positive_int, default=2000,
-                        help="decode/export: the first N spa-eng test sentences "
+                        help="decode/export/translation: the first N spa-eng test sentences "
                         "(default: %(default)s)")
     parser.add_argument("--beam-sizes", default="1,4,8", type=_comma_list(int),
-                        help="decode: comma-separated beam sizes, 1 = greedy "
+                        help="decode/translation: comma-separated beam sizes, 1 = greedy "
                         "(default: %(default)s)")
     parser.add_argument("--run", default=None, metavar="RUN_DIR",
                         help="decode/export: benchmark this trained run directory instead of "
-                        "untrained reference models")
+                        "untrained reference models; translation: the run it measures")
     parser.add_argument("--export-repeats", type=positive_int, default=2,
                         help="export: passes over the sentences for each translator, "
                         "alternating, the best kept (default: %(default)s)")

@@ -41,6 +41,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 from apps._cli import non_negative_int, positive_float, positive_int, rate  # noqa: E402
 from keras_nmt.comparison import get_preset, preset_names  # noqa: E402
+from keras_nmt.comparison.results_record import read_record  # noqa: E402
 from keras_nmt.comparison.runner import run_comparison  # noqa: E402
 from keras_nmt.training.precision import PRECISIONS  # noqa: E402
 
@@ -61,6 +62,11 @@ def build_parser():
                         help="run only this configuration (repeatable; default: all)")
     parser.add_argument("--output-dir", default=None,
                         help="where results, plots and runs/NAME go (default: runs/compare-PRESET)")
+    parser.add_argument("--record", default=None, metavar="JSON",
+                        help="also merge every finished configuration into this committed record "
+                        "(e.g. docs/results/spa-eng.json; a configuration run later replaces only "
+                        "its own entry) and rewrite its table (.md) and validation-BLEU plot "
+                        "(.png) beside it")
     parser.add_argument("--attention-sentences", type=non_negative_int, default=3,
                         help="evaluation sentences plotted side by side (default: %(default)s)")
 
@@ -188,6 +194,8 @@ def main(argv=None, print_fn=print):
         parser.error("--preset is required (see --list)")
     try:
         preset = get_preset(args.preset).select(args.only)
+        if args.record:
+            read_record(args.record, preset.name)  # a bad record file fails before training
     except ValueError as error:
         parser.error(str(error))
     options = user_options(args)
@@ -195,9 +203,10 @@ def main(argv=None, print_fn=print):
     rows, paths = run_comparison(
         preset, output_dir, options, print_fn=print_fn,
         attention_sentences=args.attention_sentences, header=describe(preset, options),
+        results_record=args.record,
     )
     print_fn(paths["md"].read_text())
-    written = [paths["md"], paths["csv"], paths["json"], *paths["plots"]]
+    written = [paths["md"], paths["csv"], paths["json"], *paths["plots"], *paths.get("record", [])]
     print_fn("written: " + ", ".join(str(path) for path in written))
     failed = sorted({row["configuration"] for row in rows if row["status"] != "ok"})
     if failed:

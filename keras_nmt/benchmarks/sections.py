@@ -4,6 +4,7 @@ from keras_nmt.benchmarks.decode_section import decode_table, run_decode
 from keras_nmt.benchmarks.export_section import export_table, run_export
 from keras_nmt.benchmarks.pipeline_section import pipeline_table, run_pipeline
 from keras_nmt.benchmarks.train_section import run_train, train_table
+from keras_nmt.benchmarks.translation_section import run_translation, translation_table
 from keras_nmt.hardware.machine import machine_summary
 
 # name -> function(BenchmarkContext) -> list of JSON records, in the order they run.
@@ -12,6 +13,7 @@ SECTIONS = {
     "train": run_train,
     "decode": run_decode,
     "export": run_export,
+    "translation": run_translation,
 }
 # name -> function(records of that section) -> Markdown.
 TABLES = {
@@ -19,6 +21,7 @@ TABLES = {
     "train": train_table,
     "decode": decode_table,
     "export": export_table,
+    "translation": translation_table,
 }
 
 

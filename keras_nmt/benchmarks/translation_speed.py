@@ -191,8 +191,12 @@ def first_call_seconds(translator, beam_sizes=(1, 4, 8), text=FIRST_CALL_TEXT):
 
 
 def run(run_dir, texts, batch_sizes=(64,), beam_sizes=(1, 4, 8), length_penalty=0.6,
-        profile=True):
-    """Everything above on one run directory (exported to a temporary directory)."""
+        profile=True, sort_options=(False, True)):
+    """Everything above on one run directory (exported to a temporary directory).
+
+    ``sort_options`` are the batch orders of `translation_speeds`; ``profile`` adds
+    `decode_profile`.
+    """
     report = {"sentences": len(texts)}
     start = time.perf_counter()
     translator = open_translator(run_dir)
@@ -207,8 +211,7 @@ def run(run_dir, texts, batch_sizes=(64,), beam_sizes=(1, 4, 8), length_penalty=
         report["load_saved_model_seconds"] = time.perf_counter() - start
         report["first_call_saved_model"] = first_call_seconds(saved, beam_sizes)
         report["translation"] = translation_speeds(
-            translator, saved, texts, batch_sizes, beam_sizes, length_penalty,
-            sort_options=(False, True),
+            translator, saved, texts, batch_sizes, beam_sizes, length_penalty, sort_options,
         )
     if profile:
         report["decode"] = decode_profile(

@@ -12,16 +12,17 @@ from matplotlib.figure import Figure
 from keras_nmt.plots import plot_attention_grid
 
 
-def plot_curves(curves, key, path, ylabel, title=None):
+def plot_curves(curves, key, path, ylabel, title=None, time_unit="s"):
     """One line per configuration: ``key`` (e.g. ``val_loss``) against cumulative wall time.
 
     Args:
-        curves: ``{name: {"seconds": [...], key: [...]}}``, one point per epoch; a configuration
-            without the key (or with no epochs) is left out.
+        curves: ``{name: {"seconds": [...], key: [...]}}``, one point per epoch, times in
+            ``time_unit``; a configuration without the key (or with no epochs) is left out.
         key: which series to plot.
         path: the PNG to write.
         ylabel: the y axis label.
         title: optional title.
+        time_unit: the unit of the times, for the axis label (``"s"``, ``"min"``).
 
     Returns:
         The figure, or ``None`` when no configuration has a point to draw (nothing is written).
@@ -38,7 +39,7 @@ def plot_curves(curves, key, path, ylabel, title=None):
     ax = fig.add_subplot()
     for name, (seconds, values) in series.items():
         ax.plot(seconds, values, marker="o", markersize=3, label=name)
-    ax.set_xlabel("wall time (s, training + validation)")
+    ax.set_xlabel(f"wall time ({time_unit}, training + validation)")
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)

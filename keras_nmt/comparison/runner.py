@@ -33,14 +33,17 @@ import keras
 
 from keras_nmt.comparison.curves import plot_attention_comparison, plot_curves
 from keras_nmt.comparison.epoch_timer import EpochTimer
+from keras_nmt.comparison.results_record import record_entry, update_record
 from keras_nmt.comparison.table import write_results
 from keras_nmt.comparison.throughput import count_target_tokens, tokens_per_second
 from keras_nmt.data.builtin import BUILTIN_DATASETS
 from keras_nmt.data.corpus import load_corpus
 from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
+from keras_nmt.hardware.machine import describe_machine
 from keras_nmt.inference.run_directory import CONFIG_FILE, HISTORY_FILE
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
+from keras_nmt.training.run_folder import PRECISION_FILE
 from keras_nmt.training.trainer import load_pairs, train
 
 RUNS_DIR = "runs"
@@ -171,7 +174,8 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
 
     Returns:
         The record written to ``runs/<name>/comparison.json``: ``{"config", "rows", "curve",
-        "attention"}``.
+        "attention", "precision" (the dtype policy trained with), "machine" (where the last
+        epoch trained, `describe_machine`)}``.
     """
     run = Path(config.output)
     record_path = run / RECORD_FILE
@@ -225,6 +229,8 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
         "rows": rows,
         "curve": curve,
         "attention": _attention(result.translator, result.model, sources[:attention_sentences]),
+        "precision": json.loads((run / PRECISION_FILE).read_text())["policy"],
+        "machine": describe_machine(),
     }
     record_path.write_text(json.dumps(record) + "\n")
     del result
@@ -251,7 +257,7 @@ def _failed_rows(configuration, preset, config, error):
 
 
 def run_comparison(preset, output_dir, user_options=None, print_fn=print, attention_sentences=3,
-                   decode_batch_size=64, header=""):
+                   decode_batch_size=64, header="", results_record=None):
     """Runs every configuration of ``preset`` and writes the results into ``output_dir``.
 
     Args:
@@ -264,14 +270,16 @@ def run_comparison(preset, output_dir, user_options=None, print_fn=print, attent
         attention_sentences: evaluation sentences drawn side by side for the attention models.
         decode_batch_size: sentences per translation call when timing decoding.
         header: Markdown written above the table in ``results.md``.
+        results_record: optional path of a committed record (`results_record`) that receives every
+            configuration that finished (with its ``.md`` table and ``.png`` plot).
 
     Returns:
         ``(rows, paths)``: the table rows, and the written files by kind (``md``, ``csv``,
-        ``json``, ``plots``: a list of PNG paths).
+        ``json``, ``plots``: a list of PNG paths, ``record``: the record's files, if any).
     """
     output_dir = Path(output_dir)
     pairs = _PairsCache(preset)
-    rows, curves, attention = [], {}, {}
+    rows, curves, attention, entries = [], {}, {}, {}
     for configuration in preset.configurations:
         config = None
         print_fn(f"=== {preset.name}: {configuration.name} ===")
@@ -280,7 +288,7 @@ def run_comparison(preset, output_dir, user_options=None, print_fn=print, attent
                 preset.defaults, user_options,
                 output=str(output_dir / RUNS_DIR / configuration.name),
             )
-            record = run_configuration(
+            run_record = run_configuration(
                 configuration, preset, config, pairs, print_fn=print_fn,
                 attention_sentences=attention_sentences, decode_batch_size=decode_batch_size,
             )
@@ -288,12 +296,17 @@ def run_comparison(preset, output_dir, user_options=None, print_fn=print, attent
             print_fn(f"{configuration.name}: FAILED\n{traceback.format_exc()}")
             rows += _failed_rows(configuration, preset, config, error)
             continue
-        rows += record["rows"]
-        curves[configuration.name] = record["curve"]
-        if record["attention"]:
-            attention[configuration.name] = record["attention"]
+        rows += run_record["rows"]
+        curves[configuration.name] = run_record["curve"]
+        if run_record["attention"]:
+            attention[configuration.name] = run_record["attention"]
+        entries[configuration.name] = record_entry(run_record, configuration.description)
     paths = write_results(rows, output_dir, header=header)
     paths["plots"] = write_plots(curves, attention, output_dir, preset.name)
+    if results_record is not None:
+        update_record(results_record, preset.name, entries)
+        path = Path(results_record)
+        paths["record"] = [path, path.with_suffix(".md"), path.with_suffix(".png")]
     return rows, paths
 
 

@@ -23,10 +23,11 @@ class BatchTranslator:
 
     Subclasses set `max_beam_size` and `max_source_length` (or `None`) and provide
     `_signature(name)` (a callable taking the signature's inputs as keywords and returning its
-    outputs by name), `_sampler(options)` (the same for sampling) and `_source_lengths(text)`
-    (source tokens per input before truncation, or `None` when the translator cannot tell); they
-    may override `_beam(text, options)`. A file's sentences are translated in length order (fewer
-    padded positions and decoding steps per batch) and the results returned in input order.
+    outputs by name), `_sampler(options)` (the same for sampling), `_beam_functions()` (the
+    `Translator.beam_functions`, one per beam size, or `None` for an export without them) and
+    `_source_lengths(text)` (source tokens per input before truncation, or `None` when the
+    translator cannot tell). A file's sentences are translated in length order (fewer padded
+    positions and decoding steps per batch) and the results returned in input order.
     """
 
     def check_options(self, options):
@@ -91,12 +92,16 @@ class BatchTranslator:
         return self._signature("serving_default")(text=text), "greedy"
 
     def _beam(self, text, options):
-        """The `beam_search` signature's outputs (`Translator` traces one beam size instead)."""
-        return self._signature("beam_search")(
-            text=text,
-            beam_size=tf.constant(options.beam_size, tf.int32),
-            length_penalty=tf.constant(options.length_penalty, tf.float32),
-        )
+        """The `beam_search` signature's outputs, from the function of that one beam size."""
+        length_penalty = tf.constant(options.length_penalty, tf.float32)
+        functions = self._beam_functions()
+        if functions is None:  # exported before the per-size functions: the signature
+            return self._signature("beam_search")(
+                text=text, beam_size=tf.constant(options.beam_size, tf.int32),
+                length_penalty=length_penalty,
+            )
+        outputs = functions[options.beam_size - 1](text, length_penalty)
+        return {key: value[:, : options.beam_size] for key, value in outputs.items()}
 
     def translate_texts(self, texts, batch_size=64):
         """Translates a Python list of strings in batches (greedy); returns a list of strings."""

@@ -14,8 +14,9 @@ METADATA_FILE = "keras_nmt.json"  # in the SavedModel's assets.extra/ (ignored b
 class SavedTranslator(BatchTranslator):
     """A SavedModel written by `export_translator`, with `Translator`'s `translate_batch`.
 
-    Greedy decoding, beam search and attention go through the exported signatures (what a
-    server runs); sampling is not exported and raises `ValueError`.
+    Greedy decoding and attention go through the exported signatures (what a server runs), beam
+    search through the exported function of the one beam size asked for (what the `beam_search`
+    signature runs for it); sampling is not exported and raises `ValueError`.
 
     Args:
         path: the version directory (holding `saved_model.pb`).
@@ -44,6 +45,9 @@ class SavedTranslator(BatchTranslator):
 
     def _signature(self, name):
         return self.signatures[name]
+
+    def _beam_functions(self):
+        return getattr(self.module, "beam_functions", None)
 
     def _source_lengths(self, text):
         if not hasattr(self.module, "source_lengths"):

@@ -23,7 +23,10 @@ graph holds one beam search per supported size `1 .. max_beam_size` (default 8) 
 run time with `tf.switch_case(beam_size - 1)`. Each branch pads its n-best to `max_beam_size`
 columns so all branches have one output shape, and the result is sliced back to `beam_size`
 columns. A `beam_size` outside `[1, max_beam_size]` (or a negative or non-finite
-`length_penalty`) fails with an `InvalidArgumentError` naming the allowed range.
+`length_penalty`) fails with an `InvalidArgumentError` naming the allowed range. The branches are
+the module's `beam_functions` (one `tf.function` per size, saved with the SavedModel):
+`translate_batch`, in-process or on a reloaded SavedModel, calls the one size it needs, so a
+fresh process prepares only that size (the signature's first call prepares all of them).
 
 Length penalty: passed to `keras_nmt.decoding` as a scalar tensor, so any `alpha >= 0` works.
 
@@ -32,6 +35,7 @@ tokenizers normalize), inputs longer than `max_source_length` tokens are truncat
 white-space-only inputs translate to "" with score 0 (zero attention), also in a batch of zero.
 """
 
+import functools
 import math
 
 import tensorflow as tf
@@ -45,7 +49,7 @@ _TEXT = tf.TensorSpec([None], tf.string, name="text")
 
 
 class _FunctionCache:
-    """Holds the sampling and beam `tf.function`s out of sight of SavedModel tracking."""
+    """Holds the sampling `tf.function`s out of sight of SavedModel tracking (not exported)."""
 
     def __init__(self):
         self.functions = {}
@@ -116,7 +120,10 @@ class Translator(BatchTranslator, tf.Module):
             raise ValueError(f"max_beam_size must be >= 1, got {max_beam_size!r}")
         # A plain object, not a dict: tf.Module would track (and export) the functions in it.
         self._sample_functions = _FunctionCache()
-        self._beam_functions = _FunctionCache()
+        # One beam search per size, tracked so that the SavedModel keeps each as a function of
+        # its own: in-process and reloaded, a beam size is traced or prepared on its first use
+        # only (the `beam_search` signature dispatches to them).
+        self.beam_functions = [self._beam_function(k) for k in range(1, self.max_beam_size + 1)]
 
     # ----------------------------------------------------------------------------------------------
     # Graph pieces
@@ -187,40 +194,34 @@ class Translator(BatchTranslator, tf.Module):
             message=f"beam_size must be in [1, {self.max_beam_size}] in this export",
         )
         _assert_valid_length_penalty(length_penalty)
-        ids, empty = self.source_ids(text)
-
-        def branch(k):
-            # A function call the graph does not inline: a loaded SavedModel then prepares
-            # (optimizes) a beam size's search on its first use, not all of them on the first
-            # call of the signature.
-            return tf.function(
-                lambda: self._beam_texts(ids, k, length_penalty),
-                experimental_attributes={"_noinline": True},
-            )
-
         index = tf.clip_by_value(beam_size - 1, 0, self.max_beam_size - 1)
-        branches = [branch(k) for k in range(1, self.max_beam_size + 1)]
-        texts, scores = tf.switch_case(index, branches)
-        return _beam_outputs(texts[:, :beam_size], scores[:, :beam_size], empty)
+        branches = [
+            functools.partial(function, text, length_penalty) for function in self.beam_functions
+        ]
+        outputs = tf.switch_case(index, branches)
+        return {key: value[:, :beam_size] for key, value in outputs.items()}
 
     def _beam_function(self, beam_size):
-        """A cached `tf.function` of one beam size: what `beam_search` computes for it.
+        """Beam search of one Python `beam_size`: `text (batch,)`, `length_penalty` -> outputs.
 
-        In-process translation traces only the beam size it uses (the signature's
-        `switch_case` traces all `max_beam_size` of them on its first call).
+        The outputs are `beam_search`'s, padded to `max_beam_size` columns ("" and score 0) so
+        that every size has one shape. A function call the graph does not inline, so that one
+        size can be prepared (optimized) alone: the Python API of a loaded SavedModel calls a
+        size's function directly, where the `beam_search` signature's `switch_case` prepares all
+        of them on its first call.
         """
-        cache = self._beam_functions.functions
-        if beam_size not in cache:
 
-            @tf.function(input_signature=[_TEXT, tf.TensorSpec([], tf.float32)])
-            def beam(text, length_penalty):
-                _assert_valid_length_penalty(length_penalty)
-                ids, empty = self.source_ids(text)
-                texts, scores = self._beam_texts(ids, beam_size, length_penalty)
-                return _beam_outputs(texts[:, :beam_size], scores[:, :beam_size], empty)
+        @tf.function(
+            input_signature=[_TEXT, tf.TensorSpec([], tf.float32, name="length_penalty")],
+            experimental_attributes={"_noinline": True},
+        )
+        def beam(text, length_penalty):
+            _assert_valid_length_penalty(length_penalty)
+            ids, empty = self.source_ids(text)
+            texts, scores = self._beam_texts(ids, beam_size, length_penalty)
+            return _beam_outputs(texts, scores, empty)
 
-            cache[beam_size] = beam
-        return cache[beam_size]
+        return beam
 
     @tf.function(input_signature=[_TEXT])
     def attention(self, text):
@@ -280,10 +281,8 @@ class Translator(BatchTranslator, tf.Module):
     def _source_lengths(self, text):
         return self.source_lengths(text)
 
-    def _beam(self, text, options):
-        return self._beam_function(options.beam_size)(
-            text, tf.constant(options.length_penalty, tf.float32)
-        )
+    def _beam_functions(self):
+        return self.beam_functions
 
     def _sampler(self, options):
         """A cached `tf.function` sampling with these (Python) `DecodingOptions`."""

@@ -24,8 +24,9 @@ def _table(markdown):
 
 def test_tiny_preset_end_to_end(tmp_path, capsys):
     output = tmp_path / "compare"
+    record_path = tmp_path / "results" / "tiny.json"
     assert compare_app.main(["--preset", "tiny", "--output-dir", str(output),
-                             "--verbose", "0"]) == 0
+                             "--verbose", "0", "--record", str(record_path)]) == 0
     printed = capsys.readouterr().out
     header, rows = _table((output / "results.md").read_text())
     assert header == COLUMNS
@@ -54,11 +55,34 @@ def test_tiny_preset_end_to_end(tmp_path, capsys):
         image = imread(output / name)
         assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
 
-    # Re-running reuses the finished configurations instead of training them again.
+    # The committed record: one entry per configuration, its table and plot beside it.
+    record = json.loads(record_path.read_text())
+    assert record["preset"] == "tiny" and sorted(record["configurations"]) == ["luong", "lstm"]
+    for row in results:
+        entry = record["configurations"][row["configuration"]]
+        assert entry["decodings"]["greedy"]["bleu"] == row["bleu"]
+        assert entry["epochs"] == 1 and entry["curve"]["minutes"] == [
+            round(row["train_seconds"] / 60, 2)]
+        chosen = json.loads((output / "runs" / row["configuration"] / "precision.json").read_text())
+        assert entry["precision"] == chosen["policy"] and entry["machine"]["cpu_count"] > 0
+    assert "| lstm: plain LSTM |" in record_path.with_suffix(".md").read_text()
+    assert record_path.with_suffix(".png").read_bytes()[:8] == PNG_MAGIC
+
+    # Re-running reuses the finished configurations instead of training them again, and merges
+    # only them into the record.
+    record["configurations"]["lstm"]["epochs"] = 7
+    record_path.write_text(json.dumps(record))
     assert compare_app.main(["--preset", "tiny", "--output-dir", str(output), "--only", "luong",
-                             "--verbose", "0"]) == 0
+                             "--verbose", "0", "--record", str(record_path)]) == 0
     assert "luong: finished earlier" in capsys.readouterr().out
     assert json.loads((output / "results.json").read_text()) == results[1:]
+    merged = json.loads(record_path.read_text())["configurations"]
+    assert merged["lstm"]["epochs"] == 7 and merged["luong"]["epochs"] == 1
+
+    # A record of another preset is refused before anything trains.
+    with pytest.raises(SystemExit):
+        compare_app.main(["--preset", "attention", "--record", str(record_path)])
+    assert "records preset 'tiny', not 'attention'" in capsys.readouterr().err
 
 
 def test_failed_configuration_is_reported_and_the_others_run(tmp_path, monkeypatch, capsys):

@@ -21,7 +21,7 @@ def test_every_preset_is_registered():
         ("granularity", ["char", "word", "subword"]),
         ("teacher-forcing", ["teacher-forcing", "linear", "exponential", "inverse-sigmoid"]),
         ("decoding", ["luong"]),
-        ("spa-eng", ["lstm", "luong", "bahdanau", "transformer"]),
+        ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "luong-concat"]),
         ("tiny", ["lstm", "luong"]),
         ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
                  for kind in ("functional", "subclassed", "subclassed-eager")]),

@@ -52,8 +52,17 @@ def test_layout_and_versions(lstm_export, tmp_path):
     _, path = lstm_export
     assert path.name == "1" and (path / "saved_model.pb").exists()
     assert (path / "assets.extra" / "keras_nmt.json").exists()
-    assert {"serving_default", "beam_search", "attention"} <= set(
-        SavedTranslator(path).signatures)
+    saved = SavedTranslator(path)
+    assert {"serving_default", "beam_search", "attention"} <= set(saved.signatures)
+    # The Python API runs the exported function of the one beam size it needs: it gives what
+    # the `beam_search` signature (all sizes, switched at run time) gives.
+    assert len(saved.module.beam_functions) == 2
+    results = saved.translate_batch(SOURCES, beam_size=2, n_best=2, length_penalty=0.6)
+    signature = saved.signatures["beam_search"](
+        text=tf.constant(SOURCES), beam_size=tf.constant(2), length_penalty=tf.constant(0.6))
+    assert [r.texts for r in results] == [
+        [t.decode() for t in row] for row in signature["translations"].numpy()]
+    np.testing.assert_allclose([r.scores for r in results], signature["scores"].numpy())
 
 
 def test_bad_inputs_never_crash(lstm_export):

@@ -1,0 +1,150 @@
+"""The committed record of a reference comparison: JSON, its Markdown table and its plot.
+
+`apps/compare.py --record docs/results/spa-eng.json` merges each configuration it finished into
+that file (a configuration run later, e.g. with ``--only NAME`` in another session or on another
+machine, replaces only its own entry) and rewrites, from the whole record, the table
+(``spa-eng.md``) and the plot of validation BLEU against wall-clock minutes (``spa-eng.png``)
+beside it. The README shows that table and plot; a test checks that the README's table is the
+one the record renders, so the two cannot disagree.
+
+One entry per configuration::
+
+    {"description", "model", "config" (its `TrainConfig` fields), "precision" (the policy
+     `--precision auto` chose), "parameters", "epochs", "minutes" (training + validation),
+     "target_tokens_per_second", "val_bleu" (last epoch), "decodings": {name: {"bleu", "chrf",
+     "sentences_per_second", "bleu_signature", "chrf_signature"}}, "curve": {"minutes",
+     "val_bleu"}, "machine" (`keras_nmt.hardware.describe_machine`)}
+
+Example:
+    >>> record = update_record("docs/results/spa-eng.json", "spa-eng", {"lstm": entry})
+    ...                                                                 # doctest: +SKIP
+    >>> print(record_table(record))                                     # doctest: +SKIP
+"""
+
+import json
+from pathlib import Path
+
+from keras_nmt import markdown
+from keras_nmt.comparison.curves import plot_curves
+from keras_nmt.hardware.machine import machine_summary
+
+# Run-specific fields of a `TrainConfig` that say nothing about the configuration.
+_RUN_FIELDS = ("output", "verbose", "samples", "backup_every")
+_DECODING_FIELDS = ("bleu", "chrf", "sentences_per_second", "bleu_signature", "chrf_signature")
+
+
+def record_entry(run_record, description):
+    """One configuration's entry, from its ``runs/NAME/comparison.json`` record.
+
+    Args:
+        run_record: ``{"config", "rows", "curve", "precision", "machine"}`` as
+            `run_configuration` writes it.
+        description: the configuration's one-line description.
+    """
+    rows = run_record["rows"]
+    first = rows[0]
+    curve = run_record["curve"]
+    return {
+        "description": description,
+        "model": first["model"],
+        "config": {key: value for key, value in run_record["config"].items()
+                   if key not in _RUN_FIELDS},
+        "precision": run_record["precision"],
+        "parameters": first["parameters"],
+        "epochs": first["epochs"],
+        "minutes": round(first["train_seconds"] / 60, 1),
+        "target_tokens_per_second": first["target_tokens_per_second"],
+        "val_bleu": first["val_bleu"],
+        "decodings": {row["decoding"]: {key: row[key] for key in _DECODING_FIELDS}
+                      for row in rows},
+        "curve": {"minutes": [round(seconds / 60, 2) for seconds in curve["seconds"]],
+                  "val_bleu": curve["val_bleu"]},
+        "machine": run_record["machine"],
+    }
+
+
+def read_record(path, preset_name):
+    """The record at ``path`` (an empty one where there is no file yet).
+
+    Raises:
+        ValueError: ``path`` is not such a record, or records another preset.
+    """
+    path = Path(path)
+    if not path.exists():
+        return {"preset": preset_name, "configurations": {}}
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: not a comparison record ({error})") from None
+    if not isinstance(record, dict) or not isinstance(record.get("configurations"), dict):
+        raise ValueError(f"{path}: not a comparison record (no 'configurations')")
+    if record.get("preset") != preset_name:
+        raise ValueError(f"{path} records preset {record.get('preset')!r}, not "
+                         f"{preset_name!r}; choose another record file")
+    return record
+
+
+def update_record(path, preset_name, entries):
+    """Merges ``entries`` (``{name: entry}``) into the record at ``path`` and returns it.
+
+    Writes ``path`` (JSON), and beside it ``.md`` (`record_table`) and ``.png`` (`plot_record`).
+
+    Raises:
+        ValueError: see `read_record`.
+    """
+    path = Path(path)
+    record = read_record(path, preset_name)
+    # By name, so that the file, table and plot do not depend on the order runs finished.
+    record["configurations"] = dict(sorted({**record["configurations"], **entries}.items()))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1) + "\n")
+    path.with_suffix(".md").write_text(record_table(record) + "\n")
+    plot_record(record, path.with_suffix(".png"))
+    return record
+
+
+def _number(value, digits=1):
+    return "n/a" if value is None else f"{value:,.{digits}f}"
+
+
+def record_table(record):
+    """The record as a Markdown table, one row per configuration, then the machines.
+
+    Columns: configuration, parameters, precision, epochs, minutes, target tokens/s, then BLEU,
+    chrF and sentences/s of each decoding ("greedy", "beam 5", ... in the order recorded).
+    """
+    entries = record["configurations"]
+    decodings = list(dict.fromkeys(name for entry in entries.values()
+                                   for name in entry["decodings"]))
+    machines = list(dict.fromkeys(machine_summary(entry["machine"]) for entry in entries.values()))
+    titles = ["configuration", "parameters", "precision", "epochs", "minutes", "target tokens/s",
+              *(f"{metric} {name}" for name in decodings for metric in ("BLEU", "chrF")),
+              *(f"sentences/s {name}" for name in decodings), "machine"]
+    rows = []
+    for name, entry in entries.items():
+        scores = [entry["decodings"].get(decoding, {}) for decoding in decodings]
+        rows.append([
+            f"{name}: {entry['description']}",
+            f"{entry['parameters'] / 1e6:.1f}M",
+            entry["precision"],
+            str(entry["epochs"]),
+            _number(entry["minutes"]),
+            _number(entry["target_tokens_per_second"], 0),
+            *(_number(score.get(metric)) for score in scores for metric in ("bleu", "chrf")),
+            *(_number(score.get("sentences_per_second"), 0) for score in scores),
+            f"M{machines.index(machine_summary(entry['machine'])) + 1}",
+        ])
+    signatures = sorted({score["bleu_signature"] for entry in entries.values()
+                         for score in entry["decodings"].values()})
+    lines = [markdown.table(titles, rows, align="lllrrr" + "r" * (3 * len(decodings)) + "l"), ""]
+    lines += [f"- M{index + 1}: {machine}" for index, machine in enumerate(machines)]
+    lines += [f"- BLEU signature: `{signature}`" for signature in signatures]
+    return "\n".join(lines)
+
+
+def plot_record(record, path):
+    """Validation BLEU (greedy) against wall-clock minutes, one line per configuration."""
+    curves = {name: {"seconds": entry["curve"]["minutes"], "val_bleu": entry["curve"]["val_bleu"]}
+              for name, entry in record["configurations"].items()}
+    return plot_curves(curves, "val_bleu", path, "validation BLEU (greedy)",
+                       title=f"{record['preset']}: validation BLEU", time_unit="min")

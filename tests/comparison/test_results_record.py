@@ -1,0 +1,91 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from keras_nmt.comparison.results_record import (
+    read_record,
+    record_entry,
+    record_table,
+    update_record,
+)
+
+MACHINE = {"cpu_model": "AMD EPYC", "cpu_count": 2, "isa_flags": ["avx2", "fma"],
+           "native_bf16": False, "gpus": []}
+SIGNATURE = "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
+
+
+def _run_record(bleu_greedy, bleu_beam, machine=MACHINE):
+    base = {"model": "luong", "parameters": 16_597_312, "epochs": 2, "train_seconds": 2790.0,
+            "target_tokens_per_second": 1234.4, "val_bleu": 30.1}
+    rows = [
+        {**base, "decoding": name, "bleu": bleu, "chrf": bleu + 15.0,
+         "sentences_per_second": speed, "bleu_signature": SIGNATURE, "chrf_signature": "c"}
+        for name, bleu, speed in (("greedy", bleu_greedy, 200.0), ("beam 5", bleu_beam, 60.0))
+    ]
+    return {"config": {"model": "luong", "units": 512, "output": "runs/x", "verbose": 2},
+            "rows": rows, "curve": {"seconds": [1395.0, 2790.0], "val_bleu": [10.0, 30.1]},
+            "precision": "float32", "machine": machine}
+
+
+def test_entry_keeps_the_configuration_and_scores():
+    entry = record_entry(_run_record(30.0, 31.5), "2-layer LSTM + Luong attention")
+    assert entry["config"] == {"model": "luong", "units": 512}  # run-only fields dropped
+    assert (entry["epochs"], entry["minutes"], entry["precision"]) == (2, 46.5, "float32")
+    assert entry["decodings"]["beam 5"]["bleu"] == 31.5
+    assert entry["decodings"]["greedy"]["bleu_signature"] == SIGNATURE
+    assert entry["curve"] == {"minutes": [23.25, 46.5], "val_bleu": [10.0, 30.1]}
+
+
+def test_update_merges_and_renders(tmp_path):
+    path = tmp_path / "results" / "spa-eng.json"
+    update_record(path, "spa-eng", {"luong": record_entry(_run_record(30.0, 31.5), "Luong")})
+    other = {**MACHINE, "cpu_model": "Intel Xeon", "isa_flags": ["avx512f", "amx_bf16"],
+             "native_bf16": True}
+    record = update_record(path, "spa-eng",
+                           {"lstm": record_entry(_run_record(20.0, 21.0, other), "LSTM")})
+    assert list(record["configurations"]) == ["lstm", "luong"]  # by name
+    assert json.loads(path.read_text()) == record
+    table = path.with_suffix(".md").read_text()
+    assert table == record_table(record) + "\n"
+    lines = table.splitlines()
+    assert lines[0] == ("| configuration | parameters | precision | epochs | minutes | "
+                        "target tokens/s | BLEU greedy | chrF greedy | BLEU beam 5 | chrF beam 5 | "
+                        "sentences/s greedy | sentences/s beam 5 | machine |")
+    assert lines[3] == ("| luong: Luong | 16.6M | float32 | 2 | 46.5 | 1,234 | 30.0 | 45.0 | 31.5 | "
+                        "46.5 | 200 | 60 | M2 |")
+    assert lines[2].endswith("| 20.0 | 35.0 | 21.0 | 36.0 | 200 | 60 | M1 |")
+    assert "- M2: AMD EPYC, 2 CPUs, avx2 fma (no native bf16)" in lines
+    assert "- M1: Intel Xeon, 2 CPUs, avx512f amx_bf16 (native bf16)" in lines
+    assert f"- BLEU signature: `{SIGNATURE}`" in lines
+    assert path.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+
+    # A configuration run again replaces only its own entry.
+    record = update_record(path, "spa-eng", {"luong": record_entry(_run_record(33.0, 34.0), "L")})
+    assert record["configurations"]["luong"]["decodings"]["greedy"]["bleu"] == 33.0
+    assert record["configurations"]["lstm"]["decodings"]["greedy"]["bleu"] == 20.0
+
+
+def test_bad_record_files(tmp_path):
+    assert read_record(tmp_path / "none.json", "spa-eng") == {"preset": "spa-eng",
+                                                              "configurations": {}}
+    path = tmp_path / "r.json"
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match="r.json: not a comparison record"):
+        read_record(path, "spa-eng")
+    path.write_text(json.dumps({"preset": "tiny", "configurations": {}}))
+    with pytest.raises(ValueError, match="records preset 'tiny', not 'spa-eng'"):
+        update_record(path, "spa-eng", {})
+
+
+def test_readme_shows_the_committed_record():
+    """The README's reference table is the one `compare.py --record` renders from the record."""
+    repository = Path(__file__).resolve().parents[2]
+    path = repository / "docs" / "results" / "spa-eng.json"
+    record = read_record(path, "spa-eng")
+    assert record["configurations"], f"{path} holds no configuration"
+    table = record_table(record)
+    assert path.with_suffix(".md").read_text() == table + "\n"
+    readme = (repository / "README.md").read_text()
+    assert table in readme
+    assert "docs/results/spa-eng.png" in readme and path.with_suffix(".png").exists()
