@@ -38,7 +38,7 @@ from keras_nmt.comparison.table import write_results
 from keras_nmt.comparison.throughput import count_target_tokens, tokens_per_second
 from keras_nmt.data.builtin import BUILTIN_DATASETS
 from keras_nmt.data.corpus import load_corpus
-from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
+from keras_nmt.data.pipeline import tokenize_pairs
 from keras_nmt.hardware.machine import describe_machine
 from keras_nmt.inference.run_directory import CONFIG_FILE, HISTORY_FILE
 from keras_nmt.metrics import group_references
@@ -125,17 +125,13 @@ def learning_curve(run_directory):
     return curve
 
 
-def _counting_pipeline(config, train_pairs, counter):
-    """The trainer's default training pipeline, counting the epoch's target tokens on the way."""
-    def make_train_data(source_tokenizer, target_tokenizer):
-        tokenized = tokenize_pairs(
-            train_pairs, source_tokenizer, target_tokenizer, max_length=config.max_length
-        )
-        counter["tokens_per_epoch"] = count_target_tokens(tokenized)
-        return make_dataset(tokenized, batch_size=config.batch_size, shuffle=True,
-                            seed=config.seed, batch_tokens=config.batch_tokens)
-
-    return make_train_data
+def _target_tokens_per_epoch(config, train_pairs, translator):
+    """Non-padding target tokens of one training epoch, counted with the run's tokenizers."""
+    tokenized = tokenize_pairs(
+        train_pairs, translator.source_tokenizer, translator.target_tokenizer,
+        max_length=config.max_length,
+    )
+    return count_target_tokens(tokenized)
 
 
 def _decode(translator, sources, references, decoding, batch_size, exact):
@@ -186,16 +182,16 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
             return record
     check_run_directory(config)
     train_pairs, valid_pairs = pairs.training(config)
-    counter = {"tokens_per_epoch": None}
-    if preset.make_train_data is not None:
-        make_train_data = preset.make_train_data(config)
-    else:
-        make_train_data = _counting_pipeline(config, train_pairs, counter)
+    # Without a preset pipeline, the trainer's own: its resumption is exact.
+    make_train_data = preset.make_train_data(config) if preset.make_train_data else None
     run.mkdir(parents=True, exist_ok=True)
     result = train(
         config, print_fn=print_fn, extra_callbacks=[EpochTimer(run / TIMES_FILE)],
         pairs=(train_pairs, valid_pairs), make_train_data=make_train_data,
     )
+    tokens_per_epoch = None  # a preset's own pipeline (e.g. fresh noise) is not counted
+    if make_train_data is None:
+        tokens_per_epoch = _target_tokens_per_epoch(config, train_pairs, result.translator)
     curve = learning_curve(run)
     epochs = len(curve["epochs"])
     step_seconds = curve["step_seconds"][-1] if epochs else result.seconds
@@ -210,9 +206,9 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
         "epochs": epochs,
         "train_seconds": curve["seconds"][-1] if epochs else result.seconds,
         "step_seconds": step_seconds,
-        "tokens_per_epoch": counter["tokens_per_epoch"],
+        "tokens_per_epoch": tokens_per_epoch,
         "target_tokens_per_second": tokens_per_second(
-            counter["tokens_per_epoch"], epochs, step_seconds
+            tokens_per_epoch, epochs, step_seconds
         ),
         "val_loss": curve["val_loss"][-1] if curve["val_loss"] else None,
         "val_bleu": curve["val_bleu"][-1] if curve["val_bleu"] else None,

@@ -197,7 +197,11 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
     epoch, batch = backup.restore(model)
     if make_train_data is not None:
         train_data = make_train_data(source_tokenizer, target_tokenizer)
-        batches_per_epoch = config.steps_per_epoch
+        # A finite pipeline is one epoch; an infinite one needs steps_per_epoch.
+        batches_per_epoch = config.steps_per_epoch or int(train_data.cardinality())
+        if batches_per_epoch < 1:
+            raise ValueError("make_train_data gave an infinite dataset or one of unknown length: "
+                             "set steps_per_epoch")
     else:
         epochs = range(epoch, config.epochs)
         train_data = make_dataset(

@@ -57,7 +57,7 @@ def test_tiny_preset_end_to_end(tmp_path, capsys):
 
     # The committed record: one entry per configuration, its table and plot beside it.
     record = json.loads(record_path.read_text())
-    assert record["preset"] == "tiny" and sorted(record["configurations"]) == ["luong", "lstm"]
+    assert record["preset"] == "tiny" and sorted(record["configurations"]) == ["lstm", "luong"]
     for row in results:
         entry = record["configurations"][row["configuration"]]
         assert entry["decodings"]["greedy"]["bleu"] == row["bleu"]
