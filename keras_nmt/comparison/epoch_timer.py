@@ -20,23 +20,28 @@ class EpochTimer(keras.callbacks.Callback):
       epoch's end without validation: the denominator of the tokens/s throughput.
 
     The records go to ``path`` (a JSON list of ``{"epoch", "seconds", "train_seconds"}``) after
-    every epoch. A resumed run (``train`` restarts from its backup) continues the clocks from the
-    last record before the epoch it resumes at, so the times stay cumulative across crashes
-    (the time lost to the crash itself is not counted).
+    every epoch, and every ``save_every`` batches a record of the epoch so far (``"partial":
+    true``). A resumed run (``train`` restarts from its backup, also in the middle of an epoch)
+    continues the clocks from the last record before the position it resumes at, so the times stay
+    cumulative across crashes (the time lost to the crash itself, and up to ``save_every``
+    batches before it, are not counted).
 
     Pass it through ``train(..., extra_callbacks=[timer])``: it then runs after the trainer's own
     callbacks.
 
     Args:
         path: the JSON file, e.g. ``RUN_DIR/epoch_times.json``.
+        save_every: batches between partial records.
     """
 
-    def __init__(self, path):
+    def __init__(self, path, save_every=50):
         super().__init__()
         self.path = Path(path)
+        self.save_every = save_every
         self.records = []
         self._start = None
         self._base = None
+        self._epoch = None
         self._epoch_start = None
         self._test_start = None
 
@@ -49,12 +54,23 @@ class EpochTimer(keras.callbacks.Callback):
 
     def on_epoch_begin(self, epoch, logs=None):
         if self._base is None:  # first epoch of this session: continue the earlier records
-            self.records = [r for r in self._previous() if r["epoch"] < epoch]
-            last = self.records[-1] if self.records else {"seconds": 0.0, "train_seconds": 0.0}
+            previous = self._previous()
+            self.records = [r for r in previous if r["epoch"] < epoch and not r.get("partial")]
+            partial = [r for r in previous if r["epoch"] == epoch and r.get("partial")]
+            last = (partial or self.records or [{"seconds": 0.0, "train_seconds": 0.0}])[-1]
             self._base = (last["seconds"], last["train_seconds"])
             self._train_total = last["train_seconds"]
+        self._epoch = epoch
         self._epoch_start = time.monotonic()
         self._test_start = None
+
+    def on_train_batch_end(self, batch, logs=None):
+        if (batch + 1) % self.save_every == 0 and self._epoch_start is not None:
+            now = time.monotonic()
+            partial = {"epoch": self._epoch, "partial": True,
+                       "seconds": self._base[0] + now - self._start,
+                       "train_seconds": self._train_total + now - self._epoch_start}
+            self._write([*self.records, partial])
 
     def on_test_begin(self, logs=None):
         if self._epoch_start is not None and self._test_start is None:
@@ -72,6 +88,9 @@ class EpochTimer(keras.callbacks.Callback):
             }
         )
         self._epoch_start = None
+        self._write(self.records)
+
+    def _write(self, records):
         temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(self.records, indent=1) + "\n")
+        temporary.write_text(json.dumps(records, indent=1) + "\n")
         temporary.replace(self.path)

@@ -26,10 +26,12 @@ FINISHED_FILE = "finished.json"
 # The precision policy `--precision auto` chose when the run started: a resumed run keeps it
 # (a fresh measurement on a loaded machine could choose otherwise and change the weights).
 PRECISION_FILE = "precision.json"
+# The seconds a `--time-budget` run has trained, over all its processes (`TimeBudget`).
+TIME_SPENT_FILE = "time_spent.json"
 # Everything `train` writes into a run folder (what `--fresh` deletes; nothing else is touched).
 RUN_FILES = (
     "config.json", "model.keras", "history.json", "hypotheses.txt", FINISHED_FILE, PRECISION_FILE,
-    "tokenizers", "backup", "logs", ".model.keras",
+    TIME_SPENT_FILE, "tokenizers", "backup", "logs", ".model.keras",
 )
 
 

@@ -32,6 +32,7 @@ from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 from keras_nmt.training.perplexity import Perplexity
 from keras_nmt.training.run_folder import (
+    TIME_SPENT_FILE,
     mark_finished,
     prepare_run_folder,
     record_precision,
@@ -242,7 +243,7 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
             )
         )
     if config.time_budget is not None:
-        callbacks.append(TimeBudget(config.time_budget))
+        callbacks.append(TimeBudget(config.time_budget, run / TIME_SPENT_FILE))
     callbacks.extend(extra_callbacks)
 
     start = time.monotonic()
