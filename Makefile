@@ -24,9 +24,12 @@ demo: $(STAMP)
 # Less XLA optimization: compilation dominates these tiny tests (about half the CPU time).
 JAX_XLA_FLAGS := --xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true
 JAX_TESTS := tests/layers tests/models tests/decoding tests/training/test_losses_and_metrics.py
+# Two pytest workers (pytest-xdist; a module's tests stay on one worker, so its fixtures are built
+# once): one TensorFlow process leaves much of the second core idle (tracing, Python, subprocesses).
+XDIST := -n 2 --dist loadscope
 test: $(STAMP)
-	$(PY) -m pytest -q -ra --durations=15
-	KERAS_BACKEND=jax XLA_FLAGS="$(JAX_XLA_FLAGS)" $(PY) -m pytest -q -ra -m "not slow" --durations=10 $(JAX_TESTS)
+	$(PY) -m pytest -q -ra $(XDIST) --durations=15
+	KERAS_BACKEND=jax XLA_FLAGS="$(JAX_XLA_FLAGS)" $(PY) -m pytest -q -ra $(XDIST) -m "not slow" --durations=10 $(JAX_TESTS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check keras_nmt apps tests
