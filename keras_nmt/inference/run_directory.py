@@ -65,8 +65,8 @@ class RunDirectory:
             model=keras.models.load_model(path / MODEL_FILE, compile=False),
         )
 
-    def translator(self):
-        """A `Translator` over this run's model and tokenizers."""
+    def translator(self, **options):
+        """A `Translator` over this run's model and tokenizers (``options``: e.g. `max_beam_size`)."""
         max_length = self.config.get("max_length")
         return Translator(
             self.model,
@@ -74,4 +74,5 @@ class RunDirectory:
             self.target_tokenizer,
             max_source_length=max_length,
             max_target_length=max_length,
+            **options,
         )

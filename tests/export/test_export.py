@@ -34,17 +34,25 @@ def test_fresh_process_gives_the_same_translations_and_scores(lstm_export):
     assert fresh == in_process(translator, texts, BEAMS)
 
 
+@pytest.fixture(scope="module")
+def every_export(tmp_path_factory):
+    """Every model twin exported, and what one fresh process (for all of them) translates."""
+    directory = tmp_path_factory.mktemp("every")
+    translators, paths = {}, {}
+    for name in registry.MODEL_NAMES:
+        for api in registry.APIS:
+            translators[name, api] = make_translator(name, api)
+            paths[name, api] = export_translator(
+                translators[name, api], directory, name=f"{name}_{api}")
+    fresh = run_fresh_process([[str(path), SOURCES, BEAMS] for path in paths.values()])
+    return {key: (translators[key], fresh[str(path)]) for key, path in paths.items()}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("api", registry.APIS)
 @pytest.mark.parametrize("name", registry.MODEL_NAMES)
-def test_every_model_exports_exactly(name, api, tmp_path):
-    try:
-        registry.model_class(name, api)
-    except ImportError as error:
-        pytest.skip(f"{name}/{api} does not import yet: {error}")
-    translator = make_translator(name, api)
-    path = export_translator(translator, tmp_path, name=f"{name}_{api}")
-    fresh = run_fresh_process([[str(path), SOURCES, BEAMS]])[str(path)]
+def test_every_model_exports_exactly(name, api, every_export):
+    translator, fresh = every_export[name, api]
     assert fresh == in_process(translator, SOURCES, BEAMS)
 
 
