@@ -36,6 +36,7 @@ import tensorflow as tf  # noqa: E402
 
 from apps._cli import add_debug_flag, positive_int, user_errors  # noqa: E402
 from keras_nmt.export import export_translator  # noqa: E402
+from keras_nmt.inference.translator import DEFAULT_MAX_BEAM_SIZE  # noqa: E402
 
 
 def build_parser():
@@ -55,6 +56,10 @@ def build_parser():
     parser.add_argument("--version", type=positive_int, default=None,
                         help="version number, a positive integer (default: one more than the "
                         "largest existing version); an existing version is never overwritten")
+    parser.add_argument("--max-beam-size", type=positive_int, default=DEFAULT_MAX_BEAM_SIZE,
+                        help="the largest beam size the export serves; each size is a function "
+                        "of its own in the SavedModel, so fewer sizes export faster "
+                        "(default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0,
                         help="random seed set before loading (export itself is deterministic; "
                         "default: %(default)s)")
@@ -77,13 +82,14 @@ def describe_signatures(path):
 
 
 def export_run(run_dir, output_dir="saved_models", name=None, version=None, seed=0,
-               print_fn=print):
+               print_fn=print, max_beam_size=DEFAULT_MAX_BEAM_SIZE):
     """Exports `run_dir` and prints where and which signatures; returns the version directory.
 
     `apps/train.py --export` calls this after training.
     """
     keras.utils.set_random_seed(seed)
-    path = export_translator(run_dir, base_dir=output_dir, name=name, version=version)
+    path = export_translator(run_dir, base_dir=output_dir, name=name, version=version,
+                             max_beam_size=max_beam_size)
     print_fn(f"exported {run_dir} to {path}")
     print_fn(describe_signatures(path))
     return path
@@ -92,7 +98,8 @@ def export_run(run_dir, output_dir="saved_models", name=None, version=None, seed
 @user_errors
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    export_run(args.run_dir, args.output_dir, args.name, args.version, args.seed)
+    export_run(args.run_dir, args.output_dir, args.name, args.version, args.seed,
+               max_beam_size=args.max_beam_size)
     return 0
 
 

@@ -149,8 +149,8 @@ def build_parser():
     train.add_argument("--precision", default=DEFAULTS.precision, choices=PRECISIONS,
                        help="Keras dtype policy; logits and softmax stay float32. auto: "
                        "mixed_float16 on a GPU, mixed_bfloat16 on a CPU with native bf16 "
-                       "(AVX512_BF16/AMX) or where a bf16 matmul measures faster, else float32; "
-                       "the choice and why are printed (default: %(default)s)")
+                       "(AVX512_BF16/AMX flags), else float32; the choice and why are printed "
+                       "and kept for a resumed run (default: %(default)s)")
     train.add_argument("--time-budget", type=positive_float, default=None,
                        help="stop after the epoch that crosses this many minutes")
     train.add_argument("--strategy", default=DEFAULTS.strategy,

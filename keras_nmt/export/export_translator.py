@@ -11,14 +11,16 @@ import tensorflow as tf
 
 from keras_nmt.inference import RunDirectory, Translator
 from keras_nmt.inference.saved_translator import METADATA_FILE
+from keras_nmt.inference.translator import DEFAULT_MAX_BEAM_SIZE
 
 
-def _as_translator(run_dir_or_translator):
+def _as_translator(run_dir_or_translator, max_beam_size):
     """A `Translator` and a default export name from a run directory or a `Translator`."""
     if isinstance(run_dir_or_translator, Translator):
         return run_dir_or_translator, "translator"
     path = Path(run_dir_or_translator)
-    return RunDirectory.load(path).translator(), path.resolve().name
+    translator = RunDirectory.load(path).translator(max_beam_size=max_beam_size)
+    return translator, path.resolve().name
 
 
 def next_version(model_dir):
@@ -54,7 +56,8 @@ def _make_readable(directory):
             os.chmod(os.path.join(root, name), 0o644)
 
 
-def export_translator(run_dir_or_translator, base_dir="saved_models", name=None, version=None):
+def export_translator(run_dir_or_translator, base_dir="saved_models", name=None, version=None,
+                      max_beam_size=DEFAULT_MAX_BEAM_SIZE):
     """Exports a translator to `base_dir/name/version/` (TensorFlow Serving's layout).
 
     The SavedModel is written to a hidden temporary directory next to the version directory
@@ -67,6 +70,8 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
         base_dir: the directory of all exported models.
         name: the model's name (default: the run directory's name, or "translator").
         version: a positive int (default: one more than the largest existing version).
+        max_beam_size: for a run directory, the largest beam size the export serves (each size
+            is a function of its own in the SavedModel); a `Translator` brings its own.
 
     Returns:
         The `Path` of the version directory.
@@ -75,7 +80,7 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
         FileExistsError: the chosen version directory already exists. Without a chosen
             version, an export that loses a race with another takes the next free number.
     """
-    translator, default_name = _as_translator(run_dir_or_translator)
+    translator, default_name = _as_translator(run_dir_or_translator, max_beam_size)
     model_dir = Path(base_dir) / (name or default_name)
     model_dir.mkdir(parents=True, exist_ok=True)
     remove_stale_partials(model_dir)

@@ -1,7 +1,6 @@
 """What the machine is and how fast it multiplies: the facts precision choice and benchmarks share.
 
 * `machine`: the CPU model, its relevant ISA flags (AVX2, AVX-512, AVX512_BF16, AMX) and the GPUs.
-* `peak`: the measured matmul FLOP/s in a given dtype (the MFU denominator; also tells `--precision
-  auto` whether bf16 is faster than float32 on this CPU).
+* `peak`: the measured matmul FLOP/s in a given dtype (the MFU denominator).
 * `timing`: median-of-repeats timing.
 """

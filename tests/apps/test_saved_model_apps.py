@@ -26,7 +26,8 @@ def models(tmp_path_factory):
     """`{"run": run folder, "version": saved/m/1, "model": saved/m}` of one untrained model."""
     base = tmp_path_factory.mktemp("saved_apps")
     run = make_run_directory(base / "run")
-    assert export_app.main([str(run), "--output-dir", str(base / "saved"), "--name", "m"]) == 0
+    assert export_app.main([str(run), "--output-dir", str(base / "saved"), "--name", "m",
+                            "--max-beam-size", "2"]) == 0
     return {"run": run, "version": base / "saved" / "m" / "1", "model": base / "saved" / "m"}
 
 

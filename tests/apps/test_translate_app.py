@@ -11,7 +11,8 @@ from tests.export.helpers import SOURCES, make_run_directory
 def run_and_saved(tmp_path_factory):
     base = tmp_path_factory.mktemp("app")
     run = make_run_directory(base / "run")
-    assert export_app.main([str(run), "--output-dir", str(base / "saved"), "--name", "m"]) == 0
+    assert export_app.main([str(run), "--output-dir", str(base / "saved"), "--name", "m",
+                            "--max-beam-size", "2"]) == 0
     return run, base / "saved" / "m" / "1"
 
 
