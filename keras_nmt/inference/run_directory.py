@@ -66,7 +66,7 @@ class RunDirectory:
         )
 
     def translator(self, **options):
-        """A `Translator` over this run's model and tokenizers (``options``: e.g. `max_beam_size`)."""
+        """A `Translator` over this run's model and tokenizers (`options`: `max_beam_size`...)."""
         max_length = self.config.get("max_length")
         return Translator(
             self.model,
