@@ -170,8 +170,9 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
 
     Returns:
         The record written to ``runs/<name>/comparison.json``: ``{"config", "rows", "curve",
-        "attention", "precision" (the dtype policy trained with), "machine" (where the last
-        epoch trained, `describe_machine`)}``.
+        "attention", "precision" (the dtype policy trained with), "machine" (`describe_machine`
+        of this process: the one that trained the last epochs, or that evaluated a run which had
+        finished training earlier)}``.
     """
     run = Path(config.output)
     record_path = run / RECORD_FILE
