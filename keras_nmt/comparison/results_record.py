@@ -26,6 +26,7 @@ from pathlib import Path
 
 from keras_nmt import markdown
 from keras_nmt.comparison.curves import plot_curves
+from keras_nmt.comparison.table import MISSING
 from keras_nmt.hardware.machine import machine_summary
 
 # Run-specific fields of a `TrainConfig` that say nothing about the configuration.
@@ -104,7 +105,7 @@ def update_record(path, preset_name, entries):
 
 
 def _number(value, digits=1):
-    return "n/a" if value is None else f"{value:,.{digits}f}"
+    return MISSING if value is None else f"{value:,.{digits}f}"
 
 
 def record_table(record):

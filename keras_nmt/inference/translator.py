@@ -193,7 +193,7 @@ class Translator(BatchTranslator, tf.Module):
             beam_size, self.max_beam_size,
             message=f"beam_size must be in [1, {self.max_beam_size}] in this export",
         )
-        _assert_valid_length_penalty(length_penalty)
+        # length_penalty is checked by the beam function the switch runs.
         index = tf.clip_by_value(beam_size - 1, 0, self.max_beam_size - 1)
         branches = [
             functools.partial(function, text, length_penalty) for function in self.beam_functions
