@@ -35,6 +35,10 @@ SPA_ENG_DATA = str(
     (Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "spa-eng.{split}.tsv")
     .resolve()
 )
+# Padded source + target tokens per batch of the spa-eng `*-tokens` configurations: the
+# `--batch-tokens` of issue 17's benchmark (1.68x Bahdanau's, 1.27x the Transformer's tokens/s
+# of batches of 64 there, AMD EPYC with AVX2).
+SPA_ENG_BATCH_TOKENS = 4096
 # GNMT length penalty alpha of the `decoding` preset (Wu et al. 2016 found 0.6-0.7 best, §7).
 DECODING_LENGTH_PENALTY = 0.6
 
@@ -200,6 +204,19 @@ def spa_eng_preset():
                 "luong-concat", {"model": "luong", "attention_score": "concat"},
                 reference_configuration("spa-eng", "luong"),
                 "the luong configuration with Luong's additive `concat` score"),
+            # Token batches (issue 17): ~4.6x the tokens of a batch of 64 spa-eng pairs, so the
+            # step size grows by about its square root (learning rate x2; Transformer warm-up
+            # /4, which also doubles its peak rate) and the warm-up stays about equal in tokens.
+            *(
+                Configuration(
+                    f"{model}-tokens",
+                    {"model": model, "batch_tokens": SPA_ENG_BATCH_TOKENS, **recipe},
+                    reference_configuration("spa-eng", model),
+                    f"the {model} configuration, batches of <= {SPA_ENG_BATCH_TOKENS} tokens, "
+                    + ", ".join(f"{key} {value:g}" for key, value in recipe.items()))
+                for model, recipe in (("bahdanau", {"learning_rate": 2e-3}),
+                                      ("transformer", {"warmup_steps": 1000}))
+            ),
         ),
         decodings=(GREEDY, DecodingOptions(beam_size=5)),
         defaults={

@@ -21,7 +21,8 @@ def test_every_preset_is_registered():
         ("granularity", ["char", "word", "subword"]),
         ("teacher-forcing", ["teacher-forcing", "linear", "exponential", "inverse-sigmoid"]),
         ("decoding", ["luong"]),
-        ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "luong-concat"]),
+        ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "luong-concat",
+                     "bahdanau-tokens", "transformer-tokens"]),
         ("tiny", ["lstm", "luong"]),
         ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
                  for kind in ("functional", "subclassed", "subclassed-eager")]),
@@ -66,6 +67,17 @@ def test_spa_eng_reference_run():
     assert config.data.endswith("shared/data/spa-eng.{split}.tsv")
     assert (config.source_column, config.tokenizer, config.vocab_size) == (1, "subword", 8000)
     assert config.time_budget == 45.0 and config.label_smoothing == 0.1
+    configs = {c.name: c.resolve(preset.defaults) for c in preset.configurations}
+    # The token-batch variants differ from their model's configuration only in the batching
+    # and the step size.
+    for model, recipe in (("bahdanau", {"learning_rate": 2e-3}),
+                          ("transformer", {"warmup_steps": 1000})):
+        variant = dataclasses.replace(configs[f"{model}-tokens"], batch_tokens=None, **{
+            key: getattr(configs[model], key) for key in recipe})
+        assert variant == configs[model]
+        assert configs[f"{model}-tokens"].batch_tokens == 4096
+        for key, value in recipe.items():
+            assert getattr(configs[f"{model}-tokens"], key) == value
 
 
 def test_resolution_order():
