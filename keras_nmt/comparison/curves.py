@@ -34,7 +34,7 @@ def plot_curves(curves, key, path, ylabel, title=None, time_unit="s"):
     }
     if not series:
         return None
-    fig = Figure(figsize=(7.0, 4.5), layout="constrained")
+    fig = Figure(figsize=(8.5, 4.5), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     for name, (seconds, values) in series.items():
@@ -42,7 +42,8 @@ def plot_curves(curves, key, path, ylabel, title=None, time_unit="s"):
     ax.set_xlabel(f"wall time ({time_unit}, training + validation)")
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    # Beside the axes: inside, the legend of a many-line comparison hides the last points.
+    fig.legend(loc="outside right upper", fontsize=8)
     if title:
         ax.set_title(title)
     path = Path(path)

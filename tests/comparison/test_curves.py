@@ -13,6 +13,11 @@ def test_plot_curves_writes_one_line_per_configuration(tmp_path):
     fig = plot_curves(curves, "val_loss", tmp_path / "loss.png", "validation loss")
     assert len(fig.axes[0].lines) == 2
     assert imread(tmp_path / "loss.png").shape[2] == 4
+    # The legend names the lines and sits right of the axes, hiding none of their points.
+    (legend,) = fig.legends
+    assert [text.get_text() for text in legend.get_texts()] == ["a", "b"]
+    renderer = fig.canvas.get_renderer()
+    assert legend.get_window_extent(renderer).x0 >= fig.axes[0].get_window_extent(renderer).x1
     assert plot_curves(curves, "val_bleu", tmp_path / "bleu.png", "BLEU") is None
     assert not (tmp_path / "bleu.png").exists()
 
