@@ -36,8 +36,8 @@ SPA_ENG_DATA = str(
     .resolve()
 )
 # Padded source + target tokens per batch of the spa-eng `*-tokens` configurations: the
-# `--batch-tokens` of issue 17's benchmark (1.68x Bahdanau's, 1.27x the Transformer's tokens/s
-# of batches of 64 there, AMD EPYC with AVX2).
+# `--batch-tokens` of issue 17's benchmark (1.6x Bahdanau's, 1.2x the Transformer's tokens/s of
+# batches of 64 there: docs/results/benchmark-train*.md, AMD EPYC with AVX2).
 SPA_ENG_BATCH_TOKENS = 4096
 # GNMT length penalty alpha of the `decoding` preset (Wu et al. 2016 found 0.6-0.7 best, §7).
 DECODING_LENGTH_PENALTY = 0.6
