@@ -95,12 +95,12 @@ def test_token_batches_train_and_validate_on_the_usual_batches(tmp_path):
 @pytest.mark.parametrize("api", ["functional", "subclassed"])
 def test_lstm_twin_learns_the_dates(tmp_path, api):
     config = TrainConfig(
-        api=api, epochs=8, train_size=8000, valid_size=200, units=128, embedding_dim=32,
-        batch_size=64, learning_rate=3e-3, verbose=0, validation_sentences=200, samples=0,
+        api=api, epochs=6, train_size=8000, valid_size=200, units=128, embedding_dim=32,
+        batch_size=64, learning_rate=5e-3, verbose=0, validation_sentences=200, samples=0,
         output=str(tmp_path / api),
     )
     result = train(config, print_fn=lambda *_: None)
-    # Chance of an exact 10-character ISO date is nil; seen: 84% (functional), 91% (subclassed).
+    # Chance of an exact 10-character ISO date is nil; seen: 98% (functional), 83% (subclassed).
     assert result.scores["exact_match"] > 0.6, result.scores
     assert result.history["val_accuracy"][-1] > 0.95
 
