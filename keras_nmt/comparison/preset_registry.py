@@ -218,6 +218,13 @@ def spa_eng_preset():
                 for model, recipe in (("bahdanau", {"learning_rate": 2e-3}),
                                       ("transformer", {"warmup_steps": 1000}))
             ),
+            # 4,000 warm-up steps are about half of the ~7,100 batches of 64 this budget buys on
+            # a 2-core AVX2 CPU: half the warm-up (peak rate x1.4) to measure whether that is
+            # what holds the Transformer back (issue 20).
+            Configuration(
+                "transformer-warmup", {"model": "transformer", "warmup_steps": 2000},
+                reference_configuration("spa-eng", "transformer"),
+                "the transformer configuration, warmup_steps 2000"),
         ),
         decodings=(GREEDY, DecodingOptions(beam_size=5)),
         defaults={

@@ -22,7 +22,7 @@ def test_every_preset_is_registered():
         ("teacher-forcing", ["teacher-forcing", "linear", "exponential", "inverse-sigmoid"]),
         ("decoding", ["luong"]),
         ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "luong-concat",
-                     "bahdanau-tokens", "transformer-tokens"]),
+                     "bahdanau-tokens", "transformer-tokens", "transformer-warmup"]),
         ("tiny", ["lstm", "luong"]),
         ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
                  for kind in ("functional", "subclassed", "subclassed-eager")]),
@@ -78,6 +78,10 @@ def test_spa_eng_reference_run():
         assert configs[f"{model}-tokens"].batch_tokens == 4096
         for key, value in recipe.items():
             assert getattr(configs[f"{model}-tokens"], key) == value
+    warmup = configs["transformer-warmup"]
+    assert warmup.warmup_steps == 2000
+    assert dataclasses.replace(warmup, warmup_steps=configs["transformer"].warmup_steps) == \
+        configs["transformer"]
 
 
 def test_resolution_order():
