@@ -22,7 +22,8 @@ def test_every_preset_is_registered():
         ("teacher-forcing", ["teacher-forcing", "linear", "exponential", "inverse-sigmoid"]),
         ("decoding", ["luong"]),
         ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "luong-concat",
-                     "bahdanau-tokens", "transformer-tokens", "transformer-warmup"]),
+                     "bahdanau-tokens", "transformer-tokens", "transformer-warmup",
+                     "bahdanau-nodropout"]),
         ("tiny", ["lstm", "luong"]),
         ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
                  for kind in ("functional", "subclassed", "subclassed-eager")]),
@@ -78,10 +79,12 @@ def test_spa_eng_reference_run():
         assert configs[f"{model}-tokens"].batch_tokens == 4096
         for key, value in recipe.items():
             assert getattr(configs[f"{model}-tokens"], key) == value
-    warmup = configs["transformer-warmup"]
-    assert warmup.warmup_steps == 2000
-    assert dataclasses.replace(warmup, warmup_steps=configs["transformer"].warmup_steps) == \
-        configs["transformer"]
+    # The other variants change one field of their model's configuration.
+    for name, model, key, value in (("transformer-warmup", "transformer", "warmup_steps", 2000),
+                                    ("bahdanau-nodropout", "bahdanau", "dropout", 0.0)):
+        assert getattr(configs[name], key) == value != getattr(configs[model], key)
+        assert dataclasses.replace(configs[name], **{key: getattr(configs[model], key)}) == \
+            configs[model]
 
 
 def test_resolution_order():
