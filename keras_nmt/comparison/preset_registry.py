@@ -232,6 +232,11 @@ def spa_eng_preset():
                 "bahdanau-nodropout", {"model": "bahdanau", "dropout": 0.0},
                 reference_configuration("spa-eng", "bahdanau"),
                 "the bahdanau configuration, dropout 0"),
+            Configuration(
+                "luong-concat-nodropout",
+                {"model": "luong", "attention_score": "concat", "dropout": 0.0},
+                reference_configuration("spa-eng", "luong"),
+                "the luong-concat configuration, dropout 0"),
         ),
         decodings=(GREEDY, DecodingOptions(beam_size=5)),
         defaults={
