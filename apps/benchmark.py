@@ -12,7 +12,8 @@ Sections (run all, or some with --only; repeatable or comma-separated):
                keras_nmt.models.presets (recurrent: embedding 256, units 512, one layer;
                Transformer: d_model 256, 3+3 layers, 4 heads, ff 1024),
                --train-batches fixed real batches of --batch-size pairs from the spa-eng train
-               split with subword vocabularies of --vocab-size on both sides; for every
+               split (shuffled with --seed: the file is sorted by length) with subword
+               vocabularies of --vocab-size on both sides; for every
                --precisions x --jit-compile; --eager adds run_eagerly for the subclassed twins.
                MFU = model FLOPs per target token (keras_nmt.benchmarks.flops: 2*m*n*k per
                matmul, training = 3 x forward, real tokens only) x tokens/s / the peak matmul
@@ -123,8 +124,9 @@ def build_parser():
                         help="subword vocabulary size of both sides (pipeline: also the word "
                         "vocabulary limit) (default: %(default)s)")
     parser.add_argument("--vocab-pairs", type=positive_int, default=None,
-                        help="train/decode/export: build the subword vocabularies on the first N "
-                        "training pairs only (default: all; building is never timed)")
+                        help="train/decode/export: build the subword vocabularies on N training "
+                        "pairs only, drawn at random with --seed (default: all; building is "
+                        "never timed)")
     # pipeline
     parser.add_argument("--tokenizers", default=",".join(TOKENIZER_KINDS), type=_comma_list(),
                         help="pipeline: comma-separated tokenizer kinds to measure "

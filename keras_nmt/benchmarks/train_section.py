@@ -19,7 +19,8 @@ def _set_precision(precision):
 
 
 def _train_batches(args, train, source_tokenizer, target_tokenizer):
-    # Batches drawn from a shuffled, bucketed epoch of the first pairs: real length mixtures.
+    # Batches drawn from a shuffled, bucketed epoch of the first pairs of the (shuffled) split:
+    # real length mixtures.
     count = 2 if args.quick else args.train_batches
     pool = train[: max(args.batch_size * count * 50, 1)]
     dataset = make_dataset(
