@@ -232,6 +232,7 @@ def spa_eng_preset():
                 "bahdanau-nodropout", {"model": "bahdanau", "dropout": 0.0},
                 reference_configuration("spa-eng", "bahdanau"),
                 "the bahdanau configuration, dropout 0"),
+            # The same for `luong-concat`: 31.4 validation BLEU after epoch 2, where it had 22.9.
             Configuration(
                 "luong-concat-nodropout",
                 {"model": "luong", "attention_score": "concat", "dropout": 0.0},
