@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from keras_nmt.plots import plot_attention_grid
 
 
-def plot_curves(curves, key, path, ylabel, title=None, time_unit="s"):
+def plot_curves(curves, key, path, ylabel, title=None, time_unit="s", budget=None):
     """One line per configuration: ``key`` (e.g. ``val_loss``) against cumulative wall time.
 
     Args:
@@ -23,6 +23,9 @@ def plot_curves(curves, key, path, ylabel, title=None, time_unit="s"):
         ylabel: the y axis label.
         title: optional title.
         time_unit: the unit of the times, for the axis label (``"s"``, ``"min"``).
+        budget: optional wall-time budget in ``time_unit``, drawn as a dashed vertical line
+            (training stops after the epoch that crosses it: the points past it show by how
+            much each configuration overran).
 
     Returns:
         The figure, or ``None`` when no configuration has a point to draw (nothing is written).
@@ -39,6 +42,8 @@ def plot_curves(curves, key, path, ylabel, title=None, time_unit="s"):
     ax = fig.add_subplot()
     for name, (seconds, values) in series.items():
         ax.plot(seconds, values, marker="o", markersize=3, label=name)
+    if budget is not None:
+        ax.axvline(budget, color="gray", linestyle="--", linewidth=1, label="budget")
     ax.set_xlabel(f"wall time ({time_unit}, training + validation)")
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)

@@ -144,8 +144,14 @@ def record_table(record):
 
 
 def plot_record(record, path):
-    """Validation BLEU (greedy) against wall-clock minutes, one line per configuration."""
+    """Validation BLEU (greedy) against wall-clock minutes, one line per configuration.
+
+    The configurations' time budget is drawn too when they all ran under the same one.
+    """
+    entries = record["configurations"].values()
     curves = {name: {"seconds": entry["curve"]["minutes"], "val_bleu": entry["curve"]["val_bleu"]}
               for name, entry in record["configurations"].items()}
+    budgets = {entry["config"].get("time_budget") for entry in entries} - {None}
     return plot_curves(curves, "val_bleu", path, "validation BLEU (greedy)",
-                       title=f"{record['preset']}: validation BLEU", time_unit="min")
+                       title=f"{record['preset']}: validation BLEU", time_unit="min",
+                       budget=budgets.pop() if len(budgets) == 1 else None)

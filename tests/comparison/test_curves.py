@@ -20,6 +20,12 @@ def test_plot_curves_writes_one_line_per_configuration(tmp_path):
     assert legend.get_window_extent(renderer).x0 >= fig.axes[0].get_window_extent(renderer).x1
     assert plot_curves(curves, "val_bleu", tmp_path / "bleu.png", "BLEU") is None
     assert not (tmp_path / "bleu.png").exists()
+    # A budget is one more, dashed, vertical line.
+    fig = plot_curves(curves, "val_loss", tmp_path / "loss.png", "validation loss", budget=2.5)
+    budget = fig.axes[0].lines[-1]
+    assert (list(budget.get_xdata()), budget.get_linestyle()) == ([2.5, 2.5], "--")
+    assert [text.get_text() for text in fig.legends[0].get_texts()] == ["a", "b", "budget"]
+    assert not (tmp_path / "bleu.png").exists()
 
 
 def test_plot_attention_comparison_one_panel_per_model(tmp_path):

@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from keras_nmt.comparison.results_record import (
+    plot_record,
     read_record,
     record_entry,
     record_table,
@@ -89,3 +90,18 @@ def test_readme_shows_the_committed_record():
     readme = (repository / "README.md").read_text()
     assert table in readme
     assert "docs/results/spa-eng.png" in readme and path.with_suffix(".png").exists()
+
+
+@pytest.mark.parametrize("budgets, drawn", [((45.0, 45.0), 45.0), ((45.0, 30.0), None)])
+def test_plot_shows_the_shared_budget(tmp_path, budgets, drawn):
+    configurations = {}
+    for name, budget in zip(("a", "b"), budgets, strict=True):
+        run = _run_record(30.0, 31.5)
+        run["config"]["time_budget"] = budget
+        configurations[name] = record_entry(run, name)
+    fig = plot_record({"preset": "spa-eng", "configurations": configurations},
+                      tmp_path / "p.png")
+    lines = fig.axes[0].lines
+    assert len(lines) == (3 if drawn else 2)
+    if drawn:
+        assert list(lines[-1].get_xdata()) == [drawn, drawn]
