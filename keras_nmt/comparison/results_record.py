@@ -148,10 +148,10 @@ def plot_record(record, path):
 
     The configurations' time budget is drawn too when they all ran under the same one.
     """
-    entries = record["configurations"].values()
+    entries = record["configurations"]
     curves = {name: {"seconds": entry["curve"]["minutes"], "val_bleu": entry["curve"]["val_bleu"]}
-              for name, entry in record["configurations"].items()}
-    budgets = {entry["config"].get("time_budget") for entry in entries} - {None}
+              for name, entry in entries.items()}
+    budgets = {entry["config"].get("time_budget") for entry in entries.values()} - {None}
     return plot_curves(curves, "val_bleu", path, "validation BLEU (greedy)",
                        title=f"{record['preset']}: validation BLEU", time_unit="min",
                        budget=budgets.pop() if len(budgets) == 1 else None)

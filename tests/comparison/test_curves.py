@@ -25,7 +25,6 @@ def test_plot_curves_writes_one_line_per_configuration(tmp_path):
     budget = fig.axes[0].lines[-1]
     assert (list(budget.get_xdata()), budget.get_linestyle()) == ([2.5, 2.5], "--")
     assert [text.get_text() for text in fig.legends[0].get_texts()] == ["a", "b", "budget"]
-    assert not (tmp_path / "bleu.png").exists()
 
 
 def test_plot_attention_comparison_one_panel_per_model(tmp_path):
