@@ -108,17 +108,36 @@ def _number(value, digits=1):
     return MISSING if value is None else f"{value:,.{digits}f}"
 
 
+def _shared_budget(entries):
+    """The time budget (minutes) every entry that had one ran under, or ``None``."""
+    budgets = {entry["config"].get("time_budget") for entry in entries.values()} - {None}
+    return budgets.pop() if len(budgets) == 1 else None
+
+
+def _within_budget(curve, budget):
+    """``"BLEU (epochs)"`` of the last epoch that ended within ``budget`` minutes."""
+    inside = [bleu for minutes, bleu in zip(curve["minutes"], curve["val_bleu"], strict=True)
+              if minutes <= budget]
+    return f"{inside[-1]:.1f} ({len(inside)})" if inside else MISSING
+
+
 def record_table(record):
     """The record as a Markdown table, one row per configuration, then the machines.
 
-    Columns: configuration, parameters, precision, epochs, minutes, target tokens/s, then BLEU,
-    chrF and sentences/s of each decoding ("greedy", "beam 5", ... in the order recorded).
+    Columns: configuration, parameters, precision, epochs, minutes, target tokens/s, then, when
+    the configurations share a time budget, the validation BLEU of the last epoch that ended
+    within it (training stops after the epoch that crosses the budget, so the last epoch may
+    end past it) with that epoch's number, then BLEU, chrF and sentences/s of each decoding
+    ("greedy", "beam 5", ... in the order recorded).
     """
     entries = record["configurations"]
+    budget = _shared_budget(entries)
     decodings = list(dict.fromkeys(name for entry in entries.values()
                                    for name in entry["decodings"]))
     machines = list(dict.fromkeys(machine_summary(entry["machine"]) for entry in entries.values()))
+    budget_titles = [] if budget is None else [f"val BLEU at {budget:g} min (epochs)"]
     titles = ["configuration", "parameters", "precision", "epochs", "minutes", "target tokens/s",
+              *budget_titles,
               *(f"{metric} {name}" for name in decodings for metric in ("BLEU", "chrF")),
               *(f"sentences/s {name}" for name in decodings), "machine"]
     rows = []
@@ -131,13 +150,15 @@ def record_table(record):
             str(entry["epochs"]),
             _number(entry["minutes"]),
             _number(entry["target_tokens_per_second"], 0),
+            *([] if budget is None else [_within_budget(entry["curve"], budget)]),
             *(_number(score.get(metric)) for score in scores for metric in ("bleu", "chrf")),
             *(_number(score.get("sentences_per_second"), 0) for score in scores),
             f"M{machines.index(machine_summary(entry['machine'])) + 1}",
         ])
     signatures = sorted({score["bleu_signature"] for entry in entries.values()
                          for score in entry["decodings"].values()})
-    lines = [markdown.table(titles, rows, align="lllrrr" + "r" * (3 * len(decodings)) + "l"), ""]
+    align = "lllrrr" + "r" * (len(budget_titles) + 3 * len(decodings)) + "l"
+    lines = [markdown.table(titles, rows, align=align), ""]
     lines += [f"- M{index + 1}: {machine}" for index, machine in enumerate(machines)]
     lines += [f"- BLEU signature: `{signature}`" for signature in signatures]
     return "\n".join(lines)
@@ -151,7 +172,6 @@ def plot_record(record, path):
     entries = record["configurations"]
     curves = {name: {"seconds": entry["curve"]["minutes"], "val_bleu": entry["curve"]["val_bleu"]}
               for name, entry in entries.items()}
-    budgets = {entry["config"].get("time_budget") for entry in entries.values()} - {None}
     return plot_curves(curves, "val_bleu", path, "validation BLEU (greedy)",
                        title=f"{record['preset']}: validation BLEU", time_unit="min",
-                       budget=budgets.pop() if len(budgets) == 1 else None)
+                       budget=_shared_budget(entries))

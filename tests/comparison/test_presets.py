@@ -23,7 +23,8 @@ def test_every_preset_is_registered():
         ("decoding", ["luong"]),
         ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "luong-concat",
                      "bahdanau-tokens", "transformer-tokens", "transformer-warmup",
-                     "bahdanau-nodropout", "lstm-nodropout", "luong-concat-nodropout"]),
+                     "bahdanau-nodropout", "lstm-nodropout", "luong-concat-nodropout",
+                     "transformer-nodropout"]),
         ("tiny", ["lstm", "luong"]),
         ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
                  for kind in ("functional", "subclassed", "subclassed-eager")]),
@@ -83,7 +84,8 @@ def test_spa_eng_reference_run():
     for name, model, key, value in (("transformer-warmup", "transformer", "warmup_steps", 2000),
                                     ("bahdanau-nodropout", "bahdanau", "dropout", 0.0),
                                     ("lstm-nodropout", "lstm", "dropout", 0.0),
-                                    ("luong-concat-nodropout", "luong-concat", "dropout", 0.0)):
+                                    ("luong-concat-nodropout", "luong-concat", "dropout", 0.0),
+                                    ("transformer-nodropout", "transformer", "dropout", 0.0)):
         assert getattr(configs[name], key) == value != getattr(configs[model], key)
         assert dataclasses.replace(configs[name], **{key: getattr(configs[model], key)}) == \
             configs[model]

@@ -105,3 +105,22 @@ def test_plot_shows_the_shared_budget(tmp_path, budgets, drawn):
     assert len(lines) == (3 if drawn else 2)
     if drawn:
         assert list(lines[-1].get_xdata()) == [drawn, drawn]
+
+
+def test_table_shows_the_bleu_reached_within_the_budget():
+    """The last epoch may end past the budget: the table also shows where the run stood at it."""
+    configurations = {}
+    for name, budget, seconds in (("a", 45.0, [1395.0, 2790.0]), ("b", None, [1200.0, 2400.0]),
+                                  ("c", 45.0, [2790.0, 5580.0])):
+        run = _run_record(30.0, 31.5)
+        run["config"]["time_budget"] = budget
+        run["curve"]["seconds"] = seconds
+        configurations[name] = record_entry(run, name)
+    lines = record_table({"preset": "spa-eng", "configurations": configurations}).splitlines()
+    assert lines[0].startswith("| configuration | parameters | precision | epochs | minutes | "
+                               "target tokens/s | val BLEU at 45 min (epochs) | BLEU greedy |")
+    # a: epoch 2 ended at 46.5 min; b: no budget of its own, measured against the shared one;
+    # c: no epoch ended within 45 minutes.
+    assert [line.split(" | ")[6] for line in lines[2:5]] == ["10.0 (1)", "30.1 (2)", "n/a"]
+    configurations["b"]["config"]["time_budget"] = 30.0  # no shared budget: no column
+    assert "val BLEU" not in record_table({"preset": "spa-eng", "configurations": configurations})
