@@ -131,13 +131,13 @@ def record_table(record):
     ("greedy", "beam 5", ... in the order recorded).
     """
     entries = record["configurations"]
-    budget = _shared_budget(entries)
+    # The budget column only for a shared budget: one value or none.
+    budgets = [budget for budget in [_shared_budget(entries)] if budget is not None]
     decodings = list(dict.fromkeys(name for entry in entries.values()
                                    for name in entry["decodings"]))
     machines = list(dict.fromkeys(machine_summary(entry["machine"]) for entry in entries.values()))
-    budget_titles = [] if budget is None else [f"val BLEU at {budget:g} min (epochs)"]
     titles = ["configuration", "parameters", "precision", "epochs", "minutes", "target tokens/s",
-              *budget_titles,
+              *(f"val BLEU at {budget:g} min (epochs)" for budget in budgets),
               *(f"{metric} {name}" for name in decodings for metric in ("BLEU", "chrF")),
               *(f"sentences/s {name}" for name in decodings), "machine"]
     rows = []
@@ -150,15 +150,14 @@ def record_table(record):
             str(entry["epochs"]),
             _number(entry["minutes"]),
             _number(entry["target_tokens_per_second"], 0),
-            *([] if budget is None else [_within_budget(entry["curve"], budget)]),
+            *(_within_budget(entry["curve"], budget) for budget in budgets),
             *(_number(score.get(metric)) for score in scores for metric in ("bleu", "chrf")),
             *(_number(score.get("sentences_per_second"), 0) for score in scores),
             f"M{machines.index(machine_summary(entry['machine'])) + 1}",
         ])
     signatures = sorted({score["bleu_signature"] for entry in entries.values()
                          for score in entry["decodings"].values()})
-    align = "lllrrr" + "r" * (len(budget_titles) + 3 * len(decodings)) + "l"
-    lines = [markdown.table(titles, rows, align=align), ""]
+    lines = [markdown.table(titles, rows, align="lll" + "r" * (len(titles) - 4) + "l"), ""]
     lines += [f"- M{index + 1}: {machine}" for index, machine in enumerate(machines)]
     lines += [f"- BLEU signature: `{signature}`" for signature in signatures]
     return "\n".join(lines)
