@@ -59,7 +59,8 @@ def build_parser():
     parser.add_argument("--list", action="store_true",
                         help="list the presets and their configurations, then exit")
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
-                        help="run only this configuration (repeatable; default: all)")
+                        help="run only this configuration or variant (repeatable; default: "
+                        "all configurations of the preset, no variants)")
     parser.add_argument("--output-dir", default=None,
                         help="where results, plots and runs/NAME go (default: runs/compare-PRESET)")
     parser.add_argument("--record", default=None, metavar="JSON",
@@ -158,6 +159,10 @@ def list_presets(print_fn=print):
         preset = get_preset(name)
         print_fn(f"{name}: {preset.description}")
         for configuration in preset.configurations:
+            print_fn(f"    {configuration.name:24s} {configuration.description}")
+        if preset.variants:
+            print_fn("    variants (trained only when named with --only):")
+        for configuration in preset.variants:
             print_fn(f"    {configuration.name:24s} {configuration.description}")
         if len(preset.decodings) > 1:
             print_fn(f"    decodings: {', '.join(d.name for d in preset.decodings)}")

@@ -17,7 +17,9 @@ class Preset:
     Attributes:
         name: the ``--preset`` value.
         description: one paragraph for ``--list`` and the results header.
-        configurations: the `Configuration`s, in table order.
+        configurations: the `Configuration`s a run of the preset trains, in table order.
+        variants: further `Configuration`s, trained only when named with ``--only`` (e.g. the
+            measured alternatives to a reference configuration, kept reproducible).
         decodings: the `DecodingOptions` every configuration is scored with.
         defaults: `TrainConfig` fields shared by all configurations (below each configuration's
             own defaults and the user's flags; e.g. the ``spa-eng`` data and its time budget).
@@ -38,9 +40,10 @@ class Preset:
     evaluation_split: str = "valid"
     load_pairs: Callable | None = None
     make_train_data: Callable | None = None
+    variants: tuple = ()
 
     def __post_init__(self):
-        names = [configuration.name for configuration in self.configurations]
+        names = self.names
         if len(set(names)) != len(names):
             raise ValueError(f"preset {self.name!r}: configuration names repeat: {names}")
         if self.evaluation_split not in ("valid", "test"):
@@ -49,18 +52,21 @@ class Preset:
 
     @property
     def names(self):
-        """The configuration names, in order."""
-        return [configuration.name for configuration in self.configurations]
+        """The configuration names, then the variant names, in order."""
+        return [configuration.name for configuration in (*self.configurations, *self.variants)]
 
     def select(self, only):
-        """This preset restricted to the configurations named in ``only`` (all when empty)."""
+        """This preset restricted to the configurations and variants named in ``only``.
+
+        With ``only`` empty: the configurations, without the variants.
+        """
         if not only:
-            return self
+            return dataclasses.replace(self, variants=())
         unknown = [name for name in only if name not in self.names]
         if unknown:
             raise ValueError(
                 f"preset {self.name!r} has no configuration {', '.join(map(repr, unknown))}; "
                 f"choose from {', '.join(self.names)}"
             )
-        kept = tuple(c for c in self.configurations if c.name in set(only))
-        return dataclasses.replace(self, configurations=kept)
+        kept = tuple(c for c in (*self.configurations, *self.variants) if c.name in set(only))
+        return dataclasses.replace(self, configurations=kept, variants=())

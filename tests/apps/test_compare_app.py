@@ -114,6 +114,9 @@ def test_list_and_bad_names(capsys):
     assert compare_app.main(["--list"]) == 0
     listed = capsys.readouterr().out
     assert "attention:" in listed and "luong-concat" in listed and "beam 8, alpha 0.6" in listed
+    spa_eng = listed[listed.index("spa-eng:"):listed.index("tiny:")]
+    assert spa_eng.index("    transformer ") < spa_eng.index("variants (trained only when named") \
+        < spa_eng.index("    transformer-dropout ")
     with pytest.raises(SystemExit):
         compare_app.main(["--preset", "attention", "--only", "gru"])
     assert "choose from lstm" in capsys.readouterr().err

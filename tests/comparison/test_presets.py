@@ -21,10 +21,10 @@ def test_every_preset_is_registered():
         ("granularity", ["char", "word", "subword"]),
         ("teacher-forcing", ["teacher-forcing", "linear", "exponential", "inverse-sigmoid"]),
         ("decoding", ["luong"]),
-        ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "luong-concat",
-                     "bahdanau-tokens", "transformer-tokens", "transformer-warmup",
-                     "bahdanau-nodropout", "lstm-nodropout", "luong-concat-nodropout",
-                     "transformer-nodropout"]),
+        ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "lstm-dropout",
+                     "luong-dropout", "luong-general-dropout", "bahdanau-dropout",
+                     "bahdanau-tokens", "transformer-dropout", "transformer-tokens",
+                     "transformer-warmup", "lstm-lr", "transformer-tied"]),
         ("tiny", ["lstm", "luong"]),
         ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
                  for kind in ("functional", "subclassed", "subclassed-eager")]),
@@ -69,26 +69,28 @@ def test_spa_eng_reference_run():
     assert config.data.endswith("shared/data/spa-eng.{split}.tsv")
     assert (config.source_column, config.tokenizer, config.vocab_size) == (1, "subword", 8000)
     assert config.time_budget == 45.0 and config.label_smoothing == 0.1
-    configs = {c.name: c.resolve(preset.defaults) for c in preset.configurations}
-    # The token-batch variants differ from their model's configuration only in the batching
-    # and the step size.
-    for model, recipe in (("bahdanau", {"learning_rate": 2e-3}),
-                          ("transformer", {"warmup_steps": 1000})):
-        variant = dataclasses.replace(configs[f"{model}-tokens"], batch_tokens=None, **{
-            key: getattr(configs[model], key) for key in recipe})
-        assert variant == configs[model]
-        assert configs[f"{model}-tokens"].batch_tokens == 4096
-        for key, value in recipe.items():
-            assert getattr(configs[f"{model}-tokens"], key) == value
-    # The other variants change one field of their model's configuration.
-    for name, model, key, value in (("transformer-warmup", "transformer", "warmup_steps", 2000),
-                                    ("bahdanau-nodropout", "bahdanau", "dropout", 0.0),
-                                    ("lstm-nodropout", "lstm", "dropout", 0.0),
-                                    ("luong-concat-nodropout", "luong-concat", "dropout", 0.0),
-                                    ("transformer-nodropout", "transformer", "dropout", 0.0)):
-        assert getattr(configs[name], key) == value != getattr(configs[model], key)
-        assert dataclasses.replace(configs[name], **{key: getattr(configs[model], key)}) == \
-            configs[model]
+    configs = {c.name: c.resolve(preset.defaults)
+               for c in (*preset.configurations, *preset.variants)}
+    assert [configs[model].dropout for model in ("lstm", "luong", "bahdanau", "transformer")] \
+        == [0.0] * 4
+    assert configs["luong"].attention_score == "concat"
+    # Each variant differs from its model's reference only in the fields it names.
+    for name, model, changes in (
+        ("lstm-dropout", "lstm", {"dropout": 0.2}),
+        ("luong-dropout", "luong", {"dropout": 0.2}),
+        ("luong-general-dropout", "luong", {"dropout": 0.2, "attention_score": "general"}),
+        ("bahdanau-dropout", "bahdanau", {"dropout": 0.2}),
+        ("bahdanau-tokens", "bahdanau",
+         {"dropout": 0.2, "batch_tokens": 4096, "learning_rate": 2e-3}),
+        ("transformer-dropout", "transformer", {"dropout": 0.1}),
+        ("transformer-tokens", "transformer",
+         {"dropout": 0.1, "batch_tokens": 4096, "warmup_steps": 1000}),
+        ("transformer-warmup", "transformer", {"dropout": 0.1, "warmup_steps": 2000}),
+        ("lstm-lr", "lstm", {"learning_rate": 3e-3}),
+        ("transformer-tied", "transformer", {"tied_output": True}),
+    ):
+        assert configs[name] == dataclasses.replace(configs[model], **changes), name
+        assert all(getattr(configs[model], key) != value for key, value in changes.items())
 
 
 def test_resolution_order():
@@ -106,6 +108,14 @@ def test_resolution_order():
 def test_select_and_errors():
     preset = get_preset("attention").select(["bahdanau", "lstm"])
     assert preset.names == ["lstm", "bahdanau"]  # preset order
+    # Variants run only when named.
+    spa_eng = get_preset("spa-eng")
+    assert spa_eng.select([]).names == ["lstm", "luong", "bahdanau", "transformer"]
+    selected = spa_eng.select(["transformer-warmup", "luong"])
+    assert [c.name for c in selected.configurations] == ["luong", "transformer-warmup"]
+    assert selected.variants == ()
+    with pytest.raises(ValueError, match="repeat"):
+        Preset("p", "", (Configuration("a"),), variants=(Configuration("a"),))
     with pytest.raises(ValueError, match="choose from lstm, luong-dot"):
         get_preset("attention").select(["gru"])
     with pytest.raises(ValueError, match="unknown comparison preset"):

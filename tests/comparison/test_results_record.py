@@ -1,8 +1,10 @@
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 
+from keras_nmt.comparison import get_preset
 from keras_nmt.comparison.results_record import (
     plot_record,
     read_record,
@@ -10,6 +12,7 @@ from keras_nmt.comparison.results_record import (
     record_table,
     update_record,
 )
+from keras_nmt.comparison.runner import RESUMABLE_FIELDS
 
 MACHINE = {"cpu_model": "AMD EPYC", "cpu_count": 2, "isa_flags": ["avx2", "fma"],
            "native_bf16": False, "gpus": []}
@@ -90,6 +93,22 @@ def test_readme_shows_the_committed_record():
     readme = (repository / "README.md").read_text()
     assert table in readme
     assert "docs/results/spa-eng.png" in readme and path.with_suffix(".png").exists()
+
+
+def test_record_rows_are_the_preset_configurations_of_their_names():
+    """Each committed row was trained with what `--only NAME` trains today, so it reproduces."""
+    path = Path(__file__).resolve().parents[2] / "docs" / "results" / "spa-eng.json"
+    preset = get_preset("spa-eng")
+    configurations = {c.name: c for c in (*preset.configurations, *preset.variants)}
+    # The corpus path is the machine's; the budget fields may change on resumption.
+    ignored = {"data", *RESUMABLE_FIELDS}
+    for name, entry in read_record(path, "spa-eng")["configurations"].items():
+        configuration = configurations[name]
+        wanted = dataclasses.asdict(configuration.resolve(preset.defaults))
+        assert {key: value for key, value in entry["config"].items() if key not in ignored} == {
+            key: value for key, value in wanted.items()
+            if key not in ignored and key in entry["config"]}, name
+        assert entry["description"] == configuration.description
 
 
 @pytest.mark.parametrize("budgets, drawn", [((45.0, 45.0), 45.0), ((45.0, 30.0), None)])
