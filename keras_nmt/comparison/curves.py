@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from keras_nmt.plots import plot_attention_grid
 
 
-def plot_curves(curves, key, path, ylabel, title=None, time_unit="s", budget=None):
+def plot_curves(curves, key, path, ylabel, title=None, time_unit="s", budget=None, styles=None):
     """One line per configuration: ``key`` (e.g. ``val_loss``) against cumulative wall time.
 
     Args:
@@ -26,6 +26,8 @@ def plot_curves(curves, key, path, ylabel, title=None, time_unit="s", budget=Non
         budget: optional wall-time budget in ``time_unit``, drawn as a dashed vertical line
             (training stops after the epoch that crosses it: the points past it show by how
             much each configuration overran).
+        styles: optional ``{name: keyword arguments of Axes.plot}`` (color, linestyle, ...)
+            replacing the default style of those lines.
 
     Returns:
         The figure, or ``None`` when no configuration has a point to draw (nothing is written).
@@ -41,7 +43,8 @@ def plot_curves(curves, key, path, ylabel, title=None, time_unit="s", budget=Non
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     for name, (seconds, values) in series.items():
-        ax.plot(seconds, values, marker="o", markersize=3, label=name)
+        style = {"marker": "o", "markersize": 3, **(styles or {}).get(name, {})}
+        ax.plot(seconds, values, label=name, **style)
     if budget is not None:
         ax.axvline(budget, color="gray", linestyle="--", linewidth=1, label="budget")
     ax.set_xlabel(f"wall time ({time_unit}, training + validation)")

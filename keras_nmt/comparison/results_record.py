@@ -31,6 +31,12 @@ from keras_nmt.hardware.machine import machine_summary
 
 # Run-specific fields of a `TrainConfig` that say nothing about the configuration.
 _RUN_FIELDS = ("output", "verbose", "samples", "backup_every")
+# Line colours by model (matplotlib's tab10 minus its grey, which the budget line uses) and the
+# dash patterns and markers of a model's variants (the budget line is the only "--").
+_MODEL_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown",
+                 "tab:pink", "tab:olive", "tab:cyan")
+_VARIANT_DASHES = (":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (6, 2)))
+_VARIANT_MARKERS = ("s", "^", "v", "D", "x")
 _DECODING_FIELDS = ("bleu", "chrf", "sentences_per_second", "bleu_signature", "chrf_signature")
 
 
@@ -163,14 +169,34 @@ def record_table(record):
     return "\n".join(lines)
 
 
+def _line_styles(entries):
+    """One colour per model; its reference (the entry named after the model) a thick solid line,
+    its variants thin, each with its own dash pattern and marker."""
+    models = list(dict.fromkeys(entry["model"] for entry in entries.values()))
+    variants_seen = {model: 0 for model in models}
+    styles = {}
+    for name, entry in entries.items():
+        style = {"color": _MODEL_COLORS[models.index(entry["model"]) % len(_MODEL_COLORS)]}
+        if name == entry["model"]:
+            style.update(linestyle="-", linewidth=2.4, marker="o")
+        else:
+            index = variants_seen[entry["model"]]
+            variants_seen[entry["model"]] += 1
+            style.update(linestyle=_VARIANT_DASHES[index % len(_VARIANT_DASHES)], linewidth=1.2,
+                         marker=_VARIANT_MARKERS[index % len(_VARIANT_MARKERS)])
+        styles[name] = style
+    return styles
+
+
 def plot_record(record, path):
     """Validation BLEU (greedy) against wall-clock minutes, one line per configuration.
 
-    The configurations' time budget is drawn too when they all ran under the same one.
+    Lines of one model share a colour: the reference solid and thick, the variants thin and
+    dashed. The configurations' time budget is drawn too when they all ran under the same one.
     """
     entries = record["configurations"]
     curves = {name: {"seconds": entry["curve"]["minutes"], "val_bleu": entry["curve"]["val_bleu"]}
               for name, entry in entries.items()}
     return plot_curves(curves, "val_bleu", path, "validation BLEU (greedy)",
                        title=f"{record['preset']}: validation BLEU", time_unit="min",
-                       budget=_shared_budget(entries))
+                       budget=_shared_budget(entries), styles=_line_styles(entries))

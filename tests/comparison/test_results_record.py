@@ -126,6 +126,24 @@ def test_plot_shows_the_shared_budget(tmp_path, budgets, drawn):
         assert list(lines[-1].get_xdata()) == [drawn, drawn]
 
 
+def test_plot_colours_lines_by_model_and_draws_references_solid(tmp_path):
+    configurations = {}
+    for name, model in (("luong", "luong"), ("luong-a", "luong"), ("luong-b", "luong"),
+                        ("lstm-a", "lstm")):
+        run = _run_record(30.0, 31.5)
+        run["rows"] = [{**row, "model": model} for row in run["rows"]]
+        configurations[name] = record_entry(run, name)
+    fig = plot_record({"preset": "spa-eng", "configurations": configurations},
+                      tmp_path / "p.png")
+    lines = dict(zip(configurations, fig.axes[0].lines, strict=False))
+    assert lines["luong"].get_color() == lines["luong-a"].get_color() \
+        == lines["luong-b"].get_color() != lines["lstm-a"].get_color()
+    assert lines["luong"].get_linestyle() == "-"
+    assert lines["luong"].get_linewidth() > lines["luong-a"].get_linewidth()
+    dashes = {lines[name].get_linestyle() for name in ("luong-a", "luong-b")}
+    assert len(dashes) == 2 and "-" not in dashes and "--" not in dashes  # "--": the budget
+
+
 def test_table_shows_the_bleu_reached_within_the_budget():
     """The last epoch may end past the budget: the table also shows where the run stood at it."""
     configurations = {}
