@@ -191,8 +191,9 @@ def _line_styles(entries):
 def plot_record(record, path):
     """Validation BLEU (greedy) against wall-clock minutes, one line per configuration.
 
-    Lines of one model share a colour: the reference solid and thick, the variants thin and
-    dashed. The configurations' time budget is drawn too when they all ran under the same one.
+    Lines of one model share a colour: the reference solid and thick, the variants thin, each
+    with its own dash pattern. The configurations' time budget is drawn too (grey, dashed) when
+    they all ran under the same one.
     """
     entries = record["configurations"]
     curves = {name: {"seconds": entry["curve"]["minutes"], "val_bleu": entry["curve"]["val_bleu"]}

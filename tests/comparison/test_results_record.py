@@ -135,7 +135,7 @@ def test_plot_colours_lines_by_model_and_draws_references_solid(tmp_path):
         configurations[name] = record_entry(run, name)
     fig = plot_record({"preset": "spa-eng", "configurations": configurations},
                       tmp_path / "p.png")
-    lines = dict(zip(configurations, fig.axes[0].lines, strict=False))
+    lines = dict(zip(configurations, fig.axes[0].lines, strict=True))  # no budget: no 5th line
     assert lines["luong"].get_color() == lines["luong-a"].get_color() \
         == lines["luong-b"].get_color() != lines["lstm-a"].get_color()
     assert lines["luong"].get_linestyle() == "-"
