@@ -76,7 +76,9 @@ def build_parser():
     budget.add_argument("--epochs", type=positive_int, default=None,
                         help="training epochs (without --minutes: no time limit)")
     budget.add_argument("--minutes", type=positive_float, default=None,
-                        help="wall-clock budget: stop after the epoch that crosses it")
+                        help="wall-clock budget: stop after the epoch that crosses it; the "
+                        "weights of the moment it runs out are scored too (the record's "
+                        "'at N min' column)")
 
     data = parser.add_argument_group("data (the preset's default when not given)")
     data.add_argument("--data", default=None,

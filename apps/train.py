@@ -152,7 +152,9 @@ def build_parser():
                        "(AVX512_BF16/AMX flags), else float32; the choice and why are printed "
                        "and kept for a resumed run (default: %(default)s)")
     train.add_argument("--time-budget", type=positive_float, default=None,
-                       help="stop after the epoch that crosses this many minutes")
+                       help="stop after the epoch that crosses this many minutes; the weights "
+                       "of the moment it runs out are kept in budget.weights.h5 (where: "
+                       "budget.json)")
     train.add_argument("--strategy", default=DEFAULTS.strategy,
                        choices=["default", "mirrored", "multi-worker"],
                        help="tf.distribute: one device, MirroredStrategy over this machine's GPUs "

@@ -13,7 +13,9 @@ One entry per configuration::
      `--precision auto` chose), "parameters", "epochs", "minutes" (training + validation),
      "target_tokens_per_second", "val_bleu" (last epoch), "decodings": {name: {"bleu", "chrf",
      "sentences_per_second", "bleu_signature", "chrf_signature"}}, "curve": {"minutes",
-     "val_bleu"}, "machine" (`keras_nmt.hardware.describe_machine`)}
+     "val_bleu"}, "machine" (`keras_nmt.hardware.describe_machine`), "at_budget" (where the
+     time budget ran out, in runs that recorded it: {"epochs" (fractional), "minutes",
+     "decodings": {name: {"bleu", "chrf"}}})}
 
 Example:
     >>> record = update_record("docs/results/spa-eng.json", "spa-eng", {"lstm": entry})
@@ -67,7 +69,20 @@ def record_entry(run_record, description):
         "curve": {"minutes": [round(seconds / 60, 2) for seconds in curve["seconds"]],
                   "val_bleu": curve["val_bleu"]},
         "machine": run_record["machine"],
+        **_at_budget(run_record.get("at_budget")),
     }
+
+
+def _at_budget(point):
+    """``{"at_budget": ...}`` for a run's budget point (`runner._scores_at_budget`), or ``{}``."""
+    if point is None:
+        return {}
+    return {"at_budget": {
+        "epochs": point["epochs"],
+        "minutes": round(point["seconds"] / 60, 1),
+        "decodings": {row["decoding"]: {"bleu": row["bleu"], "chrf": row["chrf"]}
+                      for row in point["rows"]},
+    }}
 
 
 def read_record(path, preset_name):
@@ -127,14 +142,28 @@ def _within_budget(curve, budget):
     return f"{inside[-1]:.1f} ({len(inside)})" if inside else MISSING
 
 
+def _bleu_at_budget(entry, decodings, budget):
+    """``"BLEU / BLEU (epochs)"`` of ``decodings`` for the weights at the budget: those kept
+    when it ran out, or the final ones of a run that ended within it."""
+    if "at_budget" in entry:
+        scores, epochs = entry["at_budget"]["decodings"], entry["at_budget"]["epochs"]
+    elif entry["minutes"] <= budget:
+        scores, epochs = entry["decodings"], entry["epochs"]
+    else:
+        return MISSING
+    bleu = " / ".join(_number(scores.get(name, {}).get("bleu")) for name in decodings)
+    return f"{bleu} ({round(epochs, 2):g})"
+
+
 def record_table(record):
     """The record as a Markdown table, one row per configuration, then the machines.
 
     Columns: configuration, parameters, precision, epochs, minutes, target tokens/s, then, when
     the configurations share a time budget, the validation BLEU of the last epoch that ended
     within it (training stops after the epoch that crosses the budget, so the last epoch may
-    end past it) with that epoch's number, then BLEU, chrF and sentences/s of each decoding
-    ("greedy", "beam 5", ... in the order recorded).
+    end past it) with that epoch's number and the BLEU of each decoding of the weights at the
+    budget (`_bleu_at_budget`) with the epochs trained then, then BLEU, chrF and sentences/s of
+    each decoding ("greedy", "beam 5", ... in the order recorded) after the last epoch.
     """
     entries = record["configurations"]
     # The budget column only for a shared budget: one value or none.
@@ -143,7 +172,9 @@ def record_table(record):
                                    for name in entry["decodings"]))
     machines = list(dict.fromkeys(machine_summary(entry["machine"]) for entry in entries.values()))
     titles = ["configuration", "parameters", "precision", "epochs", "minutes", "target tokens/s",
-              *(f"val BLEU at {budget:g} min (epochs)" for budget in budgets),
+              *(title for budget in budgets
+                for title in (f"val BLEU at {budget:g} min (epochs)",
+                              f"BLEU {' / '.join(decodings)} at {budget:g} min (epochs)")),
               *(f"{metric} {name}" for name in decodings for metric in ("BLEU", "chrF")),
               *(f"sentences/s {name}" for name in decodings), "machine"]
     rows = []
@@ -156,7 +187,9 @@ def record_table(record):
             str(entry["epochs"]),
             _number(entry["minutes"]),
             _number(entry["target_tokens_per_second"], 0),
-            *(_within_budget(entry["curve"], budget) for budget in budgets),
+            *(cell for budget in budgets
+              for cell in (_within_budget(entry["curve"], budget),
+                           _bleu_at_budget(entry, decodings, budget))),
             *(_number(score.get(metric)) for score in scores for metric in ("bleu", "chrf")),
             *(_number(score.get("sentences_per_second"), 0) for score in scores),
             f"M{machines.index(machine_summary(entry['machine'])) + 1}",

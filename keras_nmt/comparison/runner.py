@@ -18,7 +18,10 @@ Measured per configuration (see `keras_nmt.comparison.table.ROW_FIELDS`):
   split, or the test split for presets with ``evaluation_split="test"``), repeated sources
   merged into one with several references; exact match only for built-in data (where a
   reference is the single right answer); ``sentences_per_second`` over the evaluation sources
-  translated in batches of 64, after one warm-up batch so graph tracing is not counted.
+  translated in batches of 64, after one warm-up batch so graph tracing is not counted;
+- ``at_budget``: with a time budget, which stops training only after the epoch that crosses it,
+  the same decodings of the weights kept when the budget ran out (`TimeBudget`), and where
+  (fractional epochs): the strict reading of the budget.
 """
 
 import dataclasses
@@ -43,7 +46,7 @@ from keras_nmt.hardware.machine import describe_machine
 from keras_nmt.inference.run_directory import CONFIG_FILE, HISTORY_FILE
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
-from keras_nmt.training.run_folder import PRECISION_FILE
+from keras_nmt.training.run_folder import BUDGET_POINT_FILE, BUDGET_WEIGHTS_FILE, PRECISION_FILE
 from keras_nmt.training.trainer import load_pairs, train
 
 RUNS_DIR = "runs"
@@ -146,6 +149,19 @@ def _decode(translator, sources, references, decoding, batch_size, exact):
     return scores
 
 
+def _scores_at_budget(run, model, decode):
+    """Where the time budget ran out (``budget.json``: fractional epochs, seconds) with
+    ``decode()``'s rows for the weights kept there; ``None`` when it did not run out.
+
+    Loads those weights into ``model``: call it after the final weights were scored.
+    """
+    point = run / BUDGET_POINT_FILE
+    if not point.exists():
+        return None
+    model.load_weights(run / BUDGET_WEIGHTS_FILE)
+    return {**json.loads(point.read_text()), "rows": decode()}
+
+
 def _attention(translator, model, sources):
     """Greedy attention of the first sentences, JSON-ready; ``None`` without attention."""
     if not getattr(model, "has_attention", False) or not sources:
@@ -170,9 +186,9 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
 
     Returns:
         The record written to ``runs/<name>/comparison.json``: ``{"config", "rows", "curve",
-        "attention", "precision" (the dtype policy trained with), "machine" (`describe_machine`
-        of this process: the one that trained the last epochs, or that evaluated a run which had
-        finished training earlier)}``.
+        "attention", "at_budget" (`_scores_at_budget`), "precision" (the dtype policy trained
+        with), "machine" (`describe_machine` of this process: the one that trained the last
+        epochs, or that evaluated a run which had finished training earlier)}``.
     """
     run = Path(config.output)
     record_path = run / RECORD_FILE
@@ -215,24 +231,34 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
         "val_bleu": curve["val_bleu"][-1] if curve["val_bleu"] else None,
     }
     sources, references = group_references(pairs.evaluation(config))
-    rows = []
-    for decoding in preset.decodings:
-        print_fn(f"{configuration.name}: decoding {len(sources)} sentences, {decoding.name}")
-        scores = _decode(result.translator, sources, references, decoding, decode_batch_size,
-                         exact=_is_builtin(config.data))
-        rows.append({**base, "decoding": decoding.name, **scores})
+
+    translator = result.translator
+
+    def decode_all(weights=""):
+        rows = []
+        for decoding in preset.decodings:
+            print_fn(f"{configuration.name}: decoding {len(sources)} sentences, "
+                     f"{decoding.name}{weights}")
+            scores = _decode(translator, sources, references, decoding, decode_batch_size,
+                             exact=_is_builtin(config.data))
+            rows.append({"decoding": decoding.name, **scores})
+        return rows
+
+    rows = [{**base, **row} for row in decode_all()]
+    attention = _attention(translator, result.model, sources[:attention_sentences])
+    at_budget = _scores_at_budget(
+        run, result.model, lambda: decode_all(" (the weights at the time budget)")
+    )
     record = {
         "config": dataclasses.asdict(config),
         "rows": rows,
         "curve": curve,
-        "attention": _attention(result.translator, result.model, sources[:attention_sentences]),
+        "attention": attention,
+        "at_budget": at_budget,
         "precision": json.loads((run / PRECISION_FILE).read_text())["policy"],
         "machine": describe_machine(),
     }
     record_path.write_text(json.dumps(record) + "\n")
-    del result
-    keras.backend.clear_session()
-    gc.collect()
     return record
 
 
@@ -293,6 +319,9 @@ def run_comparison(preset, output_dir, user_options=None, print_fn=print, attent
             print_fn(f"{configuration.name}: FAILED\n{traceback.format_exc()}")
             rows += _failed_rows(configuration, preset, config, error)
             continue
+        finally:  # the next configuration starts without this one's model in memory
+            keras.backend.clear_session()
+            gc.collect()
         rows += run_record["rows"]
         curves[configuration.name] = run_record["curve"]
         if run_record["attention"]:

@@ -243,7 +243,8 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
             )
         )
     if config.time_budget is not None:
-        callbacks.append(TimeBudget(config.time_budget, run / TIME_SPENT_FILE))
+        callbacks.append(TimeBudget(config.time_budget, run / TIME_SPENT_FILE, snapshot_dir=run,
+                                    batches_per_epoch=batches_per_epoch))
     callbacks.extend(extra_callbacks)
 
     start = time.monotonic()

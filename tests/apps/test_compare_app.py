@@ -7,6 +7,11 @@ from matplotlib.image import imread
 from apps import compare as compare_app
 from keras_nmt.comparison import Configuration, Preset
 from keras_nmt.comparison import preset_registry as presets_module
+from keras_nmt.inference import RunDirectory
+from keras_nmt.metrics import group_references
+from keras_nmt.metrics.evaluation import score_all
+from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.training.trainer import load_pairs
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 COLUMNS = [
@@ -83,6 +88,27 @@ def test_tiny_preset_end_to_end(tmp_path, capsys):
     with pytest.raises(SystemExit):
         compare_app.main(["--preset", "attention", "--record", str(record_path)])
     assert "records preset 'tiny', not 'attention'" in capsys.readouterr().err
+
+
+def test_the_weights_where_the_budget_ran_out_are_scored_too(tmp_path):
+    # A budget of microseconds runs out after the first of 8 batches; training stops after
+    # that epoch, and the record holds both the final scores and those of the kept weights.
+    output, record_path = tmp_path / "compare", tmp_path / "tiny.json"
+    assert compare_app.main(["--preset", "tiny", "--only", "lstm", "--output-dir", str(output),
+                             "--epochs", "2", "--minutes", "1e-7", "--verbose", "0",
+                             "--record", str(record_path)]) == 0
+    run = output / "runs" / "lstm"
+    entry = json.loads(record_path.read_text())["configurations"]["lstm"]
+    assert entry["epochs"] == 1 and entry["at_budget"]["epochs"] == 1 / 8
+    valid_pairs = load_pairs(TrainConfig.from_json(run / "config.json"))[1]
+    sources, references = group_references(valid_pairs)
+    directory = RunDirectory.load(run)
+    directory.model.load_weights(run / "budget.weights.h5")
+    greedy = [result.text for result in directory.translator().translate_batch(sources)]
+    scores = score_all(greedy, references)
+    kept = entry["at_budget"]["decodings"]["greedy"]
+    assert (kept["bleu"], kept["chrf"]) == (scores["bleu"], scores["chrf"])
+    assert kept["chrf"] != entry["decodings"]["greedy"]["chrf"]  # not the final weights
 
 
 def test_failed_configuration_is_reported_and_the_others_run(tmp_path, monkeypatch, capsys):

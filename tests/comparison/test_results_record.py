@@ -148,16 +148,30 @@ def test_table_shows_the_bleu_reached_within_the_budget():
     """The last epoch may end past the budget: the table also shows where the run stood at it."""
     configurations = {}
     for name, budget, seconds in (("a", 45.0, [1395.0, 2790.0]), ("b", None, [1200.0, 2400.0]),
-                                  ("c", 45.0, [2790.0, 5580.0])):
+                                  ("c", 45.0, [2790.0, 5580.0]), ("d", 45.0, [1395.0, 2790.0])):
         run = _run_record(30.0, 31.5)
         run["config"]["time_budget"] = budget
         run["curve"]["seconds"] = seconds
+        run["rows"] = [{**row, "train_seconds": seconds[-1]} for row in run["rows"]]
+        if name == "d":  # a run that kept the weights where its budget ran out
+            run["at_budget"] = {"epochs": 1.9375, "seconds": 2700.2, "rows": [
+                {"decoding": "greedy", "bleu": 28.04, "chrf": 43.0},
+                {"decoding": "beam 5", "bleu": 29.5, "chrf": 44.0}]}
         configurations[name] = record_entry(run, name)
+    assert configurations["d"]["at_budget"] == {
+        "epochs": 1.9375, "minutes": 45.0,
+        "decodings": {"greedy": {"bleu": 28.04, "chrf": 43.0},
+                      "beam 5": {"bleu": 29.5, "chrf": 44.0}}}
+    assert "at_budget" not in configurations["a"]
     lines = record_table({"preset": "spa-eng", "configurations": configurations}).splitlines()
     assert lines[0].startswith("| configuration | parameters | precision | epochs | minutes | "
-                               "target tokens/s | val BLEU at 45 min (epochs) | BLEU greedy |")
-    # a: epoch 2 ended at 46.5 min; b: no budget of its own, measured against the shared one;
-    # c: no epoch ended within 45 minutes.
-    assert [line.split(" | ")[6] for line in lines[2:5]] == ["10.0 (1)", "30.1 (2)", "n/a"]
+                               "target tokens/s | val BLEU at 45 min (epochs) | "
+                               "BLEU greedy / beam 5 at 45 min (epochs) | BLEU greedy |")
+    # a: epoch 2 ended at 46.5 min, no weights kept at 45; b: no budget of its own, measured
+    # against the shared one, and ended within it; c: no epoch ended within 45 minutes; d: its
+    # weights at 45 minutes were scored.
+    assert [line.split(" | ")[6:8] for line in lines[2:6]] == [
+        ["10.0 (1)", "n/a"], ["30.1 (2)", "30.0 / 31.5 (2)"], ["n/a", "n/a"],
+        ["10.0 (1)", "28.0 / 29.5 (1.94)"]]
     configurations["b"]["config"]["time_budget"] = 30.0  # no shared budget: no column
-    assert "val BLEU" not in record_table({"preset": "spa-eng", "configurations": configurations})
+    assert "at 45 min" not in record_table({"preset": "spa-eng", "configurations": configurations})

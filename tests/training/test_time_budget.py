@@ -49,3 +49,65 @@ def test_without_a_clock_file_the_budget_is_the_process(monkeypatch):
     now[0] = 60.0
     budget.on_epoch_end(1)
     assert budget.model.stop_training
+
+
+class _SavingModel(_Model):
+    def __init__(self):
+        self.saved = []
+
+    def save_weights(self, path):
+        path.write_text("weights")
+        self.saved.append(path.name)
+
+
+def _snapshotting(tmp_path, monkeypatch, now, steps, batches_per_epoch=10):
+    monkeypatch.setattr(time_budget_module.time, "monotonic", lambda: now[0])
+    budget = TimeBudget(1.0, tmp_path / "time_spent.json", snapshot_dir=tmp_path,
+                        batches_per_epoch=batches_per_epoch)
+    budget.set_model(_SavingModel())
+    budget.set_params({"steps": steps})
+    budget.on_train_begin()
+    return budget
+
+
+def test_the_weights_at_the_budget_are_kept_once(tmp_path, monkeypatch):
+    now = [0.0]
+    budget = _snapshotting(tmp_path, monkeypatch, now, steps=10)
+    budget.on_epoch_begin(1)
+    now[0] = 59.0
+    budget.on_train_batch_end(2)
+    assert not (tmp_path / "budget.json").exists()
+    now[0] = 61.0
+    budget.on_train_batch_end(3)  # the budget runs out after 4 of epoch 1's 10 batches
+    assert json.loads((tmp_path / "budget.json").read_text()) == {"epochs": 1.4, "seconds": 61.0}
+    assert (tmp_path / "budget.weights.h5").read_text() == "weights"
+    assert budget.model.saved == [".budget.weights.h5"]  # then renamed: no half-written file
+    budget.on_train_batch_end(4)
+    budget.on_epoch_end(1)
+    assert budget.model.saved == [".budget.weights.h5"] and budget.model.stop_training
+
+    # A resumed run (a new process) does not take it again.
+    resumed = _snapshotting(tmp_path, monkeypatch, now, steps=10)
+    resumed.on_epoch_begin(2)
+    resumed.on_train_batch_end(0)
+    assert resumed.model.saved == []
+
+
+def test_a_resumed_epoch_counts_its_batches_from_the_epoch_start(tmp_path, monkeypatch):
+    now = [0.0]
+    budget = _snapshotting(tmp_path, monkeypatch, now, steps=6)  # resumed after 4 of 10
+    budget.on_epoch_begin(2)
+    now[0] = 70.0
+    budget.on_train_batch_end(0)
+    assert json.loads((tmp_path / "budget.json").read_text())["epochs"] == 2.5
+
+
+def test_a_budget_running_out_during_validation_keeps_the_epoch_end(tmp_path, monkeypatch):
+    now = [0.0]
+    budget = _snapshotting(tmp_path, monkeypatch, now, steps=10, batches_per_epoch=None)
+    budget.on_epoch_begin(0)
+    now[0] = 50.0
+    budget.on_train_batch_end(9)
+    now[0] = 65.0  # validation
+    budget.on_epoch_end(0)
+    assert json.loads((tmp_path / "budget.json").read_text())["epochs"] == 1

@@ -65,6 +65,26 @@ def test_killed_run_resumes_exactly(tmp_path):
     assert (tmp_path / "run" / "model.keras").exists()
 
 
+class WeightsAfterFirstBatch(keras.callbacks.Callback):
+    def on_train_batch_end(self, batch, logs=None):
+        if not hasattr(self, "weights"):
+            self.weights = self.model.get_weights()
+
+
+def test_the_weights_where_the_budget_ran_out_are_kept(tmp_path):
+    # A budget of a few microseconds runs out at the first batch's end: training stops after
+    # that epoch, and the snapshot holds the weights of that moment (1 of 8 batches).
+    first_batch = WeightsAfterFirstBatch()
+    config = TrainConfig(epochs=3, time_budget=1e-7, output=str(tmp_path / "run"), **TINY)
+    result = train(config, extra_callbacks=[first_batch], print_fn=lambda *_: None)
+    assert len(result.history["loss"]) == 1
+    point = json.loads((tmp_path / "run" / "budget.json").read_text())
+    assert point["epochs"] == 1 / 8 and point["seconds"] > 0
+    result.model.load_weights(tmp_path / "run" / "budget.weights.h5")
+    for kept, seen in zip(result.model.get_weights(), first_batch.weights, strict=True):
+        np.testing.assert_array_equal(kept, seen)
+
+
 class CountBatches(keras.callbacks.Callback):
     def on_train_begin(self, logs=None):
         self.batches = 0
