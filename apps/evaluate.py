@@ -7,6 +7,8 @@ several translations of one sentence) are merged into one sentence with several 
 Examples:
     python apps/evaluate.py runs/lstm-functional                       # built-in dates test split
     python apps/evaluate.py runs/spa-eng --data ../shared/data/spa-eng.test.tsv --beam-size 5
+    python apps/evaluate.py runs/spa-eng --weights runs/spa-eng/budget.weights.h5 \
+        --data ../shared/data/spa-eng.test.tsv --beam-size 5
     python apps/evaluate.py saved_models/spa-eng/1 --data ../shared/data/spa-eng.test.tsv
 """
 
@@ -45,6 +47,10 @@ def build_parser():
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("model", help="a run directory (apps/train.py) or a SavedModel directory")
+    parser.add_argument("--weights", default=None,
+                        help="a run directory only: score these weights (a .weights.h5 file, "
+                        "e.g. MODEL/budget.weights.h5, kept where a --time-budget ran out) in "
+                        "place of the trained ones")
     parser.add_argument("--data", default="dates",
                         help="test data: a built-in name (its test split), a TSV file "
                         "(.gz/.xz/.zip too) or SOURCE_FILE,TARGET_FILE (default: %(default)s)")
@@ -76,7 +82,7 @@ def main(argv=None):
     sources, references = group_references(corpus.pairs)
     if args.limit:
         sources, references = sources[: args.limit], references[: args.limit]
-    translator = open_translator(args.model)
+    translator = open_translator(args.model, weights=args.weights)
     options = decoding_options(args)
     progress = keras.utils.Progbar(len(sources), unit_name="sentence")
     # The first call traces and optimizes the graph: timed apart from the steady speed.

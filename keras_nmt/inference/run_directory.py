@@ -7,6 +7,8 @@ Layout of a run directory (see docs/architecture.md):
     tokenizers/       source/ and target/ (`keras_nmt.text.load_tokenizer`)
     history.json      one record per epoch
     backup/           `keras.callbacks.BackupAndRestore` state while training (resumption)
+    budget.weights.h5 with a time budget: the weights when it ran out (`budget.json`: where;
+                      `keras_nmt.training.TimeBudget`)
 """
 
 import dataclasses

@@ -2,9 +2,11 @@
 
 import json
 
+import numpy as np
 import pytest
 
 from apps import evaluate
+from keras_nmt.inference import RunDirectory
 from keras_nmt.metrics import corpus_bleu, corpus_cer, exact_match
 from tests.export.helpers import make_run_directory
 
@@ -41,3 +43,32 @@ def test_built_in_test_split_with_beam_search(run_dir):
     assert scores["sentences"] == 8 and scores["beam_size"] == 2
     assert 0.0 <= scores["exact_match"] <= 1.0
     assert (run_dir / "hypotheses.txt").read_text().count("\n") == 8
+
+
+def test_scores_other_weights_in_the_run_directory(run_dir, tmp_path, capsys):
+    # E.g. the weights a time budget kept: the run's model, these weights, these translations.
+    directory = RunDirectory.load(run_dir)
+    trained = directory.translator().translate_texts(["abc", "cab", "bca"])
+    rng = np.random.default_rng(0)
+    directory.model.set_weights([w + rng.normal(0.0, 0.5, w.shape).astype(w.dtype)
+                                 for w in directory.model.get_weights()])
+    weights = tmp_path / "other.weights.h5"
+    directory.model.save_weights(weights)
+    expected = directory.translator().translate_texts(["abc", "cab", "bca"])
+    assert expected != trained
+    test_file = tmp_path / "test.tsv"
+    test_file.write_text("x\tabc\nx\tcab\nx\tbca\n", encoding="utf-8")
+    hypotheses = tmp_path / "hypotheses.txt"
+    evaluate.main([str(run_dir), "--weights", str(weights), "--data", str(test_file),
+                   "--hypotheses", str(hypotheses)])
+    assert hypotheses.read_text(encoding="utf-8").splitlines() == expected
+
+    assert evaluate.main([str(run_dir), "--weights", str(tmp_path / "none.weights.h5"),
+                          "--data", str(test_file)]) == 1
+    assert "none.weights.h5 does not exist" in capsys.readouterr().err
+    saved_model = tmp_path / "saved" / "1"
+    saved_model.mkdir(parents=True)
+    (saved_model / "saved_model.pb").write_bytes(b"")
+    assert evaluate.main([str(saved_model), "--weights", str(weights),
+                          "--data", str(test_file)]) == 1
+    assert "is a SavedModel: its weights are fixed" in capsys.readouterr().err
