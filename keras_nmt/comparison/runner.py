@@ -231,7 +231,6 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
         "val_bleu": curve["val_bleu"][-1] if curve["val_bleu"] else None,
     }
     sources, references = group_references(pairs.evaluation(config))
-
     translator = result.translator
 
     def decode_all(weights=""):
