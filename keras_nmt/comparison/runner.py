@@ -46,7 +46,8 @@ from keras_nmt.hardware.machine import describe_machine
 from keras_nmt.inference.run_directory import CONFIG_FILE, HISTORY_FILE
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
-from keras_nmt.training.run_folder import BUDGET_POINT_FILE, BUDGET_WEIGHTS_FILE, PRECISION_FILE
+from keras_nmt.training.run_folder import PRECISION_FILE
+from keras_nmt.training.time_budget import BUDGET_POINT_FILE, BUDGET_WEIGHTS_FILE
 from keras_nmt.training.trainer import load_pairs, train
 
 RUNS_DIR = "runs"

@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 from keras_nmt.training.precision import PrecisionChoice, resolve_precision
+from keras_nmt.training.time_budget import BUDGET_POINT_FILE, BUDGET_WEIGHTS_FILE
 
 # Options that change what is logged or when, never the trained weights: they may differ.
 # (`epochs` may grow: epoch e is the same whatever the total, so a longer run continues.)
@@ -28,10 +29,6 @@ FINISHED_FILE = "finished.json"
 PRECISION_FILE = "precision.json"
 # The seconds a `--time-budget` run has trained, over all its processes (`TimeBudget`).
 TIME_SPENT_FILE = "time_spent.json"
-# The weights at the moment the budget ran out (mid-epoch, usually) and that moment, in epochs
-# and seconds: the strict reading of a budget that stops training only at an epoch's end.
-BUDGET_WEIGHTS_FILE = "budget.weights.h5"
-BUDGET_POINT_FILE = "budget.json"
 # Everything `train` writes into a run folder (what `--fresh` deletes; nothing else is touched).
 RUN_FILES = (
     "config.json", "model.keras", "history.json", "hypotheses.txt", FINISHED_FILE, PRECISION_FILE,

@@ -7,7 +7,11 @@ from pathlib import Path
 
 import keras
 
-from keras_nmt.training.run_folder import BUDGET_POINT_FILE, BUDGET_WEIGHTS_FILE
+# The weights at the moment the budget ran out (mid-epoch, usually) and that moment, in epochs
+# and seconds: the strict reading of a budget that stops training only at an epoch's end.
+# (Here, not in `run_folder`, which imports TensorFlow: the JAX benchmark imports this module.)
+BUDGET_WEIGHTS_FILE = "budget.weights.h5"
+BUDGET_POINT_FILE = "budget.json"
 
 
 def _write_json(path, value):
