@@ -170,7 +170,7 @@ def record_table(record):
     budgets = [budget for budget in [_shared_budget(entries)] if budget is not None]
     decodings = list(dict.fromkeys(name for entry in entries.values()
                                    for name in entry["decodings"]))
-    machines = list(dict.fromkeys(machine_summary(entry["machine"]) for entry in entries.values()))
+    machines, machine_keys = _machines(entries)
     titles = ["configuration", "parameters", "precision", "epochs", "minutes", "target tokens/s",
               *(title for budget in budgets
                 for title in (f"val BLEU at {budget:g} min (epochs)",
@@ -192,7 +192,7 @@ def record_table(record):
                            _bleu_at_budget(entry, decodings, budget))),
             *(_number(score.get(metric)) for score in scores for metric in ("bleu", "chrf")),
             *(_number(score.get("sentences_per_second"), 0) for score in scores),
-            f"M{machines.index(machine_summary(entry['machine'])) + 1}",
+            machine_keys[name],
         ])
     signatures = sorted({score["bleu_signature"] for entry in entries.values()
                          for score in entry["decodings"].values()})
@@ -200,6 +200,14 @@ def record_table(record):
     lines += [f"- M{index + 1}: {machine}" for index, machine in enumerate(machines)]
     lines += [f"- BLEU signature: `{signature}`" for signature in signatures]
     return "\n".join(lines)
+
+
+def _machines(entries):
+    """The distinct machine summaries in order, and each configuration's key ("M1", "M2", ...)."""
+    summaries = {name: machine_summary(entry["machine"]) for name, entry in entries.items()}
+    machines = list(dict.fromkeys(summaries.values()))
+    keys = {name: f"M{machines.index(summary) + 1}" for name, summary in summaries.items()}
+    return machines, keys
 
 
 def _line_styles(entries):
@@ -226,11 +234,17 @@ def plot_record(record, path):
 
     Lines of one model share a colour: the reference solid and thick, the variants thin, each
     with its own dash pattern. The configurations' time budget is drawn too (grey, dashed) when
-    they all ran under the same one.
+    they all ran under the same one. When they ran on more than one machine, each label names its
+    row's machine key of `record_table` ("transformer (M2)"): minutes differ between CPUs.
     """
     entries = record["configurations"]
-    curves = {name: {"seconds": entry["curve"]["minutes"], "val_bleu": entry["curve"]["val_bleu"]}
+    machines, machine_keys = _machines(entries)
+    labels = {name: f"{name} ({machine_keys[name]})" if len(machines) > 1 else name
+              for name in entries}
+    curves = {labels[name]: {"seconds": entry["curve"]["minutes"],
+                             "val_bleu": entry["curve"]["val_bleu"]}
               for name, entry in entries.items()}
+    styles = {labels[name]: style for name, style in _line_styles(entries).items()}
     return plot_curves(curves, "val_bleu", path, "validation BLEU (greedy)",
                        title=f"{record['preset']}: validation BLEU", time_unit="min",
-                       budget=_shared_budget(entries), styles=_line_styles(entries))
+                       budget=_shared_budget(entries), styles=styles)

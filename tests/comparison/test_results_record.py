@@ -144,6 +144,23 @@ def test_plot_colours_lines_by_model_and_draws_references_solid(tmp_path):
     assert len(dashes) == 2 and "-" not in dashes and "--" not in dashes  # "--": the budget
 
 
+@pytest.mark.parametrize("second_machine, labels, key", [
+    (MACHINE, ["a", "b"], "M1"),
+    ({**MACHINE, "isa_flags": ["avx2", "fma", "avx512f", "avx512_bf16"], "native_bf16": True},
+     ["a (M1)", "b (M2)"], "M2"),
+])
+def test_plot_labels_name_the_machine_when_there_are_several(tmp_path, second_machine, labels,
+                                                             key):
+    """Minutes are not comparable across CPUs, so the legend says which machine each line ran on:
+    the table's own keys, only when the record holds more than one machine."""
+    configurations = {"a": record_entry(_run_record(30.0, 31.5), "a"),
+                      "b": record_entry(_run_record(30.0, 31.5, machine=second_machine), "b")}
+    record = {"preset": "spa-eng", "configurations": configurations}
+    fig = plot_record(record, tmp_path / "p.png")
+    assert [line.get_label() for line in fig.axes[0].lines] == labels
+    assert record_table(record).split("\n")[3].endswith(f"| {key} |")  # row b
+
+
 def test_table_shows_the_bleu_reached_within_the_budget():
     """The last epoch may end past the budget: the table also shows where the run stood at it."""
     configurations = {}
