@@ -148,6 +148,17 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
     Returns:
         A `TrainResult`.
     """
+    previous = keras.mixed_precision.global_policy()
+    try:
+        return _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh)
+    finally:
+        # The dtype policy is process-wide: a run that chose bf16 must not hand it to the models
+        # built after it (the next configuration of `compare.py`, the next test).
+        keras.mixed_precision.set_global_policy(previous)
+
+
+def _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh):
+    """`train` without restoring the global dtype policy."""
     run = Path(config.output)
     finished = prepare_run_folder(config, fresh)
     strategy = make_strategy(config.strategy)  # first: multi-worker must precede other TF ops
@@ -157,8 +168,7 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
     print_fn(f"precision: {precision.policy} ({precision.reason})")
     if precision.warning:
         print_fn(f"warning: {precision.warning}")
-    if precision.policy != "float32":
-        keras.mixed_precision.set_global_policy(precision.policy)
+    keras.mixed_precision.set_global_policy(precision.policy)
 
     schedule = TeacherForcingSchedule.parse(config.teacher_forcing)
     if not schedule.is_plain_teacher_forcing and config.api != "subclassed":

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
+from keras_nmt.training import trainer
+from keras_nmt.training.precision import PrecisionChoice
 from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.training.trainer import load_pairs, train
 
@@ -156,3 +158,14 @@ def test_a_trained_transformer_run_reloads_in_a_fresh_process(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().endswith("TransformerFunctional")
+
+
+def test_a_bf16_run_leaves_the_global_dtype_policy_as_it_found_it(tmp_path, monkeypatch):
+    """`--precision auto` picks bf16 on a CPU with native bf16 (faked here): the run trains in
+    it, and the models built after it (the next test, compare's next configuration) do not."""
+    monkeypatch.setattr(trainer, "run_precision",
+                        lambda run, requested: PrecisionChoice("mixed_bfloat16", "faked"))
+    config = TrainConfig(epochs=1, output=str(tmp_path / "run"), **TINY)
+    result = train(config, print_fn=lambda line: None)
+    assert result.model.dtype_policy.name == "mixed_bfloat16"
+    assert keras.mixed_precision.global_policy().name == "float32"
