@@ -155,6 +155,15 @@ def build_parser():
                        help="stop after the epoch that crosses this many minutes; the weights "
                        "of the moment it runs out are kept in budget.weights.h5 (where: "
                        "budget.json)")
+    train.add_argument("--average-checkpoints", type=positive_int,
+                       default=DEFAULTS.average_checkpoints, metavar="K",
+                       help="end with the mean of K weights: the last ones and K-1 kept every "
+                       "--average-every optimizer steps (checkpoint averaging, Vaswani et al. "
+                       "2017); validation then scores the mean (val_bleu) and the last weights "
+                       "(val_last_bleu); 1: no averaging (default: %(default)s)")
+    train.add_argument("--average-every", type=positive_int, default=DEFAULTS.average_every,
+                       metavar="N", help="optimizer steps between the weights kept for "
+                       "--average-checkpoints (default: %(default)s)")
     train.add_argument("--strategy", default=DEFAULTS.strategy,
                        choices=["default", "mirrored", "multi-worker"],
                        help="tf.distribute: one device, MirroredStrategy over this machine's GPUs "

@@ -4,6 +4,7 @@
 translates through `keras_nmt.inference.Translator` (layering: docs/architecture.md).
 """
 
+from keras_nmt.training.checkpoint_average import CheckpointAverage
 from keras_nmt.training.history_writer import HistoryWriter
 from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
@@ -16,6 +17,7 @@ from keras_nmt.training.train_config import TrainConfig
 
 __all__ = [
     "SCHEDULES",
+    "CheckpointAverage",
     "HistoryWriter",
     "InverseSqrtSchedule",
     "MaskedAccuracy",

@@ -15,6 +15,7 @@ import json
 import shutil
 from pathlib import Path
 
+from keras_nmt.training.checkpoint_average import AVERAGE_DIR
 from keras_nmt.training.precision import PrecisionChoice, resolve_precision
 from keras_nmt.training.time_budget import BUDGET_POINT_FILE, BUDGET_WEIGHTS_FILE
 
@@ -33,7 +34,7 @@ TIME_SPENT_FILE = "time_spent.json"
 RUN_FILES = (
     "config.json", "model.keras", "history.json", "hypotheses.txt", FINISHED_FILE, PRECISION_FILE,
     TIME_SPENT_FILE, BUDGET_WEIGHTS_FILE, BUDGET_POINT_FILE, f".{BUDGET_WEIGHTS_FILE}",
-    "tokenizers", "backup", "logs", ".model.keras",
+    "tokenizers", "backup", "logs", ".model.keras", AVERAGE_DIR,
 )
 
 

@@ -1,5 +1,6 @@
 """Stops training cleanly after the epoch that crosses a wall-clock budget, across resumptions."""
 
+import contextlib
 import json
 import os
 import time
@@ -41,6 +42,8 @@ class TimeBudget(keras.callbacks.Callback):
         snapshot_dir: optional folder receiving the weights at the budget.
         batches_per_epoch: batches in a whole epoch, when a `fit` may start mid-epoch (a
             resumed epoch's `fit` has fewer steps); by default each `fit`'s own steps.
+        average: optional `CheckpointAverage` (placed before this callback): the snapshot
+            then holds the averaged weights, the model the run would end with at that moment.
 
     Example:
         >>> model.fit(data, epochs=100, callbacks=[TimeBudget(45, "runs/x/time_spent.json")])
@@ -48,7 +51,7 @@ class TimeBudget(keras.callbacks.Callback):
     """
 
     def __init__(self, minutes, clock_file=None, save_every=50, snapshot_dir=None,
-                 batches_per_epoch=None):
+                 batches_per_epoch=None, average=None):
         super().__init__()
         self.minutes = minutes
         self.seconds = 60.0 * minutes
@@ -56,6 +59,7 @@ class TimeBudget(keras.callbacks.Callback):
         self.save_every = save_every
         self.snapshot_dir = None if snapshot_dir is None else Path(snapshot_dir)
         self.batches_per_epoch = batches_per_epoch
+        self.average = average
         self.spent_before = 0.0
         self.start = None
         self.epoch = 0
@@ -75,7 +79,8 @@ class TimeBudget(keras.callbacks.Callback):
             return
         weights = self.snapshot_dir / BUDGET_WEIGHTS_FILE
         temporary = weights.with_name(f".{weights.name}")
-        self.model.save_weights(temporary)
+        with self.average.applied() if self.average else contextlib.nullcontext():
+            self.model.save_weights(temporary)
         os.replace(temporary, weights)
         _write_json(self.snapshot_dir / BUDGET_POINT_FILE,
                     {"epochs": round(epochs, 4), "seconds": self.elapsed()})

@@ -46,6 +46,10 @@ class TrainConfig(ModelOptions):
     jit_compile: bool = False
     precision: str = "auto"
     time_budget: float | None = None
+    # The final model is the mean of this many weights kept every `average_every` optimizer
+    # steps, the last included (`CheckpointAverage`); 1: the weights as trained.
+    average_checkpoints: int = 1
+    average_every: int = 200
     strategy: str = "default"
     # run
     seed: int = 0

@@ -25,6 +25,7 @@ from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.models.presets import TRAINING_RECIPES
 from keras_nmt.models.registry import build_model
 from keras_nmt.text import load_tokenizer, make_tokenizer
+from keras_nmt.training.checkpoint_average import AVERAGE_DIR, CheckpointAverage
 from keras_nmt.training.exact_backup import ExactBackup, fit_from
 from keras_nmt.training.history_writer import HistoryWriter
 from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
@@ -230,13 +231,16 @@ def _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh):
         model, source_tokenizer, target_tokenizer, config.max_length, config.max_length
     )
     sources, references = group_references(valid_pairs)
+    average = None
+    validate = translator.translate_texts
+    if config.average_checkpoints > 1:
+        average = CheckpointAverage(run / AVERAGE_DIR, config.average_checkpoints,
+                                    config.average_every)
+        validate = average.wrap(translator.translate_texts)  # val_* scores the averaged model
     callbacks = [
-        ValidationScores(
-            translator.translate_texts, sources, references,
-            max_sentences=config.validation_sentences,
-        ),
+        ValidationScores(validate, sources, references, max_sentences=config.validation_sentences),
         SampleTranslations(
-            translator.translate_texts, sources[: config.samples],
+            validate, sources[: config.samples],
             [refs[0] for refs in references[: config.samples]], print_fn=print_fn,
         ),
         backup,
@@ -244,6 +248,13 @@ def _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh):
         keras.callbacks.TensorBoard(str(run / "logs"), write_graph=False),
         HistoryWriter(run / HISTORY_FILE),
     ]
+    if average is not None:
+        # The weights as trained, scored too (val_last_*): what averaging adds, epoch by epoch.
+        callbacks[1:1] = [
+            ValidationScores(translator.translate_texts, sources, references,
+                             max_sentences=config.validation_sentences, prefix="val_last_"),
+            average,
+        ]
     if not schedule.is_plain_teacher_forcing:
         callbacks.insert(0, schedule)
     if config.patience is not None:
@@ -254,7 +265,7 @@ def _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh):
         )
     if config.time_budget is not None:
         callbacks.append(TimeBudget(config.time_budget, run / TIME_SPENT_FILE, snapshot_dir=run,
-                                    batches_per_epoch=batches_per_epoch))
+                                    batches_per_epoch=batches_per_epoch, average=average))
     callbacks.extend(extra_callbacks)
 
     start = time.monotonic()
@@ -268,6 +279,8 @@ def _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh):
             validation_data=valid_data, callbacks=callbacks, verbose=config.verbose,
             shuffle=False,  # make_dataset already shuffles (seeded); Keras cannot shuffle a Dataset
         )
+        if average is not None:
+            average.apply()
         temporary = run / f".{MODEL_FILE}"
         model.save(temporary)
         os.replace(temporary, run / MODEL_FILE)  # a kill never leaves half a model

@@ -24,7 +24,8 @@ def test_every_preset_is_registered():
         ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "lstm-dropout",
                      "luong-dropout", "luong-general-dropout", "bahdanau-dropout",
                      "bahdanau-tokens", "transformer-dropout", "transformer-tokens",
-                     "transformer-warmup", "lstm-lr", "transformer-tied"]),
+                     "transformer-warmup", "lstm-lr", "transformer-tied",
+                     "transformer-average"]),
         ("tiny", ["lstm", "luong"]),
         ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
                  for kind in ("functional", "subclassed", "subclassed-eager")]),
@@ -88,6 +89,7 @@ def test_spa_eng_reference_run():
         ("transformer-warmup", "transformer", {"dropout": 0.1, "warmup_steps": 2000}),
         ("lstm-lr", "lstm", {"learning_rate": 3e-3}),
         ("transformer-tied", "transformer", {"tied_output": True}),
+        ("transformer-average", "transformer", {"average_checkpoints": 5, "average_every": 250}),
     ):
         assert configs[name] == dataclasses.replace(configs[model], **changes), name
         assert all(getattr(configs[model], key) != value for key, value in changes.items())

@@ -1,3 +1,4 @@
+import contextlib
 import json
 
 from keras_nmt.training import time_budget as time_budget_module
@@ -55,15 +56,17 @@ class _SavingModel(_Model):
     def __init__(self):
         self.saved = []
 
+    holding = "weights"
+
     def save_weights(self, path):
-        path.write_text("weights")
+        path.write_text(self.holding)
         self.saved.append(path.name)
 
 
-def _snapshotting(tmp_path, monkeypatch, now, steps, batches_per_epoch=10):
+def _snapshotting(tmp_path, monkeypatch, now, steps, batches_per_epoch=10, average=None):
     monkeypatch.setattr(time_budget_module.time, "monotonic", lambda: now[0])
     budget = TimeBudget(1.0, tmp_path / "time_spent.json", snapshot_dir=tmp_path,
-                        batches_per_epoch=batches_per_epoch)
+                        batches_per_epoch=batches_per_epoch, average=average)
     budget.set_model(_SavingModel())
     budget.set_params({"steps": steps})
     budget.on_train_begin()
@@ -111,3 +114,26 @@ def test_a_budget_running_out_during_validation_keeps_the_epoch_end(tmp_path, mo
     now[0] = 65.0  # validation
     budget.on_epoch_end(0)
     assert json.loads((tmp_path / "budget.json").read_text())["epochs"] == 1
+
+
+class _Average:
+    """Stands for `CheckpointAverage`: the model holds the average inside `applied()`."""
+
+    model = None
+
+    @contextlib.contextmanager
+    def applied(self):
+        self.model.holding = "averaged"
+        yield
+        self.model.holding = "weights"
+
+
+def test_with_checkpoint_averaging_the_snapshot_holds_the_average(tmp_path, monkeypatch):
+    now, average = [0.0], _Average()
+    budget = _snapshotting(tmp_path, monkeypatch, now, steps=10, average=average)
+    average.model = budget.model
+    budget.on_epoch_begin(0)
+    now[0] = 61.0
+    budget.on_train_batch_end(3)
+    assert (tmp_path / "budget.weights.h5").read_text() == "averaged"
+    assert budget.model.holding == "weights"  # training goes on with its own weights

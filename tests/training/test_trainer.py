@@ -67,6 +67,25 @@ def test_killed_run_resumes_exactly(tmp_path):
     assert (tmp_path / "run" / "model.keras").exists()
 
 
+def test_a_killed_run_with_checkpoint_averaging_resumes_to_the_same_average(tmp_path):
+    quiet = dict(print_fn=lambda *_: None)
+    averaging = dict(epochs=3, average_checkpoints=3, average_every=5, **TINY)
+    full = train(TrainConfig(output=str(tmp_path / "full"), **averaging), **quiet)
+    config = TrainConfig(output=str(tmp_path / "run"), **averaging)
+    # 7 batches of epoch 1 trained (step 15, a checkpoint); the last backup holds step 14.
+    with pytest.raises(KeyboardInterrupt):
+        train(config, extra_callbacks=[CrashAtBatch(1, 6)], **quiet)
+    assert (tmp_path / "run" / "average" / "000000015.npz").exists()
+    result = train(config, **quiet)
+    for resumed, uninterrupted in zip(result.model.get_weights(), full.model.get_weights(),
+                                      strict=True):
+        np.testing.assert_array_equal(resumed, uninterrupted)
+    # Both the averaged model and the last weights were scored after every epoch.
+    assert len(full.history["val_bleu"]) == len(full.history["val_last_bleu"]) == 3
+    assert sorted(p.name for p in (tmp_path / "run" / "average").iterdir()) == [
+        "000000010.npz", "000000015.npz", "000000020.npz"]
+
+
 class WeightsAfterFirstBatch(keras.callbacks.Callback):
     def on_train_batch_end(self, batch, logs=None):
         if not hasattr(self, "weights"):
