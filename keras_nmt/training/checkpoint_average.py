@@ -110,7 +110,7 @@ class CheckpointAverage(keras.callbacks.Callback):
             return
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"{self.step:09d}{_SUFFIX}"
-        partial = path.with_name(f".{path.name}")
+        partial = path.with_name(f"{path.name}.partial")  # not `*.npz`: never averaged
         with open(partial, "wb") as stream:
             np.savez(stream, *self._weights())
         os.replace(partial, path)  # a kill never leaves half a checkpoint
