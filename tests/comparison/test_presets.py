@@ -25,7 +25,7 @@ def test_every_preset_is_registered():
                      "luong-dropout", "luong-general-dropout", "bahdanau-dropout",
                      "bahdanau-tokens", "transformer-dropout", "transformer-tokens",
                      "transformer-warmup", "lstm-lr", "transformer-tied",
-                     "transformer-average"]),
+                     "transformer-last", "lstm-average"]),
         ("tiny", ["lstm", "luong"]),
         ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
                  for kind in ("functional", "subclassed", "subclassed-eager")]),
@@ -70,6 +70,7 @@ def test_spa_eng_reference_run():
     assert config.data.endswith("shared/data/spa-eng.{split}.tsv")
     assert (config.source_column, config.tokenizer, config.vocab_size) == (1, "subword", 8000)
     assert config.time_budget == 45.0 and config.label_smoothing == 0.1
+    assert (config.average_checkpoints, config.average_every) == (5, 250)
     configs = {c.name: c.resolve(preset.defaults)
                for c in (*preset.configurations, *preset.variants)}
     assert [configs[model].dropout for model in ("lstm", "luong", "bahdanau", "transformer")] \
@@ -83,13 +84,15 @@ def test_spa_eng_reference_run():
         ("bahdanau-dropout", "bahdanau", {"dropout": 0.2}),
         ("bahdanau-tokens", "bahdanau",
          {"dropout": 0.2, "batch_tokens": 4096, "learning_rate": 2e-3}),
-        ("transformer-dropout", "transformer", {"dropout": 0.1}),
+        ("transformer-dropout", "transformer", {"dropout": 0.1, "average_checkpoints": 1}),
         ("transformer-tokens", "transformer",
-         {"dropout": 0.1, "batch_tokens": 4096, "warmup_steps": 1000}),
-        ("transformer-warmup", "transformer", {"dropout": 0.1, "warmup_steps": 2000}),
+         {"dropout": 0.1, "batch_tokens": 4096, "warmup_steps": 1000, "average_checkpoints": 1}),
+        ("transformer-warmup", "transformer",
+         {"dropout": 0.1, "warmup_steps": 2000, "average_checkpoints": 1}),
         ("lstm-lr", "lstm", {"learning_rate": 3e-3}),
-        ("transformer-tied", "transformer", {"tied_output": True}),
-        ("transformer-average", "transformer", {"average_checkpoints": 5, "average_every": 250}),
+        ("transformer-tied", "transformer", {"tied_output": True, "average_checkpoints": 1}),
+        ("transformer-last", "transformer", {"average_checkpoints": 1}),
+        ("lstm-average", "lstm", {"average_checkpoints": 5, "average_every": 250}),
     ):
         assert configs[name] == dataclasses.replace(configs[model], **changes), name
         assert all(getattr(configs[model], key) != value for key, value in changes.items())
