@@ -142,7 +142,8 @@ def build_parser():
                        "e.g. inverse_sigmoid:300 (default: %(default)s = plain teacher forcing)")
     train.add_argument("--patience", type=positive_int, default=None,
                        help="early stopping on validation BLEU after this many epochs without "
-                       "improvement (default: off)")
+                       "improvement, ending with the best epoch's weights; not with "
+                       "--average-checkpoints (default: off)")
     train.add_argument("--run-eagerly", action="store_true",
                        help="run the training step eagerly (debugging; slow)")
     train.add_argument("--jit-compile", action="store_true", help="compile with XLA")

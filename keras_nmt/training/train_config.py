@@ -59,6 +59,16 @@ class TrainConfig(ModelOptions):
     samples: int = 5
     verbose: int = 1
 
+    def __post_init__(self):
+        # Early stopping restores the best epoch's weights as trained; the average would then
+        # replace them, so the saved model would be neither the best epoch's nor the average.
+        if self.patience is not None and self.average_checkpoints > 1:
+            raise ValueError(
+                "--patience and --average-checkpoints do not combine: early stopping keeps the "
+                "best epoch's weights as trained, checkpoint averaging ends with a mean of the "
+                "last ones; choose one"
+            )
+
     def to_json(self, path):
         Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
 

@@ -68,6 +68,14 @@ def test_train_prints_one_line_naming_file_and_line_and_writes_nothing(tmp_path,
     assert "Traceback" in capsys.readouterr().err
 
 
+def test_patience_with_checkpoint_averaging_is_refused_before_any_folder(tmp_path, capsys):
+    run = tmp_path / "run"
+    argv = ["--patience", "2", "--average-checkpoints", "3", "--output", str(run)]
+    assert train_app.main(argv) == 1
+    assert "--patience and --average-checkpoints do not combine" in error_line(capsys)
+    assert not run.exists()
+
+
 @pytest.mark.parametrize("kind", ["missing", "directory", "corrupt_gz"])
 def test_train_and_evaluate_name_bad_data(kind, tmp_path, capsys):
     if kind == "missing":
