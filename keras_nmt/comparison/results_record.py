@@ -203,9 +203,12 @@ def record_table(record):
 
 
 def _machines(entries):
-    """The distinct machine summaries in order, and each configuration's key ("M1", "M2", ...)."""
+    """The distinct machine summaries, sorted, and each configuration's key ("M1", "M2", ...).
+
+    Sorted, not in the order of the rows: a machine keeps its key when a row is re-run elsewhere.
+    """
     summaries = {name: machine_summary(entry["machine"]) for name, entry in entries.items()}
-    machines = list(dict.fromkeys(summaries.values()))
+    machines = sorted(set(summaries.values()))
     keys = {name: f"M{machines.index(summary) + 1}" for name, summary in summaries.items()}
     return machines, keys
 

@@ -57,10 +57,11 @@ def test_update_merges_and_renders(tmp_path):
                         "target tokens/s | BLEU greedy | chrF greedy | BLEU beam 5 | chrF beam 5 | "
                         "sentences/s greedy | sentences/s beam 5 | machine |")
     assert lines[3] == ("| luong: Luong | 16.6M | float32 | 2 | 46.5 | 1,234 | 30.0 | 45.0 | "
-                        "31.5 | 46.5 | 200 | 60 | M2 |")
-    assert lines[2].endswith("| 20.0 | 35.0 | 21.0 | 36.0 | 200 | 60 | M1 |")
-    assert "- M2: AMD EPYC, 2 CPUs, avx2 fma (no native bf16)" in lines
-    assert "- M1: Intel Xeon, 2 CPUs, avx512f amx_bf16 (native bf16)" in lines
+                        "31.5 | 46.5 | 200 | 60 | M1 |")
+    # Machines are keyed in the order of their descriptions, not of the rows.
+    assert lines[2].endswith("| 20.0 | 35.0 | 21.0 | 36.0 | 200 | 60 | M2 |")
+    assert "- M1: AMD EPYC, 2 CPUs, avx2 fma (no native bf16)" in lines
+    assert "- M2: Intel Xeon, 2 CPUs, avx512f amx_bf16 (native bf16)" in lines
     assert f"- BLEU signature: `{SIGNATURE}`" in lines
     assert path.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
 
