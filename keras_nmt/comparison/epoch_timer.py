@@ -6,6 +6,8 @@ from pathlib import Path
 
 import keras
 
+from keras_nmt.atomic_file import write_json
+
 
 class EpochTimer(keras.callbacks.Callback):
     """Records, after every epoch, the seconds spent since training started.
@@ -91,6 +93,4 @@ class EpochTimer(keras.callbacks.Callback):
         self._write(self.records)
 
     def _write(self, records):
-        temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(records, indent=1) + "\n")
-        temporary.replace(self.path)
+        write_json(self.path, records, indent=1)

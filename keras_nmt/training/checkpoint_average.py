@@ -1,11 +1,12 @@
 """`CheckpointAverage`: the mean of the latest weights, kept every few optimizer steps."""
 
 import contextlib
-import os
 from pathlib import Path
 
 import keras
 import numpy as np
+
+from keras_nmt.atomic_file import atomic_path
 
 # Folder of a run's checkpoints for averaging, and the suffix of each (`{step:09d}.npz`).
 AVERAGE_DIR = "average"
@@ -110,10 +111,10 @@ class CheckpointAverage(keras.callbacks.Callback):
             return
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"{self.step:09d}{_SUFFIX}"
-        partial = path.with_name(f"{path.name}.partial")  # not `*.npz`: never averaged
-        with open(partial, "wb") as stream:
-            np.savez(stream, *self._weights())
-        os.replace(partial, path)  # a kill never leaves half a checkpoint
+        # `NAME.partial`, not `*.npz`: a killed write is never averaged.
+        with atomic_path(path, path.with_name(f"{path.name}.partial")) as partial:
+            with open(partial, "wb") as stream:
+                np.savez(stream, *self._weights())
         # The average reads count - 1 checkpoints older than the current step: keep count.
         for _, old in self._checkpoints()[: -self.count]:
             old.unlink()

@@ -20,11 +20,12 @@ Example:
     ...          callbacks=[backup, ...])                              # doctest: +SKIP
 """
 
-import os
 from pathlib import Path
 
 import keras
 import numpy as np
+
+from keras_nmt.atomic_file import atomic_path
 
 STATE_FILE = "state.npz"
 
@@ -81,10 +82,9 @@ class ExactBackup(keras.callbacks.Callback):
         self.directory.mkdir(parents=True, exist_ok=True)
         arrays = {f"v{i}": keras.ops.convert_to_numpy(v) for i, v in
                   enumerate(self._variables(self.model))}
-        partial = self.path.with_name(STATE_FILE + ".partial")
-        with open(partial, "wb") as stream:
-            np.savez(stream, count=len(arrays), epoch=epoch, batch=batch, **arrays)
-        os.replace(partial, self.path)
+        with atomic_path(self.path, self.path.with_name(STATE_FILE + ".partial")) as partial:
+            with open(partial, "wb") as stream:
+                np.savez(stream, count=len(arrays), epoch=epoch, batch=batch, **arrays)
 
     def on_epoch_begin(self, epoch, logs=None):
         self.epoch = epoch

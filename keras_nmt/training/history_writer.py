@@ -5,6 +5,8 @@ from pathlib import Path
 
 import keras
 
+from keras_nmt.atomic_file import write_json
+
 
 class HistoryWriter(keras.callbacks.Callback):
     """Appends each epoch's logs to `path` (a JSON list of `{"epoch": i, ...}` records).
@@ -35,6 +37,4 @@ class HistoryWriter(keras.callbacks.Callback):
     def on_epoch_end(self, epoch, logs=None):
         records = [r for r in self.records() if r["epoch"] < epoch]
         records.append({"epoch": epoch, **{k: float(v) for k, v in (logs or {}).items()}})
-        temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(records, indent=1) + "\n")
-        temporary.replace(self.path)  # atomic: never a half-written history
+        write_json(self.path, records, indent=1)

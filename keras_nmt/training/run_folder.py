@@ -33,8 +33,11 @@ TIME_SPENT_FILE = "time_spent.json"
 # Everything `train` writes into a run folder (what `--fresh` deletes; nothing else is touched).
 RUN_FILES = (
     "config.json", "model.keras", "history.json", "hypotheses.txt", FINISHED_FILE, PRECISION_FILE,
-    TIME_SPENT_FILE, BUDGET_WEIGHTS_FILE, BUDGET_POINT_FILE, f".{BUDGET_WEIGHTS_FILE}",
-    "tokenizers", "backup", "logs", ".model.keras", AVERAGE_DIR,
+    TIME_SPENT_FILE, BUDGET_WEIGHTS_FILE, BUDGET_POINT_FILE, "tokenizers", "backup", "logs",
+    AVERAGE_DIR,
+    # `atomic_path`'s temporary files, left by a kill during a write.
+    ".model.keras", ".history.json", f".{TIME_SPENT_FILE}", f".{BUDGET_WEIGHTS_FILE}",
+    f".{BUDGET_POINT_FILE}",
 )
 
 

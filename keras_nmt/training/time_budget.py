@@ -2,23 +2,18 @@
 
 import contextlib
 import json
-import os
 import time
 from pathlib import Path
 
 import keras
+
+from keras_nmt.atomic_file import atomic_path, write_json
 
 # The weights at the moment the budget ran out (mid-epoch, usually) and that moment, in epochs
 # and seconds: the strict reading of a budget that stops training only at an epoch's end.
 # (Here, not in `run_folder`, which imports TensorFlow: the JAX benchmark imports this module.)
 BUDGET_WEIGHTS_FILE = "budget.weights.h5"
 BUDGET_POINT_FILE = "budget.json"
-
-
-def _write_json(path, value):
-    temporary = path.with_name(f".{path.name}")
-    temporary.write_text(json.dumps(value) + "\n")
-    os.replace(temporary, path)  # a kill never leaves half a file
 
 
 class TimeBudget(keras.callbacks.Callback):
@@ -71,19 +66,17 @@ class TimeBudget(keras.callbacks.Callback):
 
     def _save(self):
         if self.clock_file is not None:
-            _write_json(self.clock_file, {"seconds": self.elapsed()})
+            write_json(self.clock_file, {"seconds": self.elapsed()})
 
     def _snapshot(self, epochs):
         """Keeps the weights and the position, the first time the budget has run out."""
         if self.snapshot_dir is None or self.snapshot_taken or self.elapsed() < self.seconds:
             return
-        weights = self.snapshot_dir / BUDGET_WEIGHTS_FILE
-        temporary = weights.with_name(f".{weights.name}")
-        with self.average.applied() if self.average else contextlib.nullcontext():
+        averaged = self.average.applied() if self.average else contextlib.nullcontext()
+        with averaged, atomic_path(self.snapshot_dir / BUDGET_WEIGHTS_FILE) as temporary:
             self.model.save_weights(temporary)
-        os.replace(temporary, weights)
-        _write_json(self.snapshot_dir / BUDGET_POINT_FILE,
-                    {"epochs": round(epochs, 4), "seconds": self.elapsed()})
+        write_json(self.snapshot_dir / BUDGET_POINT_FILE,
+                   {"epochs": round(epochs, 4), "seconds": self.elapsed()})
         self.snapshot_taken = True
 
     def on_train_begin(self, logs=None):

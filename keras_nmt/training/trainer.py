@@ -1,7 +1,6 @@
 """One training run: data, tokenizers, model, `fit` with callbacks, and the run directory."""
 
 import dataclasses
-import os
 import random
 import time
 from pathlib import Path
@@ -9,6 +8,7 @@ from pathlib import Path
 import keras
 import numpy as np
 
+from keras_nmt.atomic_file import atomic_path
 from keras_nmt.data.corpus import has_splits, load_corpus
 from keras_nmt.data.corpus_checks import check_bad_lines
 from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
@@ -281,9 +281,8 @@ def _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh):
         )
         if average is not None:
             average.apply()
-        temporary = run / f".{MODEL_FILE}"
-        model.save(temporary)
-        os.replace(temporary, run / MODEL_FILE)  # a kill never leaves half a model
+        with atomic_path(run / MODEL_FILE) as temporary:
+            model.save(temporary)
         mark_finished(run, config.epochs)
     seconds = time.monotonic() - start
 

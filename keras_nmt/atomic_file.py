@@ -1,0 +1,41 @@
+"""Files written whole or not at all: a killed run never leaves half of one behind.
+
+Example:
+    >>> with atomic_path("runs/a/history.json") as temporary:  # runs/a/.history.json
+    ...     temporary.write_text("[]\\n")
+"""
+
+import contextlib
+import json
+import os
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def atomic_path(path, temporary=None):
+    """Yields a temporary path beside `path`; it replaces `path` when the block succeeds.
+
+    `os.replace` within one folder is atomic: readers (and a resumed run) see the old file or
+    the new one, never a half-written one. An exception in the block deletes the temporary file;
+    a kill leaves it, under a name no reader opens.
+
+    Args:
+        path: the file to write.
+        temporary: the temporary path; default `.NAME` beside `path`, which keeps NAME's
+            extension (Keras' `save` and `save_weights` check it). Pass another name where
+            hidden files are globbed too (pathlib's `*.npz` matches `.1.npz`).
+    """
+    path = Path(path)
+    temporary = Path(temporary) if temporary is not None else path.with_name(f".{path.name}")
+    try:
+        yield temporary
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    os.replace(temporary, path)
+
+
+def write_json(path, value, indent=None):
+    """Writes `value` as JSON (one trailing newline) to `path` through `atomic_path`."""
+    with atomic_path(path) as temporary:
+        temporary.write_text(json.dumps(value, indent=indent) + "\n")

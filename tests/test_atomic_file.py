@@ -1,0 +1,32 @@
+import json
+
+import pytest
+
+from keras_nmt.atomic_file import atomic_path, write_json
+
+
+def test_the_file_appears_whole_when_the_block_ends(tmp_path):
+    path = tmp_path / "history.json"
+    path.write_text("old\n")
+    with atomic_path(path) as temporary:
+        assert temporary == tmp_path / ".history.json"  # hidden, the extension kept
+        temporary.write_text("new\n")
+        assert path.read_text() == "old\n"  # readers see the old file until the end
+    assert path.read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["history.json"]
+
+
+def test_an_error_in_the_block_keeps_the_old_file_and_deletes_the_temporary(tmp_path):
+    path = tmp_path / "state.npz"
+    path.write_bytes(b"old")
+    with pytest.raises(RuntimeError), atomic_path(path, tmp_path / "state.npz.partial") as partial:
+        partial.write_bytes(b"ha")
+        raise RuntimeError("disk full")
+    assert path.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state.npz"]
+
+
+def test_write_json(tmp_path):
+    write_json(tmp_path / "a.json", {"seconds": 1.5}, indent=1)
+    assert json.loads((tmp_path / "a.json").read_text()) == {"seconds": 1.5}
+    assert (tmp_path / "a.json").read_text().endswith("}\n")
