@@ -43,7 +43,9 @@ class LuongSeq2SeqSubclassed(ConstructorConfig, keras.Model):
     token with probability `teacher_forcing_probability` (a variable that
     `keras_nmt.training.TeacherForcingSchedule` moves during `fit`), else its own previous
     argmax prediction. With probability 1 and no input feeding it computes exactly what its
-    functional twin does.
+    functional twin does. Without input feeding nothing of the attention flows back into the
+    recurrence, so the loop runs only the decoder cells (attending inside it only to predict a
+    token to feed) and all target positions attend at once after it, in larger matmuls.
 
     Args:
         source_vocab_size: size of the source vocabulary (id 0 is padding).
@@ -159,33 +161,48 @@ class LuongSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         }
 
     # --- decoder ---
-    def _step(self, token, state, memory, masks=None):
-        """Token `(batch,)`, state and memory -> `h̃_t` `(batch, units)`, new state, weights.
+    def _cells(self, x, states, masks=None):
+        """The decoder LSTM layers on one step's input `x` -> top output `h_t`, new states.
 
-        `state` is `{"states": [h_0, c_0, ...], "attentional": h̃_{t-1} (batch, units)}`; the
-        weights are `(batch, source_len)`. `masks` (training only): `(num_layers - 1, batch,
-        units)` dropout masks of this step.
+        `x` is `(batch, emb)` (with input feeding `(batch, emb + units)`), `states`
+        `[h_0, c_0, ...]` each `(batch, units)`; `masks` (training only): `(num_layers - 1,
+        batch, units)` dropout masks of this step.
         """
-        # A copy drops the Keras mask: a cell sees one token, there is nothing to mask.
-        x = ops.copy(self.target_embedding(token))  # (batch, emb)
-        if self.input_feeding:
-            x = ops.concatenate([x, state["attentional"]], axis=-1)  # (batch, emb + units)
-        states = state["states"]
         new_states = []
         for depth, cell in enumerate(self.decoder_lstms):
             if depth and masks is not None:
                 x = x * masks[depth - 1]  # decoder_dropout, its masks drawn before the loop
             x, (h, c) = cell(x, states[2 * depth : 2 * depth + 2])
             new_states.extend([h, c])
-        # x = h_t: (batch, units)
+        return x, new_states  # x = h_t: (batch, units)
+
+    def _attend(self, query, memory):
+        """`h_t` `(batch, [target_len,] units)` -> `h̃_t` of the same shape and the weights.
+
+        The weights are `(batch, [target_len,] source_len)`.
+        """
         context, weights = self.attention(
-            x,
+            query,
             memory["encoder_outputs"],
             memory_mask=memory["source_mask"],
             projected_memory=memory["keys"],
-        )  # (batch, units), (batch, src)
-        attentional = self.attentional_projection(ops.concatenate([context, x], axis=-1))
-        return attentional, {"states": new_states, "attentional": attentional}, weights
+        )  # (batch, [tgt,] units), (batch, [tgt,] src)
+        attentional = self.attentional_projection(ops.concatenate([context, query], axis=-1))
+        return attentional, weights
+
+    def _step(self, token, state, memory, masks=None):
+        """Token `(batch,)`, state and memory -> `h̃_t` `(batch, units)`, new state, weights.
+
+        `state` is `{"states": [h_0, c_0, ...], "attentional": h̃_{t-1} (batch, units)}`; the
+        weights are `(batch, source_len)`. `masks`: as in `_cells`.
+        """
+        # A copy drops the Keras mask: a cell sees one token, there is nothing to mask.
+        x = ops.copy(self.target_embedding(token))  # (batch, emb)
+        if self.input_feeding:
+            x = ops.concatenate([x, state["attentional"]], axis=-1)  # (batch, emb + units)
+        h, states = self._cells(x, state["states"], masks)  # (batch, units)
+        attentional, weights = self._attend(h, memory)  # (batch, units), (batch, src)
+        return attentional, {"states": states, "attentional": attentional}, weights
 
     # --- training graph ---
     def call(self, inputs, training=None):
@@ -197,22 +214,40 @@ class LuongSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         batch = ops.shape(decoder_tokens)[0]
         zeros = ops.zeros((batch, self.units), dtype=self.compute_dtype)
 
-        def step(token, state, masks):
-            attentional, state, _ = self._step(token, state, memory, masks)
-            return attentional, state
+        if self.input_feeding:
+            # h̃_{t-1} feeds the next step: the attention runs inside the loop.
+            def step(token, state, masks):
+                attentional, state, _ = self._step(token, state, memory, masks)
+                return attentional, state
+
+            project = self.output_projection
+            initial = {"states": list(memory["encoder_states"]), "attentional": zeros}
+        else:
+            # Only a fed prediction needs h̃_t inside the loop; the loop emits h_t and all target
+            # positions attend at once after it (the functional twin's shape, larger matmuls).
+            def step(token, states, masks):
+                x = ops.copy(self.target_embedding(token))  # (batch, emb), mask dropped
+                return self._cells(x, states, masks)
+
+            def project(h):
+                return self.output_projection(self._attend(h, memory)[0])
+
+            initial = list(memory["encoder_states"])
 
         outputs = step_loop(
             step,
-            self.output_projection,
+            project,
             decoder_tokens,
             feed_truth,
-            {"states": list(memory["encoder_states"]), "attentional": zeros},
+            initial,
             zeros,
             sample=bool(training) and self.teacher_forcing_probability < 1.0,
             dropout_masks=step_dropout_masks(
                 self.decoder_dropout, decoder_tokens, self.num_layers - 1, self.units, training
             ),
-        )  # (batch, tgt, units)
+        )  # (batch, tgt, units): h̃_t with input feeding, else h_t
+        if not self.input_feeding:
+            outputs, _ = self._attend(outputs, memory)  # (batch, tgt, units)
         logits = self.output_projection(self.decoder_dropout(outputs, training=training))
         # Logits in float32 even under a mixed-precision policy (a stable softmax).
         return ops.cast(logits, "float32")  # (batch, tgt, vocab)

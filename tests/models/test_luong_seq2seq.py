@@ -73,12 +73,16 @@ def test_keras_file_round_trip_gives_identical_outputs(api, tmp_path):
     TWINS.check_keras_file_round_trip(TWINS.model(api, CONFIGS["concat_deep"]), tmp_path)
 
 
-def test_subclassed_twin_trains_the_same_compiled_and_eagerly():
-    TWINS.check_compiled_equals_eager(dict(input_feeding=True))
+# Without input feeding the step loop runs only the LSTM cells and the attention comes after it
+# (inside the loop only for a fed prediction): both paths are checked.
+@pytest.mark.parametrize("input_feeding", [False, True])
+def test_subclassed_twin_trains_the_same_compiled_and_eagerly(input_feeding):
+    TWINS.check_compiled_equals_eager(dict(input_feeding=input_feeding))
 
 
-def test_teacher_forcing_probability_zero_feeds_the_models_own_predictions():
-    TWINS.check_p0_feeds_own_predictions(dict(input_feeding=True))
+@pytest.mark.parametrize("input_feeding", [False, True])
+def test_teacher_forcing_probability_zero_feeds_the_models_own_predictions(input_feeding):
+    TWINS.check_p0_feeds_own_predictions(dict(input_feeding=input_feeding))
 
 
 @pytest.mark.slow
