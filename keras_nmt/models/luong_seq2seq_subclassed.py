@@ -161,6 +161,11 @@ class LuongSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         }
 
     # --- decoder ---
+    def _embed(self, token):
+        """Token ids `(batch,)` -> embedded `(batch, emb)`."""
+        # A copy drops the Keras mask: a cell sees one token, there is nothing to mask.
+        return ops.copy(self.target_embedding(token))
+
     def _cells(self, x, states, masks=None):
         """The decoder LSTM layers on one step's input `x` -> top output `h_t`, new states.
 
@@ -196,8 +201,7 @@ class LuongSeq2SeqSubclassed(ConstructorConfig, keras.Model):
         `state` is `{"states": [h_0, c_0, ...], "attentional": h̃_{t-1} (batch, units)}`; the
         weights are `(batch, source_len)`. `masks`: as in `_cells`.
         """
-        # A copy drops the Keras mask: a cell sees one token, there is nothing to mask.
-        x = ops.copy(self.target_embedding(token))  # (batch, emb)
+        x = self._embed(token)  # (batch, emb)
         if self.input_feeding:
             x = ops.concatenate([x, state["attentional"]], axis=-1)  # (batch, emb + units)
         h, states = self._cells(x, state["states"], masks)  # (batch, units)
@@ -226,8 +230,7 @@ class LuongSeq2SeqSubclassed(ConstructorConfig, keras.Model):
             # Only a fed prediction needs h̃_t inside the loop; the loop emits h_t and all target
             # positions attend at once after it (the functional twin's shape, larger matmuls).
             def step(token, states, masks):
-                x = ops.copy(self.target_embedding(token))  # (batch, emb), mask dropped
-                return self._cells(x, states, masks)
+                return self._cells(self._embed(token), states, masks)
 
             def project(h):
                 return self.output_projection(self._attend(h, memory)[0])
