@@ -25,7 +25,7 @@ def test_every_preset_is_registered():
                      "luong-dropout", "luong-general-dropout", "bahdanau-dropout",
                      "bahdanau-tokens", "transformer-dropout", "transformer-tokens",
                      "transformer-warmup", "lstm-lr", "transformer-tied",
-                     "transformer-last", "lstm-average"]),
+                     "transformer-last", "lstm-average", "lstm-1layer"]),
         ("tiny", ["lstm", "luong"]),
         ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
                  for kind in ("functional", "subclassed", "subclassed-eager")]),
@@ -93,6 +93,7 @@ def test_spa_eng_reference_run():
         ("transformer-tied", "transformer", {"tied_output": True, "average_checkpoints": 1}),
         ("transformer-last", "transformer", {"average_checkpoints": 1}),
         ("lstm-average", "lstm", {"average_checkpoints": 5, "average_every": 250}),
+        ("lstm-1layer", "lstm", {"num_layers": 1}),
     ):
         assert configs[name] == dataclasses.replace(configs[model], **changes), name
         assert all(getattr(configs[model], key) != value for key, value in changes.items())
