@@ -19,6 +19,14 @@ Sections (run all, or some with --only; repeatable or comma-separated):
                matmul, training = 3 x forward, real tokens only) x tokens/s / the peak matmul
                FLOP/s this same run measures (--peak-size square tf.matmul, median of repeats)
                in the compute dtype.
+    profile    where a training step's time goes, per --models x --apis x --precisions on the
+               train section's batches and sizes (--train-steps timed steps per part): the
+               model compiled four times, each adding one part, timed with test_on_batch /
+               train_on_batch: the forward pass (a loss that only averages the logits), the
+               training loss and metrics, the backward pass (with dropout and a plain SGD
+               update), then Adam with clipnorm (the real step); each part's share of the real
+               step, the MFU of the forward and backward passes and of the step, and the
+               output projection's share of the forward FLOPs. XLA: the first --jit-compile.
     decode     decoding sentences per second on the spa-eng test sentences (--decode-sentences)
                for greedy and beam search (--beam-sizes), batches of --batch-size, per --models x
                --apis, on UNTRAINED reference models (or the model of --run RUN_DIR). Untrained
@@ -43,6 +51,7 @@ Examples:
     python apps/benchmark.py --only pipeline --tokenizers char,subword --output-json bench.json
     python apps/benchmark.py --only train --models lstm,transformer --apis functional \\
         --precisions float32,mixed_bfloat16 --jit-compile off,on --output-md bench.md
+    python apps/benchmark.py --only profile --models transformer --precisions float32,auto
     python apps/benchmark.py --only decode,export --run runs/spa-eng --decode-sentences 500
     python apps/benchmark.py --only translation --run runs/spa-eng --beam-sizes 4,8
     python apps/benchmark.py --quick --output-json /tmp/b.json   # tiny sizes: a smoke test
@@ -118,15 +127,15 @@ def build_parser():
     parser.add_argument("--output-md", default=None, metavar="PATH",
                         help="also write the Markdown tables to this file")
     parser.add_argument("--batch-size", type=positive_int, default=64,
-                        help="pairs (pipeline, train) or sentences (decode, export) per batch "
-                        "(default: %(default)s)")
+                        help="pairs (pipeline, train, profile) or sentences (decode, export) per "
+                        "batch (default: %(default)s)")
     parser.add_argument("--vocab-size", type=positive_int, default=8000,
                         help="subword vocabulary size of both sides (pipeline: also the word "
                         "vocabulary limit) (default: %(default)s)")
     parser.add_argument("--vocab-pairs", type=positive_int, default=None,
-                        help="train/decode/export: build the subword vocabularies on N training "
-                        "pairs only, drawn at random with --seed (default: all; building is "
-                        "never timed)")
+                        help="train/profile/decode/export: build the subword vocabularies on N "
+                        "training pairs only, drawn at random with --seed (default: all; "
+                        "building is never timed)")
     # pipeline
     parser.add_argument("--tokenizers", default=",".join(TOKENIZER_KINDS), type=_comma_list(),
                         help="pipeline: comma-separated tokenizer kinds to measure "
@@ -135,40 +144,43 @@ def build_parser():
                         help="pipeline: use only the first N pairs (default: all)")
     # models
     parser.add_argument("--models", default=",".join(MODEL_NAMES), type=_comma_list(),
-                        help="train/decode/export: comma-separated models (default: %(default)s)")
-    parser.add_argument("--apis", default=",".join(APIS), type=_comma_list(),
-                        help="train/decode/export: comma-separated APIs; export uses the first "
+                        help="train/profile/decode/export: comma-separated models "
                         "(default: %(default)s)")
-    # train
+    parser.add_argument("--apis", default=",".join(APIS), type=_comma_list(),
+                        help="train/profile/decode/export: comma-separated APIs; export uses "
+                        "the first (default: %(default)s)")
+    # train, profile
     parser.add_argument("--train-batches", type=positive_int, default=8,
-                        help="train: fixed real batches used in turn; one untimed pass over them "
-                        "comes first (tracing, XLA compilation per shape) (default: %(default)s)")
+                        help="train, profile: fixed real batches used in turn; one untimed pass "
+                        "over them comes first (tracing, XLA compilation per shape) "
+                        "(default: %(default)s)")
     parser.add_argument("--train-steps", type=positive_int, default=20,
-                        help="train: timed train_on_batch steps per configuration "
+                        help="train, profile: timed steps per configuration (profile: per part) "
                         "(default: %(default)s)")
     parser.add_argument("--precisions", default="auto", type=_comma_list(),
-                        help="train: comma-separated Keras dtype policies from "
+                        help="train, profile: comma-separated Keras dtype policies from "
                         f"{', '.join(PRECISIONS)} (auto: the one apps/train.py would pick on "
                         "this machine); the policy is reset to float32 after each "
                         "configuration (default: %(default)s)")
     parser.add_argument("--batch-tokens", type=positive_int, default=None, metavar="N",
-                        help="train: fixed batches of at most N padded source + target tokens "
-                        "(apps/train.py --batch-tokens) instead of --batch-size pairs")
+                        help="train, profile: fixed batches of at most N padded source + target "
+                        "tokens (apps/train.py --batch-tokens) instead of --batch-size pairs")
     parser.add_argument("--jit-compile", default="off", type=_on_off,
                         help="train: comma-separated on/off, XLA compilation of the train step "
-                        "(default: off)")
+                        "(profile: the first value) (default: off)")
     parser.add_argument("--eager", action="store_true",
                         help="train: also time the subclassed twins with run_eagerly=True "
                         "(slow: only --eager-steps steps)")
     parser.add_argument("--eager-steps", type=positive_int, default=3,
                         help="train: timed steps of the eager runs (default: %(default)s)")
     parser.add_argument("--same-shape", action="store_true",
-                        help="train: pad all fixed batches to one shape (the longest source and "
-                        "target among them): one trace and one XLA compilation instead of one "
-                        "per shape; tokens/s and FLOPs still count real tokens only")
+                        help="train, profile: pad all fixed batches to one shape (the longest "
+                        "source and target among them): one trace and one XLA compilation "
+                        "instead of one per shape; tokens/s and FLOPs still count real tokens "
+                        "only")
     parser.add_argument("--peak-size", type=positive_int, default=2048,
-                        help="train: side of the square matmul measuring the peak FLOP/s "
-                        "(default: %(default)s)")
+                        help="train, profile: side of the square matmul measuring the peak "
+                        "FLOP/s (default: %(default)s)")
     # decode / export
     parser.add_argument("--decode-sentences", type=positive_int, default=2000,
                         help="decode/export/translation: the first N spa-eng test sentences "

@@ -3,6 +3,7 @@
 from keras_nmt.benchmarks.decode_section import decode_table, run_decode
 from keras_nmt.benchmarks.export_section import export_table, run_export
 from keras_nmt.benchmarks.pipeline_section import pipeline_table, run_pipeline
+from keras_nmt.benchmarks.profile_section import profile_table, run_profile
 from keras_nmt.benchmarks.train_section import run_train, train_table
 from keras_nmt.benchmarks.translation_section import run_translation, translation_table
 from keras_nmt.hardware.machine import machine_summary
@@ -11,6 +12,7 @@ from keras_nmt.hardware.machine import machine_summary
 SECTIONS = {
     "pipeline": run_pipeline,
     "train": run_train,
+    "profile": run_profile,
     "decode": run_decode,
     "export": run_export,
     "translation": run_translation,
@@ -19,6 +21,7 @@ SECTIONS = {
 TABLES = {
     "pipeline": pipeline_table,
     "train": train_table,
+    "profile": profile_table,
     "decode": decode_table,
     "export": export_table,
     "translation": translation_table,

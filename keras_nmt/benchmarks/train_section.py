@@ -18,9 +18,10 @@ def _set_precision(precision):
     keras.mixed_precision.set_global_policy(precision)
 
 
-def _train_batches(args, train, source_tokenizer, target_tokenizer):
-    # Batches drawn from a shuffled, bucketed epoch of the first pairs of the (shuffled) split:
-    # real length mixtures.
+def train_batches(args, train, source_tokenizer, target_tokenizer):
+    """The fixed batches the train and profile sections time (`--train-batches` of them)."""
+    # Drawn from a shuffled, bucketed epoch of the first pairs of the (shuffled) split: real
+    # length mixtures.
     count = 2 if args.quick else args.train_batches
     pool = train[: max(args.batch_size * count * 50, 1)]
     dataset = make_dataset(
@@ -67,7 +68,7 @@ def run_train(context):
     if data is None:
         return []
     train, _, source_tokenizer, target_tokenizer = data
-    batches = _train_batches(args, train, source_tokenizer, target_tokenizer)
+    batches = train_batches(args, train, source_tokenizer, target_tokenizer)
     source_lengths, target_lengths = batch_lengths(batches)
     ratio = source_lengths.sum() / target_lengths.sum()
     size = f"<= {args.batch_tokens} tokens" if args.batch_tokens else args.batch_size

@@ -106,6 +106,12 @@ def make_tokenizers(config, train_pairs, run):
     return tuple(tokenizers)
 
 
+def loss_and_metrics(config):
+    """`(loss, metrics)` of training: the masked cross-entropy, masked accuracy and perplexity."""
+    loss = MaskedSparseCrossEntropy(label_smoothing=config.label_smoothing)
+    return loss, [MaskedAccuracy(), Perplexity()]
+
+
 def compile_model(model, config):
     """Compiles with the masked loss and metrics and the model's recipe (`TRAINING_RECIPES`)."""
     recipe = TRAINING_RECIPES[config.model]
@@ -114,10 +120,11 @@ def compile_model(model, config):
     else:
         learning_rate = config.learning_rate
     optimizer = keras.optimizers.Adam(learning_rate, clipnorm=config.clipnorm, **recipe["adam"])
+    loss, metrics = loss_and_metrics(config)
     model.compile(
         optimizer=optimizer,
-        loss=MaskedSparseCrossEntropy(label_smoothing=config.label_smoothing),
-        metrics=[MaskedAccuracy(), Perplexity()],
+        loss=loss,
+        metrics=metrics,
         run_eagerly=config.run_eagerly,
         jit_compile=config.jit_compile,
     )

@@ -44,3 +44,23 @@ def test_sections_in_order_and_empty_report():
     assert text.index("### train") < text.index("### decode")
     assert "| lstm | functional | untrained | beam 4 | 10.0 | 100.00 | 2.50 | 5.0 | 4.0 |" in text
     assert markdown_report([]) == ""
+
+
+def test_profile_table_shares_and_failures():
+    shares = {"forward": 0.25, "loss and metrics": 0.05, "backward": 0.6,
+              "Adam and clipnorm": 0.1}
+    profile = {
+        "section": "profile", "model": "transformer", "api": "functional",
+        "precision": "float32", "step_seconds": 0.2, "shares": shares, "mfu_forward": 0.5,
+        "mfu_backward": None, "mfu_step": 0.45, "output_projection_flop_share": 0.3,
+        **ENVIRONMENT,
+    }
+    failed = {"section": "profile", "model": "lstm", "api": "functional",
+              "precision": "float32", "error": "Boom: x", **ENVIRONMENT}
+    lines = markdown_report([failed, profile]).splitlines()
+    assert lines[:2] == ["### profile", ""]
+    assert lines[4:6] == [
+        "| transformer | functional | float32 | 200 | 25% | 5% | 60% | 10% | 50% | n/a | 45% "
+        "| 30% |",
+        "| lstm | functional | float32 | failed: Boom: x |  |  |  |  |  |  |  |  |",
+    ]

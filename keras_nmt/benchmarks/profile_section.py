@@ -1,0 +1,175 @@
+"""Benchmark section "profile": where a training step's time goes, per model x API x precision.
+
+Each configuration is compiled four times and timed on the train section's fixed batches
+(`measure_train_speed`, one untimed pass first), each adding one part of the training step:
+
+1. `test_on_batch` with a loss that only averages the logits: the forward pass (inference
+   mode: no dropout);
+2. `test_on_batch` with the training loss and metrics (`loss_and_metrics`);
+3. `train_on_batch` with them and plain SGD (no clipping): adds the backward pass, dropout and
+   the cheapest update;
+4. `train_on_batch` as `compile_model` sets it up (Adam, clipnorm): the real step.
+
+The differences of consecutive mean step times give each part's share of the real step
+(`PARTS`); noise can make a small share negative. Each pass's MFU divides its model FLOPs
+(forward: `forward_flops`; backward: twice that; the step: `training_flops`) by its time and the
+measured matmul peak; the output projection's share of the forward FLOPs shows what a cheaper
+vocabulary layer could save.
+"""
+
+import keras
+import numpy as np
+from keras import ops
+
+from keras_nmt import markdown
+from keras_nmt.benchmarks.benchmark_context import COMPUTE_DTYPES
+from keras_nmt.benchmarks.flops import dense_flops, forward_flops
+from keras_nmt.benchmarks.train_section import train_batches
+from keras_nmt.benchmarks.train_speed import batch_lengths, measure_train_speed
+from keras_nmt.models.registry import build_model
+from keras_nmt.training.precision import resolve_precision
+from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.training.trainer import compile_model, loss_and_metrics
+
+# The shares of the real step, in the order the four compilations add them.
+PARTS = ("forward", "loss and metrics", "backward", "Adam and clipnorm")
+
+
+def logit_mean(y_true, y_pred):
+    """A loss that reads every logit for one reduction, so the forward pass cannot be pruned."""
+    del y_true
+    return ops.mean(y_pred)
+
+
+def _mean_seconds(model, batches, steps, step):
+    return measure_train_speed(model, batches, steps, step=step)["seconds"] / steps
+
+
+def profile_step(model, config, batches, steps):
+    """Mean seconds of the four cumulative compilations (module docstring) of `model`.
+
+    Args:
+        model: a built, uncompiled model.
+        config: its `TrainConfig` (model, recipe, `jit_compile`).
+        batches: `[(inputs, targets), ...]`, used in turn.
+        steps: timed steps per compilation.
+
+    Returns:
+        `[forward, + loss and metrics, + backward, real step]` mean seconds per step.
+    """
+    loss, metrics = loss_and_metrics(config)
+    sgd = keras.optimizers.SGD(1e-3)
+    jit = config.jit_compile
+    model.compile(optimizer=sgd, loss=logit_mean, jit_compile=jit)
+    seconds = [_mean_seconds(model, batches, steps, model.test_on_batch)]
+    model.compile(optimizer=sgd, loss=loss, metrics=metrics, jit_compile=jit)
+    seconds.append(_mean_seconds(model, batches, steps, model.test_on_batch))
+    seconds.append(_mean_seconds(model, batches, steps, model.train_on_batch))
+    compile_model(model, config)
+    seconds.append(_mean_seconds(model, batches, steps, model.train_on_batch))
+    return seconds
+
+
+def _output_projection_flops(config, target_lengths):
+    width = config["d_model"] if "d_model" in config else config["units"]
+    return dense_flops(float(np.sum(target_lengths)), width, config["target_vocab_size"])
+
+
+def run_profile(context):
+    """Where each --models x --apis x --precisions training step's time goes (one record each).
+
+    Args:
+        context: the run's `BenchmarkContext` (the train section's flags; --jit-compile: the
+            first value).
+
+    Returns:
+        One JSON record per configuration (with an `error` when it failed).
+    """
+    args = context.options
+    data = context.data("profile")
+    if data is None:
+        return []
+    train, _, source_tokenizer, target_tokenizer = data
+    batches = train_batches(args, train, source_tokenizer, target_tokenizer)
+    source_lengths, target_lengths = batch_lengths(batches)
+    steps = 2 if args.quick else args.train_steps
+    jit = args.jit_compile[0]
+    print(f"profile: {len(batches)} fixed batches, {steps} timed steps per part")
+    records = []
+    for precision in dict.fromkeys(resolve_precision(p).policy for p in args.precisions):
+        peak = context.peak(COMPUTE_DTYPES[precision])["flops_per_second"]
+        for name in args.models:
+            options = context.model_options(name)
+            for api in args.apis:
+                record = {"section": "profile", "model": name, "api": api,
+                          "precision": precision, "jit_compile": jit}
+                keras.mixed_precision.set_global_policy(precision)
+                keras.utils.set_random_seed(args.seed)
+                try:
+                    model = build_model(name, api, source_tokenizer.vocab_size,
+                                        target_tokenizer.vocab_size, options)
+                    config = TrainConfig(model=name, api=api, jit_compile=jit,
+                                         precision=precision, **options)
+                    seconds = profile_step(model, config, batches, steps)
+                    model_config = model.get_config()
+                except Exception as error:  # one failing configuration must not stop all
+                    record["error"] = f"{type(error).__name__}: {str(error).strip()[:300]}"
+                    print(f"  {name} {api} {precision}: FAILED {record['error']}")
+                    records.append({**record, **context.environment()})
+                    continue
+                finally:
+                    keras.mixed_precision.set_global_policy("float32")
+                    keras.backend.clear_session()
+                # Mean forward FLOPs of the timed steps (step i trains on batch i % batches).
+                per_batch = [forward_flops(name, model_config, *batch_lengths([batch]))
+                             for batch in batches]
+                forward = float(np.mean([per_batch[i % len(batches)] for i in range(steps)]))
+                parts = np.diff([0.0, *seconds])
+                record.update({
+                    "step_seconds": seconds[-1],
+                    "part_seconds": dict(zip(PARTS, parts.tolist(), strict=True)),
+                    "shares": dict(zip(PARTS, (parts / seconds[-1]).tolist(), strict=True)),
+                    "mfu_forward": forward / seconds[0] / peak,
+                    "mfu_backward": 2 * forward / parts[2] / peak if parts[2] > 0 else None,
+                    "mfu_step": 3 * forward / seconds[-1] / peak,
+                    "output_projection_flop_share":
+                        _output_projection_flops(model_config, target_lengths) / sum(per_batch),
+                    "peak_flops_per_second": peak,
+                    "model_options": options,
+                    "batch_size": args.batch_size, "batch_tokens": args.batch_tokens,
+                    "batches": len(batches), "steps": steps,
+                    **context.environment(),
+                    "dtype_policy": precision,
+                })
+                records.append(record)
+                shares = ", ".join(f"{part} {share:.0%}"
+                                   for part, share in record["shares"].items())
+                print(f"  {name} {api} {precision}: {seconds[-1] * 1e3:,.0f} ms per step: "
+                      f"{shares}")
+    return records
+
+
+def _percent(value):
+    return "n/a" if value is None else f"{value:.0%}"
+
+
+def profile_table(records):
+    """The profile records as a Markdown table (failures last)."""
+    rows = []
+    for r in records:
+        head = [r["model"], r["api"], r["precision"]]
+        if "error" in r:
+            rows.append([*head, f"failed: {r['error'][:80]}", *[""] * (len(PARTS) + 4)])
+            continue
+        rows.append([
+            *head, f"{r['step_seconds'] * 1e3:,.0f}",
+            *[_percent(r["shares"][part]) for part in PARTS],
+            _percent(r["mfu_forward"]), _percent(r["mfu_backward"]), _percent(r["mfu_step"]),
+            _percent(r["output_projection_flop_share"]),
+        ])
+    rows.sort(key=lambda row: row[3].startswith("failed"))
+    return markdown.table(
+        ["model", "API", "precision", "ms per step", *PARTS, "MFU forward", "MFU backward",
+         "MFU step", "output projection / forward FLOPs"],
+        rows, align="lll" + "r" * (len(PARTS) + 5),
+    )

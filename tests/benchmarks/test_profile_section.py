@@ -1,0 +1,97 @@
+"""The profile section: the four cumulative compilations and the shares computed from them."""
+
+import argparse
+
+import keras
+import numpy as np
+import pytest
+
+from keras_nmt.benchmarks import profile_section
+from keras_nmt.benchmarks.flops import dense_flops, forward_flops
+from keras_nmt.benchmarks.synthetic_batches import synthetic_lengths, token_batches
+from keras_nmt.benchmarks.train_speed import batch_lengths
+from keras_nmt.models.registry import build_model
+from keras_nmt.text import make_tokenizer
+from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
+from keras_nmt.training.train_config import TrainConfig
+
+OPTIONS = {"embedding_dim": 8, "units": 16, "num_layers": 1}
+VOCAB = 30
+
+
+def _batches(count=3):
+    rng = np.random.default_rng(0)
+    lengths = synthetic_lengths(48, rng, median=6.0, max_length=12)
+    return token_batches(*lengths, 128, VOCAB, VOCAB, rng, max_batches=count)
+
+
+def test_profile_step_times_four_parts_and_leaves_the_training_recipe():
+    keras.utils.set_random_seed(0)
+    model = build_model("lstm", "functional", VOCAB, VOCAB, OPTIONS)
+    config = TrainConfig(model="lstm", clipnorm=0.5, **OPTIONS)
+    seconds = profile_section.profile_step(model, config, _batches(), steps=2)
+    assert len(seconds) == 4 and all(s > 0 for s in seconds)
+    # The last compilation is the real step: compile_model's Adam, clipnorm, loss and metrics.
+    assert isinstance(model.optimizer, keras.optimizers.Adam)
+    assert model.optimizer.clipnorm == 0.5
+    assert isinstance(model.loss, MaskedSparseCrossEntropy)
+
+
+def test_logit_mean_reads_every_logit():
+    logits = np.arange(12, dtype="float32").reshape(1, 3, 4)
+    assert float(profile_section.logit_mean(None, logits)) == pytest.approx(5.5)
+
+
+class _Context:
+    """The parts of `BenchmarkContext` the section uses, with a tiny corpus and a fixed peak."""
+
+    def __init__(self, options, pairs):
+        self.options = options
+        tokenizer = make_tokenizer("char").build([text for pair in pairs for text in pair])
+        self._data = (pairs, pairs, tokenizer, tokenizer)
+
+    def data(self, section):
+        return self._data
+
+    def peak(self, dtype):
+        return {"flops_per_second": 1e9, "dtype": dtype}
+
+    def model_options(self, name):
+        return dict(OPTIONS)
+
+    def environment(self):
+        return {"machine": {}, "dtype_policy": "float32"}
+
+
+def test_shares_and_mfu_come_from_the_timed_parts(monkeypatch):
+    pairs = [(f"hola {i}", f"hello {i}") for i in range(40)]
+    options = argparse.Namespace(
+        quick=False, train_batches=3, train_steps=4, batch_size=8, batch_tokens=None, seed=0,
+        same_shape=False, jit_compile=[False], precisions=["float32"], models=["lstm"],
+        apis=["functional"],
+    )
+    seen = {}
+
+    def fake_profile_step(model, config, batches, steps):
+        seen["batches"] = batches
+        return [1.0, 2.0, 5.0, 6.0]
+
+    monkeypatch.setattr(profile_section, "profile_step", fake_profile_step)
+    context = _Context(options, pairs)
+    [record] = profile_section.run_profile(context)
+    assert record["shares"] == pytest.approx(
+        dict(zip(profile_section.PARTS, [1 / 6, 1 / 6, 3 / 6, 1 / 6], strict=True))
+    )
+    batches = seen["batches"]
+    assert len(batches) == 3
+    config = {**OPTIONS, "target_vocab_size": context.data("profile")[3].vocab_size}
+    per_batch = [forward_flops("lstm", config, *batch_lengths([b])) for b in batches]
+    # 4 timed steps over 3 batches: batches 0, 1, 2, 0.
+    forward = np.mean([per_batch[i % 3] for i in range(4)])
+    assert record["mfu_forward"] == pytest.approx(forward / 1.0 / 1e9)
+    assert record["mfu_backward"] == pytest.approx(2 * forward / 3.0 / 1e9)
+    assert record["mfu_step"] == pytest.approx(3 * forward / 6.0 / 1e9)
+    targets = batch_lengths(batches)[1]
+    output = dense_flops(targets.sum(), OPTIONS["units"], config["target_vocab_size"])
+    assert record["output_projection_flop_share"] == pytest.approx(output / sum(per_batch))
+    assert 0 < record["output_projection_flop_share"] < 1
