@@ -1,7 +1,7 @@
 """Benchmark section "profile": where a training step's time goes, per model x API x precision.
 
-Each configuration is compiled four times and timed on the train section's fixed batches
-(`measure_train_speed`, one untimed pass first), each adding one part of the training step:
+Four copies of each configuration's model (same seed, same weights) are compiled so that each
+adds one part of the training step to the one before:
 
 1. `test_on_batch` with a loss that only averages the logits: the forward pass (inference
    mode: no dropout);
@@ -10,12 +10,17 @@ Each configuration is compiled four times and timed on the train section's fixed
    the cheapest update;
 4. `train_on_batch` as `compile_model` sets it up (Adam, clipnorm): the real step.
 
-The differences of consecutive mean step times give each part's share of the real step
-(`PARTS`); noise can make a small share negative. Each pass's MFU divides its model FLOPs
-(forward: `forward_flops`; backward: twice that; the step: `training_flops`) by its time and the
-measured matmul peak; the output projection's share of the forward FLOPs shows what a cheaper
-vocabulary layer could save.
+After an untimed pass over the train section's fixed batches (tracing), the four run in turn on
+every timed batch, so that a change of the machine's load hits all of them alike (timed one
+after the other, the SGD step once measured 1.4x the Adam step on an idle machine). The
+differences of consecutive mean step times give each part's share of the real step (`PARTS`);
+noise can make a small share negative. Each pass's MFU divides its model FLOPs (forward:
+`forward_flops`; backward: twice that; the step: `training_flops`) by its time and the measured
+matmul peak; the output projection's share of the forward FLOPs shows what a cheaper vocabulary
+layer could save.
 """
+
+import time
 
 import keras
 import numpy as np
@@ -25,7 +30,7 @@ from keras_nmt import markdown
 from keras_nmt.benchmarks.benchmark_context import COMPUTE_DTYPES
 from keras_nmt.benchmarks.flops import dense_flops, forward_flops
 from keras_nmt.benchmarks.train_section import train_batches
-from keras_nmt.benchmarks.train_speed import batch_lengths, measure_train_speed
+from keras_nmt.benchmarks.train_speed import batch_lengths
 from keras_nmt.models.registry import build_model
 from keras_nmt.training.precision import resolve_precision
 from keras_nmt.training.train_config import TrainConfig
@@ -41,33 +46,50 @@ def logit_mean(y_true, y_pred):
     return ops.mean(y_pred)
 
 
-def _mean_seconds(model, batches, steps, step):
-    return measure_train_speed(model, batches, steps, step=step)["seconds"] / steps
+def _compiled(build, config, loss=None):
+    """A new copy of the model with plain SGD and `loss`, or the training loss and metrics."""
+    model = build()
+    metrics = []
+    if loss is None:
+        loss, metrics = loss_and_metrics(config)
+    model.compile(optimizer="sgd", loss=loss, metrics=metrics, jit_compile=config.jit_compile)
+    return model
 
 
-def profile_step(model, config, batches, steps):
-    """Mean seconds of the four cumulative compilations (module docstring) of `model`.
+def _step_calls(build, config):
+    """The four step functions of the module docstring, each on its own copy of the model."""
+    real = build()
+    compile_model(real, config)
+    return [_compiled(build, config, logit_mean).test_on_batch,
+            _compiled(build, config).test_on_batch, _compiled(build, config).train_on_batch,
+            real.train_on_batch]
+
+
+def profile_step(build, config, batches, steps):
+    """Mean seconds per step of the four cumulative compilations (module docstring).
 
     Args:
-        model: a built, uncompiled model.
+        build: `build() -> model`, a new uncompiled copy of the model at each call.
         config: its `TrainConfig` (model, recipe, `jit_compile`).
-        batches: `[(inputs, targets), ...]`, used in turn.
-        steps: timed steps per compilation.
+        batches: `[(inputs, targets), ...]`; timed step `i` runs on `batches[i % len(batches)]`.
+        steps: timed steps of each compilation.
 
     Returns:
         `[forward, + loss and metrics, + backward, real step]` mean seconds per step.
     """
-    loss, metrics = loss_and_metrics(config)
-    sgd = keras.optimizers.SGD(1e-3)
-    jit = config.jit_compile
-    model.compile(optimizer=sgd, loss=logit_mean, jit_compile=jit)
-    seconds = [_mean_seconds(model, batches, steps, model.test_on_batch)]
-    model.compile(optimizer=sgd, loss=loss, metrics=metrics, jit_compile=jit)
-    seconds.append(_mean_seconds(model, batches, steps, model.test_on_batch))
-    seconds.append(_mean_seconds(model, batches, steps, model.train_on_batch))
-    compile_model(model, config)
-    seconds.append(_mean_seconds(model, batches, steps, model.train_on_batch))
-    return seconds
+    calls = _step_calls(build, config)
+    for call in calls:
+        for inputs, targets in batches:
+            call(inputs, targets)
+    seconds = np.zeros(len(calls))
+    for index in range(steps):
+        inputs, targets = batches[index % len(batches)]
+        # A rotating order, so that no part always follows the same one.
+        for part in np.roll(np.arange(len(calls)), index):
+            start = time.perf_counter()
+            calls[part](inputs, targets)  # returns host values: the step has finished
+            seconds[part] += time.perf_counter() - start
+    return (seconds / steps).tolist()
 
 
 def _output_projection_flops(config, target_lengths):
@@ -104,14 +126,16 @@ def run_profile(context):
                 record = {"section": "profile", "model": name, "api": api,
                           "precision": precision, "jit_compile": jit}
                 keras.mixed_precision.set_global_policy(precision)
-                keras.utils.set_random_seed(args.seed)
                 try:
-                    model = build_model(name, api, source_tokenizer.vocab_size,
-                                        target_tokenizer.vocab_size, options)
+                    def build(name=name, api=api, options=options):
+                        keras.utils.set_random_seed(args.seed)
+                        return build_model(name, api, source_tokenizer.vocab_size,
+                                           target_tokenizer.vocab_size, options)
+
                     config = TrainConfig(model=name, api=api, jit_compile=jit,
                                          precision=precision, **options)
-                    seconds = profile_step(model, config, batches, steps)
-                    model_config = model.get_config()
+                    seconds = profile_step(build, config, batches, steps)
+                    model_config = build().get_config()
                 except Exception as error:  # one failing configuration must not stop all
                     record["error"] = f"{type(error).__name__}: {str(error).strip()[:300]}"
                     print(f"  {name} {api} {precision}: FAILED {record['error']}")

@@ -20,7 +20,7 @@ def batch_lengths(batches):
     return np.concatenate(sources), np.concatenate(targets)
 
 
-def measure_train_speed(model, batches, steps, warmup_steps=None, step=None):
+def measure_train_speed(model, batches, steps, warmup_steps=None):
     """Non-padding target tokens per second of `model.train_on_batch` over `steps` timed steps.
 
     The batches are used in turn (step `i` trains on `batches[i % len(batches)]`). The warm-up
@@ -32,8 +32,6 @@ def measure_train_speed(model, batches, steps, warmup_steps=None, step=None):
         batches: `[(inputs, targets), ...]` (tensors or arrays).
         steps: timed steps.
         warmup_steps: untimed steps first (at least 1).
-        step: what each step calls instead, `step(inputs, targets)` (e.g. `model.test_on_batch`:
-            the forward pass and the loss); it must return host values, so that it has finished.
 
     Returns:
         A dict: `tokens_per_second`, `steps_per_second`, `seconds` (timed), `steps`,
@@ -43,21 +41,20 @@ def measure_train_speed(model, batches, steps, warmup_steps=None, step=None):
     if not batches:
         raise ValueError("need at least one batch")
     warmup_steps = len(batches) if warmup_steps is None else max(1, warmup_steps)
-    step = model.train_on_batch if step is None else step
     tokens_per_batch = [
         int(np.sum(np.asarray(target) != PAD_ID)) for _, target in batches
     ]
     start = time.perf_counter()
-    for index in range(warmup_steps):
-        inputs, target = batches[index % len(batches)]
-        step(inputs, target)  # returns host floats: the step has finished
+    for step in range(warmup_steps):
+        inputs, target = batches[step % len(batches)]
+        model.train_on_batch(inputs, target)  # returns host floats: the step has finished
     warmup_seconds = time.perf_counter() - start
     step_seconds, tokens = [], 0
-    for timed in range(steps):
-        index = (warmup_steps + timed) % len(batches)
+    for step in range(steps):
+        index = (warmup_steps + step) % len(batches)
         inputs, target = batches[index]
         begin = time.perf_counter()
-        step(inputs, target)
+        model.train_on_batch(inputs, target)
         step_seconds.append(time.perf_counter() - begin)
         tokens += tokens_per_batch[index]
     seconds = sum(step_seconds)

@@ -26,15 +26,28 @@ def _batches(count=3):
 
 
 def test_profile_step_times_four_parts_and_leaves_the_training_recipe():
-    keras.utils.set_random_seed(0)
-    model = build_model("lstm", "functional", VOCAB, VOCAB, OPTIONS)
+    models = []
+
+    def build():
+        keras.utils.set_random_seed(0)
+        models.append(build_model("lstm", "functional", VOCAB, VOCAB, OPTIONS))
+        return models[-1]
+
     config = TrainConfig(model="lstm", clipnorm=0.5, **OPTIONS)
-    seconds = profile_section.profile_step(model, config, _batches(), steps=2)
+    seconds = profile_section.profile_step(build, config, _batches(), steps=2)
     assert len(seconds) == 4 and all(s > 0 for s in seconds)
-    # The last compilation is the real step: compile_model's Adam, clipnorm, loss and metrics.
-    assert isinstance(model.optimizer, keras.optimizers.Adam)
-    assert model.optimizer.clipnorm == 0.5
-    assert isinstance(model.loss, MaskedSparseCrossEntropy)
+    # Four copies: the real step's is compiled as compile_model does (Adam, clipnorm, the loss),
+    # the others with plain SGD; only the two training copies moved away from the first weights.
+    real = models[0]
+    assert isinstance(real.optimizer, keras.optimizers.Adam) and real.optimizer.clipnorm == 0.5
+    assert isinstance(real.loss, MaskedSparseCrossEntropy)
+    assert [type(m.optimizer) for m in models[1:]] == [keras.optimizers.SGD] * 3
+    assert models[1].loss is profile_section.logit_mean
+    assert isinstance(models[2].loss, MaskedSparseCrossEntropy)
+    weights = [m.get_layer("output_projection").get_weights()[0] for m in models]
+    np.testing.assert_array_equal(weights[1], weights[2])
+    assert not np.array_equal(weights[1], weights[3])
+    assert not np.array_equal(weights[1], weights[0])
 
 
 def test_logit_mean_reads_every_logit():
@@ -72,7 +85,7 @@ def test_shares_and_mfu_come_from_the_timed_parts(monkeypatch):
     )
     seen = {}
 
-    def fake_profile_step(model, config, batches, steps):
+    def fake_profile_step(build, config, batches, steps):
         seen["batches"] = batches
         return [1.0, 2.0, 5.0, 6.0]
 
