@@ -72,9 +72,11 @@ _QUICK_TRANSFORMER = {"num_layers": 1, "d_model": 32, "num_heads": 2, "ff_dim": 
 REFERENCE_CONFIGURATIONS = {
     # The reference translation run (`apps/compare.py --preset spa-eng`).
     "spa-eng": {
+        # One layer per side, not two: about 1.6x the tokens/s and ahead per epoch as well
+        # (README, issue 20).
         "lstm": {
-            "description": "2-layer LSTM, reversed source (Sutskever et al. 2014), no dropout",
-            "config": {**_SPA_ENG_RECURRENT, "num_layers": 2, "reverse_source": True},
+            "description": "1-layer LSTM, reversed source (Sutskever et al. 2014), no dropout",
+            "config": {**_SPA_ENG_RECURRENT, "num_layers": 1, "reverse_source": True},
         },
         # Luong's `general` score collapses onto one source position early; the additive
         # `concat` score stays soft (README, issue 20).

@@ -21,11 +21,11 @@ def test_every_preset_is_registered():
         ("granularity", ["char", "word", "subword"]),
         ("teacher-forcing", ["teacher-forcing", "linear", "exponential", "inverse-sigmoid"]),
         ("decoding", ["luong"]),
-        ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "lstm-dropout",
+        ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "lstm-2layer", "lstm-dropout",
                      "luong-dropout", "luong-general-dropout", "bahdanau-dropout",
                      "bahdanau-tokens", "transformer-dropout", "transformer-tokens",
                      "transformer-warmup", "lstm-lr", "transformer-tied",
-                     "transformer-last", "lstm-average", "lstm-1layer"]),
+                     "transformer-last", "lstm-average"]),
         ("tiny", ["lstm", "luong"]),
         ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
                  for kind in ("functional", "subclassed", "subclassed-eager")]),
@@ -78,7 +78,8 @@ def test_spa_eng_reference_run():
     assert configs["luong"].attention_score == "concat"
     # Each variant differs from its model's reference only in the fields it names.
     for name, model, changes in (
-        ("lstm-dropout", "lstm", {"dropout": 0.2}),
+        ("lstm-2layer", "lstm", {"num_layers": 2}),
+        ("lstm-dropout", "lstm", {"num_layers": 2, "dropout": 0.2}),
         ("luong-dropout", "luong", {"dropout": 0.2}),
         ("luong-general-dropout", "luong", {"dropout": 0.2, "attention_score": "general"}),
         ("bahdanau-dropout", "bahdanau", {"dropout": 0.2}),
@@ -89,11 +90,11 @@ def test_spa_eng_reference_run():
          {"dropout": 0.1, "batch_tokens": 4096, "warmup_steps": 1000, "average_checkpoints": 1}),
         ("transformer-warmup", "transformer",
          {"dropout": 0.1, "warmup_steps": 2000, "average_checkpoints": 1}),
-        ("lstm-lr", "lstm", {"learning_rate": 3e-3}),
+        ("lstm-lr", "lstm", {"num_layers": 2, "learning_rate": 3e-3}),
         ("transformer-tied", "transformer", {"tied_output": True, "average_checkpoints": 1}),
         ("transformer-last", "transformer", {"average_checkpoints": 1}),
-        ("lstm-average", "lstm", {"average_checkpoints": 5, "average_every": 250}),
-        ("lstm-1layer", "lstm", {"num_layers": 1}),
+        ("lstm-average", "lstm",
+         {"num_layers": 2, "average_checkpoints": 5, "average_every": 250}),
     ):
         assert configs[name] == dataclasses.replace(configs[model], **changes), name
         assert all(getattr(configs[model], key) != value for key, value in changes.items())
