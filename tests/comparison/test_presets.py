@@ -25,7 +25,7 @@ def test_every_preset_is_registered():
                      "luong-dropout", "luong-general-dropout", "bahdanau-dropout",
                      "bahdanau-tokens", "transformer-dropout", "transformer-tokens",
                      "transformer-warmup", "lstm-lr", "transformer-tied",
-                     "transformer-last", "lstm-average"]),
+                     "transformer-last", "lstm-average", "luong-1layer"]),
         ("tiny", ["lstm", "luong"]),
         ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
                  for kind in ("functional", "subclassed", "subclassed-eager")]),
@@ -95,6 +95,7 @@ def test_spa_eng_reference_run():
         ("transformer-last", "transformer", {"average_checkpoints": 1}),
         ("lstm-average", "lstm",
          {"num_layers": 2, "average_checkpoints": 5, "average_every": 250}),
+        ("luong-1layer", "luong", {"num_layers": 1}),
     ):
         assert configs[name] == dataclasses.replace(configs[model], **changes), name
         assert all(getattr(configs[model], key) != value for key, value in changes.items())
