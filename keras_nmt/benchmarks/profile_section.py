@@ -29,7 +29,7 @@ from keras import ops
 from keras_nmt import markdown
 from keras_nmt.benchmarks.benchmark_context import COMPUTE_DTYPES
 from keras_nmt.benchmarks.flops import dense_flops, forward_flops
-from keras_nmt.benchmarks.train_section import train_batches
+from keras_nmt.benchmarks.train_section import fixed_batches
 from keras_nmt.benchmarks.train_speed import batch_lengths
 from keras_nmt.models.registry import build_model
 from keras_nmt.training.precision import resolve_precision
@@ -108,12 +108,11 @@ def run_profile(context):
         One JSON record per configuration (with an `error` when it failed).
     """
     args = context.options
-    data = context.data("profile")
-    if data is None:
+    fixed = fixed_batches(context, "profile")
+    if fixed is None:
         return []
-    train, _, source_tokenizer, target_tokenizer = data
-    batches = train_batches(args, train, source_tokenizer, target_tokenizer)
-    source_lengths, target_lengths = batch_lengths(batches)
+    batches, source_tokenizer, target_tokenizer = fixed
+    target_lengths = batch_lengths(batches)[1]
     steps = 2 if args.quick else args.train_steps
     jit = args.jit_compile[0]
     print(f"profile: {len(batches)} fixed batches, {steps} timed steps per part")

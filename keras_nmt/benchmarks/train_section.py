@@ -18,8 +18,17 @@ def _set_precision(precision):
     keras.mixed_precision.set_global_policy(precision)
 
 
-def train_batches(args, train, source_tokenizer, target_tokenizer):
-    """The fixed batches the train and profile sections time (`--train-batches` of them)."""
+def fixed_batches(context, section):
+    """`(batches, source_tokenizer, target_tokenizer)` the train and profile sections time.
+
+    The `--train-batches` batches (`--batch-size` pairs or `--batch-tokens`, `--same-shape`), or
+    None when the data is missing (`context.data` says so).
+    """
+    data = context.data(section)
+    if data is None:
+        return None
+    train, _, source_tokenizer, target_tokenizer = data
+    args = context.options
     # Drawn from a shuffled, bucketed epoch of the first pairs of the (shuffled) split: real
     # length mixtures.
     count = 2 if args.quick else args.train_batches
@@ -31,7 +40,7 @@ def train_batches(args, train, source_tokenizer, target_tokenizer):
     batches = [batch for _, batch in zip(range(count), dataset, strict=False)]
     if args.same_shape:
         batches = _pad_to_common_shape(batches)
-    return batches
+    return batches, source_tokenizer, target_tokenizer
 
 
 def _pad_to_common_shape(batches):
@@ -64,11 +73,10 @@ def run_train(context):
         One JSON record per configuration (with an `error` when it failed).
     """
     args = context.options
-    data = context.data("train")
-    if data is None:
+    fixed = fixed_batches(context, "train")
+    if fixed is None:
         return []
-    train, _, source_tokenizer, target_tokenizer = data
-    batches = train_batches(args, train, source_tokenizer, target_tokenizer)
+    batches, source_tokenizer, target_tokenizer = fixed
     source_lengths, target_lengths = batch_lengths(batches)
     ratio = source_lengths.sum() / target_lengths.sum()
     size = f"<= {args.batch_tokens} tokens" if args.batch_tokens else args.batch_size
