@@ -72,7 +72,7 @@ _QUICK_TRANSFORMER = {"num_layers": 1, "d_model": 32, "num_heads": 2, "ff_dim": 
 REFERENCE_CONFIGURATIONS = {
     # The reference translation run (`apps/compare.py --preset spa-eng`).
     "spa-eng": {
-        # One layer per side, not two: about 1.6x the tokens/s and ahead per epoch as well
+        # One layer per side, not two: 1.46x the target tokens/s and ahead per epoch as well
         # (README, issue 20).
         "lstm": {
             "description": "1-layer LSTM, reversed source (Sutskever et al. 2014), no dropout",
