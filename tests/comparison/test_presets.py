@@ -22,10 +22,11 @@ def test_every_preset_is_registered():
         ("teacher-forcing", ["teacher-forcing", "linear", "exponential", "inverse-sigmoid"]),
         ("decoding", ["luong"]),
         ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "lstm-2layer", "lstm-dropout",
-                     "luong-dropout", "luong-general-dropout", "bahdanau-dropout",
+                     "luong-2layer", "luong-dropout", "luong-general-dropout",
+                     "bahdanau-dropout",
                      "bahdanau-tokens", "transformer-dropout", "transformer-tokens",
                      "transformer-warmup", "lstm-lr", "transformer-tied",
-                     "transformer-last", "lstm-average", "luong-1layer"]),
+                     "transformer-last", "lstm-average"]),
         ("tiny", ["lstm", "luong"]),
         ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
                  for kind in ("functional", "subclassed", "subclassed-eager")]),
@@ -80,8 +81,10 @@ def test_spa_eng_reference_run():
     for name, model, changes in (
         ("lstm-2layer", "lstm", {"num_layers": 2}),
         ("lstm-dropout", "lstm", {"num_layers": 2, "dropout": 0.2}),
-        ("luong-dropout", "luong", {"dropout": 0.2}),
-        ("luong-general-dropout", "luong", {"dropout": 0.2, "attention_score": "general"}),
+        ("luong-2layer", "luong", {"num_layers": 2}),
+        ("luong-dropout", "luong", {"num_layers": 2, "dropout": 0.2}),
+        ("luong-general-dropout", "luong",
+         {"num_layers": 2, "dropout": 0.2, "attention_score": "general"}),
         ("bahdanau-dropout", "bahdanau", {"dropout": 0.2}),
         ("bahdanau-tokens", "bahdanau",
          {"dropout": 0.2, "batch_tokens": 4096, "learning_rate": 2e-3}),
@@ -95,7 +98,6 @@ def test_spa_eng_reference_run():
         ("transformer-last", "transformer", {"average_checkpoints": 1}),
         ("lstm-average", "lstm",
          {"num_layers": 2, "average_checkpoints": 5, "average_every": 250}),
-        ("luong-1layer", "luong", {"num_layers": 1}),
     ):
         assert configs[name] == dataclasses.replace(configs[model], **changes), name
         assert all(getattr(configs[model], key) != value for key, value in changes.items())
