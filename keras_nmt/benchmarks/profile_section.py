@@ -18,6 +18,10 @@ noise can make a small share negative. Each pass's MFU divides its model FLOPs (
 `forward_flops`; backward: twice that; the step: `training_flops`) by its time and the measured
 matmul peak; the output projection's share of the forward FLOPs shows what a cheaper vocabulary
 layer could save.
+
+Example:
+    python apps/benchmark.py --only profile --models transformer --apis functional \
+        --precisions float32,mixed_bfloat16 --output-md profile.md
 """
 
 import time
