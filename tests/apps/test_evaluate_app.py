@@ -33,6 +33,9 @@ def test_scores_a_test_file_and_writes_hypotheses_and_json(run_dir, tmp_path, ca
     assert scores["bleu"] == pytest.approx(corpus_bleu(hypotheses, references).score)
     assert scores["cer"] == pytest.approx(corpus_cer(hypotheses, references).rate)
     assert scores["exact_match"] == pytest.approx(exact_match(hypotheses, references))
+    # The first call (tracing) is timed apart; the speed counts the steady pass only.
+    assert scores["warmup_seconds"] > 0
+    assert scores["sentences_per_second"] == pytest.approx(scores["sentences"] / scores["seconds"])
     assert json.loads(report.read_text())["bleu_signature"].startswith("nrefs:")
     printed = capsys.readouterr().out
     assert "| bleu |" in printed and "signature" in printed
