@@ -5,6 +5,7 @@ translates through `keras_nmt.inference.Translator` (layering: docs/architecture
 """
 
 from keras_nmt.training.checkpoint_average import CheckpointAverage
+from keras_nmt.training.fused_adam import FusedAdam
 from keras_nmt.training.history_writer import HistoryWriter
 from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
@@ -18,6 +19,7 @@ from keras_nmt.training.train_config import TrainConfig
 __all__ = [
     "SCHEDULES",
     "CheckpointAverage",
+    "FusedAdam",
     "HistoryWriter",
     "InverseSqrtSchedule",
     "MaskedAccuracy",
