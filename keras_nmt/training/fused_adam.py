@@ -51,8 +51,8 @@ class FusedAdam(keras.optimizers.Adam):
         step = tf.cast(self.iterations + 1, dtype)
         beta_1 = tf.cast(self.beta_1, dtype)
         beta_2 = tf.cast(self.beta_2, dtype)
-        # Embedding gradients arrive as IndexedSlices; the kernel takes a dense gradient, as
-        # Keras' update (whose first op densifies them) does in effect.
+        # Embedding gradients arrive as IndexedSlices: summed into the dense gradient the
+        # kernel takes (the class docstring says how Keras' own update differs).
         gradient = tf.cast(tf.convert_to_tensor(gradient), dtype)
         # `variable` is a tf.Variable (under tf.distribute, this replica's copy); the moments
         # are Keras variables, whose `.value` resolves to the same replica inside the update.
