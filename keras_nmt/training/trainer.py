@@ -27,7 +27,6 @@ from keras_nmt.models.registry import build_model
 from keras_nmt.text import load_tokenizer, make_tokenizer
 from keras_nmt.training.checkpoint_average import AVERAGE_DIR, CheckpointAverage
 from keras_nmt.training.exact_backup import ExactBackup, fit_from
-from keras_nmt.training.fused_adam import FusedAdam
 from keras_nmt.training.history_writer import HistoryWriter
 from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
@@ -120,7 +119,9 @@ def compile_model(model, config):
         learning_rate = InverseSqrtSchedule(config.d_model, warmup_steps=config.warmup_steps)
     else:
         learning_rate = config.learning_rate
-    optimizer = FusedAdam(learning_rate, clipnorm=config.clipnorm, **recipe["adam"])
+    # Keras' Adam, not FusedAdam: with FusedAdam the weights `compare` kept at the time budget
+    # scored differently in-process than reloaded (issue 17's note; not yet explained).
+    optimizer = keras.optimizers.Adam(learning_rate, clipnorm=config.clipnorm, **recipe["adam"])
     loss, metrics = loss_and_metrics(config)
     model.compile(
         optimizer=optimizer,
