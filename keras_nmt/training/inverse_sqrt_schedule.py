@@ -3,8 +3,6 @@
 import keras
 from keras import ops
 
-from keras_nmt.training.fused_adam import FusedAdam
-
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
 class InverseSqrtSchedule(keras.optimizers.schedules.LearningRateSchedule):
@@ -47,12 +45,12 @@ class InverseSqrtSchedule(keras.optimizers.schedules.LearningRateSchedule):
         Args:
             d_model: model width.
             warmup_steps: steps of linear warm-up.
-            **kwargs: more `FusedAdam` (`keras.optimizers.Adam`) arguments (e.g. `clipnorm`).
+            **kwargs: more `keras.optimizers.Adam` arguments (e.g. `clipnorm`).
 
         Returns:
-            A `FusedAdam`.
+            A `keras.optimizers.Adam`.
         """
-        return FusedAdam(
+        return keras.optimizers.Adam(
             learning_rate=cls(d_model, warmup_steps),
             beta_1=0.9,
             beta_2=0.98,
