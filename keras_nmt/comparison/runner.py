@@ -163,9 +163,9 @@ def _scores_at_budget(run, model, decode):
     return {**json.loads(point.read_text()), "rows": decode()}
 
 
-def _attention(translator, model, sources):
+def _attention(translator, sources):
     """Greedy attention of the first sentences, JSON-ready; ``None`` without attention."""
-    if not getattr(model, "has_attention", False) or not sources:
+    if not getattr(translator.model, "has_attention", False) or not sources:
         return None
     return [
         {
@@ -245,9 +245,10 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
         return rows
 
     rows = [{**base, **row} for row in decode_all()]
-    attention = _attention(translator, result.model, sources[:attention_sentences])
+    attention = _attention(translator, sources[:attention_sentences])
+    # Into the translator's model (the saved one, float32), which scored the final weights.
     at_budget = _scores_at_budget(
-        run, result.model, lambda: decode_all(" (the weights at the time budget)")
+        run, translator.model, lambda: decode_all(" (the weights at the time budget)")
     )
     record = {
         "config": dataclasses.asdict(config),

@@ -3,6 +3,8 @@
 import keras
 from keras import ops
 
+from keras_nmt.training.fused_adam import FusedAdam
+
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
 class InverseSqrtSchedule(keras.optimizers.schedules.LearningRateSchedule):
@@ -45,12 +47,12 @@ class InverseSqrtSchedule(keras.optimizers.schedules.LearningRateSchedule):
         Args:
             d_model: model width.
             warmup_steps: steps of linear warm-up.
-            **kwargs: more `keras.optimizers.Adam` arguments (e.g. `clipnorm`).
+            **kwargs: more `FusedAdam` (`keras.optimizers.Adam`) arguments (e.g. `clipnorm`).
 
         Returns:
-            A `keras.optimizers.Adam`.
+            A `FusedAdam`.
         """
-        return keras.optimizers.Adam(
+        return FusedAdam(
             learning_rate=cls(d_model, warmup_steps),
             beta_1=0.9,
             beta_2=0.98,

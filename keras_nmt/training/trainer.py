@@ -12,7 +12,7 @@ from keras_nmt.atomic_file import atomic_path
 from keras_nmt.data.corpus import has_splits, load_corpus
 from keras_nmt.data.corpus_checks import check_bad_lines
 from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
-from keras_nmt.inference import Translator
+from keras_nmt.inference import RunDirectory, Translator
 from keras_nmt.inference.run_directory import (
     BACKUP_DIR,
     CONFIG_FILE,
@@ -27,6 +27,7 @@ from keras_nmt.models.registry import build_model
 from keras_nmt.text import load_tokenizer, make_tokenizer
 from keras_nmt.training.checkpoint_average import AVERAGE_DIR, CheckpointAverage
 from keras_nmt.training.exact_backup import ExactBackup, fit_from
+from keras_nmt.training.fused_adam import FusedAdam
 from keras_nmt.training.history_writer import HistoryWriter
 from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
@@ -47,7 +48,13 @@ from keras_nmt.training.time_budget import TimeBudget
 
 @dataclasses.dataclass
 class TrainResult:
-    """What `train` returns: the model, its translator, the history and the final scores."""
+    """What `train` returns: the model, a translator, the history and the final scores.
+
+    `model` is the model as trained (its dtype policy, optimizer and all); `translator` decodes
+    with the run's saved model as `evaluate.py`, `translate.py` and the export load it, in
+    float32 (`translator.model`), and `scores` are its: after a mixed-precision run the two
+    models hold the same weights but decode in different precisions.
+    """
 
     model: keras.Model
     translator: Translator
@@ -119,9 +126,7 @@ def compile_model(model, config):
         learning_rate = InverseSqrtSchedule(config.d_model, warmup_steps=config.warmup_steps)
     else:
         learning_rate = config.learning_rate
-    # Keras' Adam, not FusedAdam: with FusedAdam the weights `compare` kept at the time budget
-    # scored differently in-process than reloaded (issue 17's note; not yet explained).
-    optimizer = keras.optimizers.Adam(learning_rate, clipnorm=config.clipnorm, **recipe["adam"])
+    optimizer = FusedAdam(learning_rate, clipnorm=config.clipnorm, **recipe["adam"])
     loss, metrics = loss_and_metrics(config)
     model.compile(
         optimizer=optimizer,
@@ -295,6 +300,10 @@ def _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh):
         mark_finished(run, config.epochs)
     seconds = time.monotonic() - start
 
+    if precision.policy != "float32":
+        # Layers take the global policy when built: load the saved model as a new process does.
+        keras.mixed_precision.set_global_policy("float32")
+        translator = RunDirectory.load(run).translator()
     hypotheses = translator.translate_texts(sources)
     scores = {**score_all(hypotheses, references), "train_seconds": seconds}
     print_fn(f"trained {len(next(iter(history.values()), []))} epochs in {seconds:.0f} s")

@@ -9,6 +9,9 @@ import numpy as np
 import pytest
 
 from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
+from keras_nmt.inference import RunDirectory
+from keras_nmt.metrics import group_references
+from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.training import trainer
 from keras_nmt.training.precision import PrecisionChoice
 from keras_nmt.training.train_config import TrainConfig
@@ -181,10 +184,19 @@ def test_a_trained_transformer_run_reloads_in_a_fresh_process(tmp_path):
 
 def test_a_bf16_run_leaves_the_global_dtype_policy_as_it_found_it(tmp_path, monkeypatch):
     """`--precision auto` picks bf16 on a CPU with native bf16 (faked here): the run trains in
-    it, and the models built after it (the next test, compare's next configuration) do not."""
+    it, and the models built after it (the next test, compare's next configuration) do not;
+    its final scores are those of its saved model, which decodes in float32."""
     monkeypatch.setattr(trainer, "run_precision",
                         lambda run, requested: PrecisionChoice("mixed_bfloat16", "faked"))
     config = TrainConfig(epochs=1, output=str(tmp_path / "run"), **TINY)
     result = train(config, print_fn=lambda line: None)
     assert result.model.dtype_policy.name == "mixed_bfloat16"
     assert keras.mixed_precision.global_policy().name == "float32"
+    # Scored as evaluate.py scores the run: its saved model, loaded in float32, same weights.
+    assert result.translator.model.dtype_policy.name == "float32"
+    for trained, scored in zip(result.model.get_weights(), result.translator.model.get_weights(),
+                               strict=True):
+        np.testing.assert_array_equal(trained, scored)
+    sources, references = group_references(load_pairs(config)[1])
+    hypotheses = RunDirectory.load(config.output).translator().translate_texts(sources)
+    assert {**score_all(hypotheses, references), "train_seconds": result.seconds} == result.scores
