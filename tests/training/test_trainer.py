@@ -182,7 +182,7 @@ def test_a_trained_transformer_run_reloads_in_a_fresh_process(tmp_path):
     assert result.stdout.strip().endswith("TransformerFunctional")
 
 
-def test_a_bf16_run_leaves_the_global_dtype_policy_as_it_found_it(tmp_path, monkeypatch):
+def test_a_bf16_run_restores_the_global_policy_and_is_scored_as_saved(tmp_path, monkeypatch):
     """`--precision auto` picks bf16 on a CPU with native bf16 (faked here): the run trains in
     it, and the models built after it (the next test, compare's next configuration) do not;
     its final scores are those of its saved model, which decodes in float32."""
