@@ -14,18 +14,15 @@
 The machine description, the peak matmul rate and timing live in `keras_nmt.hardware`.
 """
 
-from keras_nmt.benchmarks.flops import (
-    attention_pair_flops,
-    dense_flops,
-    forward_flops,
-    lstm_step_flops,
-    training_flops,
-)
+from keras_nmt._lazy import lazy_package
 
-__all__ = [
-    "attention_pair_flops",
-    "dense_flops",
-    "forward_flops",
-    "lstm_step_flops",
-    "training_flops",
-]
+__all__ = lazy_package(
+    __name__,
+    {
+        "attention_pair_flops": "keras_nmt.benchmarks.flops",
+        "dense_flops": "keras_nmt.benchmarks.flops",
+        "forward_flops": "keras_nmt.benchmarks.flops",
+        "lstm_step_flops": "keras_nmt.benchmarks.flops",
+        "training_flops": "keras_nmt.benchmarks.flops",
+    },
+)

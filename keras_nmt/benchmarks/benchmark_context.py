@@ -8,6 +8,11 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from keras_nmt.benchmarks.names import (  # noqa: F401  (used by the benchmark command)
+    QUICK_SENTENCES,
+    QUICK_VOCAB_SIZE,
+    TOKENIZER_KINDS,
+)
 from keras_nmt.data import read_tsv
 from keras_nmt.hardware.machine import describe_machine
 from keras_nmt.hardware.peak import measure_peak_matmul
@@ -18,13 +23,9 @@ from keras_nmt.text import make_tokenizer
 
 PIPELINE_FILE = "spa-eng.train.tsv.xz"
 TEST_FILE = "spa-eng.test.tsv"
-TOKENIZER_KINDS = ("char", "word", "subword")
-PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 COMPUTE_DTYPES = {"float32": "float32", "mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}
-# The sizes of --quick (a smoke test: the numbers mean nothing).
-QUICK_VOCAB_SIZE = 300
+# The training pairs of --quick (a smoke test: the numbers mean nothing).
 QUICK_PAIRS = 2000
-QUICK_SENTENCES = 16
 
 
 def training_pairs(path, seed):

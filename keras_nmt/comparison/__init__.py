@@ -4,27 +4,21 @@
 lecture material, and other packages add theirs with `register_preset`.
 """
 
-from keras_nmt.comparison.configuration import Configuration
-from keras_nmt.comparison.preset import Preset
-from keras_nmt.comparison.preset_registry import (
-    LAZY_PRESETS,
-    get_preset,
-    preset_names,
-    register_preset,
-)
-from keras_nmt.comparison.table import COLUMNS, markdown_table, write_results
-from keras_nmt.comparison.throughput import count_target_tokens, tokens_per_second
+from keras_nmt._lazy import lazy_package
 
-__all__ = [
-    "COLUMNS",
-    "Configuration",
-    "LAZY_PRESETS",
-    "Preset",
-    "count_target_tokens",
-    "get_preset",
-    "markdown_table",
-    "preset_names",
-    "register_preset",
-    "tokens_per_second",
-    "write_results",
-]
+__all__ = lazy_package(
+    __name__,
+    {
+        "COLUMNS": "keras_nmt.comparison.table",
+        "Configuration": "keras_nmt.comparison.configuration",
+        "LAZY_PRESETS": "keras_nmt.comparison.preset_registry",
+        "Preset": "keras_nmt.comparison.preset",
+        "count_target_tokens": "keras_nmt.comparison.throughput",
+        "get_preset": "keras_nmt.comparison.preset_registry",
+        "markdown_table": "keras_nmt.comparison.table",
+        "preset_names": "keras_nmt.comparison.preset_registry",
+        "register_preset": "keras_nmt.comparison.preset_registry",
+        "tokens_per_second": "keras_nmt.comparison.throughput",
+        "write_results": "keras_nmt.comparison.table",
+    },
+)

@@ -26,6 +26,7 @@ from keras_nmt.comparison.preset import Preset
 from keras_nmt.decoding import GREEDY, DecodingOptions
 from keras_nmt.models.presets import (
     CHECKPOINT_AVERAGE,
+    RECIPE_DEFAULTS,
     reference_configuration,
     reference_description,
 )
@@ -263,15 +264,7 @@ def spa_eng_preset():
             for name, model, changes, description in _SPA_ENG_VARIANTS
         ),
         decodings=(GREEDY, DecodingOptions(beam_size=5)),
-        defaults={
-            "data": SPA_ENG_DATA,
-            "source_column": 1,
-            "tokenizer": "subword",
-            "vocab_size": 8000,
-            "max_length": 64,
-            "epochs": 1000,
-            "time_budget": 45.0,
-        },
+        defaults={"data": SPA_ENG_DATA, **RECIPE_DEFAULTS["spa-eng"]},
         evaluation_split="test",
     )
 

@@ -8,33 +8,27 @@
   length-bucketed teacher-forcing batches; `tokenize_pairs`, `measure_padding`.
 """
 
-from keras_nmt.data.builtin import BUILTIN_DATASETS, builtin_pairs
-from keras_nmt.data.corpus import has_splits, load_corpus, read_aligned, read_tsv
-from keras_nmt.data.corpus_error import CorpusError
-from keras_nmt.data.corpus_stats import CorpusStats
-from keras_nmt.data.download import anki_url, download
-from keras_nmt.data.download_error import DownloadError
-from keras_nmt.data.padding_stats import PaddingStats
-from keras_nmt.data.parallel_corpus import ParallelCorpus
-from keras_nmt.data.pipeline import make_dataset, measure_padding, tokenize_pairs
-from keras_nmt.data.tokenized_pairs import TokenizedPairs
+from keras_nmt._lazy import lazy_package
 
-__all__ = [
-    "BUILTIN_DATASETS",
-    "CorpusError",
-    "CorpusStats",
-    "DownloadError",
-    "PaddingStats",
-    "ParallelCorpus",
-    "TokenizedPairs",
-    "anki_url",
-    "builtin_pairs",
-    "download",
-    "has_splits",
-    "load_corpus",
-    "make_dataset",
-    "measure_padding",
-    "read_aligned",
-    "read_tsv",
-    "tokenize_pairs",
-]
+__all__ = lazy_package(
+    __name__,
+    {
+        "BUILTIN_DATASETS": "keras_nmt.data.builtin",
+        "CorpusError": "keras_nmt.data.corpus_error",
+        "CorpusStats": "keras_nmt.data.corpus_stats",
+        "DownloadError": "keras_nmt.data.download_error",
+        "PaddingStats": "keras_nmt.data.padding_stats",
+        "ParallelCorpus": "keras_nmt.data.parallel_corpus",
+        "TokenizedPairs": "keras_nmt.data.tokenized_pairs",
+        "anki_url": "keras_nmt.data.download",
+        "builtin_pairs": "keras_nmt.data.builtin",
+        "download": "keras_nmt.data.download",
+        "has_splits": "keras_nmt.data.corpus",
+        "load_corpus": "keras_nmt.data.corpus",
+        "make_dataset": "keras_nmt.data.pipeline",
+        "measure_padding": "keras_nmt.data.pipeline",
+        "read_aligned": "keras_nmt.data.corpus",
+        "read_tsv": "keras_nmt.data.corpus",
+        "tokenize_pairs": "keras_nmt.data.pipeline",
+    },
+)

@@ -8,39 +8,28 @@ Translator, the comparison presets); ``DecodingModel`` states what a model must 
 inference contract). The contract and the layering: docs/architecture.md.
 """
 
-from keras_nmt.decoding._common import within_model_limit
-from keras_nmt.decoding.api import decode
-from keras_nmt.decoding.beam_search import beam_search
-from keras_nmt.decoding.decode_result import DecodeResult
-from keras_nmt.decoding.decoding_model import DecodingModel
-from keras_nmt.decoding.decoding_options import GREEDY, STRATEGIES, DecodingOptions
-from keras_nmt.decoding.greedy import greedy_decode
-from keras_nmt.decoding.length_order import length_order, restore_order
-from keras_nmt.decoding.sampling import filter_top_k, filter_top_p, sample_decode
-from keras_nmt.decoding.scoring import (
-    coverage_penalty,
-    gnmt_length_penalty,
-    length_normalizer,
-    normalize_log_probs,
-)
+from keras_nmt._lazy import lazy_package
 
-__all__ = [
-    "STRATEGIES",
-    "DecodeResult",
-    "DecodingModel",
-    "DecodingOptions",
-    "GREEDY",
-    "beam_search",
-    "coverage_penalty",
-    "decode",
-    "filter_top_k",
-    "filter_top_p",
-    "gnmt_length_penalty",
-    "greedy_decode",
-    "length_normalizer",
-    "length_order",
-    "normalize_log_probs",
-    "restore_order",
-    "sample_decode",
-    "within_model_limit",
-]
+__all__ = lazy_package(
+    __name__,
+    {
+        "DecodeResult": "keras_nmt.decoding.decode_result",
+        "DecodingModel": "keras_nmt.decoding.decoding_model",
+        "DecodingOptions": "keras_nmt.decoding.decoding_options",
+        "GREEDY": "keras_nmt.decoding.decoding_options",
+        "STRATEGIES": "keras_nmt.decoding.decoding_options",
+        "beam_search": "keras_nmt.decoding.beam_search",
+        "coverage_penalty": "keras_nmt.decoding.scoring",
+        "decode": "keras_nmt.decoding.api",
+        "filter_top_k": "keras_nmt.decoding.sampling",
+        "filter_top_p": "keras_nmt.decoding.sampling",
+        "gnmt_length_penalty": "keras_nmt.decoding.scoring",
+        "greedy_decode": "keras_nmt.decoding.greedy",
+        "length_normalizer": "keras_nmt.decoding.scoring",
+        "length_order": "keras_nmt.decoding.length_order",
+        "normalize_log_probs": "keras_nmt.decoding.scoring",
+        "restore_order": "keras_nmt.decoding.length_order",
+        "sample_decode": "keras_nmt.decoding.sampling",
+        "within_model_limit": "keras_nmt.decoding._common",
+    },
+)

@@ -6,15 +6,12 @@ import keras
 from keras import ops
 
 from keras_nmt.decoding.decoding_model import DecodingModel
-
-DEFAULT_MAX_LENGTH = 100
-# Per-sentence length limit ``ceil(a * source_len + b)``: generous for translation (targets rarely
-# exceed 1.5x the source) and for spelling correction (target length ~ source length).
-DEFAULT_MAX_LENGTH_A = 1.5
-DEFAULT_MAX_LENGTH_B = 10.0
-# GNMT alpha (Wu et al. 2016, §7). 0 ranks beams by their plain sum of log-probabilities: the
-# apps' default since they were written, with which the README's BLEU figures were obtained.
-DEFAULT_LENGTH_PENALTY = 0.0
+from keras_nmt.decoding.decoding_options import (  # noqa: F401  (the strategies' defaults)
+    DEFAULT_LENGTH_PENALTY,
+    DEFAULT_MAX_LENGTH,
+    DEFAULT_MAX_LENGTH_A,
+    DEFAULT_MAX_LENGTH_B,
+)
 
 
 def within_model_limit(model: DecodingModel, length, default, name="max_length"):

@@ -3,8 +3,16 @@
 import dataclasses
 from typing import Any
 
-from keras_nmt.decoding import _common
-
+DEFAULT_MAX_LENGTH = 100
+# Per-sentence length limit ``ceil(a * source_len + b)``: generous for translation (targets rarely
+# exceed 1.5x the source) and for spelling correction (target length ~ source length).
+DEFAULT_MAX_LENGTH_A = 1.5
+DEFAULT_MAX_LENGTH_B = 10.0
+# GNMT alpha (Wu et al. 2016, §7). 0 ranks beams by their plain sum of log-probabilities: the
+# apps' default since they were written, with which the README's BLEU figures were obtained.
+DEFAULT_LENGTH_PENALTY = 0.0
+# The widest beam a translator serves (each size is a traced function; an export keeps them all).
+DEFAULT_MAX_BEAM_SIZE = 8
 STRATEGIES = ("greedy", "beam", "sample")
 
 # The options each strategy accepts besides (model, encoder_tokens).
@@ -60,15 +68,15 @@ class DecodingOptions:
 
     strategy: str | None = None
     max_length: int | None = None
-    max_length_a: float = _common.DEFAULT_MAX_LENGTH_A
-    max_length_b: float = _common.DEFAULT_MAX_LENGTH_B
+    max_length_a: float = DEFAULT_MAX_LENGTH_A
+    max_length_b: float = DEFAULT_MAX_LENGTH_B
     return_attention: bool = False
     trim: bool = True
     batch_cache: bool = True
     beam_size: int = 1
     n_best: int | None = 1
     normalization: str = "gnmt"
-    length_penalty: float = _common.DEFAULT_LENGTH_PENALTY
+    length_penalty: float = DEFAULT_LENGTH_PENALTY
     coverage_penalty: float = 0.0
     temperature: float = 1.0
     top_k: int | None = None

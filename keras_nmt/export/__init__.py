@@ -8,9 +8,12 @@ Example:
     >>> translator.translate_batch(["3rd of March 2021"], beam_size=4)[0].text
 """
 
-from keras_nmt.export.export_translator import export_translator, next_version
+from keras_nmt._lazy import lazy_package
 
-__all__ = [
-    "export_translator",
-    "next_version",
-]
+__all__ = lazy_package(
+    __name__,
+    {
+        "export_translator": "keras_nmt.export.export_translator",
+        "next_version": "keras_nmt.export.export_translator",
+    },
+)

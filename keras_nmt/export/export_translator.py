@@ -9,9 +9,9 @@ from pathlib import Path
 
 import tensorflow as tf
 
+from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
 from keras_nmt.inference import RunDirectory, Translator
 from keras_nmt.inference.saved_translator import METADATA_FILE
-from keras_nmt.inference.translator import DEFAULT_MAX_BEAM_SIZE
 
 
 def _as_translator(run_dir_or_translator, max_beam_size):

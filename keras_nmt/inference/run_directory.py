@@ -17,8 +17,8 @@ from pathlib import Path
 
 import keras
 
-import keras_nmt.models  # noqa: F401  (registers the model classes for loading)
 from keras_nmt.inference.translator import Translator
+from keras_nmt.models.registry import register_models
 from keras_nmt.text import load_tokenizer
 
 CONFIG_FILE = "config.json"
@@ -59,6 +59,7 @@ class RunDirectory:
                 f"{path} is not a finished run directory (missing {', '.join(missing)}); "
                 "train one with apps/train.py --output DIR"
             )
+        register_models()
         return cls(
             path=path,
             config=json.loads((path / CONFIG_FILE).read_text()),

@@ -41,10 +41,10 @@ import math
 import tensorflow as tf
 
 from keras_nmt.decoding import decode, within_model_limit
+from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.special_ids import PAD_ID
 
-DEFAULT_MAX_BEAM_SIZE = 8
 _TEXT = tf.TensorSpec([None], tf.string, name="text")
 
 

@@ -121,6 +121,40 @@ REFERENCE_CONFIGURATIONS = {
 }
 
 
+# The options of a reference configuration that are not its models': data, tokens, lengths,
+# budget. `keras-nmt train --recipe NAME/MODEL` and the comparison of that name share them.
+RECIPE_DEFAULTS = {
+    "spa-eng": {
+        "source_column": 1,
+        "tokenizer": "subword",
+        "vocab_size": 8000,
+        "max_length": 64,
+        "epochs": 1000,
+        "time_budget": 45.0,
+    },
+}
+
+
+def recipe_names():
+    """`NAME/MODEL` of every trainable reference configuration, e.g. ``spa-eng/transformer``."""
+    return tuple(f"{name}/{model}" for name in RECIPE_DEFAULTS
+                 for model in REFERENCE_CONFIGURATIONS[name])
+
+
+def recipe_fields(recipe):
+    """The `TrainConfig` fields of recipe ``NAME/MODEL``: the model, the recipe's data and
+    budget options (`RECIPE_DEFAULTS`) and the model's reference configuration.
+
+    Example:
+        >>> recipe_fields("spa-eng/transformer")["d_model"], recipe_fields("spa-eng/lstm")["model"]
+        (256, 'lstm')
+    """
+    name, _, model = recipe.partition("/")
+    if name not in RECIPE_DEFAULTS:
+        raise ValueError(f"unknown recipe {recipe!r}; choose from {', '.join(recipe_names())}")
+    return {"model": model, **RECIPE_DEFAULTS[name], **reference_configuration(name, model)}
+
+
 def _reference(name, model):
     if name not in REFERENCE_CONFIGURATIONS:
         raise ValueError(f"unknown reference configuration {name!r}; choose from "

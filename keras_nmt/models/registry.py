@@ -33,6 +33,13 @@ def model_class(name, api):
     return getattr(module, f"{class_stem}{api.capitalize()}")
 
 
+def register_models():
+    """Imports every twin, which registers its class with Keras so that `.keras` files load."""
+    for name in MODEL_NAMES:
+        for api in APIS:
+            model_class(name, api)
+
+
 def build_model(name, api, source_vocab_size, target_vocab_size, options):
     """Instantiates a model from a mapping of training options (extra keys are ignored)."""
     arguments = {key: options[key] for key in MODEL_ARGUMENTS[name] if key in options}

@@ -11,23 +11,18 @@ The noise itself is `keras_nmt.data.noise.NoiseGenerator`. Only `report` and `se
 without TensorFlow; the training parts import it.
 """
 
-from keras_nmt.spelling.report import (
-    align_words,
-    clean_vocabulary,
-    format_report,
-    spelling_report,
-    vocabulary_key,
-)
-from keras_nmt.spelling.sentences import read_sentences, split_sentences
-from keras_nmt.spelling.spelling_data import SpellingData
+from keras_nmt._lazy import lazy_package
 
-__all__ = [
-    "SpellingData",
-    "align_words",
-    "clean_vocabulary",
-    "format_report",
-    "read_sentences",
-    "spelling_report",
-    "split_sentences",
-    "vocabulary_key",
-]
+__all__ = lazy_package(
+    __name__,
+    {
+        "SpellingData": "keras_nmt.spelling.spelling_data",
+        "align_words": "keras_nmt.spelling.report",
+        "clean_vocabulary": "keras_nmt.spelling.report",
+        "format_report": "keras_nmt.spelling.report",
+        "read_sentences": "keras_nmt.spelling.sentences",
+        "spelling_report": "keras_nmt.spelling.report",
+        "split_sentences": "keras_nmt.spelling.sentences",
+        "vocabulary_key": "keras_nmt.spelling.report",
+    },
+)

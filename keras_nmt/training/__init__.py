@@ -4,29 +4,22 @@
 translates through `keras_nmt.inference.Translator` (layering: docs/architecture.md).
 """
 
-from keras_nmt.training.checkpoint_average import CheckpointAverage
-from keras_nmt.training.fused_adam import FusedAdam
-from keras_nmt.training.history_writer import HistoryWriter
-from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
-from keras_nmt.training.masked_accuracy import MaskedAccuracy
-from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
-from keras_nmt.training.perplexity import Perplexity
-from keras_nmt.training.sample_translations import SampleTranslations
-from keras_nmt.training.teacher_forcing_schedule import SCHEDULES, TeacherForcingSchedule
-from keras_nmt.training.time_budget import TimeBudget
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt._lazy import lazy_package
 
-__all__ = [
-    "SCHEDULES",
-    "CheckpointAverage",
-    "FusedAdam",
-    "HistoryWriter",
-    "InverseSqrtSchedule",
-    "MaskedAccuracy",
-    "MaskedSparseCrossEntropy",
-    "Perplexity",
-    "SampleTranslations",
-    "TeacherForcingSchedule",
-    "TimeBudget",
-    "TrainConfig",
-]
+__all__ = lazy_package(
+    __name__,
+    {
+        "CheckpointAverage": "keras_nmt.training.checkpoint_average",
+        "FusedAdam": "keras_nmt.training.fused_adam",
+        "HistoryWriter": "keras_nmt.training.history_writer",
+        "InverseSqrtSchedule": "keras_nmt.training.inverse_sqrt_schedule",
+        "MaskedAccuracy": "keras_nmt.training.masked_accuracy",
+        "MaskedSparseCrossEntropy": "keras_nmt.training.masked_sparse_cross_entropy",
+        "Perplexity": "keras_nmt.training.perplexity",
+        "SCHEDULES": "keras_nmt.training.teacher_forcing_schedule",
+        "SampleTranslations": "keras_nmt.training.sample_translations",
+        "TeacherForcingSchedule": "keras_nmt.training.teacher_forcing_schedule",
+        "TimeBudget": "keras_nmt.training.time_budget",
+        "TrainConfig": "keras_nmt.training.train_config",
+    },
+)

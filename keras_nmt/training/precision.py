@@ -11,8 +11,7 @@ machine different policies, and one seed different weights, from run to run.
 import dataclasses
 
 from keras_nmt.hardware.machine import NATIVE_BF16_FLAGS, describe_machine
-
-PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
+from keras_nmt.training.train_config import PRECISIONS
 
 
 @dataclasses.dataclass

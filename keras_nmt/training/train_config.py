@@ -6,6 +6,9 @@ from pathlib import Path
 
 from keras_nmt.models.model_options import ModelOptions
 
+# Keras dtype policies a run may ask for; `auto` is resolved by `training.precision`.
+PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
+
 
 @dataclasses.dataclass
 class TrainConfig(ModelOptions):

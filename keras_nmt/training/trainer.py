@@ -67,7 +67,8 @@ def load_pairs(config):
     """`(train_pairs, valid_pairs)` for `config.data` / `config.valid`.
 
     A built-in name or a path with `{split}` gives both splits. A single file gives the training
-    pairs, and, without `--valid`, a seeded hold-out of 5% (at most 2,000 pairs) for validation.
+    pairs, and, without `--valid`, a seeded hold-out for validation (`valid_size` pairs, default
+    5% and at most 2,000). `train_size` / `valid_size` cap every source alike (`cap_pairs`).
     With `config.skip_bad_lines`, malformed lines are skipped (and reported, see
     `CorpusStats.summary`) unless more than `config.max_bad_fraction` of a file is bad.
     """
@@ -84,16 +85,32 @@ def load_pairs(config):
         return corpus.pairs
 
     if config.valid:
-        return load(config.data, size=config.train_size), load(config.valid)
-    if has_splits(config.data):
+        train, valid = load(config.data), load(config.valid)
+    elif has_splits(config.data):
         train = load(config.data, "train", size=config.train_size)
-        return train, load(config.data, "valid", size=config.valid_size)
-    pairs = load(config.data)
-    order = np.random.default_rng(config.seed).permutation(len(pairs))
-    held_out = min(2000, max(1, len(pairs) // 20))
-    valid = [pairs[i] for i in sorted(order[:held_out])]
-    train = [pairs[i] for i in sorted(order[held_out:])]
-    return train, valid
+        valid = load(config.data, "valid", size=config.valid_size)
+    else:
+        pairs = load(config.data)
+        order = np.random.default_rng(config.seed).permutation(len(pairs))
+        held_out = config.valid_size or min(2000, max(1, len(pairs) // 20))
+        valid = [pairs[i] for i in sorted(order[:held_out])]
+        train = [pairs[i] for i in sorted(order[held_out:])]
+    # A built-in dataset generates `size` pairs; a file is capped here, so the sizes mean the same
+    # for both (a seeded sample, in file order).
+    return cap_pairs(train, config.train_size, config.seed), cap_pairs(
+        valid, config.valid_size, config.seed + 1)
+
+
+def cap_pairs(pairs, size, seed):
+    """At most `size` of `pairs`: a seeded sample kept in their order (all when `size` is None).
+
+    Example:
+        >>> cap_pairs([("a", "A"), ("b", "B"), ("c", "C")], 2, seed=0)  # two of them, in order
+    """
+    if size is None or len(pairs) <= size:
+        return pairs
+    keep = np.random.default_rng(seed).choice(len(pairs), size, replace=False)
+    return [pairs[i] for i in sorted(keep)]
 
 
 def make_tokenizers(config, train_pairs, run):

@@ -4,7 +4,7 @@ import json
 import pytest
 from matplotlib.image import imread
 
-from apps import compare as compare_app
+from keras_nmt.cli import compare as compare_app
 from keras_nmt.comparison import Configuration, Preset
 from keras_nmt.comparison import preset_registry as presets_module
 from keras_nmt.inference import RunDirectory

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from apps import evaluate
+from keras_nmt.cli import evaluate
 from keras_nmt.inference import RunDirectory
 from keras_nmt.metrics import corpus_bleu, corpus_cer, exact_match
 from tests.export.helpers import make_run_directory

@@ -1,6 +1,6 @@
 import pytest
 
-from apps import export as export_app
+from keras_nmt.cli import export as export_app
 
 
 def test_help_explains_every_flag(capsys):

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from apps import evaluate as evaluate_app
-from apps import export as export_app
-from apps import spell as spell_app
-from apps import translate as translate_app
+from keras_nmt.cli import evaluate as evaluate_app
+from keras_nmt.cli import export as export_app
+from keras_nmt.cli import spell as spell_app
+from keras_nmt.cli import translate as translate_app
 from tests.export.helpers import SOURCES, make_run_directory
 
 ROOT = Path(__file__).resolve().parents[2]

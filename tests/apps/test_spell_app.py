@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from apps import spell
+from keras_nmt.cli import spell
 from keras_nmt.export import export_translator
 from keras_nmt.inference import RunDirectory
 from keras_nmt.metrics import corpus_cer, corpus_wer

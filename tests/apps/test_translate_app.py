@@ -2,8 +2,8 @@ import io
 
 import pytest
 
-from apps import export as export_app
-from apps import translate as translate_app
+from keras_nmt.cli import export as export_app
+from keras_nmt.cli import translate as translate_app
 from tests.export.helpers import SOURCES, make_run_directory
 
 

@@ -4,13 +4,13 @@ import gzip
 
 import pytest
 
-from apps import benchmark as benchmark_app
-from apps import compare as compare_app
-from apps import evaluate as evaluate_app
-from apps import export as export_app
-from apps import spell as spell_app
-from apps import train as train_app
-from apps import translate as translate_app
+from keras_nmt.cli import benchmark as benchmark_app
+from keras_nmt.cli import compare as compare_app
+from keras_nmt.cli import evaluate as evaluate_app
+from keras_nmt.cli import export as export_app
+from keras_nmt.cli import spell as spell_app
+from keras_nmt.cli import train as train_app
+from keras_nmt.cli import translate as translate_app
 
 BAD_FLAGS = [
     (train_app, ["--epochs", "0"]),

@@ -4,8 +4,8 @@ import inspect
 
 import pytest
 
-from apps import evaluate, translate
-from apps._cli import decoding_options
+from keras_nmt.cli import evaluate, translate
+from keras_nmt.cli.common import decoding_options
 from keras_nmt.decoding import GREEDY, DecodingOptions, beam_search, greedy_decode, sample_decode
 
 

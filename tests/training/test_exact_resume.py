@@ -55,7 +55,7 @@ elif kill.startswith("backup:"):
         savez(stream, **arrays)
 
     np.savez = half_written
-from apps import train
+from keras_nmt.cli import train
 sys.exit(train.main(argv) is None and 0)
 """
 

@@ -2,7 +2,7 @@
 
 import json
 
-from apps import train as train_app
+from keras_nmt.cli import train as train_app
 from keras_nmt.training.run_folder import differing_options
 
 TINY = ["--units", "8", "--embedding-dim", "4", "--batch-size", "16", "--epochs", "1",

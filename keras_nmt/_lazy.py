@@ -1,0 +1,49 @@
+"""Packages whose public names are imported on first use (PEP 562), so that `import keras_nmt`,
+the command line's `--help` and the parsers' defaults load no TensorFlow.
+
+A package calls `lazy_package(__name__, {"Name": "keras_nmt.pkg.module", ...})` in place of
+`from keras_nmt.pkg.module import Name` lines. A name that is also a submodule's name (e.g.
+`keras_nmt.decoding.beam_search`, function and module) stays the function, as it was with eager
+imports: importing the submodule does not shadow it.
+
+Example:
+    >>> import keras_nmt.decoding        # imports no keras
+    >>> keras_nmt.decoding.GREEDY        # imports keras_nmt.decoding.decoding_options now
+"""
+
+import importlib
+import sys
+import types
+
+
+class _LazyPackage(types.ModuleType):
+    def __getattr__(self, name):
+        exports = self.__dict__["_lazy_exports"]
+        if name not in exports:
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(exports[name]), name)
+        types.ModuleType.__setattr__(self, name, value)
+        return value
+
+    def __setattr__(self, name, value):
+        # The import system sets `package.submodule` after importing a submodule; a public name
+        # spelled like its module keeps meaning the public object.
+        exports = self.__dict__.get("_lazy_exports", {})
+        if (name in exports and isinstance(value, types.ModuleType)
+                and value.__name__ == f"{self.__name__}.{name}"):
+            return
+        types.ModuleType.__setattr__(self, name, value)
+
+    def __dir__(self):
+        return sorted(set(self.__dict__) | set(self.__dict__["_lazy_exports"]))
+
+
+def lazy_package(name, exports):
+    """Makes package `name` import each of `exports` (`{public name: module}`) on first use.
+
+    Returns the sorted public names, the package's `__all__`.
+    """
+    package = sys.modules[name]
+    package._lazy_exports = dict(exports)
+    package.__class__ = _LazyPackage
+    return sorted(exports)

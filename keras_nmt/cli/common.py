@@ -1,0 +1,280 @@
+"""What every subcommand shares: the parser's settings, numeric flag types that fail in the
+parser, the decoding flags, a quiet TensorFlow start, and one-line user errors.
+
+This module imports no TensorFlow: `keras-nmt SUBCOMMAND --help` answers from the parsers alone.
+
+Example:
+    >>> parser = new_parser("Train a model.", prog="keras-nmt train")
+    >>> _ = parser.add_argument("--epochs", type=positive_int)
+    >>> parser.parse_args(["--epochs", "3"]).epochs
+    3
+"""
+
+import argparse
+import errno
+import functools
+import lzma
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+import zipfile
+
+from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE, GREEDY, DecodingOptions
+
+# Errors a user causes (bad files, bad values, a folder already in use), printed as one line.
+# `ValueError` covers the library's `CorpusError` and `RunFolderError`.
+USER_ERRORS = (OSError, ValueError, EOFError, lzma.LZMAError, zipfile.BadZipFile)
+# Exit statuses of a command ended by a signal, as a shell reports them (128 + the signal).
+EXIT_INTERRUPTED = 128 + signal.SIGINT
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+def new_parser(doc, prog=None):
+    """An `ArgumentParser` described by a module docstring (first paragraph: description, the
+    rest: epilog), with abbreviations off so that a misspelt flag fails instead of matching."""
+    description, _, epilog = doc.partition("\n\n")
+    return argparse.ArgumentParser(
+        prog=prog,
+        description=description,
+        epilog=epilog or None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+
+
+def _number(kind, text, name):
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {name}") from None
+
+
+def positive_int(text):
+    """An int >= 1 (batch sizes, epochs, widths, lengths, beam sizes)."""
+    value = _number(int, text, "an integer")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def non_negative_int(text):
+    """An int >= 0 (counts where 0 means none, e.g. --samples, --top-k)."""
+    value = _number(int, text, "an integer")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def positive_float(text):
+    """A finite float > 0 (learning rate, clip norm, minutes)."""
+    value = _number(float, text, "a number")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def non_negative_float(text):
+    """A finite float >= 0 (length penalty, temperature)."""
+    value = _number(float, text, "a number")
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return value
+
+
+def rate(text):
+    """A float in [0, 1): dropout, label smoothing, a fraction of bad lines."""
+    value = _number(float, text, "a number")
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
+    return value
+
+
+def probability_mass(text):
+    """A float in (0, 1] (nucleus sampling's top-p)."""
+    value = _number(float, text, "a number")
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
+    return value
+
+
+def add_decoding_arguments(parser):
+    """Adds --beam-size, --length-penalty, --sample, --temperature, --top-k and --top-p.
+
+    translate and evaluate share these flags; their defaults are `DecodingOptions`' own, so the
+    command line, the `Translator` and `decode` cannot disagree.
+
+    Each app adds its own --seed (default `DecodingOptions().seed`): it may seed more than
+    sampling (`apps/evaluate.py` also draws its built-in test data with it).
+    """
+    parser.add_argument("--beam-size", type=positive_int, default=GREEDY.beam_size,
+                        help="1: greedy decoding; more: beam search width, at most "
+                        f"{DEFAULT_MAX_BEAM_SIZE} for a run directory and at most the "
+                        "export's --max-beam-size for a SavedModel (default: %(default)s)")
+    parser.add_argument("--length-penalty", type=non_negative_float, default=GREEDY.length_penalty,
+                        help="GNMT length penalty alpha of beam search, >= 0; 0 ranks beams by "
+                        "their sum of log-probabilities (Wu et al. 2016 use 0.6-0.7) "
+                        "(default: %(default)s)")
+    parser.add_argument("--sample", action="store_true",
+                        help="ancestral sampling instead of greedy/beam (run directories only)")
+    parser.add_argument("--temperature", type=non_negative_float, default=GREEDY.temperature,
+                        help="sampling temperature; 0 is arg-max (default: %(default)s)")
+    parser.add_argument("--top-k", type=non_negative_int, default=0,
+                        help="sample among the k most probable tokens; 0: off "
+                        "(default: %(default)s)")
+    parser.add_argument("--top-p", type=probability_mass, default=1.0,
+                        help="nucleus sampling mass in (0, 1]; 1: off (default: %(default)s)")
+
+
+def decoding_options(args, **fields):
+    """The `DecodingOptions` of parsed `add_decoding_arguments` flags (plus other `fields`)."""
+    return DecodingOptions(
+        strategy="sample" if args.sample else None,
+        beam_size=args.beam_size,
+        length_penalty=args.length_penalty,
+        temperature=args.temperature,
+        top_k=args.top_k or None,
+        top_p=args.top_p if args.top_p != 1.0 else None,
+        seed=args.seed,
+        **fields,
+    )
+
+
+def add_debug_flag(parser):
+    """Adds `--debug`: show the full traceback of a user error instead of one line."""
+    parser.add_argument("--debug", action="store_true",
+                        help="on an error, print the full Python traceback instead of one "
+                        "'error: ...' line")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C so that the same clean-up runs."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+def command(main):
+    """Wraps a subcommand's `main(argv=None, prog=None)`: a user error prints one
+    `error: ...` line and returns 1; Ctrl-C (SIGINT) and SIGTERM print one line saying what was
+    left and return 130 / 143 instead of a traceback. With `--debug` among the arguments the
+    traceback is printed as well. A library error may carry `.left` (what state it left, e.g.
+    "the run folder resumes from its last backup"), printed on the same line.
+    """
+
+    @functools.wraps(main)
+    def wrapper(argv=None, prog=None):
+        arguments = sys.argv[1:] if argv is None else list(argv)
+        debug = "--debug" in arguments
+        previous = signal.getsignal(signal.SIGTERM)
+        in_main_thread = _in_main_thread()
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, _raise_terminated)
+        try:
+            return main(argv, prog=prog) if prog else main(argv)
+        except KeyboardInterrupt as error:
+            if debug:
+                traceback.print_exc()
+            name = "terminated (SIGTERM)" if isinstance(error, Terminated) else "interrupted"
+            left = getattr(error, "left", None) or "nothing was left half-written"
+            print(f"{name}: {left}", file=sys.stderr)
+            return EXIT_TERMINATED if isinstance(error, Terminated) else EXIT_INTERRUPTED
+        except USER_ERRORS as error:
+            if debug:
+                traceback.print_exc()
+            print(f"error: {describe(error)}", file=sys.stderr)
+            return 1
+        except Exception as error:
+            if not _out_of_space(error):
+                raise
+            if debug:
+                traceback.print_exc()
+            print(f"error: {describe(error)}", file=sys.stderr)
+            return 1
+        finally:
+            if in_main_thread:
+                signal.signal(signal.SIGTERM, previous)
+
+    return wrapper
+
+
+def _in_main_thread():
+    return threading.current_thread() is threading.main_thread()
+
+
+def _out_of_space(error):
+    """True for a full disk reported by TensorFlow (`ResourceExhaustedError`) or by h5py."""
+    return "No space left on device" in str(error) or getattr(error, "errno", None) == errno.ENOSPC
+
+
+def describe(error):
+    """One line for `error`, naming the file where the error object knows it."""
+    text = str(error) or type(error).__name__
+    filename = getattr(error, "filename", None)
+    if isinstance(error, OSError) and filename and str(filename) not in text:
+        text = f"{filename}: {text}"
+    if _out_of_space(error) and "No space left" not in text:
+        text = f"no space left on the device: {text}"
+    return " ".join(text.split())
+
+
+def exit_status(result):
+    """The process exit status of a subcommand whose `main` returns a status on failure (1, 130,
+    143) and a result object (or 0 / None) on success."""
+    if isinstance(result, int) and not isinstance(result, bool):
+        return result
+    return 0
+
+
+def start_tensorflow(debug=False):
+    """Imports TensorFlow (with tensorflow-text and Keras) quietly, after the flags are parsed.
+
+    TensorFlow's native libraries print start-up notes (oneDNN, CUDA drivers on a CPU machine,
+    `failed call to cuInit`) straight to file descriptor 2 before its logging is configured,
+    so `TF_CPP_MIN_LOG_LEVEL` cannot silence them; a newcomer reads them as errors. They are
+    discarded here while TensorFlow loads and looks for devices. `--debug` keeps them.
+    """
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+    if debug or "tensorflow" in sys.modules:
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            # Imported here, not at the top: parsing and --help must not load TensorFlow.
+            import tensorflow as tf  # noqa: PLC0415
+            import tensorflow_text  # noqa: F401, PLC0415  (registers the tokenizer ops)
+
+            tf.config.list_physical_devices()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+class Progress:
+    """A bar on a terminal (stderr), nothing otherwise; then one line of totals on stderr."""
+
+    def __init__(self, total):
+        self.total, self.done, self.start = total, 0, time.monotonic()
+        self.live = sys.stderr.isatty() and total > 0
+
+    def add(self, count):
+        self.done += count
+        if self.live:
+            width = 30
+            filled = width * self.done // self.total
+            print(f"\r[{'=' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+                  "sentences", end="", file=sys.stderr, flush=True)
+
+    def finish(self):
+        seconds = time.monotonic() - self.start
+        if self.live:
+            print(file=sys.stderr)
+        rate = self.done / seconds if seconds > 0 else 0.0
+        print(f"{self.done} sentences in {seconds:.1f} s ({rate:.1f} sentences/s)",
+              file=sys.stderr)

@@ -1,0 +1,140 @@
+"""Score a trained run folder or an exported SavedModel on a test set.
+
+Prints a table of BLEU and chrF (sacreBLEU, 13a, mixed case, with signatures), CER, WER and exact
+match; writes the hypotheses and a JSON report. Repeated source sentences (Tatoeba often has
+several translations of one sentence) are merged into one sentence with several references.
+
+Examples:
+    keras-nmt evaluate runs/lstm-functional                       # built-in dates test split
+    keras-nmt evaluate runs/spa-eng --data ../shared/data/spa-eng.test.tsv --beam-size 5
+    keras-nmt evaluate runs/spa-eng --weights runs/spa-eng/budget.weights.h5 \
+        --data ../shared/data/spa-eng.test.tsv --beam-size 5
+    keras-nmt evaluate saved_models/spa-eng/1 --data ../shared/data/spa-eng.test.tsv
+A run folder is scored in the direction it was trained in (its --source-column and
+--target-column); a contradicting --source-column is refused.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from keras_nmt.cli.common import (
+    Progress,
+    add_debug_flag,
+    add_decoding_arguments,
+    command,
+    decoding_options,
+    exit_status,
+    new_parser,
+    non_negative_int,
+    positive_int,
+    start_tensorflow,
+)
+from keras_nmt.decoding.decoding_options import GREEDY
+from keras_nmt.lines import write_lines
+
+
+def build_parser(prog=None):
+    parser = new_parser(__doc__, prog)
+    parser.add_argument("model", help="a run folder (keras-nmt train) or a SavedModel directory")
+    parser.add_argument("--weights", default=None,
+                        help="a run directory only: score these weights (a .weights.h5 file, "
+                        "e.g. MODEL/budget.weights.h5, kept where a --time-budget ran out) in "
+                        "place of the trained ones")
+    parser.add_argument("--data", default="dates",
+                        help="test data: a built-in name (its test split), a TSV file "
+                        "(.gz/.xz/.zip too) or SOURCE_FILE,TARGET_FILE (default: %(default)s)")
+    parser.add_argument("--source-column", type=non_negative_int, default=None,
+                        help="which TSV column is the source (default: the run folder's own, "
+                        "else 1; a run folder refuses another)")
+    parser.add_argument("--test-size", type=positive_int, default=None,
+                        help="score N sentences: the built-in data generates N pairs, a file's "
+                        "first N source sentences are scored (default: all; built-in: its "
+                        "test size)")
+    for old in ("--size", "--limit"):  # the old spellings
+        parser.add_argument(old, dest="test_size", type=positive_int, help=argparse.SUPPRESS)
+    parser.add_argument("--batch-size", type=positive_int, default=64,
+                        help="sentences translated together (default: %(default)s)")
+    add_decoding_arguments(parser)
+    parser.add_argument("--seed", type=int, default=GREEDY.seed,
+                        help="seed for built-in test data and sampling (default: %(default)s)")
+    parser.add_argument("--output", default=None, metavar="FILE",
+                        help="file for the translations, one per line (default: "
+                        "MODEL/hypotheses.txt for a run folder, none for a SavedModel)")
+    parser.add_argument("--hypotheses", dest="output", help=argparse.SUPPRESS)  # old spelling
+    parser.add_argument("--json", default=None, help="file for the JSON report")
+    add_debug_flag(parser)
+    return parser
+
+
+def run_columns(model, source_column):
+    """The (source, target) columns to read: a run folder's own; `source_column` must agree."""
+    config_path = os.path.join(model, "config.json")
+    if not os.path.exists(config_path):
+        return (1 if source_column is None else source_column), None
+    with open(config_path, encoding="utf-8") as stream:
+        config = json.load(stream)
+    trained = config.get("source_column", 1), config.get("target_column")
+    if source_column is not None and source_column != trained[0]:
+        raise ValueError(
+            f"{config_path}: this run was trained with --source-column {trained[0]}; "
+            f"--source-column {source_column} would feed it the other language. Leave the flag "
+            "out to use the run's own columns"
+        )
+    return trained
+
+
+@command
+def main(argv=None, prog=None):
+    args = build_parser(prog).parse_args(argv)
+    start_tensorflow(args.debug)
+    # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
+    from keras_nmt.data.corpus import has_splits, load_corpus  # noqa: PLC0415
+    from keras_nmt.inference import open_translator  # noqa: PLC0415
+    from keras_nmt.metrics import group_references  # noqa: PLC0415
+    from keras_nmt.metrics.evaluation import format_table, score_all  # noqa: PLC0415
+
+    source_column, target_column = run_columns(args.model, args.source_column)
+    split = "test" if has_splits(args.data) else None
+    corpus = load_corpus(args.data, split, size=args.test_size, seed=args.seed,
+                         source_column=source_column, target_column=target_column)
+    sources, references = group_references(corpus.pairs)
+    if args.test_size:
+        sources, references = sources[: args.test_size], references[: args.test_size]
+    translator = open_translator(args.model, weights=args.weights)
+    options = decoding_options(args)
+    # The first call traces and optimizes the graph: timed apart from the steady speed.
+    start = time.monotonic()
+    translator.translate_batch(sources[: args.batch_size], options)
+    warmup_seconds = time.monotonic() - start
+    progress = Progress(len(sources))
+    start = time.monotonic()
+    results = translator.translate_batch(
+        sources, options, batch_size=args.batch_size, on_batch=progress.add
+    )
+    hypotheses = [result.text for result in results]
+    seconds = time.monotonic() - start
+    progress.finish()
+    scores = score_all(hypotheses, references)
+    shown = {"beam_size": args.beam_size, "length_penalty": args.length_penalty}
+    if args.sample:
+        shown.update(sample=True, temperature=args.temperature, top_k=args.top_k, top_p=args.top_p)
+    scores.update(seconds=seconds, sentences_per_second=len(sources) / seconds,
+                  warmup_seconds=warmup_seconds, **shown)
+    print(format_table(scores))
+    output = args.output
+    if output is None and os.path.exists(os.path.join(args.model, "config.json")):
+        output = os.path.join(args.model, "hypotheses.txt")
+    if output:
+        write_lines(output, hypotheses)
+        print(f"hypotheses written to {output}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as stream:
+            json.dump(scores, stream, indent=2)
+    return scores
+
+
+if __name__ == "__main__":
+    sys.exit(exit_status(main()))

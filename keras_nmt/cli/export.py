@@ -1,0 +1,107 @@
+"""Export a trained run folder as a SavedModel: strings in, translations out, tokenizers inside.
+
+Writes RUN_DIR's translator to OUTPUT_DIR/NAME/VERSION/ (TensorFlow Serving's versioned layout),
+atomically, and prints its signatures (as `saved_model_cli show --all` would):
+
+    serving_default(text: string [batch]) -> translation: string [batch], score: float32 [batch]
+    beam_search(text, beam_size: int32 [], length_penalty: float32 [])
+        -> translations: string [batch, beam_size], scores: float32 [batch, beam_size]
+    attention(text) -> translation, tokens [batch, T], source_tokens [batch, S],
+        weights: float32 [batch, T, S]
+
+Examples:
+    keras-nmt export runs/lstm                          # saved_models/lstm/1/
+    keras-nmt export runs/lstm --name dates --version 3
+    python -c "import tensorflow as tf, tensorflow_text; m = tf.saved_model.load(
+        'saved_models/lstm/1'); print(m.signatures['serving_default'](
+        text=tf.constant(['3rd of March 2021'])))"
+    # `saved_model_cli run` alone fails with "Op type not registered 'NormalizeUTF8'" (it has
+    # no flag to load the tensorflow-text ops the tokenizers use); run it with them registered:
+    python -c "import sys, tensorflow_text; from tensorflow.python.tools import \\
+        saved_model_cli; sys.argv[0] = 'saved_model_cli'; saved_model_cli.main()" \\
+        run --dir saved_models/lstm/1 --tag_set serve --signature_def serving_default \\
+        --input_exprs 'text=["3rd of March 2021"]'
+"""
+
+import sys
+
+from keras_nmt.cli.common import (
+    add_debug_flag,
+    command,
+    exit_status,
+    new_parser,
+    positive_int,
+    start_tensorflow,
+)
+from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
+
+
+def build_parser(prog=None):
+    parser = new_parser(__doc__, prog)
+    parser.add_argument("run_dir", metavar="RUN_DIR",
+                        help="run folder written by keras-nmt train (config.json, model.keras, "
+                        "tokenizers/)")
+    parser.add_argument("--output-dir", default="saved_models",
+                        help="directory of all exported models (default: %(default)s)")
+    parser.add_argument("--name", default=None,
+                        help="model name, the directory under --output-dir (default: the name of "
+                        "RUN_DIR)")
+    parser.add_argument("--version", type=positive_int, default=None,
+                        help="version number, a positive integer (default: one more than the "
+                        "largest existing version); an existing version is never overwritten")
+    parser.add_argument("--max-beam-size", type=positive_int, default=DEFAULT_MAX_BEAM_SIZE,
+                        help="the largest beam size the export serves; each size is a function "
+                        "of its own in the SavedModel, so fewer sizes export faster "
+                        "(default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="random seed set before loading (export itself is deterministic; "
+                        "default: %(default)s)")
+    add_debug_flag(parser)
+    return parser
+
+
+def describe_signatures(path):
+    """Text listing every signature of the SavedModel at `path` (inputs and outputs)."""
+    import tensorflow as tf  # noqa: PLC0415  (after parsing: --help loads no TensorFlow)
+
+    loaded = tf.saved_model.load(str(path))
+    lines = []
+    for name, function in sorted(loaded.signatures.items()):
+        lines.append(f"signature {name!r}:")
+        _, inputs = function.structured_input_signature
+        for key, spec in sorted(inputs.items()):
+            lines.append(f"  input  {key}: {spec.dtype.name} {spec.shape.as_list()}")
+        for key, spec in sorted(function.structured_outputs.items()):
+            lines.append(f"  output {key}: {spec.dtype.name} {spec.shape.as_list()}")
+    return "\n".join(lines)
+
+
+def export_run(run_dir, output_dir="saved_models", name=None, version=None, seed=0,
+               print_fn=print, max_beam_size=DEFAULT_MAX_BEAM_SIZE):
+    """Exports `run_dir` and prints where and which signatures; returns the version directory.
+
+    `keras-nmt spell` calls this after training.
+    """
+    import keras  # noqa: PLC0415  (after parsing: --help loads no TensorFlow)
+
+    from keras_nmt.export import export_translator  # noqa: PLC0415
+
+    keras.utils.set_random_seed(seed)
+    path = export_translator(run_dir, base_dir=output_dir, name=name, version=version,
+                             max_beam_size=max_beam_size)
+    print_fn(f"exported {run_dir} to {path}")
+    print_fn(describe_signatures(path))
+    return path
+
+
+@command
+def main(argv=None, prog=None):
+    args = build_parser(prog).parse_args(argv)
+    start_tensorflow(args.debug)
+    export_run(args.run_dir, args.output_dir, args.name, args.version, args.seed,
+               max_beam_size=args.max_beam_size)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(exit_status(main()))

@@ -1,0 +1,276 @@
+"""Spelling correction: train a noisy -> clean corrector, correct text, compare char/word/subword.
+
+Clean sentences come from --text (one per line, or one column of a tab-separated file); seeded
+typing noise (QWERTY neighbour substitutions and insertions, deletions, transpositions, doubled
+and dropped double letters, case flips, dropped accents: keras_nmt.data.noise) makes the inputs.
+Validation and test sentences are noised once with fixed seeds; training sentences get fresh
+noise on every epoch. At the end, train reports on the test pairs the CER/WER of the noisy input
+and of the corrected output, the share of already-correct words the model changed, the share of
+wrong words it fixed and the share of output words not in the clean training vocabulary
+(hallucinations); RUN_DIR/spelling.json keeps them. A run directory is a normal one: export it
+with apps/export.py.
+
+Examples:
+    keras-nmt spell train --text ../shared/data/spa-eng.train.tsv.xz --source-column 0 \\
+        --tokenizer char --train-size 20000 --time-budget 10 --output-dir runs/spell-char
+    keras-nmt spell correct runs/spell-char "Tom is lookinf for hte keys."
+    echo "I cant belive it" | keras-nmt spell correct runs/spell-char
+    keras-nmt spell compare --text ../shared/data/spa-eng.train.tsv.xz --source-column 0 \\
+        --time-budget 5 --train-size 20000 --output-dir runs/spell-compare
+"""
+
+import argparse
+import os
+import sys
+
+from keras_nmt.cli.common import (
+    add_debug_flag,
+    command,
+    exit_status,
+    new_parser,
+    positive_float,
+    positive_int,
+    rate,
+    start_tensorflow,
+)
+from keras_nmt.decoding.decoding_options import DecodingOptions
+from keras_nmt.lines import iter_lines, read_lines, write_lines
+from keras_nmt.models.registry import APIS, MODEL_NAMES
+from keras_nmt.training.train_config import TrainConfig
+
+DEFAULTS = TrainConfig()
+
+
+def add_data_arguments(parser):
+    data = parser.add_argument_group("data and noise")
+    data.add_argument("--text", required=True,
+                      help="clean sentences, one per line (plain, .gz, .xz or .zip)")
+    data.add_argument("--source-column", dest="column", type=int, default=0,
+                      help="0-based column of a tab-separated file; a line without tabs is "
+                      "column 0 (Tatoeba files: 0 is English) (default: %(default)s)")
+    data.add_argument("--column", dest="column", type=int, help=argparse.SUPPRESS)
+    data.add_argument("--train-size", dest="max_sentences", type=positive_int, default=None,
+                      help="use only the first N distinct sentences; the validation and test "
+                      "sentences are held out of them (default: all)")
+    data.add_argument("--max-sentences", dest="max_sentences", type=positive_int,
+                      help=argparse.SUPPRESS)
+    data.add_argument("--max-chars", type=positive_int, default=None,
+                      help="skip sentences longer than this many characters (default: none)")
+    data.add_argument("--valid-size", type=positive_int, default=None,
+                      help="validation sentences (default: 5%% of the sentences, at most 1,000)")
+    data.add_argument("--test-size", type=positive_int, default=None,
+                      help="test sentences (default: 5%% of the sentences, at most 1,000)")
+    data.add_argument("--noise-rate", type=rate, default=0.3,
+                      help="probability that a word gets any noise at all (default: %(default)s)")
+    data.add_argument("--noise", default="",
+                      help="per-operation rates inside a touched word, NAME=P,...; NAME is one "
+                      "of deletion, insertion, substitution, transposition, doubling, "
+                      "dropped_double (per site: letter, letter pair), case, accent (per word); "
+                      "unnamed ones keep their defaults (see keras_nmt/data/noise_rates.py)")
+    data.add_argument("--vocab-size", type=positive_int, default=DEFAULTS.vocab_size,
+                      help="word/subword vocabulary size (default: %(default)s)")
+    data.add_argument("--max-length", type=positive_int, default=DEFAULTS.max_length,
+                      help="longest sequence in tokens; longer training sentences are dropped, "
+                      "longer inputs cut when correcting (default: %(default)s)")
+
+
+def add_model_arguments(parser, with_level=True):
+    model = parser.add_argument_group("model")
+    if with_level:
+        model.add_argument("--tokenizer", dest="level", default="char",
+                           choices=["char", "word", "subword"],
+                           help="token level of both sides (default: %(default)s)")
+        model.add_argument("--level", dest="level", help=argparse.SUPPRESS)
+    model.add_argument("--model", default=DEFAULTS.model, choices=MODEL_NAMES,
+                       help="architecture: LSTM encoder-decoder, LSTM + Luong attention, LSTM + "
+                       "Bahdanau attention, Transformer (default: %(default)s)")
+    model.add_argument("--api", default=DEFAULTS.api, choices=APIS,
+                       help="which twin (default: %(default)s)")
+    model.add_argument("--units", type=positive_int, default=DEFAULTS.units,
+                       help="LSTM width (default: %(default)s)")
+    model.add_argument("--embedding-dim", type=positive_int, default=DEFAULTS.embedding_dim,
+                       help="embedding width of the recurrent models (default: %(default)s)")
+    model.add_argument("--layers", dest="num_layers", type=positive_int,
+                       default=DEFAULTS.num_layers,
+                       help="stacked layers in encoder and decoder (default: %(default)s)")
+    model.add_argument("--bidirectional", action="store_true",
+                       help="bidirectional encoder (LSTM and Luong models)")
+    model.add_argument("--dropout", type=rate, default=DEFAULTS.dropout,
+                       help="dropout rate (default: %(default)s)")
+    model.add_argument("--d-model", type=positive_int, default=DEFAULTS.d_model,
+                       help="Transformer width (default: %(default)s)")
+    model.add_argument("--heads", dest="num_heads", type=positive_int, default=DEFAULTS.num_heads,
+                       help="Transformer attention heads (default: %(default)s)")
+    model.add_argument("--ff-dim", type=positive_int, default=DEFAULTS.ff_dim,
+                       help="Transformer feed-forward width (default: %(default)s)")
+
+
+def add_training_arguments(parser):
+    train = parser.add_argument_group("training")
+    train.add_argument("--epochs", type=positive_int, default=DEFAULTS.epochs,
+                       help="epochs; each draws new noise (default: %(default)s)")
+    train.add_argument("--steps-per-epoch", type=positive_int, default=None,
+                       help="batches per epoch (default: one pass over the training sentences)")
+    train.add_argument("--time-budget", dest="minutes", type=positive_float, default=None,
+                       metavar="MINUTES",
+                       help="stop after the epoch that crosses this many minutes (default: none)")
+    train.add_argument("--minutes", dest="minutes", type=positive_float, help=argparse.SUPPRESS)
+    train.add_argument("--batch-size", type=positive_int, default=DEFAULTS.batch_size,
+                       help="sentences per batch (default: %(default)s)")
+    train.add_argument("--learning-rate", type=positive_float, default=DEFAULTS.learning_rate,
+                       help="Adam learning rate of the recurrent models (default: %(default)s)")
+    train.add_argument("--warmup-steps", type=positive_int, default=DEFAULTS.warmup_steps,
+                       help="Transformer warm-up steps (default: %(default)s)")
+    train.add_argument("--beam-size", type=positive_int, default=1,
+                       help="beam width for the test corrections; 1 = greedy "
+                       "(default: %(default)s)")
+    train.add_argument("--seed", type=int, default=DEFAULTS.seed,
+                       help="seed of the split, all noise, the data order and the initial "
+                       "weights: same seed, same result (default: %(default)s)")
+    train.add_argument("--verbose", type=int, default=2, choices=[0, 1, 2],
+                       help="Keras progress: 0 silent, 1 a live progress bar, 2 one line per "
+                       "epoch (default: %(default)s)")
+
+
+def build_parser(prog=None):
+    parser = new_parser(__doc__, prog)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    train = commands.add_parser("train", help="train a corrector and report on the test pairs",
+                                description="Train a corrector; writes a run directory.")
+    add_data_arguments(train)
+    add_model_arguments(train)
+    add_training_arguments(train)
+    train.add_argument("--output-dir", dest="output", default=None,
+                       help="run folder (default: runs/spell-TOKENIZER-MODEL)")
+    train.add_argument("--output", dest="output", help=argparse.SUPPRESS)  # the old spelling
+    train.add_argument("--export", action="store_true",
+                       help="export a SavedModel to saved_models/<run name>/<version>/ at the end")
+
+    correct = commands.add_parser(
+        "correct", help="correct text with a trained run (or an exported SavedModel)",
+        description="Correct sentences: arguments, else --input FILE, else stdin; one output "
+        "line per input line.")
+    correct.add_argument("run", help="a run folder (keras-nmt spell train) or a SavedModel "
+                         "directory")
+    correct.add_argument("texts", nargs="*", help="sentences to correct")
+    correct.add_argument("--input", default=None, help="file of sentences, one per line")
+    correct.add_argument("--output", default=None, metavar="FILE",
+                         help="write the corrections to FILE (default: stdout)")
+    correct.add_argument("--beam-size", type=positive_int, default=1,
+                         help="beam width; 1 = greedy (default: %(default)s)")
+    correct.add_argument("--batch-size", type=positive_int, default=64,
+                         help="sentences corrected together (default: %(default)s)")
+
+    compare = commands.add_parser(
+        "compare", help="char vs word vs subword on the same noisy data and budget",
+        description="Train one corrector per level with the same data, noise, model and "
+        "budget; print a Markdown table and write comparison.json/.csv/.md.")
+    add_data_arguments(compare)
+    add_model_arguments(compare, with_level=False)
+    add_training_arguments(compare)
+    compare.add_argument("--tokenizers", dest="levels", default="char,word,subword",
+                         help="comma-separated token levels to compare (default: "
+                         "%(default)s)")
+    compare.add_argument("--levels", dest="levels", help=argparse.SUPPRESS)
+    compare.add_argument("--output-dir", default="runs/spell-compare",
+                         help="one run folder per level, and the tables (default: %(default)s)")
+    for subparser in (train, correct, compare):
+        add_debug_flag(subparser)
+    return parser
+
+
+def make_config(args, level, output):
+    """The `TrainConfig` of the flags (options `spell.py` does not expose keep the defaults)."""
+    return TrainConfig(
+        model=args.model, api=args.api, units=args.units, embedding_dim=args.embedding_dim,
+        num_layers=args.num_layers, bidirectional=args.bidirectional, dropout=args.dropout,
+        d_model=args.d_model, num_heads=args.num_heads, ff_dim=args.ff_dim,
+        tokenizer=level, vocab_size=args.vocab_size, data=args.text,
+        source_column=args.column if args.column in (0, 1) else DEFAULTS.source_column,
+        max_length=args.max_length, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
+        batch_size=args.batch_size, learning_rate=args.learning_rate,
+        warmup_steps=args.warmup_steps, time_budget=args.minutes, seed=args.seed,
+        output=output, verbose=args.verbose,
+    )
+
+
+def load_data(args):
+    from keras_nmt.data.noise import NoiseGenerator  # noqa: PLC0415  (after parsing)
+    from keras_nmt.data.noise_rates import NoiseRates  # noqa: PLC0415
+    from keras_nmt.spelling import SpellingData  # noqa: PLC0415
+
+    generator = NoiseGenerator(NoiseRates.parse(args.noise), args.noise_rate, seed=args.seed)
+    return SpellingData.from_file(
+        args.text, generator, seed=args.seed, column=args.column,
+        max_sentences=args.max_sentences, max_chars=args.max_chars,
+        valid_size=args.valid_size, test_size=args.test_size,
+    )
+
+
+def run_train(args):
+    from keras_nmt.export import export_translator  # noqa: PLC0415  (after parsing)
+    from keras_nmt.spelling.training import train_speller  # noqa: PLC0415
+
+    output = args.output or f"runs/spell-{args.level}-{args.model}"
+    config = make_config(args, args.level, output)
+    result, report = train_speller(config, load_data(args),
+                                   decoding=DecodingOptions(beam_size=args.beam_size))
+    if args.export:
+        path = export_translator(result.translator, name=os.path.basename(output.rstrip("/")))
+        print(f"exported to {path}")
+    return report
+
+
+def run_correct(args):
+    from keras_nmt.inference import open_translator  # noqa: PLC0415  (after parsing)
+    from keras_nmt.spelling.training import correct_texts  # noqa: PLC0415
+
+    translator = open_translator(args.run)
+    decoding = DecodingOptions(beam_size=args.beam_size)
+    if not args.texts and not args.input and sys.stdin.isatty():
+        stdin = getattr(sys.stdin, "buffer", sys.stdin)
+        for line in iter_lines(stdin):  # typed at a terminal: each line as it is entered
+            print(correct_texts(translator, [line], decoding, 1)[0], flush=True)
+        return None
+    if args.texts:
+        texts = args.texts
+    elif args.input:
+        texts = read_lines(args.input)
+    else:
+        texts = list(iter_lines(getattr(sys.stdin, "buffer", sys.stdin)))
+    corrected = correct_texts(translator, texts, decoding, args.batch_size) if texts else []
+    if args.output:
+        write_lines(args.output, corrected)
+    else:
+        for line in corrected:
+            print(line.replace("\n", " "))
+    return corrected
+
+
+def run_compare(args):
+    from keras_nmt.spelling.comparison import (  # noqa: PLC0415  (after parsing)
+        compare_levels,
+        markdown_table,
+        write_comparison,
+    )
+
+    levels = [level.strip() for level in args.levels.split(",") if level.strip()]
+    config = make_config(args, levels[0], args.output_dir)
+    rows = compare_levels(config, load_data(args), levels, args.output_dir,
+                          decoding=DecodingOptions(beam_size=args.beam_size))
+    print(markdown_table(rows))
+    for path in write_comparison(rows, args.output_dir):
+        print(f"wrote {path}")
+    return rows
+
+
+@command
+def main(argv=None, prog=None):
+    args = build_parser(prog).parse_args(argv)
+    start_tensorflow(args.debug)
+    return {"train": run_train, "correct": run_correct, "compare": run_compare}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(exit_status(main()))

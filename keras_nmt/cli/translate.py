@@ -1,0 +1,151 @@
+"""Translate sentences with a run folder or an exported SavedModel.
+
+Input: the positional SENTENCE arguments, else --input FILE, else stdin; one sentence per line
+(lines end at newline characters only; an empty line gives an empty output line, so line N of
+the output is always the translation of line N of the input). Typed at a terminal, each line is
+translated as soon as it is entered. Inputs longer than the model's maximum source length
+are truncated, with a warning on stderr. Output: one translation per line; with --n-best N, N
+lines per sentence "SENTENCE_NUMBER<TAB>RANK<TAB>SCORE<TAB>TRANSLATION", best first.
+
+Examples:
+    keras-nmt translate runs/lstm "3rd of March 2021" "12/04/1999"
+    keras-nmt translate saved_models/lstm/1 --beam-size 4 --n-best 3 < dates.txt
+    keras-nmt translate runs/luong --input dates.txt --output out.txt --attention-plot plots/
+    keras-nmt translate runs/lstm --sample --temperature 0.7 --top-p 0.9 --seed 1 "3/3/21"
+"""
+
+import sys
+from pathlib import Path
+
+from keras_nmt.cli.common import (
+    Progress,
+    add_debug_flag,
+    add_decoding_arguments,
+    command,
+    decoding_options,
+    exit_status,
+    new_parser,
+    positive_int,
+    start_tensorflow,
+)
+from keras_nmt.decoding.decoding_options import GREEDY
+from keras_nmt.lines import iter_lines, one_line, read_lines, split_lines, write_lines
+from keras_nmt.plots import plot_attention
+
+
+def build_parser(prog=None):
+    parser = new_parser(__doc__, prog)
+    parser.add_argument("model", metavar="MODEL",
+                        help="a run folder (keras-nmt train) or a SavedModel directory "
+                        "(keras-nmt export; a model directory uses its highest version)")
+    parser.add_argument("sentences", metavar="SENTENCE", nargs="*",
+                        help="sentences to translate (default: --input FILE, else stdin)")
+    parser.add_argument("--input", metavar="FILE", help="read sentences from FILE, one per line")
+    parser.add_argument("--output", metavar="FILE", help="write translations to FILE "
+                        "(default: stdout)")
+    add_decoding_arguments(parser)
+    parser.add_argument("--n-best", type=positive_int, default=GREEDY.n_best,
+                        help="translations printed per sentence, at most --beam-size, with rank "
+                        "and score (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=GREEDY.seed,
+                        help="sampling seed (default: %(default)s)")
+    parser.add_argument("--batch-size", type=positive_int, default=64,
+                        help="sentences per decoding call (default: %(default)s)")
+    parser.add_argument("--attention-plot", metavar="DIR",
+                        help="write one attention heatmap PNG per sentence to DIR (greedy "
+                        "decoding; models with attention)")
+    add_debug_flag(parser)
+    return parser
+
+
+def read_sentences(args):
+    """The input lines: arguments, else --input FILE, else stdin (`keras_nmt.lines`).
+
+    Invalid UTF-8 becomes U+FFFD, from a file and from stdin alike.
+    """
+    if args.sentences:
+        return list(args.sentences)
+    if args.input:
+        return read_lines(args.input)
+    stdin = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: the text layer may not be UTF-8
+    data = stdin.read()
+    return split_lines(data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data)
+
+
+def interactive(translator, options, warn):
+    """Translates each line typed at a terminal as soon as it is entered (until end of file)."""
+    stdin = getattr(sys.stdin, "buffer", sys.stdin)
+    for line in iter_lines(stdin):
+        translator.warn_if_truncated([line], warn)
+        for output in format_results(translator.translate_batch([line], options), options.n_best):
+            print(output, flush=True)
+
+
+def write_attention_plots(translator, sentences, directory, batch_size, warn):
+    """One PNG per sentence in `directory`; returns the paths written."""
+    has_attention = getattr(translator, "has_attention", None)
+    if has_attention is None:
+        has_attention = bool(getattr(getattr(translator, "model", None), "has_attention", False))
+    if not has_attention:
+        warn("this model has no attention (plain LSTM encoder-decoder): no attention plots")
+        return []
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    results = translator.translate_batch(sentences, return_attention=True, batch_size=batch_size)
+    paths = []
+    for index, result in enumerate(results, start=1):
+        if not result.source_tokens or not result.target_tokens:
+            warn(f"sentence {index} is empty: no attention plot")
+            continue
+        path = directory / f"attention_{index:04d}.png"
+        plot_attention(result.weights, result.source_tokens, result.target_tokens, path=path,
+                       title=result.text)
+        paths.append(path)
+    return paths
+
+
+def format_results(results, n_best):
+    lines = []
+    for number, result in enumerate(results, start=1):
+        if n_best == 1:
+            lines.append(result.text)
+            continue
+        for rank, (text, score) in enumerate(zip(result.texts, result.scores, strict=True), 1):
+            lines.append(f"{number}\t{rank}\t{score:.4f}\t{text}")
+    return lines
+
+
+@command
+def main(argv=None, prog=None):
+    # Intermixed: sentences may follow options (`MODEL --beam-size 4 "a" "b"`).
+    args = build_parser(prog).parse_intermixed_args(argv)
+    start_tensorflow(args.debug)
+    # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
+    from keras_nmt.inference import open_translator  # noqa: PLC0415
+
+    def warn(message):
+        print(f"warning: {message}", file=sys.stderr)
+
+    translator = open_translator(args.model)
+    options = decoding_options(args, n_best=args.n_best)
+    if not args.sentences and not args.input and sys.stdin.isatty() and not args.attention_plot:
+        interactive(translator, options, warn)
+        return 0
+    sentences = read_sentences(args)
+    translator.warn_if_truncated(sentences, warn)
+    progress = Progress(len(sentences))
+    results = translator.translate_batch(sentences, options, batch_size=args.batch_size,
+                                         on_batch=progress.add)
+    progress.finish()
+    if args.attention_plot:
+        write_attention_plots(translator, sentences, args.attention_plot, args.batch_size, warn)
+    lines = format_results(results, args.n_best)
+    if args.output:
+        write_lines(args.output, lines)
+    else:
+        sys.stdout.write("".join(one_line(line) + "\n" for line in lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(exit_status(main()))

@@ -1,0 +1,60 @@
+"""Line-aligned text: line N of an output belongs to line N of its input.
+
+Lines end at ``\\n`` only (``\\r\\n`` too, its ``\\r`` dropped). `str.splitlines` also breaks at
+U+2028, U+0085, form feeds and other separators that may sit inside a sentence, which would shift
+every later translation onto the wrong input. A line written out never contains ``\\n``.
+
+Example:
+    >>> split_lines("4th of July\\u20281999\\n25.12.2001\\n")
+    ['4th of July\\u20281999', '25.12.2001']
+    >>> one_line("two\\nlines")
+    'two lines'
+"""
+
+import os
+from pathlib import Path
+
+
+def split_lines(text):
+    """The lines of `text`, split at ``\\n`` only; a final ``\\n`` ends the last line."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def decode_utf8(data):
+    """Bytes as text; invalid UTF-8 becomes U+FFFD (a line is never lost to one bad byte)."""
+    return data.decode("utf-8", errors="replace")
+
+
+def read_lines(path):
+    """The lines of the UTF-8 file at `path` (`split_lines`)."""
+    return split_lines(decode_utf8(Path(path).read_bytes()))
+
+
+def iter_lines(stream):
+    """The lines of a stream as they arrive (interactive input), split at ``\n`` only: pass a
+    binary stream (``sys.stdin.buffer``) or a text stream (its `readline` ends at ``\n``)."""
+    while line := stream.readline():
+        yield split_lines(decode_utf8(line) if isinstance(line, bytes) else line)[0]
+
+
+def one_line(text):
+    """`text` with any line break replaced by a space, so that it stays one output line."""
+    return " ".join(text.split("\n")) if "\n" in text else text
+
+
+def write_lines(path, lines):
+    """Writes `lines` (each made `one_line`) to `path`, whole or not at all."""
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.partial")
+    try:
+        with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
+            stream.writelines(one_line(line) + "\n" for line in lines)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
