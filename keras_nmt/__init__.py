@@ -12,7 +12,31 @@ Subpackages:
     training  losses, metrics and callbacks for model.fit, train()
     export    SavedModel export of a Translator
 
+The main entry points are here, imported on first use (so `import keras_nmt` loads no
+TensorFlow):
+
+    >>> import keras_nmt
+    >>> config = keras_nmt.TrainConfig(model="luong", epochs=2, output="runs/quick")
+    >>> result = keras_nmt.train(config)                 # writes the run folder runs/quick
+    >>> translator = keras_nmt.open_translator("runs/quick")
+    >>> translator(["3rd of March 2021"])                # a list of strings in, strings out
+    >>> keras_nmt.export_translator("runs/quick")        # saved_models/quick/1
+    >>> keras_nmt.TrainConfig.from_recipe("spa-eng/transformer", data="spa-eng.{split}.tsv")
+    >>> keras_nmt.build_model("luong", "functional", 64, 64, units=32)
+
 The data flow and what each package may import: docs/architecture.md.
 """
 
+from keras_nmt._lazy import lazy_package
+
 __version__ = "0.1.0"
+__all__ = lazy_package(
+    __name__,
+    {
+        "TrainConfig": "keras_nmt.training.train_config",
+        "build_model": "keras_nmt.models.registry",
+        "export_translator": "keras_nmt.export.export_translator",
+        "open_translator": "keras_nmt.inference.open_translator",
+        "train": "keras_nmt.training.trainer",
+    },
+)

@@ -235,9 +235,12 @@ def start_tensorflow(debug=False):
     TensorFlow's native libraries print start-up notes (oneDNN, CUDA drivers on a CPU machine,
     `failed call to cuInit`) straight to file descriptor 2 before its logging is configured,
     so `TF_CPP_MIN_LOG_LEVEL` cannot silence them; a newcomer reads them as errors. They are
-    discarded here while TensorFlow loads and looks for devices. `--debug` keeps them.
+    discarded here while TensorFlow loads and looks for devices, and its native log is limited
+    to fatal messages (errors reach Python as exceptions; TensorFlow also logs notes such as
+    oneDNN's "supports DT_INT64 only on..." at error level). `--debug`, or
+    `TF_CPP_MIN_LOG_LEVEL` set by the user, keeps them.
     """
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "0" if debug else "3")
     os.environ.setdefault("KERAS_BACKEND", "tensorflow")
     if debug or "tensorflow" in sys.modules:
         return

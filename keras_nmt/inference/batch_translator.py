@@ -103,6 +103,17 @@ class BatchTranslator:
         outputs = functions[options.beam_size - 1](text, length_penalty)
         return {key: value[:, : options.beam_size] for key, value in outputs.items()}
 
+    def __call__(self, texts, options=None, **changes):
+        """The translations of a list of strings (or of one string), as strings.
+
+        Example:
+            >>> translator(["3rd of March 2021", "25.12.2001"], beam_size=4)
+            ['2021-03-03', '2001-12-25']
+        """
+        if isinstance(texts, str):
+            return self([texts], options, **changes)[0]
+        return [result.text for result in self.translate_batch(list(texts), options, **changes)]
+
     def translate_texts(self, texts, batch_size=64):
         """Translates a Python list of strings in batches (greedy); returns a list of strings."""
         return [r.text for r in self.translate_batch(list(texts), batch_size=batch_size)]

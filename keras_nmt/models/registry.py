@@ -40,9 +40,25 @@ def register_models():
             model_class(name, api)
 
 
-def build_model(name, api, source_vocab_size, target_vocab_size, options):
-    """Instantiates a model from a mapping of training options (extra keys are ignored)."""
-    arguments = {key: options[key] for key in MODEL_ARGUMENTS[name] if key in options}
+def build_model(name, api, source_vocab_size, target_vocab_size, options=None, **arguments):
+    """Instantiates model `name` in style `api`.
+
+    Args:
+        name, api: as in `model_class`.
+        source_vocab_size, target_vocab_size: the tokenizers' vocabulary sizes.
+        options: a mapping of training options (e.g. a `TrainConfig` as a dict); the model's own
+            arguments are taken from it, extra keys are ignored.
+        **arguments: constructor arguments that override `options`.
+
+    Example:
+        >>> build_model("luong", "functional", 64, 64, units=32, attention_score="concat")
+    """
+    options = {**(options or {}), **arguments}
+    unknown = sorted(set(arguments) - set(MODEL_ARGUMENTS[name]))
+    if unknown:
+        raise ValueError(f"model {name!r} takes no {', '.join(unknown)}; its arguments: "
+                         f"{', '.join(MODEL_ARGUMENTS[name])}")
+    chosen = {key: options[key] for key in MODEL_ARGUMENTS[name] if key in options}
     return model_class(name, api)(
-        source_vocab_size=source_vocab_size, target_vocab_size=target_vocab_size, **arguments
+        source_vocab_size=source_vocab_size, target_vocab_size=target_vocab_size, **chosen
     )

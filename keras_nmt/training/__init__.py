@@ -21,5 +21,7 @@ __all__ = lazy_package(
         "TeacherForcingSchedule": "keras_nmt.training.teacher_forcing_schedule",
         "TimeBudget": "keras_nmt.training.time_budget",
         "TrainConfig": "keras_nmt.training.train_config",
+        "TrainResult": "keras_nmt.training.trainer",
+        "train": "keras_nmt.training.trainer",
     },
 )

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from keras_nmt.models.model_options import ModelOptions
+from keras_nmt.models.presets import recipe_fields
 
 # Keras dtype policies a run may ask for; `auto` is resolved by `training.precision`.
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
@@ -71,6 +72,17 @@ class TrainConfig(ModelOptions):
                 "best epoch's weights as trained, checkpoint averaging ends with a mean of the "
                 "last ones; choose one"
             )
+
+    @classmethod
+    def from_recipe(cls, recipe, **options):
+        """The `TrainConfig` of reference recipe ``NAME/MODEL`` (`models.presets.recipe_fields`),
+        with `options` on top.
+
+        Example:
+            >>> TrainConfig.from_recipe("spa-eng/transformer", data="spa-eng.{split}.tsv").d_model
+            256
+        """
+        return cls(**{**recipe_fields(recipe), **options})
 
     def to_json(self, path):
         Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")

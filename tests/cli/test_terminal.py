@@ -1,0 +1,26 @@
+"""What the terminal shows when the output is a file: no progress-bar control characters."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ["--train-size", "64", "--valid-size", "8", "--epochs", "1", "--units", "8",
+        "--embedding-dim", "8", "--validation-sentences", "4", "--samples", "0"]
+
+pytestmark = pytest.mark.tensorflow
+
+
+def test_training_piped_to_a_file_writes_plain_lines_and_no_start_up_noise(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}  # as a user has it
+    done = subprocess.run(
+        [sys.executable, "-m", "keras_nmt", "train", *TINY, "--output-dir", str(tmp_path / "r")],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stderr
+    for stream in (done.stdout, done.stderr):
+        assert "\b" not in stream and "\x1b[" not in stream
+    assert "oneDNN" not in done.stderr and "cuInit" not in done.stderr, done.stderr
+    assert "Epoch 1/1" in done.stdout
