@@ -31,7 +31,6 @@ Examples:
     keras-nmt compare --preset tiny --output-dir /tmp/tiny
 """
 
-import argparse
 import sys
 
 from keras_nmt.cli.common import (
@@ -40,13 +39,10 @@ from keras_nmt.cli.common import (
     exit_status,
     new_parser,
     non_negative_int,
-    positive_float,
-    positive_int,
-    rate,
     start_tensorflow,
 )
+from keras_nmt.cli.options import SIZE_OPTIONS, add_options, config_fields
 from keras_nmt.comparison import get_preset, preset_names
-from keras_nmt.training.train_config import PRECISIONS
 
 # Epochs when only --time-budget is given: the time budget stops training first.
 EPOCHS_FOR_TIME_BUDGET = 100_000
@@ -70,91 +66,30 @@ def build_parser(prog=None):
     parser.add_argument("--attention-sentences", type=non_negative_int, default=3,
                         help="evaluation sentences plotted side by side (default: %(default)s)")
 
-    budget = parser.add_argument_group(
-        "budget (per configuration; the preset's default when not given)")
-    budget.add_argument("--epochs", type=positive_int, default=None,
-                        help="training epochs (without --time-budget: no time limit)")
-    budget.add_argument("--time-budget", dest="minutes", type=positive_float, default=None,
-                        metavar="MINUTES",
-                        help="wall-clock budget: stop after the epoch that crosses it; the "
-                        "weights of the moment it runs out are scored too (the record's "
-                        "'at N min' column)")
-
-    data = parser.add_argument_group("data (the preset's default when not given)")
-    data.add_argument("--data", default=None,
-                      help="built-in name ('dates', the default), a corpus file or a path with "
-                      "{split} (e.g. ../shared/data/spa-eng.{split}.tsv)")
-    data.add_argument("--source-column", type=non_negative_int, default=None,
-                      help="which TSV column is the source (default: 1)")
-    data.add_argument("--train-size", type=positive_int, default=None,
-                      help="training pairs: generated, or a seeded sample of a corpus file "
-                      "(default: all; built-in: 20,000)")
-    data.add_argument("--valid-size", type=positive_int, default=None,
-                      help="validation pairs: generated, or a seeded sample (default: all; "
-                      "built-in: 1,000)")
-    data.add_argument("--tokenizer", default=None, choices=["char", "word", "subword"],
-                      help="tokenizer of presets that do not vary it (default: char; spa-eng: "
-                      "subword)")
-    data.add_argument("--vocab-size", type=positive_int, default=None,
-                      help="word/subword vocabulary size (default: 8000)")
-    data.add_argument("--max-length", type=positive_int, default=None,
-                      help="longest sequence in tokens (default: 100; spa-eng: 64)")
-
-    sizes = parser.add_argument_group(
-        "model sizes and training (the preset's default when not given)")
-    sizes.add_argument("--embedding-dim", type=positive_int, default=None,
-                       help="embedding width of the recurrent models (default: 128)")
-    sizes.add_argument("--units", type=positive_int, default=None,
-                       help="LSTM width of the recurrent models (default: 256)")
-    sizes.add_argument("--layers", dest="num_layers", type=positive_int, default=None,
-                       help="stacked layers (default: 1)")
-    sizes.add_argument("--d-model", type=positive_int, default=None,
-                       help="Transformer width (default: 128)")
-    sizes.add_argument("--heads", dest="num_heads", type=positive_int, default=None,
-                       help="Transformer heads (default: 4)")
-    sizes.add_argument("--ff-dim", type=positive_int, default=None,
-                       help="Transformer feed-forward width (default: 512)")
-    sizes.add_argument("--dropout", type=rate, default=None, help="dropout rate (default: 0)")
-    batching = sizes.add_mutually_exclusive_group()
-    batching.add_argument("--batch-size", type=positive_int, default=None,
-                          help="pairs per batch (default: 64)")
-    batching.add_argument("--batch-tokens", type=positive_int, default=None, metavar="N",
-                          help="instead of --batch-size: length-bucketed batches of at most N "
-                          "padded source + target tokens (fairseq --max-tokens)")
-    sizes.add_argument("--learning-rate", type=positive_float, default=None,
-                       help="Adam learning rate of the recurrent models (default: 0.001)")
-    sizes.add_argument("--warmup-steps", type=positive_int, default=None,
-                       help="Transformer warm-up steps (default: 4000)")
-    sizes.add_argument("--precision", default=None, choices=PRECISIONS,
-                       help="Keras dtype policy of every configuration; logits and softmax stay "
-                       "float32; auto picks it from the hardware (see keras-nmt train --help) "
-                       "(default: auto)")
-    sizes.add_argument("--seed", type=int, default=None,
-                       help="seed of data order and weights, the same for every configuration "
-                       "(default: 0)")
-    sizes.add_argument("--verbose", type=int, default=2, choices=[0, 1, 2],
-                       help="Keras progress: 0 silent, 1 bar, 2 a line per epoch "
-                       "(default: %(default)s)")
-    budget.add_argument("--minutes", dest="minutes", type=positive_float,
-                        help=argparse.SUPPRESS)  # the old spelling of --time-budget
+    preset = "the preset's"
+    add_options(parser.add_argument_group(
+        "budget (per configuration; the preset's default when not given)"),
+        ["epochs", "time_budget"], None, preset)
+    add_options(parser.add_argument_group("data (the preset's default when not given)"),
+                DATA_OPTIONS, None, preset)
+    add_options(parser.add_argument_group(
+        "model sizes and training (the preset's default when not given)"),
+        [*SIZE_OPTIONS, "batch_size", "batch_tokens", "learning_rate", "warmup_steps",
+         "precision", "seed", "verbose"], None, preset)
     add_debug_flag(parser)
     return parser
 
 
-# Flags that are TrainConfig fields under the same name.
-_TRAIN_FIELDS = (
-    "data", "source_column", "train_size", "valid_size", "tokenizer", "vocab_size",
-    "max_length", "embedding_dim", "units", "num_layers", "d_model", "num_heads", "ff_dim",
-    "dropout", "batch_size", "batch_tokens", "learning_rate", "warmup_steps", "precision", "seed",
-    "epochs", "verbose",
-)
+DATA_OPTIONS = ("data", "source_column", "train_size", "valid_size", "tokenizer", "vocab_size",
+                "max_length")
 
 
 def user_options(args):
     """The `TrainConfig` fields the user set explicitly (they override the preset's defaults)."""
-    options = {key: getattr(args, key) for key in _TRAIN_FIELDS if getattr(args, key) is not None}
-    if args.minutes is not None:
-        options["time_budget"] = args.minutes
+    options = {k: v for k, v in config_fields(args).items() if v is not None}
+    if args.verbose is None:
+        options["verbose"] = 1 if sys.stdout.isatty() else 2
+    if args.time_budget is not None:
         options.setdefault("epochs", EPOCHS_FOR_TIME_BUDGET)
     elif args.epochs is not None:
         options["time_budget"] = None  # an epoch count alone: no wall-clock limit

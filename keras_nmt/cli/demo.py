@@ -6,6 +6,7 @@ Example:
 """
 
 import argparse
+import dataclasses
 import subprocess
 import sys
 import textwrap
@@ -16,13 +17,13 @@ from keras_nmt.cli.common import (
     command,
     exit_status,
     new_parser,
-    positive_float,
     start_tensorflow,
 )
-from keras_nmt.models.registry import APIS, MODEL_NAMES
+from keras_nmt.cli.options import add_options
 from keras_nmt.training.train_config import TrainConfig
 
-DEFAULTS = TrainConfig()
+# The demo trains for 3 minutes unless told otherwise.
+DEFAULTS = dataclasses.replace(TrainConfig(), time_budget=3.0)
 EXAMPLES = ["3rd of March 2021", "Tuesday, July 4, 1989", "25.12.2001", "the first of may, 1999"]
 
 # Runs in a fresh interpreter that imports only TensorFlow and tensorflow-text.
@@ -47,15 +48,7 @@ RELOAD = textwrap.dedent(
 
 def build_parser(prog=None):
     parser = new_parser(__doc__, prog)
-    parser.add_argument("--model", default=DEFAULTS.model, choices=MODEL_NAMES,
-                        help="architecture to train (default: %(default)s)")
-    parser.add_argument("--api", default=DEFAULTS.api, choices=APIS,
-                        help="which twin (default: %(default)s)")
-    parser.add_argument("--time-budget", dest="minutes", type=positive_float, default=3.0,
-                        metavar="MINUTES", help="training budget in minutes (default: %(default)s)")
-    parser.add_argument("--minutes", dest="minutes", type=positive_float, help=argparse.SUPPRESS)
-    parser.add_argument("--seed", type=int, default=DEFAULTS.seed,
-                        help="seed (default: %(default)s)")
+    add_options(parser, ["model", "api", "time_budget", "seed"], DEFAULTS)
     parser.add_argument("--output-dir", dest="output", default="runs/demo",
                         help="run folder (default: %(default)s)")
     parser.add_argument("--output", dest="output", help=argparse.SUPPRESS)  # the old spelling
@@ -73,7 +66,7 @@ def main(argv=None, prog=None):
     print(f"== training {args.model} ({args.api}) on the built-in dates dataset ==")
     result = train.main([
         "--model", args.model, "--api", args.api, "--units", "128", "--embedding-dim", "32",
-        "--epochs", "40", "--time-budget", str(args.minutes), "--seed", str(args.seed),
+        "--epochs", "40", "--time-budget", str(args.time_budget), "--seed", str(args.seed),
         "--output-dir", args.output, "--verbose", "2", "--validation-sentences", "200",
     ])
     if not hasattr(result, "translator"):

@@ -20,6 +20,7 @@ Examples:
 """
 
 import argparse
+import dataclasses
 import os
 import sys
 
@@ -28,17 +29,17 @@ from keras_nmt.cli.common import (
     command,
     exit_status,
     new_parser,
-    positive_float,
     positive_int,
     rate,
     start_tensorflow,
 )
+from keras_nmt.cli.options import add_options, config_fields
 from keras_nmt.decoding.decoding_options import DecodingOptions
 from keras_nmt.lines import iter_lines, read_lines, write_lines
-from keras_nmt.models.registry import APIS, MODEL_NAMES
 from keras_nmt.training.train_config import TrainConfig
 
-DEFAULTS = TrainConfig()
+# Spelling runs print one line per epoch (a progress bar is rarely worth its output).
+DEFAULTS = dataclasses.replace(TrainConfig(), verbose=2)
 
 
 def add_data_arguments(parser):
@@ -67,69 +68,23 @@ def add_data_arguments(parser):
                       "of deletion, insertion, substitution, transposition, doubling, "
                       "dropped_double (per site: letter, letter pair), case, accent (per word); "
                       "unnamed ones keep their defaults (see keras_nmt/data/noise_rates.py)")
-    data.add_argument("--vocab-size", type=positive_int, default=DEFAULTS.vocab_size,
-                      help="word/subword vocabulary size (default: %(default)s)")
-    data.add_argument("--max-length", type=positive_int, default=DEFAULTS.max_length,
-                      help="longest sequence in tokens; longer training sentences are dropped, "
-                      "longer inputs cut when correcting (default: %(default)s)")
+    add_options(data, ["vocab_size", "max_length"], DEFAULTS)
 
 
-def add_model_arguments(parser, with_level=True):
+def add_model_arguments(parser, with_tokenizer=True):
     model = parser.add_argument_group("model")
-    if with_level:
-        model.add_argument("--tokenizer", dest="level", default="char",
-                           choices=["char", "word", "subword"],
-                           help="token level of both sides (default: %(default)s)")
-        model.add_argument("--level", dest="level", help=argparse.SUPPRESS)
-    model.add_argument("--model", default=DEFAULTS.model, choices=MODEL_NAMES,
-                       help="architecture: LSTM encoder-decoder, LSTM + Luong attention, LSTM + "
-                       "Bahdanau attention, Transformer (default: %(default)s)")
-    model.add_argument("--api", default=DEFAULTS.api, choices=APIS,
-                       help="which twin (default: %(default)s)")
-    model.add_argument("--units", type=positive_int, default=DEFAULTS.units,
-                       help="LSTM width (default: %(default)s)")
-    model.add_argument("--embedding-dim", type=positive_int, default=DEFAULTS.embedding_dim,
-                       help="embedding width of the recurrent models (default: %(default)s)")
-    model.add_argument("--layers", dest="num_layers", type=positive_int,
-                       default=DEFAULTS.num_layers,
-                       help="stacked layers in encoder and decoder (default: %(default)s)")
-    model.add_argument("--bidirectional", action="store_true",
-                       help="bidirectional encoder (LSTM and Luong models)")
-    model.add_argument("--dropout", type=rate, default=DEFAULTS.dropout,
-                       help="dropout rate (default: %(default)s)")
-    model.add_argument("--d-model", type=positive_int, default=DEFAULTS.d_model,
-                       help="Transformer width (default: %(default)s)")
-    model.add_argument("--heads", dest="num_heads", type=positive_int, default=DEFAULTS.num_heads,
-                       help="Transformer attention heads (default: %(default)s)")
-    model.add_argument("--ff-dim", type=positive_int, default=DEFAULTS.ff_dim,
-                       help="Transformer feed-forward width (default: %(default)s)")
+    names = ["model", "api", "units", "embedding_dim", "num_layers", "bidirectional", "dropout",
+             "d_model", "num_heads", "ff_dim"]
+    add_options(model, ["tokenizer", *names] if with_tokenizer else names, DEFAULTS)
 
 
 def add_training_arguments(parser):
-    train = parser.add_argument_group("training")
-    train.add_argument("--epochs", type=positive_int, default=DEFAULTS.epochs,
-                       help="epochs; each draws new noise (default: %(default)s)")
-    train.add_argument("--steps-per-epoch", type=positive_int, default=None,
-                       help="batches per epoch (default: one pass over the training sentences)")
-    train.add_argument("--time-budget", dest="minutes", type=positive_float, default=None,
-                       metavar="MINUTES",
-                       help="stop after the epoch that crosses this many minutes (default: none)")
-    train.add_argument("--minutes", dest="minutes", type=positive_float, help=argparse.SUPPRESS)
-    train.add_argument("--batch-size", type=positive_int, default=DEFAULTS.batch_size,
-                       help="sentences per batch (default: %(default)s)")
-    train.add_argument("--learning-rate", type=positive_float, default=DEFAULTS.learning_rate,
-                       help="Adam learning rate of the recurrent models (default: %(default)s)")
-    train.add_argument("--warmup-steps", type=positive_int, default=DEFAULTS.warmup_steps,
-                       help="Transformer warm-up steps (default: %(default)s)")
+    train = parser.add_argument_group("training (each epoch draws new noise)")
+    add_options(train, ["epochs", "steps_per_epoch", "time_budget", "batch_size",
+                        "learning_rate", "warmup_steps", "seed", "verbose"], DEFAULTS)
     train.add_argument("--beam-size", type=positive_int, default=1,
                        help="beam width for the test corrections; 1 = greedy "
                        "(default: %(default)s)")
-    train.add_argument("--seed", type=int, default=DEFAULTS.seed,
-                       help="seed of the split, all noise, the data order and the initial "
-                       "weights: same seed, same result (default: %(default)s)")
-    train.add_argument("--verbose", type=int, default=2, choices=[0, 1, 2],
-                       help="Keras progress: 0 silent, 1 a live progress bar, 2 one line per "
-                       "epoch (default: %(default)s)")
 
 
 def build_parser(prog=None):
@@ -167,7 +122,7 @@ def build_parser(prog=None):
         description="Train one corrector per level with the same data, noise, model and "
         "budget; print a Markdown table and write comparison.json/.csv/.md.")
     add_data_arguments(compare)
-    add_model_arguments(compare, with_level=False)
+    add_model_arguments(compare, with_tokenizer=False)
     add_training_arguments(compare)
     compare.add_argument("--tokenizers", dest="levels", default="char,word,subword",
                          help="comma-separated token levels to compare (default: "
@@ -180,19 +135,12 @@ def build_parser(prog=None):
     return parser
 
 
-def make_config(args, level, output):
-    """The `TrainConfig` of the flags (options `spell.py` does not expose keep the defaults)."""
-    return TrainConfig(
-        model=args.model, api=args.api, units=args.units, embedding_dim=args.embedding_dim,
-        num_layers=args.num_layers, bidirectional=args.bidirectional, dropout=args.dropout,
-        d_model=args.d_model, num_heads=args.num_heads, ff_dim=args.ff_dim,
-        tokenizer=level, vocab_size=args.vocab_size, data=args.text,
-        source_column=args.column if args.column in (0, 1) else DEFAULTS.source_column,
-        max_length=args.max_length, epochs=args.epochs, steps_per_epoch=args.steps_per_epoch,
-        batch_size=args.batch_size, learning_rate=args.learning_rate,
-        warmup_steps=args.warmup_steps, time_budget=args.minutes, seed=args.seed,
-        output=output, verbose=args.verbose,
-    )
+def make_config(args, tokenizer, output):
+    """The `TrainConfig` of the flags (options `spell` does not offer keep their defaults)."""
+    fields = {k: v for k, v in config_fields(args).items() if k not in ("source_column",)}
+    return TrainConfig(**{**fields, "tokenizer": tokenizer, "data": args.text,
+                          "source_column": args.column if args.column in (0, 1)
+                          else DEFAULTS.source_column, "output": output})
 
 
 def load_data(args):
@@ -212,8 +160,8 @@ def run_train(args):
     from keras_nmt.export import export_translator  # noqa: PLC0415  (after parsing)
     from keras_nmt.spelling.training import train_speller  # noqa: PLC0415
 
-    output = args.output or f"runs/spell-{args.level}-{args.model}"
-    config = make_config(args, args.level, output)
+    output = args.output or f"runs/spell-{args.tokenizer}-{args.model}"
+    config = make_config(args, args.tokenizer, output)
     result, report = train_speller(config, load_data(args),
                                    decoding=DecodingOptions(beam_size=args.beam_size))
     if args.export:

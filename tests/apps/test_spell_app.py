@@ -24,7 +24,7 @@ def tiny_run(tmp_path_factory):
     )
     run = directory / "run"
     report = spell.main([
-        "train", "--text", str(text), "--level", "char", "--model", "lstm", "--units", "16",
+        "train", "--text", str(text), "--tokenizer", "char", "--model", "lstm", "--units", "16",
         "--embedding-dim", "8", "--epochs", "1", "--batch-size", "32", "--valid-size", "10",
         "--test-size", "20", "--max-length", "40", "--verbose", "0", "--output", str(run),
     ])
@@ -75,8 +75,8 @@ def test_compare_reuses_levels_trained_separately(tiny_run, tmp_path, monkeypatc
               "--epochs", "1", "--batch-size", "32", "--valid-size", "10", "--test-size", "20",
               "--max-length", "40", "--verbose", "0", "--output-dir", str(tmp_path / "cmp")]
     # Two levels trained by separate commands (as when run in parallel)...
-    char_row, = spell.main(["compare", "--levels", "char", *common])
-    word_row, = spell.main(["compare", "--levels", "word", *common])
+    char_row, = spell.main(["compare", "--tokenizers", "char", *common])
+    word_row, = spell.main(["compare", "--tokenizers", "word", *common])
     capsys.readouterr()
 
     def no_training(*args, **kwargs):
@@ -84,23 +84,24 @@ def test_compare_reuses_levels_trained_separately(tiny_run, tmp_path, monkeypatc
 
     # ...combine into one table without training again.
     monkeypatch.setattr("keras_nmt.spelling.comparison.train_speller", no_training)
-    rows = spell.main(["compare", "--levels", "char,word", *common])
+    rows = spell.main(["compare", "--tokenizers", "char,word", *common])
     assert rows == [char_row, word_row]
     assert "finished earlier, reusing" in capsys.readouterr().out
     table = (tmp_path / "cmp" / "comparison.md").read_text().splitlines()
     assert len(table) == 4 and table[2].startswith("| char ") and table[3].startswith("| word ")
     # A finished level with other model options is refused, not silently mixed in.
-    assert spell.main(["compare", "--levels", "char", *common[:5], "32", *common[6:]]) == 1
+    assert spell.main(["compare", "--tokenizers", "char", *common[:5], "32", *common[6:]]) == 1
     error = capsys.readouterr().err  # one line, no traceback
     assert error.startswith("error: ") and "units" in error and "Traceback" not in error
 
 
 def test_help_explains_the_flags(capsys):
     for command, flags in [
-        ("train", ["--text", "--column", "--level", "--model", "--api", "--epochs", "--minutes",
-                   "--noise-rate", "--noise", "--max-sentences", "--seed", "--output"]),
-        ("correct", ["--input", "--beam-size"]),
-        ("compare", ["--levels", "--output-dir", "--minutes"]),
+        ("train", ["--text", "--source-column", "--tokenizer", "--model", "--api", "--epochs",
+                   "--time-budget", "--noise-rate", "--noise", "--train-size", "--seed",
+                   "--output-dir"]),
+        ("correct", ["--input", "--output", "--beam-size"]),
+        ("compare", ["--tokenizers", "--output-dir", "--time-budget"]),
     ]:
         with pytest.raises(SystemExit):
             spell.main([command, "--help"])

@@ -40,19 +40,19 @@ def test_train_flags(argv, dest, value):
 
 
 @pytest.mark.parametrize("module, argv, dest, value", [
-    (demo, ["--minutes", "2"], "minutes", 2.0),
-    (demo, ["--time-budget", "2"], "minutes", 2.0),
-    (compare, ["--minutes", "2"], "minutes", 2.0),
-    (compare, ["--time-budget", "2"], "minutes", 2.0),
+    (demo, ["--minutes", "2"], "time_budget", 2.0),
+    (demo, ["--time-budget", "2"], "time_budget", 2.0),
+    (compare, ["--minutes", "2"], "time_budget", 2.0),
+    (compare, ["--time-budget", "2"], "time_budget", 2.0),
     (evaluate, ["RUN", "--size", "7"], "test_size", 7),
     (evaluate, ["RUN", "--limit", "7"], "test_size", 7),
     (evaluate, ["RUN", "--test-size", "7"], "test_size", 7),
     (evaluate, ["RUN", "--hypotheses", "h.txt"], "output", "h.txt"),
-    (spell, ["train", "--text", "t", "--level", "word"], "level", "word"),
-    (spell, ["train", "--text", "t", "--tokenizer", "word"], "level", "word"),
+    (spell, ["train", "--text", "t", "--level", "word"], "tokenizer", "word"),
+    (spell, ["train", "--text", "t", "--tokenizer", "word"], "tokenizer", "word"),
     (spell, ["train", "--text", "t", "--column", "1"], "column", 1),
     (spell, ["train", "--text", "t", "--source-column", "1"], "column", 1),
-    (spell, ["train", "--text", "t", "--time-budget", "3"], "minutes", 3.0),
+    (spell, ["train", "--text", "t", "--time-budget", "3"], "time_budget", 3.0),
     (spell, ["train", "--text", "t", "--train-size", "9"], "max_sentences", 9),
 ])
 def test_one_name_per_concept_and_the_old_spellings_still_parse(module, argv, dest, value):
@@ -85,3 +85,27 @@ def test_evaluate_reads_the_run_direction_and_refuses_another(tmp_path):
     with pytest.raises(ValueError, match="--source-column 0"):
         evaluate.run_columns(str(tmp_path), 1)
     assert evaluate.run_columns(str(tmp_path / "saved"), None) == (1, None)
+
+
+def test_every_training_flag_is_defined_once_for_a_trainconfig_field():
+    import dataclasses
+    import re
+    from pathlib import Path
+
+    from keras_nmt.cli.options import TRAIN_OPTIONS
+
+    fields = {field.name for field in dataclasses.fields(TrainConfig)}
+    assert set(TRAIN_OPTIONS) <= fields
+    flags = [spec["flag"] for spec in TRAIN_OPTIONS.values()]
+    assert len(flags) == len(set(flags))
+    # No training command defines one of these flags itself. (translate, evaluate and benchmark
+    # have a --batch-size and a --seed of their own: of decoding, and of sweeps over lists.)
+    cli = Path(__file__).resolve().parents[2] / "keras_nmt" / "cli"
+    # spell's data flags count sentences of one text file, not pairs; its `correct` batches
+    # decoding.
+    own = {"spell": {"--source-column", "--train-size", "--valid-size", "--batch-size"}}
+    for name in ("train", "compare", "spell", "demo"):
+        path = cli / f"{name}.py"
+        defined = set(re.findall(r'add_argument\(\s*"(--[a-z-]+)"', path.read_text()))
+        again = defined & set(flags) - own.get(name, set())
+        assert not again, f"{path.name} defines {again} again"
