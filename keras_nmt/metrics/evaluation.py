@@ -30,8 +30,8 @@ def score_all(hypotheses, references):
         normalization applied.
 
     Example:
-        >>> score_all(["Caf\u00e9."], ["Cafe\u0301."])["bleu"]  # NFC hypothesis, NFD reference
-        100.00000000000004
+        >>> round(score_all(["Caf\u00e9 au lait."], ["Cafe\u0301 au lait."])["bleu"], 6)  # NFC, NFD
+        100.0
     """
     hypotheses = [unicodedata.normalize(UNICODE_FORM, text) for text in hypotheses]
     references = [
