@@ -11,6 +11,7 @@ Example:
 """
 
 import argparse
+import contextlib
 import errno
 import functools
 import lzma
@@ -208,6 +209,27 @@ def _in_main_thread():
 def _out_of_space(error):
     """True for a full disk reported by TensorFlow (`ResourceExhaustedError`) or by h5py."""
     return "No space left on device" in str(error) or getattr(error, "errno", None) == errno.ENOSPC
+
+
+@contextlib.contextmanager
+def writing_to(path):
+    """Names `path` in a write error that does not: a full disk reported by `write()` (a bare
+    `OSError(ENOSPC)`) or by TensorFlow, so that the one `error:` line says where.
+
+    Example:
+        >>> with writing_to("out.txt"):  # doctest: +SKIP
+        ...     write_lines("out.txt", lines)
+    """
+    try:
+        yield
+    except Exception as error:
+        if str(path) in str(error) or not (isinstance(error, OSError) or _out_of_space(error)):
+            raise
+        if isinstance(error, OSError) and error.filename:
+            raise
+        code = errno.ENOSPC if _out_of_space(error) else getattr(error, "errno", None)
+        reason = os.strerror(code) if code else str(error)
+        raise OSError(code, reason, str(path)) from error
 
 
 def describe(error):

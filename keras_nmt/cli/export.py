@@ -32,6 +32,7 @@ from keras_nmt.cli.common import (
     new_parser,
     positive_int,
     start_tensorflow,
+    writing_to,
 )
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
 
@@ -98,8 +99,9 @@ def export_run(run_dir, output_dir="saved_models", name=None, version=None, seed
 def main(argv=None, prog=None):
     args = build_parser(prog).parse_args(argv)
     start_tensorflow(args.debug)
-    export_run(args.run_dir, args.output_dir, args.name, args.version, args.seed,
-               max_beam_size=args.max_beam_size)
+    with writing_to(args.output_dir):
+        export_run(args.run_dir, args.output_dir, args.name, args.version, args.seed,
+                   max_beam_size=args.max_beam_size)
     return 0
 
 

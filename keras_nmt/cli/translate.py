@@ -27,6 +27,7 @@ from keras_nmt.cli.common import (
     new_parser,
     positive_int,
     start_tensorflow,
+    writing_to,
 )
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.lines import iter_lines, one_line, read_lines, split_lines, write_lines
@@ -141,7 +142,8 @@ def main(argv=None, prog=None):
         write_attention_plots(translator, sentences, args.attention_plot, args.batch_size, warn)
     lines = format_results(results, args.n_best)
     if args.output:
-        write_lines(args.output, lines)
+        with writing_to(args.output):
+            write_lines(args.output, lines)
     else:
         sys.stdout.write("".join(one_line(line) + "\n" for line in lines))
     return 0

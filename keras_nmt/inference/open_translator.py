@@ -1,8 +1,9 @@
 """`open_translator`: one call opens any translator the project writes."""
 
+import zipfile
 from pathlib import Path
 
-from keras_nmt.inference.run_directory import RunDirectory
+from keras_nmt.inference.run_directory import MODEL_FILE, RunDirectory
 from keras_nmt.inference.saved_translator import SavedTranslator, find_saved_model
 
 
@@ -21,7 +22,8 @@ def open_translator(path, weights=None):
         `translate_texts` and `warn_if_truncated` (`BatchTranslator`).
 
     Raises:
-        ValueError: ``weights`` for a SavedModel, or weights of another model.
+        ValueError: ``weights`` for a SavedModel, or weights of another model; a damaged
+            `model.keras` or SavedModel, named with the way out.
     """
     path = Path(path)
     saved = find_saved_model(path)
@@ -29,12 +31,33 @@ def open_translator(path, weights=None):
         if weights is not None:
             raise ValueError(f"{path} is a SavedModel: its weights are fixed (weights are for "
                              "run directories)")
-        return SavedTranslator(saved)
+        return _load_saved_model(saved)
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist")
+    _check_model_file(path / MODEL_FILE)
     run = RunDirectory.load(path)
     if weights is not None:
         if not Path(weights).is_file():
             raise FileNotFoundError(f"{weights} does not exist")
         run.model.load_weights(weights)
     return run.translator()
+
+
+def _check_model_file(path):
+    """A `model.keras` that is there but cut short (a copy or a disk that failed) is named as
+    damaged; Keras itself reports such a file as not found."""
+    if path.is_file() and not zipfile.is_zipfile(path):
+        raise ValueError(f"{path} is damaged (not a complete .keras archive); copy it again, or "
+                         "train again (the same train command resumes from backup/ if it is "
+                         "still there)")
+
+
+def _load_saved_model(path):
+    """`SavedTranslator(path)`; TensorFlow's many-line errors about a damaged SavedModel (a
+    missing variables file, a cut `saved_model.pb`) become one `ValueError` naming the folder."""
+    try:
+        return SavedTranslator(path)
+    except Exception as error:
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise ValueError(f"{path} is not a loadable SavedModel (a file is missing or damaged: "
+                         f"{first}); export it again with keras-nmt export") from error

@@ -270,7 +270,11 @@ class Tokenizer(tf.Module):
             vocab = f.read().split("\n")
         if vocab and vocab[-1] == "":
             vocab.pop()
-        self._set_vocabulary(vocab, filename=str(path.resolve()))
+        try:
+            self._set_vocabulary(vocab, filename=str(path.resolve()))
+        except ValueError as error:
+            raise ValueError(f"{path} is damaged ({error}); copy the tokenizers again from "
+                             "where they were trained, or train again") from None
 
     # ----------------------------------------------------------------------------------------------
     # Shared machinery
@@ -336,8 +340,16 @@ def read_config(directory: str | os.PathLike) -> dict[str, Any]:
     path = Path(directory) / CONFIG_FILE
     if not path.exists():
         raise FileNotFoundError(f"no tokenizer {CONFIG_FILE} in {directory}")
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    try:
+        with open(path, encoding="utf-8") as f:
+            config = json.load(f)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} is damaged (not JSON: {error}); copy the tokenizers again "
+                         "from where they were trained, or train again") from None
+    if not isinstance(config, dict):
+        raise ValueError(f"{path} is damaged (not a JSON object); copy the tokenizers again "
+                         "from where they were trained, or train again")
+    return config
 
 
 def select_by_count(counts: Counter, min_count: int, max_vocab: int | None) -> list[str]:

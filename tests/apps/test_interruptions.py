@@ -1,0 +1,112 @@
+"""A full disk and signals end every command in one line, without a traceback: ENOSPC names the
+path (rc 1), SIGINT exits 130, SIGTERM 143, and an interrupted training resumes."""
+
+import errno
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import tensorflow as tf
+
+from keras_nmt.cli import export as export_app
+from keras_nmt.cli import translate as translate_app
+from tests.export.helpers import make_run_directory
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    return make_run_directory(tmp_path_factory.mktemp("interrupted") / "run")
+
+
+def one_error_line(capsys):
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    lines = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def full_disk(*args, **kwargs):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # as write() reports it: no path
+
+
+def test_translate_output_on_a_full_disk(run, tmp_path, monkeypatch, capsys):
+    output = tmp_path / "out.txt"
+    monkeypatch.setattr("keras_nmt.lines.open", full_disk, raising=False)
+    assert translate_app.main([str(run), "3rd of March 2021", "--output", str(output)]) == 1
+    line = one_error_line(capsys)
+    assert str(output) in line and "No space left on device" in line
+    assert not output.exists()
+
+
+@pytest.mark.parametrize("error", [
+    OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)),
+    tf.errors.ResourceExhaustedError(None, None, "variables.data-00000-of-00001.tempstate; "
+                                     "No space left on device"),
+], ids=["OSError", "ResourceExhaustedError"])
+def test_export_on_a_full_disk(error, run, tmp_path, monkeypatch, capsys):
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(tf.saved_model, "save", fail)
+    output = tmp_path / "saved"
+    assert export_app.main([str(run), "--output-dir", str(output), "--name", "m"]) == 1
+    line = one_error_line(capsys)
+    assert str(output) in line and "No space left on device" in line
+    assert not list((output / "m").glob("*"))  # the partial folder removed
+
+
+def start(*argv):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
+    return subprocess.Popen([sys.executable, "-m", "keras_nmt", *argv], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def signal_when(process, ready, signum, timeout=240):
+    """Sends `signum` once `ready()` holds (the command is at work), returns (rc, stderr)."""
+    deadline = time.monotonic() + timeout
+    while not ready() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert process.poll() is None, process.communicate()[1][-2000:]
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=120)
+    return process.returncode, err
+
+
+def test_sigint_ends_translate_in_one_line(run, tmp_path):
+    big = tmp_path / "big.txt"
+    big.write_text("3rd of March 2021\n" * 200_000, encoding="utf-8")
+    output = tmp_path / "out.txt"
+    process = start("translate", str(run), "--input", str(big), "--output", str(output),
+                    "--batch-size", "64")
+    # Started translating: TensorFlow is loaded and the process has used a few CPU seconds.
+    rc, err = signal_when(process, lambda: cpu_seconds(process.pid) > 15, signal.SIGINT)
+    assert rc == 130, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert not output.exists()
+
+
+def cpu_seconds(pid):
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.slow
+def test_sigterm_ends_train_in_one_line_and_the_run_resumes(tmp_path):
+    output = tmp_path / "run"
+    argv = ["train", "--output", str(output), "--epochs", "2", "--units", "8",
+            "--embedding-dim", "8", "--train-size", "20000", "--batch-size", "16"]
+    process = start(*argv)
+    rc, err = signal_when(process, lambda: (output / "backup").exists(), signal.SIGTERM)
+    assert rc == 143, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    done = start(*argv)
+    _, err = done.communicate(timeout=600)
+    assert done.returncode == 0, err[-2000:]
+    assert (output / "model.keras").exists()
