@@ -20,6 +20,7 @@ import os
 import sys
 import time
 
+from keras_nmt.atomic_file import write_json
 from keras_nmt.cli.common import (
     Progress,
     add_debug_flag,
@@ -31,6 +32,7 @@ from keras_nmt.cli.common import (
     non_negative_int,
     positive_int,
     start_tensorflow,
+    writing_to,
 )
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.lines import write_lines
@@ -128,11 +130,12 @@ def main(argv=None, prog=None):
     if output is None and os.path.exists(os.path.join(args.model, "config.json")):
         output = os.path.join(args.model, "hypotheses.txt")
     if output:
-        write_lines(output, hypotheses)
+        with writing_to(output):
+            write_lines(output, hypotheses)
         print(f"hypotheses written to {output}")
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as stream:
-            json.dump(scores, stream, indent=2)
+        with writing_to(args.json):
+            write_json(args.json, scores, indent=2)
     return scores
 
 

@@ -32,6 +32,7 @@ from keras_nmt.cli.common import (
     positive_int,
     rate,
     start_tensorflow,
+    writing_to,
 )
 from keras_nmt.cli.options import add_options, config_fields
 from keras_nmt.decoding.decoding_options import DecodingOptions
@@ -189,7 +190,8 @@ def run_correct(args):
         texts = list(iter_lines(getattr(sys.stdin, "buffer", sys.stdin)))
     corrected = correct_texts(translator, texts, decoding, args.batch_size) if texts else []
     if args.output:
-        write_lines(args.output, corrected)
+        with writing_to(args.output):
+            write_lines(args.output, corrected)
     else:
         for line in corrected:
             print(line.replace("\n", " "))
