@@ -31,6 +31,9 @@ from keras_nmt.training.perplexity import Perplexity
 
 _RECURRENT = {"embedding_dim": 256, "units": 512, "num_layers": 1}
 _REFERENCE_TRANSFORMER = {"d_model": 256, "num_layers": 3, "num_heads": 4, "ff_dim": 1024}
+# Every Transformer here: dropout 0.1 and positions for 256 tokens (set here, not left to the
+# constructor, whose defaults are the training defaults).
+_TRANSFORMER = {"dropout": 0.1, "max_length": 256}
 PRESETS = {
     "reference": {
         "options": {"transformer": _REFERENCE_TRANSFORMER, "recurrent": _RECURRENT},
@@ -60,7 +63,9 @@ COMPUTE_DTYPES = {"float32": "float32", "mixed_bfloat16": "bfloat16", "mixed_flo
 def model_options(preset, name):
     """Constructor options of model `name` in `preset` (a `PRESETS` key)."""
     options = PRESETS[preset]["options"]
-    return dict(options["transformer" if name == "transformer" else "recurrent"])
+    if name == "transformer":
+        return {**_TRANSFORMER, **options["transformer"]}
+    return dict(options["recurrent"])
 
 
 def environment():
