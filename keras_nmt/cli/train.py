@@ -23,7 +23,7 @@ from keras_nmt.cli.common import (
     rate,
     start_tensorflow,
 )
-from keras_nmt.models.presets import recipe_fields, recipe_names
+from keras_nmt.models.configurations import recipe_fields, recipe_names
 from keras_nmt.models.registry import APIS, MODEL_NAMES
 from keras_nmt.training.train_config import PRECISIONS, TrainConfig
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from keras_nmt.comparison.configuration import Configuration
 from keras_nmt.comparison.preset import Preset
 from keras_nmt.decoding import GREEDY, DecodingOptions
-from keras_nmt.models.presets import (
+from keras_nmt.models.configurations import (
     CHECKPOINT_AVERAGE,
     RECIPE_DEFAULTS,
     reference_configuration,
@@ -242,7 +242,8 @@ def decoding_preset():
 
 @register_preset("spa-eng")
 def spa_eng_preset():
-    """The reference translation run: each model's `spa-eng` configuration (`models/presets.py`).
+    """The reference translation run: each model's `spa-eng` configuration
+    (`models/configurations.py`).
 
     The variants (`_SPA_ENG_VARIANTS`) are the alternatives measured against the references,
     kept reproducible; the README reports each.

@@ -48,7 +48,7 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
     `"decoder_block_{i}"`, `"encoder_final_norm"` and `"decoder_final_norm"` (pre-norm only),
     `"output_projection"` (absent with `tied_output=True`).
 
-    The defaults are the training defaults (`keras_nmt.models.presets.OPTION_DEFAULTS`), so
+    The defaults are the training defaults (`keras_nmt.models.configurations.OPTION_DEFAULTS`), so
     the class built without arguments is the model `keras-nmt train --model transformer` trains.
 
     Args:

@@ -16,7 +16,7 @@ class TrainConfig(ModelOptions):
 
     The model options (sizes, attention...) and their defaults are the fields of `ModelOptions`
     (first in `config.json`); options that do not apply to the chosen model are ignored (which
-    model takes which: `keras_nmt.models.presets.MODEL_ARGUMENTS`).
+    model takes which: `keras_nmt.models.configurations.MODEL_ARGUMENTS`).
     """
 
     # model (its options: `ModelOptions`)

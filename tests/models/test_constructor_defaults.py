@@ -4,7 +4,7 @@ import inspect
 
 import pytest
 
-from keras_nmt.models.presets import MODEL_ARGUMENTS, OPTION_DEFAULTS
+from keras_nmt.models.configurations import MODEL_ARGUMENTS, OPTION_DEFAULTS
 from keras_nmt.models.registry import APIS, MODEL_NAMES, model_class
 
 

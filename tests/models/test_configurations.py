@@ -1,11 +1,12 @@
-"""The model presets: one set of option names and defaults for models, training and benchmarks."""
+"""The model configurations: one set of option names and defaults for models, training and
+benchmarks."""
 
 import dataclasses
 import inspect
 
 import pytest
 
-from keras_nmt.models.presets import (
+from keras_nmt.models.configurations import (
     MODEL_ARGUMENTS,
     OPTION_DEFAULTS,
     REFERENCE_CONFIGURATIONS,
@@ -62,7 +63,7 @@ def test_spa_eng_reference_and_errors():
     assert (transformer["label_smoothing"], transformer["warmup_steps"], transformer["d_model"]) \
         == (0.1, 4000, 256)
     assert reference_configuration("spa-eng", "lstm")["reverse_source"] is True
-    transformer["d_model"] = 1  # a copy: the presets do not change
+    transformer["d_model"] = 1  # a copy: the configurations do not change
     assert reference_configuration("spa-eng", "transformer")["d_model"] == 256
     with pytest.raises(ValueError, match="unknown reference configuration"):
         reference_configuration("nope", "lstm")

@@ -1,10 +1,10 @@
 """Each model's options, training recipe and named reference configurations, as data.
 
-The one owner of what a model can be given (in the spirit of KerasHub's `*_presets.py` beside
-each model): `TrainConfig` extends `ModelOptions` (the defaults, `OPTION_DEFAULTS`), `build_model`
-and `ConstructorConfig` pass and save the arguments named in `MODEL_ARGUMENTS`, `compile_model`
-follows `TRAINING_RECIPES`, and the comparison presets and the benchmark read their model sizes
-from `REFERENCE_CONFIGURATIONS`.
+The one owner of what a model can be given (KerasHub keeps such data in `*_presets.py`; here
+"preset" means only a comparison of `keras-nmt compare --preset`): `TrainConfig` extends
+`ModelOptions` (the defaults, `OPTION_DEFAULTS`), `build_model` and `ConstructorConfig` pass and
+save the arguments named in `MODEL_ARGUMENTS`, `compile_model` follows `TRAINING_RECIPES`, and the
+comparison presets and the benchmark read their model sizes from `REFERENCE_CONFIGURATIONS`.
 
 Example:
     >>> model_options("transformer", "benchmark")["d_model"]
