@@ -30,6 +30,7 @@ from keras_nmt.models.configurations import (
     reference_configuration,
     reference_description,
 )
+from keras_nmt.models.registry import MODEL_NAMES
 
 _PRESETS = {}
 # name -> "module:function" of presets registered lazily (imported on first use).
@@ -142,7 +143,7 @@ def get_preset(name):
 def api_preset():
     """Functional vs subclassed twin of every model, plus the subclassed one run eagerly."""
     configurations = []
-    for model in ("lstm", "luong", "bahdanau", "transformer"):
+    for model in MODEL_NAMES:
         configurations += [
             Configuration(f"{model}-functional", {"model": model, "api": "functional"},
                           description=f"{model}, functional twin (static graph, mask_zero)"),
@@ -257,7 +258,7 @@ def spa_eng_preset():
         tuple(
             Configuration(model, {"model": model}, reference_configuration("spa-eng", model),
                           reference_description("spa-eng", model))
-            for model in ("lstm", "luong", "bahdanau", "transformer")
+            for model in MODEL_NAMES
         ),
         variants=tuple(
             Configuration(name, {"model": model, **changes},
