@@ -19,27 +19,20 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(PY) -m apps.demo
 
-# The second run keeps the claim true that layers, models, decoding and losses run under JAX:
-# every layer and decoding test, the losses, and of the models the twin parity of each
-# architecture, the Transformer's cached step and the subclassed twins' eager build and dropout
-# training (issue 19's failures); the models' other tests are backend-neutral Keras and run
-# under TensorFlow only, for time. (tests/benchmarks runs the JAX benchmark in a JAX subprocess.)
+# The second run keeps the claim true that layers, models, decoding and losses run under JAX: the
+# tests marked `jax` (tests/conftest.py): every layer and decoding test, the losses, and of the
+# models the twin parity of each architecture, the Transformer's cached step and the recurrent
+# parts (the subclassed twins' eager build and dropout training); the models' other tests are
+# backend-neutral Keras and run under TensorFlow only, for time. (tests/benchmarks runs the JAX
+# benchmark in a JAX subprocess.)
 # Less XLA optimization: compilation dominates these tiny tests (about half the CPU time).
 JAX_XLA_FLAGS := --xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true
-JAX_MODEL_TESTS := \
-	tests/models/test_lstm_seq2seq.py::test_twin_parity_both_directions \
-	tests/models/test_luong_seq2seq.py::test_twins_compute_the_same_logits_with_weights_copied_both_ways \
-	tests/models/test_bahdanau_seq2seq.py::test_twins_compute_the_same_logits_with_weights_copied_both_ways \
-	tests/models/test_transformer_models.py::test_twins_give_equal_logits_after_copying_weights_both_ways \
-	tests/models/test_transformer_models.py::test_cached_step_equals_full_recompute_of_the_prefix \
-	tests/models/test_recurrent_parts.py
-JAX_TESTS := tests/layers tests/decoding tests/training/test_losses_and_metrics.py $(JAX_MODEL_TESTS)
 # Two pytest workers (pytest-xdist; a module's tests stay on one worker, so its fixtures are built
 # once): one TensorFlow process leaves much of the second core idle (tracing, Python, subprocesses).
 XDIST := -n 2 --dist loadscope
 test: $(STAMP)
 	$(PY) -m pytest -q -ra $(XDIST) --durations=15
-	KERAS_BACKEND=jax XLA_FLAGS="$(JAX_XLA_FLAGS)" $(PY) -m pytest -q -ra $(XDIST) -m "not slow" --durations=10 $(JAX_TESTS)
+	KERAS_BACKEND=jax XLA_FLAGS="$(JAX_XLA_FLAGS)" $(PY) -m pytest -q -ra $(XDIST) -m "jax and not slow" --durations=10
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check keras_nmt apps tests

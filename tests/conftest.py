@@ -1,7 +1,8 @@
 """Shared test set-up: quiet TensorFlow, the TensorFlow backend, the real corpora when present.
 
-`make test` also runs the layers, models, decoding and loss tests with `KERAS_BACKEND=jax`;
-tests marked `tensorflow` (TensorFlow graphs, `tf.function`) are skipped there.
+`make test` also runs the tests marked `jax` with `KERAS_BACKEND=jax` (`-m "jax and not slow"`):
+every test of `JAX_DIRECTORIES`, and elsewhere the modules (`pytestmark`) and tests that carry
+`@pytest.mark.jax`; tests marked `tensorflow` (TensorFlow graphs, `tf.function`) are skipped there.
 """
 
 import os
@@ -20,13 +21,22 @@ if _WORKERS > 1:
 
 import pytest  # noqa: E402
 
+# Directories of tests that all run under JAX as well: layers and decoding are backend-neutral.
+JAX_DIRECTORIES = ("layers", "decoding")
+TESTS = Path(__file__).resolve().parent
+
 DEFAULT_SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 SHARED_DATA = Path(os.environ.get("KERAS_NMT_SHARED_DATA", DEFAULT_SHARED_DATA)).resolve()
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
 def pytest_collection_modifyitems(config, items):
-    """Skips the tests marked `tensorflow` under another Keras backend."""
+    """Marks the tests of `JAX_DIRECTORIES` `jax`; skips the tests marked `tensorflow` under
+    another Keras backend."""
     del config
+    for item in items:
+        if Path(item.path).relative_to(TESTS).parts[0] in JAX_DIRECTORIES:
+            item.add_marker(pytest.mark.jax)
     backend = os.environ["KERAS_BACKEND"]
     if backend == "tensorflow":
         return

@@ -17,7 +17,7 @@ from keras_nmt.data import read_tsv
 from keras_nmt.hardware.machine import describe_machine
 from keras_nmt.hardware.peak import measure_peak_matmul
 from keras_nmt.inference import RunDirectory
-from keras_nmt.models.presets import model_options
+from keras_nmt.models.configurations import model_options
 from keras_nmt.models.registry import build_model
 from keras_nmt.text import make_tokenizer
 

@@ -23,6 +23,7 @@ import numpy as np
 from keras_nmt.benchmarks.flops import training_flops
 from keras_nmt.benchmarks.train_speed import batch_lengths, measure_train_speed
 from keras_nmt.decoding import decode
+from keras_nmt.markdown import table
 from keras_nmt.models.registry import build_model
 from keras_nmt.training.fused_adam import FusedAdam
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
@@ -31,6 +32,9 @@ from keras_nmt.training.perplexity import Perplexity
 
 _RECURRENT = {"embedding_dim": 256, "units": 512, "num_layers": 1}
 _REFERENCE_TRANSFORMER = {"d_model": 256, "num_layers": 3, "num_heads": 4, "ff_dim": 1024}
+# Every Transformer here: dropout 0.1 and positions for 256 tokens (set here, not left to the
+# constructor, whose defaults are the training defaults).
+_TRANSFORMER = {"dropout": 0.1, "max_length": 256}
 PRESETS = {
     "reference": {
         "options": {"transformer": _REFERENCE_TRANSFORMER, "recurrent": _RECURRENT},
@@ -60,7 +64,9 @@ COMPUTE_DTYPES = {"float32": "float32", "mixed_bfloat16": "bfloat16", "mixed_flo
 def model_options(preset, name):
     """Constructor options of model `name` in `preset` (a `PRESETS` key)."""
     options = PRESETS[preset]["options"]
-    return dict(options["transformer" if name == "transformer" else "recurrent"])
+    if name == "transformer":
+        return {**_TRANSFORMER, **options["transformer"]}
+    return dict(options["recurrent"])
 
 
 def environment():
@@ -187,26 +193,28 @@ def _dummy_inputs():
 
 def markdown(records, device):
     """Two Markdown tables (training, decoding) of `records`, naming `device`."""
-    lines = [f"Training on {device}: real target tokens/s, MFU against the measured peak", "",
-             "| model | API | precision | tokens/s | MFU | median step (ms) |",
-             "|---|---|---|---:|---:|---:|"]
+    train_rows = []
     for r in (r for r in records if r["section"] == "train"):
         if "error" in r:
-            lines.append(f"| {r['model']} | {r['api']} | {r['precision']} | failed: "
-                         f"{r['error'][:80]} | | |")
+            train_rows.append([r["model"], r["api"], r["precision"],
+                               f"failed: {r['error'][:80]}", "", ""])
             continue
-        lines.append(f"| {r['model']} | {r['api']} | {r['precision']} | "
-                     f"{r['tokens_per_second']:,.0f} | {r['mfu']:.1%} | "
-                     f"{1000 * r['median_step_seconds']:.1f} |")
-    lines += ["", f"Decoding on {device} (untrained models, batches of 64): sentences/s", "",
-              "| model | API | precision | strategy | sentences/s | mean output length |",
-              "|---|---|---|---|---:|---:|"]
+        train_rows.append([r["model"], r["api"], r["precision"], f"{r['tokens_per_second']:,.0f}",
+                           f"{r['mfu']:.1%}", f"{1000 * r['median_step_seconds']:.1f}"])
+    decode_rows = []
     for r in (r for r in records if r["section"] == "decode"):
         strategy = r["strategy"] + (f" {r['beam_size']}" if "beam_size" in r else "")
         if "error" in r:
-            lines.append(f"| {r['model']} | {r['api']} | {r['precision']} | {strategy} | "
-                         f"failed: {r['error'][:80]} | |")
+            decode_rows.append([r["model"], r["api"], r["precision"], strategy,
+                                f"failed: {r['error'][:80]}", ""])
             continue
-        lines.append(f"| {r['model']} | {r['api']} | {r['precision']} | {strategy} | "
-                     f"{r['sentences_per_second']:,.1f} | {r['mean_output_length']:.1f} |")
-    return "\n".join(lines) + "\n"
+        decode_rows.append([r["model"], r["api"], r["precision"], strategy,
+                            f"{r['sentences_per_second']:,.1f}", f"{r['mean_output_length']:.1f}"])
+    return "\n".join([
+        f"Training on {device}: real target tokens/s, MFU against the measured peak", "",
+        table(["model", "API", "precision", "tokens/s", "MFU", "median step (ms)"], train_rows,
+              align="lllrrr"),
+        "", f"Decoding on {device} (untrained models, batches of 64): sentences/s", "",
+        table(["model", "API", "precision", "strategy", "sentences/s", "mean output length"],
+              decode_rows, align="llllrr"),
+    ]) + "\n"

@@ -9,7 +9,7 @@ Sections (run all, or some with --only; repeatable or comma-separated):
     train      training throughput (non-padding target tokens per second over --train-steps
                timed train_on_batch steps, after one untimed pass over the fixed batches) of
                every --models x --apis on the `benchmark` reference configuration of
-               keras_nmt.models.presets (recurrent: embedding 256, units 512, one layer;
+               keras_nmt.models.configurations (recurrent: embedding 256, units 512, one layer;
                Transformer: d_model 256, 3+3 layers, 4 heads, ff 1024),
                --train-batches fixed real batches of --batch-size pairs from the spa-eng train
                split (shuffled with --seed: the file is sorted by length) with subword

@@ -21,7 +21,7 @@ from keras_nmt.cli.common import (
     start_tensorflow,
 )
 from keras_nmt.cli.options import MODEL_OPTIONS, add_options
-from keras_nmt.models.presets import recipe_fields, recipe_names
+from keras_nmt.models.configurations import recipe_fields, recipe_names
 from keras_nmt.training.train_config import TrainConfig
 
 # `verbose` is chosen from the terminal when not given (`main`).

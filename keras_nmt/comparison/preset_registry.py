@@ -24,12 +24,13 @@ from pathlib import Path
 from keras_nmt.comparison.configuration import Configuration
 from keras_nmt.comparison.preset import Preset
 from keras_nmt.decoding import GREEDY, DecodingOptions
-from keras_nmt.models.presets import (
+from keras_nmt.models.configurations import (
     CHECKPOINT_AVERAGE,
     RECIPE_DEFAULTS,
     reference_configuration,
     reference_description,
 )
+from keras_nmt.models.registry import MODEL_NAMES
 
 _PRESETS = {}
 # name -> "module:function" of presets registered lazily (imported on first use).
@@ -142,7 +143,7 @@ def get_preset(name):
 def api_preset():
     """Functional vs subclassed twin of every model, plus the subclassed one run eagerly."""
     configurations = []
-    for model in ("lstm", "luong", "bahdanau", "transformer"):
+    for model in MODEL_NAMES:
         configurations += [
             Configuration(f"{model}-functional", {"model": model, "api": "functional"},
                           description=f"{model}, functional twin (static graph, mask_zero)"),
@@ -242,7 +243,8 @@ def decoding_preset():
 
 @register_preset("spa-eng")
 def spa_eng_preset():
-    """The reference translation run: each model's `spa-eng` configuration (`models/presets.py`).
+    """The reference translation run: each model's `spa-eng` configuration
+    (`models/configurations.py`).
 
     The variants (`_SPA_ENG_VARIANTS`) are the alternatives measured against the references,
     kept reproducible; the README reports each.
@@ -256,7 +258,7 @@ def spa_eng_preset():
         tuple(
             Configuration(model, {"model": model}, reference_configuration("spa-eng", model),
                           reference_description("spa-eng", model))
-            for model in ("lstm", "luong", "bahdanau", "transformer")
+            for model in MODEL_NAMES
         ),
         variants=tuple(
             Configuration(name, {"model": model, **changes},

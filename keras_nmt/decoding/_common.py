@@ -182,14 +182,3 @@ def trim_to_longest(lengths, *buffers, axis):
         out.append(buffer[tuple(index)])
     return tuple(out)
 
-
-def float_log_softmax(logits):
-    """``log_softmax`` in float32 whatever the model's compute dtype.
-
-    Args:
-        logits: ``(..., vocab)``.
-
-    Returns:
-        float32 ``(..., vocab)``.
-    """
-    return ops.log_softmax(ops.cast(logits, "float32"), axis=-1)

@@ -1,4 +1,4 @@
-"""All decoding options in one value: command line -> Translator -> `decode`, and the presets."""
+"""All decoding options in one value: command line -> Translator -> `decode`, and comparisons."""
 
 import dataclasses
 from typing import Any

@@ -1,4 +1,5 @@
-"""The model twins (functional and subclassed), their registry and presets (`presets.py`).
+"""The model twins (functional and subclassed), their registry and their configurations
+(`configurations.py`: options, defaults, training recipes, reference configurations).
 
 Names are imported on first use (`keras_nmt._lazy`): this package loads no Keras until a model is
 asked for. `registry.register_models()` imports every twin, so `.keras` files reload.

@@ -1,12 +1,12 @@
 """`get_config` / `from_config` for models whose config is their constructor arguments."""
 
-from keras_nmt.models.presets import MODEL_ARGUMENTS
+from keras_nmt.models.configurations import MODEL_ARGUMENTS
 
 
 class ConstructorConfig:
     """Mixin: the config is the constructor arguments, stored on the model under their own names.
 
-    Each model class names its model (`model_name`, a key of `presets.MODEL_ARGUMENTS`), so
+    Each model class names its model (`model_name`, a key of `configurations.MODEL_ARGUMENTS`), so
     the two twins of a model return the same config, and `from_config` rebuilds the model (for a
     functional twin, its whole graph and inference models) from it.
     """

@@ -7,7 +7,7 @@ import dataclasses
 class ModelOptions:
     """The constructor arguments of every model, by training-option name, with their defaults.
 
-    Each model takes the subset named in `keras_nmt.models.presets.MODEL_ARGUMENTS`;
+    Each model takes the subset named in `keras_nmt.models.configurations.MODEL_ARGUMENTS`;
     `keras_nmt.training.TrainConfig` extends this class with the options of a training run.
 
     Example:

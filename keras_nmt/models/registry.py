@@ -1,11 +1,11 @@
 """Maps `(model name, API)` to the model class, and training options to constructor arguments.
 
-What each model takes lives in `keras_nmt.models.presets`.
+What each model takes lives in `keras_nmt.models.configurations`.
 """
 
 import importlib
 
-from keras_nmt.models.presets import MODEL_ARGUMENTS
+from keras_nmt.models.configurations import MODEL_ARGUMENTS
 
 # name -> (module stem, class stem): the twins are `<stem>_functional.py`, `<stem>_subclassed.py`.
 _MODELS = {

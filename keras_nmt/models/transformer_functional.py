@@ -49,6 +49,9 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
     `"decoder_block_{i}"`, `"encoder_final_norm"` and `"decoder_final_norm"` (pre-norm only),
     `"output_projection"` (absent with `tied_output=True`).
 
+    The defaults are the training defaults (`keras_nmt.models.configurations.OPTION_DEFAULTS`), so
+    the class built without arguments is the model `keras-nmt train --model transformer` trains.
+
     Args:
         source_vocab_size: number of source token ids.
         target_vocab_size: number of target token ids.
@@ -84,15 +87,15 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
         self,
         source_vocab_size,
         target_vocab_size,
-        num_layers=3,
-        d_model=256,
+        num_layers=1,
+        d_model=128,
         num_heads=4,
-        ff_dim=1024,
-        dropout=0.1,
+        ff_dim=512,
+        dropout=0.0,
         pre_norm=False,
         shared_embeddings=False,
         tied_output=False,
-        max_length=256,
+        max_length=100,
         **kwargs,
     ):
         if shared_embeddings and source_vocab_size != target_vocab_size:

@@ -1,6 +1,5 @@
 """`tf.distribute` strategies for `--strategy default|mirrored|multi-worker`."""
 
-import json
 import os
 
 import tensorflow as tf
@@ -33,12 +32,6 @@ def make_strategy(name):
             raise ValueError("--strategy multi-worker needs the TF_CONFIG environment variable")
         return _reduce_nested(tf.distribute.MultiWorkerMirroredStrategy())
     raise ValueError(f"unknown strategy {name!r}; choose from {STRATEGIES}")
-
-
-def worker_index():
-    """This worker's index in `TF_CONFIG` (0 when there is none): worker 0 is the chief."""
-    config = json.loads(os.environ.get("TF_CONFIG", "{}"))
-    return int(config.get("task", {}).get("index", 0))
 
 
 def _reduce_nested(strategy):

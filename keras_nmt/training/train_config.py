@@ -4,8 +4,8 @@ import dataclasses
 import json
 from pathlib import Path
 
+from keras_nmt.models.configurations import recipe_fields
 from keras_nmt.models.model_options import ModelOptions
-from keras_nmt.models.presets import recipe_fields
 
 # Keras dtype policies a run may ask for; `auto` is resolved by `training.precision`.
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
@@ -17,7 +17,7 @@ class TrainConfig(ModelOptions):
 
     The model options (sizes, attention...) and their defaults are the fields of `ModelOptions`
     (first in `config.json`); options that do not apply to the chosen model are ignored (which
-    model takes which: `keras_nmt.models.presets.MODEL_ARGUMENTS`).
+    model takes which: `keras_nmt.models.configurations.MODEL_ARGUMENTS`).
     """
 
     # model (its options: `ModelOptions`)
@@ -75,8 +75,8 @@ class TrainConfig(ModelOptions):
 
     @classmethod
     def from_recipe(cls, recipe, **options):
-        """The `TrainConfig` of reference recipe ``NAME/MODEL`` (`models.presets.recipe_fields`),
-        with `options` on top.
+        """The `TrainConfig` of reference recipe ``NAME/MODEL``, with `options` on top (the
+        recipe's fields: `keras_nmt.models.configurations.recipe_fields`).
 
         Example:
             >>> TrainConfig.from_recipe("spa-eng/transformer", data="spa-eng.{split}.tsv").d_model

@@ -22,7 +22,7 @@ from keras_nmt.inference.run_directory import (
 )
 from keras_nmt.metrics import ValidationScores, group_references
 from keras_nmt.metrics.evaluation import score_all
-from keras_nmt.models.presets import TRAINING_RECIPES
+from keras_nmt.models.configurations import TRAINING_RECIPES
 from keras_nmt.models.registry import build_model
 from keras_nmt.text import load_tokenizer, make_tokenizer
 from keras_nmt.training.checkpoint_average import AVERAGE_DIR, CheckpointAverage

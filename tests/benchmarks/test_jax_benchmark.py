@@ -93,3 +93,18 @@ def test_quick_run_under_jax_without_tensorflow(tmp_path):
     assert all(r["sentences_per_second"] > 0 for r in decode)
     assert all(r["backend"] == "jax" for r in records)
     assert "| luong | subclassed | mixed_bfloat16 |" in (tmp_path / "bench.md").read_text()
+
+
+def test_markdown_writes_a_row_per_record_and_failures_in_the_first_number_column():
+    from keras_nmt.benchmarks.jax_benchmark import markdown
+
+    records = [
+        {"section": "train", "model": "lstm", "api": "functional", "precision": "float32",
+         "tokens_per_second": 12345.6, "mfu": 0.1234, "median_step_seconds": 0.0123},
+        {"section": "decode", "model": "lstm", "api": "functional", "precision": "float32",
+         "strategy": "beam", "beam_size": 4, "error": "out of memory"},
+    ]
+    lines = markdown(records, "CPU").splitlines()
+    assert lines[3:5] == ["|---|---|---|---:|---:|---:|",
+                          "| lstm | functional | float32 | 12,346 | 12.3% | 12.3 |"]
+    assert lines[-1] == "| lstm | functional | float32 | beam 4 | failed: out of memory |  |"

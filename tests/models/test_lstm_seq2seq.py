@@ -53,6 +53,7 @@ def unrolled_logits(model, batch):
     return np.stack(steps, axis=1)
 
 
+@pytest.mark.jax
 @pytest.mark.parametrize("config", CONFIGS)
 def test_twin_parity_both_directions(config):
     functional, subclassed, batch = make_twins(**config)

@@ -20,6 +20,7 @@ CONFIGS = {
 APIS = ["functional", "subclassed"]
 
 
+@pytest.mark.jax
 @pytest.mark.parametrize("config", list(CONFIGS))
 def test_twins_compute_the_same_logits_with_weights_copied_both_ways(config):
     TWINS.check_parity_both_ways(CONFIGS[config])

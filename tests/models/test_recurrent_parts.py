@@ -18,6 +18,8 @@ from keras_nmt.models.recurrent_parts import (
 from keras_nmt.special_ids import START_ID
 from keras_nmt.training import MaskedSparseCrossEntropy
 
+pytestmark = pytest.mark.jax
+
 
 def test_cudnn_is_avoided_only_for_bfloat16_under_jax():
     assert cudnn_setting("jax", "bfloat16") is False

@@ -58,6 +58,7 @@ def logits_of(model, batch):
     return numpy(model(batch, training=False))
 
 
+@pytest.mark.jax
 def test_twins_give_equal_logits_after_copying_weights_both_ways(twins):
     functional, subclassed = twins
     batch = padded_batch()
@@ -131,6 +132,7 @@ def test_decode_step_unrolled_reproduces_training_logits(twins, which):
     assert np.all(attention[1, :, 3:] == 0.0)
 
 
+@pytest.mark.jax
 @pytest.mark.filterwarnings("ignore:You are using a softmax over axis")
 def test_cached_step_equals_full_recompute_of_the_prefix(twins):
     _, subclassed = twins

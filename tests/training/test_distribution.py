@@ -14,6 +14,7 @@ import pytest
 
 from keras_nmt.models import LstmSeq2SeqFunctional
 from keras_nmt.models.recurrent_parts import cudnn_ineligibility
+from keras_nmt.models.registry import APIS, MODEL_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -140,8 +141,8 @@ def test_functional_lstm_layers_meet_the_cudnn_conditions(options):
     ]
 
 
-@pytest.mark.parametrize("name", ["lstm", "luong", "bahdanau", "transformer"])
-@pytest.mark.parametrize("api", ["functional", "subclassed"])
+@pytest.mark.parametrize("name", MODEL_NAMES)
+@pytest.mark.parametrize("api", APIS)
 def test_every_model_gives_float32_logits_under_mixed_bfloat16(name, api):
     from keras_nmt.models import build_model
 

@@ -13,6 +13,8 @@ from keras_nmt.training import (
     TeacherForcingSchedule,
 )
 
+pytestmark = pytest.mark.jax
+
 # Two sentences: [a, b] and [c, pad]. Vocabulary of 3 (0 = pad).
 Y_TRUE = np.array([[1, 2], [2, 0]])
 LOGITS = np.array(

@@ -1,10 +1,10 @@
 """Each model's options, training recipe and named reference configurations, as data.
 
-The one owner of what a model can be given (in the spirit of KerasHub's `*_presets.py` beside
-each model): `TrainConfig` extends `ModelOptions` (the defaults, `OPTION_DEFAULTS`), `build_model`
-and `ConstructorConfig` pass and save the arguments named in `MODEL_ARGUMENTS`, `compile_model`
-follows `TRAINING_RECIPES`, and the comparison presets and the benchmark read their model sizes
-from `REFERENCE_CONFIGURATIONS`.
+The one owner of what a model can be given (KerasHub keeps such data in `*_presets.py`; here
+"preset" means only a comparison of `keras-nmt compare --preset`): `TrainConfig` extends
+`ModelOptions` (the defaults, `OPTION_DEFAULTS`), `build_model` and `ConstructorConfig` pass and
+save the arguments named in `MODEL_ARGUMENTS`, `compile_model` follows `TRAINING_RECIPES`, and the
+comparison presets and the benchmark read their model sizes from `REFERENCE_CONFIGURATIONS`.
 
 Example:
     >>> model_options("transformer", "benchmark")["d_model"]
@@ -58,8 +58,8 @@ _SPA_ENG_RECURRENT = {"embedding_dim": 256, "units": 512, "dropout": 0.0}
 # Checkpoint averaging (`TrainConfig.average_checkpoints`; Vaswani et al. 2017, §6.1): the mean
 # of the last weights and 4 kept 250 optimizer steps apart, spanning the last 1,000 steps.
 CHECKPOINT_AVERAGE = {"average_checkpoints": 5, "average_every": 250}
-# The benchmark's sizes (issue 9) are the Transformer constructor's own defaults (dropout 0.1,
-# positions for 256 tokens) and one layer per side for the recurrent models.
+# The benchmark's sizes (issue 9): a 3+3-layer Transformer of width 256 with dropout 0.1 and
+# positions for 256 tokens, and one layer per side for the recurrent models.
 _BENCHMARK_RECURRENT = {"embedding_dim": 256, "units": 512, "num_layers": 1}
 _BENCHMARK_TRANSFORMER = {"num_layers": 3, "d_model": 256, "num_heads": 4, "ff_dim": 1024,
                           "dropout": 0.1, "max_length": 256}
