@@ -17,7 +17,7 @@ $(STAMP): requirements.txt pyproject.toml
 setup: $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m apps.demo
+	$(VENV)/bin/keras-nmt demo
 
 # The second run keeps the claim true that layers, models, decoding and losses run under JAX: the
 # tests marked `jax` (tests/conftest.py): every layer and decoding test, the losses, and of the
