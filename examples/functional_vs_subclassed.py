@@ -294,6 +294,29 @@ plot_attention(result.weights, result.source_tokens, result.target_tokens, path=
 print("HEATMAP", path)
 
 """
+## Sample output
+
+With the default sizes (8,000 training dates, 6 epochs, 128 units), on a 2-core AMD EPYC CPU
+(106 s of CPU time; 6.8 minutes of wall time on a machine shared with other jobs):
+
+```text
+trainable parameters: functional 235023 subclassed 235023
+hand-written loop equals decode(): True
+functional: {'accuracy': 0.9993, 'loss': 0.0033, 'val_accuracy': 0.9995, 'val_loss': 0.0016}
+subclassed: {'accuracy': 0.9934, 'loss': 0.0238, 'val_accuracy': 0.9932, 'val_loss': 0.0205,
+             'teacher_forcing': 0.238}
+functional logits vs subclassed before copying: 11.5800
+PARITY functional->subclassed max_abs_diff=0
+PARITY subclassed->functional max_abs_diff=0
+EXACT greedy=0.995
+EXACT beam 4=0.995
+                    '6 Jan 1969' greedy '1969-01-06'   beam '1969-01-06'
+```
+
+The subclassed twin trails slightly: by the last epoch scheduled sampling fed it the true
+previous character only 24% of the time. In the heatmap of `6 Jan 1969`, the year's digits
+attend to `1969`, the month's to `Jan` and the day's to `6`.
+
 ## What to take away
 
 - The functional twin is a graph: masks flow by themselves, and the inference models are cut
