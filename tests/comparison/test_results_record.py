@@ -83,17 +83,18 @@ def test_bad_record_files(tmp_path):
         update_record(path, "spa-eng", {})
 
 
-def test_readme_shows_the_committed_record():
-    """The README's reference table is the one `compare.py --record` renders from the record."""
+def test_results_page_shows_the_committed_record():
+    """The results page's table is the one `compare.py --record` renders from the record."""
     repository = Path(__file__).resolve().parents[2]
     path = repository / "docs" / "results" / "spa-eng.json"
     record = read_record(path, "spa-eng")
     assert record["configurations"], f"{path} holds no configuration"
     table = record_table(record)
     assert path.with_suffix(".md").read_text() == table + "\n"
-    readme = (repository / "README.md").read_text()
-    assert table in readme
-    assert "docs/results/spa-eng.png" in readme and path.with_suffix(".png").exists()
+    page = (repository / "docs" / "results" / "spa-eng-references.md").read_text()
+    assert table in page
+    assert "(spa-eng.png)" in page and path.with_suffix(".png").exists()
+    assert "docs/results/spa-eng.png" in (repository / "README.md").read_text()
 
 
 def test_record_rows_are_the_preset_configurations_of_their_names():
