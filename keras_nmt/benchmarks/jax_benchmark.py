@@ -6,9 +6,9 @@ ones, and MFU is measured against a matmul peak taken in the same run (`peak`). 
 `apps/benchmark_jax.py`; every function works under any Keras backend, the app sets JAX.
 
 Presets (model options per model, the padded-token budget of a training batch, vocabularies):
-    reference  the README's reference configurations (recurrent: embedding 256, units 512, one
-               layer per side; Transformer d_model 256, 3+3 layers, 4 heads, ff 1024), 8,000
-               ids per side, 8,192 padded tokens per batch.
+    reference  the reference configurations of models/configurations.py (recurrent: embedding
+               256, units 512, one layer per side; Transformer d_model 256, 3+3 layers, 4
+               heads, ff 1024), 8,000 ids per side, 8,192 padded tokens per batch.
     gpu        the recurrent models as in `reference`; the Transformer GPU-sized (d_model 512,
                6+6 layers, 8 heads, ff 2048), 32,768 padded tokens per batch (about 18k real
                target tokens with the default lengths).

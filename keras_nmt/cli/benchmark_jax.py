@@ -1,7 +1,7 @@
 """Training and decoding speed of the eight twins under JAX, on synthetic batches (no TensorFlow).
 
 For a GPU machine with JAX but without TensorFlow (keras, namex and optree are enough besides
-jax; see README "JAX"). Each twin (--models x --apis) trains in each --precisions on synthetic
+jax; see docs/scale.md). Each twin (--models x --apis) trains in each --precisions on synthetic
 token batches (log-normal lengths, median --median-length target tokens; length-bucketed
 batches of at most --tokens-per-batch padded tokens), timed over --train-steps steps after one
 untimed pass over the batches (compilation). Reported: real target tokens/s and MFU = model

@@ -1,5 +1,7 @@
-"""The README's main job: train a small model on the built-in dates dataset, score it on the
-held-out test split, export it as a SavedModel, reload it with plain TensorFlow and translate.
+"""Train a small model on built-in dates, score, export, reload with plain TensorFlow, translate.
+
+The model trains on the built-in dates dataset and is scored on its held-out test split; the
+SavedModel is then reloaded in a fresh process that imports only TensorFlow.
 
 Example:
     keras-nmt demo --model luong --time-budget 3

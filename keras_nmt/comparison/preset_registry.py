@@ -42,8 +42,8 @@ SPA_ENG_DATA = str(
     .resolve()
 )
 # Padded source + target tokens per batch of the spa-eng `*-tokens` configurations: the
-# `--batch-tokens` of issue 17's benchmark (1.6x Bahdanau's, 1.2x the Transformer's tokens/s of
-# batches of 64 there: docs/results/benchmark-train*.md, AMD EPYC with AVX2).
+# `--batch-tokens` of the training-speed benchmark (1.6x Bahdanau's, 1.2x the Transformer's
+# tokens/s of batches of 64 there: docs/results/benchmark-train*.md, AMD EPYC with AVX2).
 SPA_ENG_BATCH_TOKENS = 4096
 # Dropout of the first spa-eng references (recurrent models 0.2, Transformer 0.1, the base recipe).
 _RECURRENT_DROPOUT = {"dropout": 0.2}
@@ -53,7 +53,8 @@ _TRANSFORMER_DROPOUT = {"dropout": 0.1}
 _LAST = {"average_checkpoints": 1}
 # The LSTM and Luong references had two layers per side when their variants were measured.
 _TWO_LAYERS = {"num_layers": 2}
-# The spa-eng variants, the alternatives measured against the references (README, issue 20):
+# The spa-eng variants, the alternatives measured against the references
+# (docs/results/spa-eng-references.md):
 # (name, model, the `TrainConfig` fields it changes, description). Dropout only slowed learning
 # in the 2-5 epochs of the budget; the `general` score collapses onto one source position early;
 # token batches lost at equal wall time (3.3x the pairs of a batch of 64, so the step size grows
@@ -247,7 +248,7 @@ def spa_eng_preset():
     (`models/configurations.py`).
 
     The variants (`_SPA_ENG_VARIANTS`) are the alternatives measured against the references,
-    kept reproducible; the README reports each.
+    kept reproducible; docs/results/spa-eng-references.md reports each.
     """
     return Preset(
         "spa-eng",

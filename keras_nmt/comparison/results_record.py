@@ -1,11 +1,11 @@
 """The committed record of a reference comparison: JSON, its Markdown table and its plot.
 
-`apps/compare.py --record docs/results/spa-eng.json` merges each configuration it finished into
+`keras-nmt compare --record docs/results/spa-eng.json` merges each configuration it finished into
 that file (a configuration run later, e.g. with ``--only NAME`` in another session or on another
 machine, replaces only its own entry) and rewrites, from the whole record, the table
 (``spa-eng.md``) and the plot of validation BLEU against wall-clock minutes (``spa-eng.png``)
-beside it. The README shows that table and plot; a test checks that the README's table is the
-one the record renders, so the two cannot disagree.
+beside it. docs/results/spa-eng-references.md shows that table (a test checks that it is the one
+the record renders, so the two cannot disagree) and the README the plot.
 
 One entry per configuration::
 

@@ -9,7 +9,8 @@ DEFAULT_MAX_LENGTH = 100
 DEFAULT_MAX_LENGTH_A = 1.5
 DEFAULT_MAX_LENGTH_B = 10.0
 # GNMT alpha (Wu et al. 2016, §7). 0 ranks beams by their plain sum of log-probabilities: the
-# apps' default since they were written, with which the README's BLEU figures were obtained.
+# apps' default since they were written, with which the published BLEU figures (docs/results)
+# were obtained.
 DEFAULT_LENGTH_PENALTY = 0.0
 # The widest beam a translator serves (each size is a traced function; an export keeps them all).
 DEFAULT_MAX_BEAM_SIZE = 8

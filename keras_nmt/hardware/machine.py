@@ -48,7 +48,7 @@ def gpu_names():
 
 
 def describe_machine(cpuinfo=None, gpus=None):
-    """The machine as a dict for benchmark records and README figures.
+    """The machine as a dict for benchmark records and the pages of docs/results.
 
     Args:
         cpuinfo: /proc/cpuinfo text (default: read it); tests pass a fake.

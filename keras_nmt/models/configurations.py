@@ -53,12 +53,12 @@ TRAINING_RECIPES = {
 }
 
 # No dropout in the spa-eng references: the 2-5 epochs that 45 minutes buy on a 2-core CPU do not
-# overfit, and without dropout every attention model learned faster per epoch (README, issue 20).
+# overfit, and without dropout every attention model learned faster per epoch (docs/decisions.md).
 _SPA_ENG_RECURRENT = {"embedding_dim": 256, "units": 512, "dropout": 0.0}
 # Checkpoint averaging (`TrainConfig.average_checkpoints`; Vaswani et al. 2017, §6.1): the mean
 # of the last weights and 4 kept 250 optimizer steps apart, spanning the last 1,000 steps.
 CHECKPOINT_AVERAGE = {"average_checkpoints": 5, "average_every": 250}
-# The benchmark's sizes (issue 9): a 3+3-layer Transformer of width 256 with dropout 0.1 and
+# The benchmark's sizes: a 3+3-layer Transformer of width 256 with dropout 0.1 and
 # positions for 256 tokens, and one layer per side for the recurrent models.
 _BENCHMARK_RECURRENT = {"embedding_dim": 256, "units": 512, "num_layers": 1}
 _BENCHMARK_TRANSFORMER = {"num_layers": 3, "d_model": 256, "num_heads": 4, "ff_dim": 1024,
@@ -73,14 +73,14 @@ REFERENCE_CONFIGURATIONS = {
     # The reference translation run (`apps/compare.py --preset spa-eng`).
     "spa-eng": {
         # One layer per side, not two: 1.46x the target tokens/s and ahead per epoch as well
-        # (README, issue 20).
+        # (docs/decisions.md).
         "lstm": {
             "description": "1-layer LSTM, reversed source (Sutskever et al. 2014), no dropout",
             "config": {**_SPA_ENG_RECURRENT, "num_layers": 1, "reverse_source": True},
         },
         # Luong's `general` score collapses onto one source position early; the additive
         # `concat` score stays soft; one layer per side learned faster per epoch and per minute,
-        # as for the LSTM (README, issue 20).
+        # as for the LSTM (docs/decisions.md).
         "luong": {
             "description": "1-layer LSTM + Luong concat attention, no dropout",
             "config": {**_SPA_ENG_RECURRENT, "num_layers": 1, "attention_score": "concat"},
@@ -90,7 +90,7 @@ REFERENCE_CONFIGURATIONS = {
             "config": dict(_SPA_ENG_RECURRENT),
         },
         # Averaging led the last weights of the same run by 3-9 validation BLEU after each of
-        # epochs 2-9, behind only in the warm-up's epoch 1 (README, issue 20).
+        # epochs 2-9, behind only in the warm-up's epoch 1 (docs/decisions.md).
         "transformer": {
             "description": "3+3-layer Transformer, d_model 256 (base recipe, smaller), no "
                            "dropout, the mean of its last 5 weights 250 steps apart",

@@ -22,7 +22,7 @@ class FusedAdam(keras.optimizers.Adam):
     dense gradient first, as under JAX, where gradients are dense; Keras' own TensorFlow update
     squares the slices before adding up a repeated row's (`v` gains the sum of squares, not the
     square of the sum). On the reference Transformer (11.7M weights, 2 AVX-512 cores) a
-    training step is about 5% shorter (README, issue 17). Everything else (gradient clipping,
+    training step is about 5% shorter (docs/decisions.md). Everything else (gradient clipping,
     schedules, loss scaling, `tf.distribute`, the variables a checkpoint holds) is Keras'
     Adam's. `amsgrad` and backends other than TensorFlow use Keras' update.
 
