@@ -6,11 +6,11 @@ translates through `keras_nmt.inference.Translator` (layering: docs/architecture
 
 from keras_nmt.training.checkpoint_average import CheckpointAverage
 from keras_nmt.training.fused_adam import FusedAdam
-from keras_nmt.training.history_writer import HistoryWriter
 from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 from keras_nmt.training.perplexity import Perplexity
+from keras_nmt.training.run_state import RunState
 from keras_nmt.training.sample_translations import SampleTranslations
 from keras_nmt.training.teacher_forcing_schedule import SCHEDULES, TeacherForcingSchedule
 from keras_nmt.training.time_budget import TimeBudget
@@ -20,11 +20,11 @@ __all__ = [
     "SCHEDULES",
     "CheckpointAverage",
     "FusedAdam",
-    "HistoryWriter",
     "InverseSqrtSchedule",
     "MaskedAccuracy",
     "MaskedSparseCrossEntropy",
     "Perplexity",
+    "RunState",
     "SampleTranslations",
     "TeacherForcingSchedule",
     "TimeBudget",

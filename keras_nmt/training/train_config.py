@@ -4,6 +4,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from keras_nmt.atomic_file import write_json
 from keras_nmt.models.model_options import ModelOptions
 
 
@@ -70,7 +71,8 @@ class TrainConfig(ModelOptions):
             )
 
     def to_json(self, path):
-        Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
+        """Writes the options to `path` atomically (never a half-written file)."""
+        write_json(path, dataclasses.asdict(self), indent=2)
 
     @classmethod
     def from_json(cls, path):
