@@ -54,6 +54,7 @@ from keras_nmt.inference.run_directory import (
 )
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
+from keras_nmt.training.run_folder import read_run_json
 from keras_nmt.training.trainer import load_pairs, train
 
 RUNS_DIR = "runs"
@@ -98,7 +99,7 @@ def check_run_directory(config):
     path = Path(config.output) / CONFIG_FILE
     if not path.exists():
         return
-    saved = json.loads(path.read_text())
+    saved = read_run_json(path)
     wanted = dataclasses.asdict(config)
     changed = sorted(
         key for key in wanted
@@ -259,7 +260,7 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
         "curve": curve,
         "attention": attention,
         "at_budget": at_budget,
-        "precision": json.loads((run / PRECISION_FILE).read_text())["policy"],
+        "precision": read_run_json(run / PRECISION_FILE)["policy"],
         "machine": describe_machine(),
     }
     write_json(record_path, record)
