@@ -36,13 +36,13 @@ import io, os, signal, sys, types
 import numpy as np
 from keras_nmt.training import exact_backup, run_state
 
-trained, origin = [0], 1000.0 * os.getpid()
-run_state.time = types.SimpleNamespace(monotonic=lambda: origin + trained[0])
+batches, origin = [0], 1000.0 * os.getpid()
+run_state.time = types.SimpleNamespace(monotonic=lambda: origin + batches[0])
 count = exact_backup.ExactBackup.on_train_batch_end
 
 
 def counted(self, index, logs=None):
-    trained[0] += 1
+    batches[0] += 1
     count(self, index, logs)
 
 
