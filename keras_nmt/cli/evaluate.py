@@ -95,6 +95,7 @@ def main(argv=None, prog=None):
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.data.corpus import has_splits, load_corpus  # noqa: PLC0415
     from keras_nmt.inference import open_translator  # noqa: PLC0415
+    from keras_nmt.inference.run_directory import CONFIG_FILE, HYPOTHESES_FILE  # noqa: PLC0415
     from keras_nmt.metrics import group_references  # noqa: PLC0415
     from keras_nmt.metrics.evaluation import format_table, score_all  # noqa: PLC0415
 
@@ -127,8 +128,8 @@ def main(argv=None, prog=None):
                   warmup_seconds=warmup_seconds, **shown)
     print(format_table(scores))
     output = args.output
-    if output is None and os.path.exists(os.path.join(args.model, "config.json")):
-        output = os.path.join(args.model, "hypotheses.txt")
+    if output is None and os.path.exists(os.path.join(args.model, CONFIG_FILE)):
+        output = os.path.join(args.model, HYPOTHESES_FILE)
     if output:
         with writing_to(output):
             write_lines(output, hypotheses)

@@ -9,8 +9,9 @@ with its error, and the others still run.
 
 Measured per configuration (see `keras_nmt.comparison.table.ROW_FIELDS`):
 
-- ``train_seconds``: wall time of all epochs, validation included (`EpochTimer` ``seconds``);
-- ``step_seconds``: the training steps alone (`EpochTimer` ``train_seconds``);
+- ``train_seconds``: wall time of all epochs, validation included (the history's ``seconds``,
+  timed by the run's `RunState`, cumulative over a resumed run's processes);
+- ``step_seconds``: the training steps alone (the history's ``step_seconds``);
 - ``target_tokens_per_second``: non-padding target tokens of one epoch (counted on the tokenized
   training set, `count_target_tokens`) times epochs, divided by ``step_seconds``;
 - ``val_loss`` / ``val_bleu``: the last epoch's validation loss and greedy BLEU (history);
@@ -34,8 +35,8 @@ from pathlib import Path
 
 import keras
 
+from keras_nmt.atomic_file import write_json
 from keras_nmt.comparison.curves import plot_attention_comparison, plot_curves
-from keras_nmt.comparison.epoch_timer import EpochTimer
 from keras_nmt.comparison.results_record import record_entry, update_record
 from keras_nmt.comparison.table import write_results
 from keras_nmt.comparison.throughput import count_target_tokens, tokens_per_second
@@ -43,16 +44,20 @@ from keras_nmt.data.builtin import BUILTIN_DATASETS
 from keras_nmt.data.corpus import load_corpus
 from keras_nmt.data.pipeline import tokenize_pairs
 from keras_nmt.hardware.machine import describe_machine
-from keras_nmt.inference.run_directory import CONFIG_FILE, HISTORY_FILE
+from keras_nmt.inference.run_directory import (
+    BUDGET_POINT_FILE,
+    BUDGET_WEIGHTS_FILE,
+    COMPARISON_FILE,
+    CONFIG_FILE,
+    HISTORY_FILE,
+    PRECISION_FILE,
+)
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
-from keras_nmt.training.run_folder import PRECISION_FILE
-from keras_nmt.training.time_budget import BUDGET_POINT_FILE, BUDGET_WEIGHTS_FILE
+from keras_nmt.training.run_folder import read_run_json
 from keras_nmt.training.trainer import load_pairs, train
 
 RUNS_DIR = "runs"
-RECORD_FILE = "comparison.json"
-TIMES_FILE = "epoch_times.json"
 # Options that may change between a run and its resumption (the budget, the verbosity).
 RESUMABLE_FIELDS = ("epochs", "time_budget", "verbose", "samples")
 
@@ -94,7 +99,7 @@ def check_run_directory(config):
     path = Path(config.output) / CONFIG_FILE
     if not path.exists():
         return
-    saved = json.loads(path.read_text())
+    saved = read_run_json(path)
     wanted = dataclasses.asdict(config)
     changed = sorted(
         key for key in wanted
@@ -108,19 +113,18 @@ def check_run_directory(config):
 
 
 def learning_curve(run_directory):
-    """``{"epochs", "seconds", "val_loss", "val_bleu"}`` lists from a run directory's files."""
+    """``{"epochs", "seconds", "step_seconds", "val_loss", "val_bleu"}`` lists from a run
+    directory's history (its times: `keras_nmt.training.run_state.RunState`)."""
     run = Path(run_directory)
     history = json.loads((run / HISTORY_FILE).read_text()) if (run / HISTORY_FILE).exists() \
         else []
-    times = json.loads((run / TIMES_FILE).read_text()) if (run / TIMES_FILE).exists() else []
-    seconds = {record["epoch"]: record for record in times}
     curve = {"epochs": [], "seconds": [], "step_seconds": [], "val_loss": [], "val_bleu": []}
     for record in history:
-        if record["epoch"] not in seconds:
+        if "seconds" not in record:  # written before the history held the times
             continue
         curve["epochs"].append(record["epoch"])
-        curve["seconds"].append(seconds[record["epoch"]]["seconds"])
-        curve["step_seconds"].append(seconds[record["epoch"]]["train_seconds"])
+        curve["seconds"].append(record["seconds"])
+        curve["step_seconds"].append(record["step_seconds"])
         curve["val_loss"].append(record.get("val_loss"))
         curve["val_bleu"].append(record.get("val_bleu"))
     for key in ("val_loss", "val_bleu"):
@@ -192,7 +196,7 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
         epochs, or that evaluated a run which had finished training earlier)}``.
     """
     run = Path(config.output)
-    record_path = run / RECORD_FILE
+    record_path = run / COMPARISON_FILE
     if record_path.exists():
         record = json.loads(record_path.read_text())
         if record.get("config") == dataclasses.asdict(config):
@@ -204,8 +208,8 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
     make_train_data = preset.make_train_data(config) if preset.make_train_data else None
     run.mkdir(parents=True, exist_ok=True)
     result = train(
-        config, print_fn=print_fn, extra_callbacks=[EpochTimer(run / TIMES_FILE)],
-        pairs=(train_pairs, valid_pairs), make_train_data=make_train_data,
+        config, print_fn=print_fn, pairs=(train_pairs, valid_pairs),
+        make_train_data=make_train_data,
     )
     tokens_per_epoch = None  # a preset's own pipeline (e.g. fresh noise) is not counted
     if make_train_data is None:
@@ -256,10 +260,10 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
         "curve": curve,
         "attention": attention,
         "at_budget": at_budget,
-        "precision": json.loads((run / PRECISION_FILE).read_text())["policy"],
+        "precision": read_run_json(run / PRECISION_FILE)["policy"],
         "machine": describe_machine(),
     }
-    record_path.write_text(json.dumps(record) + "\n")
+    write_json(record_path, record)
     return record
 
 

@@ -19,8 +19,8 @@ def tokens_per_second(tokens_per_epoch, epochs, seconds):
         tokens_per_epoch: non-padding target tokens in one epoch (`count_target_tokens`), or
             ``None`` when unknown (then the result is ``None``).
         epochs: epochs trained (all of them, a resumed run included).
-        seconds: time spent in the training steps of those epochs (`EpochTimer`'s
-            ``train_seconds``: validation excluded).
+        seconds: time spent in the training steps of those epochs (the history's
+            ``step_seconds``, timed by `RunState`: validation excluded).
 
     Returns:
         A float, or ``None`` when it cannot be computed (unknown tokens, no time).

@@ -1,14 +1,31 @@
 """The run directory format: what `keras_nmt.training.train` writes and inference reads back.
 
-Layout of a run directory (see docs/architecture.md):
+This module names every file and folder of a run directory; every other module asks it for
+the names. Layout (see docs/architecture.md):
 
-    config.json       the training options (`keras_nmt.training.TrainConfig`, as JSON)
-    model.keras       the trained model
-    tokenizers/       source/ and target/ (`keras_nmt.text.load_tokenizer`)
-    history.json      one record per epoch
-    backup/           `keras.callbacks.BackupAndRestore` state while training (resumption)
-    budget.weights.h5 with a time budget: the weights when it ran out (`budget.json`: where;
-                      `keras_nmt.training.TimeBudget`)
+    config.json        the training options (`keras_nmt.training.TrainConfig`, as JSON)
+    tokenizers/        source/ and target/ (`keras_nmt.text.load_tokenizer`)
+    model.keras        the trained model
+    history.json       one record per epoch: its logs, and `seconds` (wall time of the run so
+                       far, validation included) and `step_seconds` (the training steps alone),
+                       both cumulative over all the run's processes (`RunState`)
+    backup/state.npz   the exact-resume backup (`ExactBackup`): weights, optimizer and metric
+                       variables, the position in the epoch and the run state (its clock and
+                       history), in one file replaced atomically
+    precision.json     the dtype policy chosen when the run started (a resumed run keeps it)
+    finished.json      written when training ended: `{"epochs": the epochs asked for}`
+    train.lock         locked (`fcntl.flock`) by the training writing the folder, with its PID
+    logs/              TensorBoard event files (train/, validation/)
+    average/           with --average-checkpoints K: the latest weights (`{step:09d}.npz`)
+    budget.weights.h5  with --time-budget: the weights when it ran out (`TimeBudget`)
+    budget.json        with --time-budget: where it ran out (`{"epochs", "seconds"}`)
+    comparison.json    written by `compare`: the run's rows, curve and attention
+    spelling.json      written by `spell`: the spelling report
+    test_pairs.tsv     written by `spell`: noisy, clean and corrected test sentences
+    hypotheses.txt     written by `evaluate`: its translations of the test sources
+
+A file is written whole or not at all (`keras_nmt.atomic_file`): a kill mid-write leaves at most
+a temporary `.NAME` (or `NAME.partial` in backup/ and average/), which `--fresh` also deletes.
 """
 
 import dataclasses
@@ -22,10 +39,37 @@ from keras_nmt.models.registry import register_models
 from keras_nmt.text import load_tokenizer
 
 CONFIG_FILE = "config.json"
+TOKENIZERS_DIR = "tokenizers"
 MODEL_FILE = "model.keras"
 HISTORY_FILE = "history.json"
-TOKENIZERS_DIR = "tokenizers"
 BACKUP_DIR = "backup"
+BACKUP_STATE_FILE = "state.npz"  # in BACKUP_DIR
+PRECISION_FILE = "precision.json"
+FINISHED_FILE = "finished.json"
+LOCK_FILE = "train.lock"
+LOGS_DIR = "logs"
+AVERAGE_DIR = "average"
+BUDGET_WEIGHTS_FILE = "budget.weights.h5"
+BUDGET_POINT_FILE = "budget.json"
+COMPARISON_FILE = "comparison.json"
+SPELLING_FILE = "spelling.json"
+HYPOTHESES_FILE = "hypotheses.txt"
+SPELLING_TEST_FILE = "test_pairs.tsv"
+# What `train` writes (what `--fresh` deletes, their temporary names included; nothing else in
+# the folder is touched). The lock file stays: deleting it under a running holder would let a
+# second training take a new one.
+TRAIN_FILES = (
+    CONFIG_FILE, TOKENIZERS_DIR, MODEL_FILE, HISTORY_FILE, BACKUP_DIR, PRECISION_FILE,
+    FINISHED_FILE, LOGS_DIR, AVERAGE_DIR, BUDGET_WEIGHTS_FILE, BUDGET_POINT_FILE,
+)
+# Every name a run directory may hold.
+RUN_DIRECTORY_NAMES = (*TRAIN_FILES, LOCK_FILE, COMPARISON_FILE, SPELLING_FILE,
+                       SPELLING_TEST_FILE, HYPOTHESES_FILE)
+
+
+def temporary_name(name):
+    """The name `keras_nmt.atomic_file.atomic_path` writes `name` under before renaming it."""
+    return f".{name}"
 
 
 @dataclasses.dataclass

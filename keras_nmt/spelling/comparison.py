@@ -8,7 +8,8 @@ from pathlib import Path
 from keras_nmt import markdown
 from keras_nmt.comparison.runner import check_run_directory
 from keras_nmt.decoding import GREEDY
-from keras_nmt.spelling.training import SPELLING_FILE, train_speller, with_epoch_steps
+from keras_nmt.inference.run_directory import SPELLING_FILE
+from keras_nmt.spelling.training import train_speller, with_epoch_steps
 
 LEVELS = ("char", "word", "subword")
 # (column title, report key, format) of the comparison table.

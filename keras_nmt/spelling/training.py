@@ -8,17 +8,16 @@ the fixed test pairs with `keras_nmt.spelling.report.spelling_report` and writes
 """
 
 import dataclasses
-import json
 import time
 from pathlib import Path
 
+from keras_nmt.atomic_file import write_json
 from keras_nmt.decoding import GREEDY
+from keras_nmt.inference.run_directory import SPELLING_FILE, SPELLING_TEST_FILE
+from keras_nmt.lines import write_lines
 from keras_nmt.spelling.noisy_dataset import steps_per_epoch
 from keras_nmt.spelling.report import format_report, spelling_report
 from keras_nmt.training.trainer import train
-
-SPELLING_FILE = "spelling.json"
-TEST_FILE = "test_pairs.tsv"
 
 
 def correct_texts(translator, texts, decoding=GREEDY, batch_size=64):
@@ -96,25 +95,18 @@ def train_speller(config, data, print_fn=print, decoding=GREEDY, extra_callbacks
     print_fn(format_report(report))
     print_fn(f"decoding: {report['sentences_per_second']:.1f} sentences/s")
     run = Path(config.output)
-    (run / SPELLING_FILE).write_text(
-        json.dumps(
-            {
-                "noise": data.generator.get_config(),
-                "seed": data.seed,
-                "sizes": {
-                    "train": len(data.train),
-                    "valid": len(data.valid_pairs),
-                    "test": len(data.test_pairs),
-                },
-                "beam_size": decoding.beam_size,
-                "test": report,
-            },
-            indent=2,
-        )
-        + "\n"
-    )
-    with open(run / TEST_FILE, "w", encoding="utf-8") as stream:
-        stream.write("noisy\tclean\tcorrected\n")
-        for (noisy, clean), output in zip(data.test_pairs, corrected, strict=True):
-            stream.write(f"{noisy}\t{clean}\t{output}\n")
+    write_json(run / SPELLING_FILE, {
+        "noise": data.generator.get_config(),
+        "seed": data.seed,
+        "sizes": {
+            "train": len(data.train),
+            "valid": len(data.valid_pairs),
+            "test": len(data.test_pairs),
+        },
+        "beam_size": decoding.beam_size,
+        "test": report,
+    }, indent=2)
+    rows = [f"{noisy}\t{clean}\t{output}"
+            for (noisy, clean), output in zip(data.test_pairs, corrected, strict=True)]
+    write_lines(run / SPELLING_TEST_FILE, ["noisy\tclean\tcorrected", *rows])
     return result, report

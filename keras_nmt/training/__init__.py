@@ -11,11 +11,11 @@ __all__ = lazy_package(
     {
         "CheckpointAverage": "keras_nmt.training.checkpoint_average",
         "FusedAdam": "keras_nmt.training.fused_adam",
-        "HistoryWriter": "keras_nmt.training.history_writer",
         "InverseSqrtSchedule": "keras_nmt.training.inverse_sqrt_schedule",
         "MaskedAccuracy": "keras_nmt.training.masked_accuracy",
         "MaskedSparseCrossEntropy": "keras_nmt.training.masked_sparse_cross_entropy",
         "Perplexity": "keras_nmt.training.perplexity",
+        "RunState": "keras_nmt.training.run_state",
         "SCHEDULES": "keras_nmt.training.teacher_forcing_schedule",
         "SampleTranslations": "keras_nmt.training.sample_translations",
         "TeacherForcingSchedule": "keras_nmt.training.teacher_forcing_schedule",

@@ -8,8 +8,7 @@ import numpy as np
 
 from keras_nmt.atomic_file import atomic_path
 
-# Folder of a run's checkpoints for averaging, and the suffix of each (`{step:09d}.npz`).
-AVERAGE_DIR = "average"
+# The suffix of each checkpoint (`{step:09d}.npz`; the folder: `run_directory.AVERAGE_DIR`).
 _SUFFIX = ".npz"
 
 

@@ -11,7 +11,11 @@ weights are bitwise equal (`tests/training/test_exact_resume.py` kills `apps/tra
 SIGKILL and compares).
 
 The state is one `.npz` file written next to its final name and renamed into place, so a kill
-during a backup leaves the previous backup intact.
+during a backup leaves the previous backup intact. With a `RunState`, the same file holds the
+run's clock and history, and the running sums of the metrics (Keras' metric variables), so a
+resumed run's time budget, times and history of its interrupted epoch continue exactly from the
+restored position: the resumed epoch's loss, accuracy and perplexity are those of all its
+batches, as in an uninterrupted run.
 
 Example:
     >>> backup = ExactBackup("runs/x/backup", every=200)             # doctest: +SKIP
@@ -20,14 +24,14 @@ Example:
     ...          callbacks=[backup, ...])                              # doctest: +SKIP
 """
 
+import json
 from pathlib import Path
 
 import keras
 import numpy as np
 
 from keras_nmt.atomic_file import atomic_path
-
-STATE_FILE = "state.npz"
+from keras_nmt.inference.run_directory import BACKUP_STATE_FILE
 
 
 class ExactBackup(keras.callbacks.Callback):
@@ -36,19 +40,23 @@ class ExactBackup(keras.callbacks.Callback):
     Args:
         directory: where `state.npz` goes (created when needed).
         every: batches between backups.
+        state: optional `RunState` saved and restored with the variables (place it before
+            this callback, so that an epoch's record is in the backup written at its end).
     """
 
-    def __init__(self, directory, every):
+    def __init__(self, directory, every, state=None):
         super().__init__()
         self.directory = Path(directory)
         self.every = every
+        self.state = state
         self.epoch = 0
         self.batches_done = 0
         self._resume_at = (0, 0)
+        self._metrics = None  # the restored running sums (`_continue_metrics`)
 
     @property
     def path(self):
-        return self.directory / STATE_FILE
+        return self.directory / BACKUP_STATE_FILE
 
     def _variables(self, model):
         optimizer = model.optimizer
@@ -67,6 +75,10 @@ class ExactBackup(keras.callbacks.Callback):
         with np.load(self.path) as state:
             values = [state[f"v{i}"] for i in range(int(state["count"]))]
             position = int(state["epoch"]), int(state["batch"])
+            if "metric_count" in state:
+                self._metrics = [state[f"m{i}"] for i in range(int(state["metric_count"]))]
+            if self.state is not None and "run_state" in state:
+                self.state.load(json.loads(str(state["run_state"])))
         if len(values) != len(variables):
             raise ValueError(
                 f"{self.path} holds {len(values)} variables, the model has {len(variables)}; "
@@ -80,17 +92,43 @@ class ExactBackup(keras.callbacks.Callback):
     def save(self, epoch, batch):
         """Writes the state at position `(epoch, batch)` atomically."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        arrays = {f"v{i}": keras.ops.convert_to_numpy(v) for i, v in
-                  enumerate(self._variables(self.model))}
-        with atomic_path(self.path, self.path.with_name(STATE_FILE + ".partial")) as partial:
+        variables = [keras.ops.convert_to_numpy(v) for v in self._variables(self.model)]
+        # Mid-epoch, the metrics hold the epoch's running sums (at its end, validation's).
+        metrics = [keras.ops.convert_to_numpy(v) for v in self.model.metrics_variables] \
+            if batch else []
+        arrays = {**{f"v{i}": value for i, value in enumerate(variables)},
+                  **{f"m{i}": value for i, value in enumerate(metrics)}}
+        if self.state is not None:
+            arrays["run_state"] = np.array(json.dumps(self.state.to_dict()))
+        with atomic_path(self.path, self.path.with_name(self.path.name + ".partial")) as partial:
             with open(partial, "wb") as stream:
-                np.savez(stream, count=len(arrays), epoch=epoch, batch=batch, **arrays)
+                np.savez(stream, count=len(variables), metric_count=len(metrics), epoch=epoch,
+                         batch=batch, **arrays)
 
     def on_epoch_begin(self, epoch, logs=None):
         self.epoch = epoch
         self.batches_done = self._resume_at[1] if epoch == self._resume_at[0] else 0
+        if not self.batches_done:
+            self._metrics = None
+
+    def _continue_metrics(self):
+        """Adds the restored running sums to the metrics, after the resumed epoch's first batch.
+
+        Not before it: `fit` builds its metrics when it traces the first step. The states of
+        the training metrics are sums over batches (Keras' loss tracker, `MaskedAccuracy`,
+        `Perplexity`), so the epoch's figures become those of all its batches.
+        """
+        variables = self.model.metrics_variables
+        if len(variables) != len(self._metrics):
+            raise ValueError(f"{self.path} holds {len(self._metrics)} metric variables, the "
+                             f"model has {len(variables)} (start afresh with --fresh)")
+        for variable, value in zip(variables, self._metrics, strict=True):
+            variable.assign_add(value)
+        self._metrics = None
 
     def on_train_batch_end(self, batch, logs=None):
+        if self._metrics:
+            self._continue_metrics()
         self.batches_done += 1
         # The epoch's last batch is saved by `on_epoch_end`, as the next epoch's start.
         last = batch + 1 == self.params.get("steps")

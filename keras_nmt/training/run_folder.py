@@ -1,48 +1,63 @@
-"""Re-using a run folder: refuse other options, say when the run is finished, start afresh.
+"""Re-using a run folder: one training at a time, other options refused, failed starts undone.
 
 A run folder belongs to one command. Re-running that command resumes it (from its backup) or,
 when it has finished, does nothing; re-running with options that change the data, the
 tokenizers, the model or the optimisation is refused, naming the options, because the saved
-tokenizers and weights would silently be mixed with the new options.
+tokenizers and weights would silently be mixed with the new options. A training holds an
+exclusive lock on the folder (`lock_run_folder`) for its whole life, so a second one into the
+same folder is refused. The file names are `keras_nmt.inference.run_directory`'s.
 
 Example:
     >>> differing_options({"tokenizer": "char", "verbose": 1}, {"tokenizer": "word", "verbose": 2})
     ['tokenizer (char in the folder, word now)']
 """
 
+import contextlib
 import dataclasses
+import errno
+import fcntl
 import json
+import os
 import shutil
 from pathlib import Path
 
-from keras_nmt.training.checkpoint_average import AVERAGE_DIR
+from keras_nmt.atomic_file import write_json
+from keras_nmt.inference.run_directory import (
+    BACKUP_DIR,
+    BACKUP_STATE_FILE,
+    CONFIG_FILE,
+    FINISHED_FILE,
+    LOCK_FILE,
+    MODEL_FILE,
+    PRECISION_FILE,
+    TRAIN_FILES,
+    temporary_name,
+)
 from keras_nmt.training.precision import PrecisionChoice, resolve_precision
-from keras_nmt.training.time_budget import BUDGET_POINT_FILE, BUDGET_WEIGHTS_FILE
 
 # Options that change what is logged or when, never the trained weights: they may differ.
 # (`epochs` may grow: epoch e is the same whatever the total, so a longer run continues.)
 HARMLESS_OPTIONS = (
     "epochs", "output", "verbose", "samples", "backup_every", "time_budget", "run_eagerly",
 )
-FINISHED_FILE = "finished.json"
-# The precision policy `--precision auto` chose when the run started: a resumed run keeps it
-# (a fresh measurement on a loaded machine could choose otherwise and change the weights).
-PRECISION_FILE = "precision.json"
-# The seconds a `--time-budget` run has trained, over all its processes (`TimeBudget`).
-TIME_SPENT_FILE = "time_spent.json"
-# Everything `train` writes into a run folder (what `--fresh` deletes; nothing else is touched).
-RUN_FILES = (
-    "config.json", "model.keras", "history.json", "hypotheses.txt", FINISHED_FILE, PRECISION_FILE,
-    TIME_SPENT_FILE, BUDGET_WEIGHTS_FILE, BUDGET_POINT_FILE, "tokenizers", "backup", "logs",
-    AVERAGE_DIR,
-    # `atomic_path`'s temporary files, left by a kill during a write.
-    ".model.keras", ".history.json", f".{TIME_SPENT_FILE}", f".{BUDGET_WEIGHTS_FILE}",
-    f".{BUDGET_POINT_FILE}",
-)
+# The folders this process holds locked (`lock_run_folder`), resolved.
+_HELD = set()
 
 
 class RunFolderError(ValueError):
-    """The run folder holds a run made with other options."""
+    """The run folder cannot be used: other options, another training in it, a damaged file."""
+
+
+def read_run_json(path):
+    """The JSON value of a run-folder file; `RunFolderError` naming it when it is damaged."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise RunFolderError(
+            f"{path} is damaged ({'empty' if not path.stat().st_size else error}): add --fresh "
+            f"to delete what the run in {path.parent} wrote and start again"
+        ) from None
 
 
 def differing_options(saved, new):
@@ -59,7 +74,7 @@ def check_run_folder(config, config_file):
     path = Path(config_file)
     if not path.exists():
         return
-    saved = json.loads(path.read_text())
+    saved = read_run_json(path)
     differing = differing_options(saved, json.loads(json.dumps(dataclasses.asdict(config))))
     if differing:
         raise RunFolderError(
@@ -72,22 +87,114 @@ def check_run_folder(config, config_file):
 def finished_epochs(run):
     """The epoch count a finished run in `run` was trained for, or `None` if unfinished."""
     path = Path(run) / FINISHED_FILE
-    return json.loads(path.read_text())["epochs"] if path.exists() else None
+    return read_run_json(path)["epochs"] if path.exists() else None
 
 
 def mark_finished(run, epochs):
     """Records that the run in `run` finished after being asked for `epochs` epochs."""
-    (Path(run) / FINISHED_FILE).write_text(json.dumps({"epochs": epochs}) + "\n")
+    write_json(Path(run) / FINISHED_FILE, {"epochs": epochs})
 
 
 def clear_run_folder(run):
     """Deletes what `train` wrote in `run` (only those names: the folder may hold more)."""
-    for name in RUN_FILES:
-        path = Path(run) / name
-        if path.is_dir():
-            shutil.rmtree(path)
-        elif path.exists():
-            path.unlink()
+    for name in TRAIN_FILES:
+        for path in (Path(run) / name, Path(run) / temporary_name(name)):
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+
+
+def has_backup(run):
+    """Whether the run in `run` has saved a training state (something to resume)."""
+    return (Path(run) / BACKUP_DIR / BACKUP_STATE_FILE).exists()
+
+
+def _holder(lock):
+    """The PID written in a lock file, as text (`unknown` while the holder is writing it)."""
+    try:
+        return lock.read_text().strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def _try_lock(run):
+    """Opens and locks `run/train.lock`; returns its descriptor, or raises `RunFolderError`."""
+    lock = Path(run) / LOCK_FILE
+    while True:
+        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            os.close(descriptor)
+            if error.errno not in (errno.EAGAIN, errno.EACCES):
+                raise
+            raise RunFolderError(
+                f"{run} is in use by another training (PID {_holder(lock)}, holding {lock}); "
+                "wait for it to end, or choose another --output"
+            ) from None
+        # A holder that gave up deletes the lock file (`lock_run_folder`): locked a deleted
+        # file, try again with the new one.
+        try:
+            if os.stat(lock).st_ino == os.fstat(descriptor).st_ino:
+                return descriptor
+        except FileNotFoundError:
+            pass
+        os.close(descriptor)
+
+
+def check_not_locked(run):
+    """Raises `RunFolderError` while another training holds `run` (see `lock_run_folder`)."""
+    if (Path(run) / LOCK_FILE).exists() and Path(run).resolve() not in _HELD:
+        os.close(_try_lock(run))
+
+
+@contextlib.contextmanager
+def lock_run_folder(run):
+    """Holds an exclusive lock on the run folder `run` for the ``with`` block.
+
+    The lock is an OS file lock (`fcntl.flock`) on ``run/train.lock``, which holds the
+    holder's PID: the kernel releases it when the process ends, however it ends (SIGKILL
+    included), so a dead training never blocks the next one. A folder this call created and
+    that holds nothing else at the end is deleted again (a run that failed to start).
+
+    Raises:
+        RunFolderError: another process holds the lock (the message names the folder and the
+            holder's PID).
+    """
+    run = Path(run)
+    created = not run.exists()
+    run.mkdir(parents=True, exist_ok=True)
+    descriptor = _try_lock(run)
+    _HELD.add(run.resolve())
+    try:
+        os.ftruncate(descriptor, 0)
+        os.write(descriptor, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        _HELD.discard(run.resolve())
+        if created and [path.name for path in run.iterdir()] == [LOCK_FILE]:
+            (run / LOCK_FILE).unlink()
+            run.rmdir()
+        os.close(descriptor)
+
+
+@contextlib.contextmanager
+def undone_on_failed_start(run):
+    """Deletes what a new run wrote in `run` when the block fails before its first backup.
+
+    A run that fails before any training state was saved (a full disk, a data error found
+    after the tokenizers were built, every pair longer than ``--max-length``) would otherwise
+    leave a `config.json` that refuses the corrected command. A folder holding a run already
+    (a resumed one) is left as it is.
+    """
+    new = not (Path(run) / CONFIG_FILE).exists()
+    try:
+        yield
+    except BaseException:
+        if new and not has_backup(run):
+            clear_run_folder(run)
+        raise
 
 
 def prepare_run_folder(config, fresh=False):
@@ -98,21 +205,23 @@ def prepare_run_folder(config, fresh=False):
         fresh: delete what an earlier run wrote there first.
 
     Raises:
-        RunFolderError: the folder holds a run made with other options.
+        RunFolderError: the folder holds a run made with other options, another training holds
+            it, or one of its files is damaged.
     """
     run = Path(config.output)
+    check_not_locked(run)
     if fresh:
         clear_run_folder(run)
-    check_run_folder(config, run / "config.json")
+    check_run_folder(config, run / CONFIG_FILE)
     done = finished_epochs(run)
-    return done is not None and done >= config.epochs and (run / "model.keras").exists()
+    return done is not None and done >= config.epochs and (run / MODEL_FILE).exists()
 
 
 def run_precision(run, requested):
     """The `PrecisionChoice` of a run: the one recorded in `run`, else `resolve_precision`'s."""
     path = Path(run) / PRECISION_FILE
     if path.exists():
-        recorded = json.loads(path.read_text())
+        recorded = read_run_json(path)
         reason = f"recorded when the run started: {recorded['reason']}"
         return PrecisionChoice(recorded["policy"], reason)
     return resolve_precision(requested)
@@ -122,4 +231,4 @@ def record_precision(run, choice):
     """Writes the chosen policy into `run` (see `run_precision`)."""
     path = Path(run) / PRECISION_FILE
     if not path.exists():
-        path.write_text(json.dumps({"policy": choice.policy, "reason": choice.reason}) + "\n")
+        write_json(path, {"policy": choice.policy, "reason": choice.reason})

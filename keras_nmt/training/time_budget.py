@@ -1,105 +1,88 @@
 """Stops training cleanly after the epoch that crosses a wall-clock budget, across resumptions."""
 
 import contextlib
-import json
-import time
 from pathlib import Path
 
 import keras
 
 from keras_nmt.atomic_file import atomic_path, write_json
-
-# The weights at the moment the budget ran out (mid-epoch, usually) and that moment, in epochs
-# and seconds: the strict reading of a budget that stops training only at an epoch's end.
-# (Here, not in `run_folder`, which imports TensorFlow: the JAX benchmark imports this module.)
-BUDGET_WEIGHTS_FILE = "budget.weights.h5"
-BUDGET_POINT_FILE = "budget.json"
+from keras_nmt.training.run_state import RunState
 
 
 class TimeBudget(keras.callbacks.Callback):
     """Sets `model.stop_training` at the end of the first epoch that ends past `minutes`.
 
-    The clock is the run's, not the process's: with a ``clock_file`` the seconds spent are
-    written there at every epoch end and every ``save_every`` batches, and a resumed run (a new
-    process, or the second `fit` of `keras_nmt.training.exact_backup.fit_from`) continues from
-    them, so an interrupted run trains for the same budget in all as an uninterrupted one (up to
-    the ``save_every`` batches a kill may lose from the count).
+    The clock is the run's, not the process's: with the run's `RunState` as ``clock`` (saved in
+    every exact-resume backup), a resumed run (a new process, or the second `fit` of
+    `keras_nmt.training.exact_backup.fit_from`) continues from the time of the backup it
+    restored, so an interrupted run trains for the same budget in all as an uninterrupted one
+    (the time after that backup is lost with the batches the resumed run trains again).
 
-    Since the last epoch runs on past the budget, a ``snapshot_dir`` also keeps the weights of
-    the moment the budget ran out (the end of the first batch, or epoch, that ends past it):
-    ``budget.weights.h5``, with ``budget.json`` (``{"epochs": fractional epochs trained,
-    "seconds": budget seconds spent}``) written after it, once per run.
+    Since the last epoch runs on past the budget, ``snapshot_weights`` and ``snapshot_point``
+    also keep the weights of the moment the budget ran out (the end of the first batch, or
+    epoch, that ends past it): the weights (a ``.weights.h5`` file), then where (``{"epochs":
+    fractional epochs trained, "seconds": budget seconds spent}``, JSON), once per run.
 
     Args:
         minutes: the budget, counted from the start of the first `fit` of the run.
-        clock_file: optional JSON file (``{"seconds": spent}``) keeping the count.
-        save_every: batches between writes of the count.
-        snapshot_dir: optional folder receiving the weights at the budget.
+        clock: optional `RunState` of the run (a restored one continues its time); by default
+            a clock of this callback's own, started by the first `fit`.
+        snapshot_weights, snapshot_point: optional files receiving the weights at the budget
+            and where it ran out (both or neither).
         batches_per_epoch: batches in a whole epoch, when a `fit` may start mid-epoch (a
             resumed epoch's `fit` has fewer steps); by default each `fit`'s own steps.
         average: optional `CheckpointAverage` (placed before this callback): the snapshot
             then holds the averaged weights, the model the run would end with at that moment.
 
     Example:
-        >>> model.fit(data, epochs=100, callbacks=[TimeBudget(45, "runs/x/time_spent.json")])
+        >>> state = RunState("runs/x/history.json")
+        >>> model.fit(data, epochs=100, callbacks=[state, TimeBudget(45, clock=state)])
         ...                                                             # doctest: +SKIP
     """
 
-    def __init__(self, minutes, clock_file=None, save_every=50, snapshot_dir=None,
+    def __init__(self, minutes, clock=None, snapshot_weights=None, snapshot_point=None,
                  batches_per_epoch=None, average=None):
         super().__init__()
         self.minutes = minutes
         self.seconds = 60.0 * minutes
-        self.clock_file = None if clock_file is None else Path(clock_file)
-        self.save_every = save_every
-        self.snapshot_dir = None if snapshot_dir is None else Path(snapshot_dir)
+        self.clock = RunState() if clock is None else clock
+        self.snapshot_weights = None if snapshot_weights is None else Path(snapshot_weights)
+        self.snapshot_point = None if snapshot_point is None else Path(snapshot_point)
         self.batches_per_epoch = batches_per_epoch
         self.average = average
-        self.spent_before = 0.0
-        self.start = None
         self.epoch = 0
         self.snapshot_taken = False
 
     def elapsed(self):
         """Seconds of the budget spent so far (earlier processes included)."""
-        return self.spent_before + time.monotonic() - self.start
-
-    def _save(self):
-        if self.clock_file is not None:
-            write_json(self.clock_file, {"seconds": self.elapsed()})
+        return self.clock.seconds()
 
     def _snapshot(self, epochs):
         """Keeps the weights and the position, the first time the budget has run out."""
-        if self.snapshot_dir is None or self.snapshot_taken or self.elapsed() < self.seconds:
+        if self.snapshot_point is None or self.snapshot_taken or self.elapsed() < self.seconds:
             return
         averaged = self.average.applied() if self.average else contextlib.nullcontext()
-        with averaged, atomic_path(self.snapshot_dir / BUDGET_WEIGHTS_FILE) as temporary:
+        with averaged, atomic_path(self.snapshot_weights) as temporary:
             self.model.save_weights(temporary)
-        write_json(self.snapshot_dir / BUDGET_POINT_FILE,
-                   {"epochs": round(epochs, 4), "seconds": self.elapsed()})
+        write_json(self.snapshot_point, {"epochs": round(epochs, 4), "seconds": self.elapsed()})
         self.snapshot_taken = True
 
     def on_train_begin(self, logs=None):
-        if self.clock_file is not None and self.clock_file.exists():
-            self.spent_before = json.loads(self.clock_file.read_text())["seconds"]
-        if self.snapshot_dir is not None:
-            self.snapshot_taken = (self.snapshot_dir / BUDGET_POINT_FILE).exists()
-        self.start = time.monotonic()
+        self.clock.start()
+        if self.snapshot_point is not None:
+            self.snapshot_taken = self.snapshot_point.exists()
 
     def on_epoch_begin(self, epoch, logs=None):
         self.epoch = epoch
 
     def on_train_batch_end(self, batch, logs=None):
-        if (batch + 1) % self.save_every == 0:
-            self._save()
-        if self.snapshot_dir is not None:
+        if self.snapshot_point is not None:
             # A resumed epoch's fit starts mid-epoch: its steps are the epoch's last ones.
             whole = self.batches_per_epoch or self.params["steps"]
             done = whole - self.params["steps"] + batch + 1
             self._snapshot(self.epoch + done / whole)
 
     def on_epoch_end(self, epoch, logs=None):
-        self._save()
         self._snapshot(epoch + 1)
         if self.elapsed() >= self.seconds:
             self.model.stop_training = True

@@ -4,6 +4,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from keras_nmt.atomic_file import write_json
 from keras_nmt.models.configurations import recipe_fields
 from keras_nmt.models.model_options import ModelOptions
 
@@ -85,7 +86,8 @@ class TrainConfig(ModelOptions):
         return cls(**{**recipe_fields(recipe), **options})
 
     def to_json(self, path):
-        Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
+        """Writes the options to `path` atomically (never a half-written file)."""
+        write_json(path, dataclasses.asdict(self), indent=2)
 
     @classmethod
     def from_json(cls, path):

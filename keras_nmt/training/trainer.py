@@ -1,7 +1,9 @@
 """One training run: data, tokenizers, model, `fit` with callbacks, and the run directory."""
 
 import dataclasses
+import os
 import random
+import shutil
 import time
 from pathlib import Path
 
@@ -14,32 +16,38 @@ from keras_nmt.data.corpus_checks import check_bad_lines
 from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
 from keras_nmt.inference import RunDirectory, Translator
 from keras_nmt.inference.run_directory import (
+    AVERAGE_DIR,
     BACKUP_DIR,
+    BUDGET_POINT_FILE,
+    BUDGET_WEIGHTS_FILE,
     CONFIG_FILE,
     HISTORY_FILE,
+    LOGS_DIR,
     MODEL_FILE,
     TOKENIZERS_DIR,
+    temporary_name,
 )
 from keras_nmt.metrics import ValidationScores, group_references
 from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.models.configurations import TRAINING_RECIPES
 from keras_nmt.models.registry import build_model
 from keras_nmt.text import load_tokenizer, make_tokenizer
-from keras_nmt.training.checkpoint_average import AVERAGE_DIR, CheckpointAverage
+from keras_nmt.training.checkpoint_average import CheckpointAverage
 from keras_nmt.training.exact_backup import ExactBackup, fit_from
 from keras_nmt.training.fused_adam import FusedAdam
-from keras_nmt.training.history_writer import HistoryWriter
 from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 from keras_nmt.training.perplexity import Perplexity
 from keras_nmt.training.run_folder import (
-    TIME_SPENT_FILE,
+    lock_run_folder,
     mark_finished,
     prepare_run_folder,
     record_precision,
     run_precision,
+    undone_on_failed_start,
 )
+from keras_nmt.training.run_state import RunState, read_history
 from keras_nmt.training.sample_translations import SampleTranslations
 from keras_nmt.training.strategy import make_strategy
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
@@ -125,7 +133,12 @@ def make_tokenizers(config, train_pairs, run):
     sides = {"source": [s for s, _ in train_pairs], "target": [t for _, t in train_pairs]}
     for side, texts in sides.items():
         tokenizer = make_tokenizer(config.tokenizer, **options).build(texts)
-        tokenizer.save(directory / side)
+        # Whole or not at all: a half-saved tokenizer would be reloaded by the next run.
+        partial = directory / temporary_name(side)
+        shutil.rmtree(partial, ignore_errors=True)
+        shutil.rmtree(directory / side, ignore_errors=True)
+        tokenizer.save(partial)
+        os.replace(partial, directory / side)
         tokenizers.append(tokenizer)
     return tuple(tokenizers)
 
@@ -190,9 +203,19 @@ def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_dat
 
 
 def _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh):
-    """`train` without restoring the global dtype policy."""
+    """`train` without restoring the global dtype policy: locks the run folder, and undoes a
+    new run's files when it fails before its first backup."""
     run = Path(config.output)
-    finished = prepare_run_folder(config, fresh)
+    with lock_run_folder(run):
+        finished = prepare_run_folder(config, fresh)
+        with undone_on_failed_start(run):
+            return _train_locked(config, print_fn, extra_callbacks, pairs, make_train_data,
+                                 finished)
+
+
+def _train_locked(config, print_fn, extra_callbacks, pairs, make_train_data, finished):
+    """`_train` once the folder is locked and checked (`finished`: nothing left to train)."""
+    run = Path(config.output)
     strategy = make_strategy(config.strategy)  # first: multi-worker must precede other TF ops
     random.seed(config.seed)
     keras.utils.set_random_seed(config.seed)
@@ -205,9 +228,8 @@ def _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh):
     schedule = TeacherForcingSchedule.parse(config.teacher_forcing)
     if not schedule.is_plain_teacher_forcing and config.api != "subclassed":
         raise ValueError("scheduled teacher forcing needs --api subclassed (a step loop)")
-    # Data errors come before anything is written: a run that fails to start leaves no folder.
+    # Data errors come before anything is written (and a new run failing later is undone).
     train_pairs, valid_pairs = pairs if pairs is not None else load_pairs(config)
-    run.mkdir(parents=True, exist_ok=True)
     config.to_json(run / CONFIG_FILE)  # first: the folder's options are known from now on
     record_precision(run, precision)
     source_tokenizer, target_tokenizer = make_tokenizers(config, train_pairs, run)
@@ -236,7 +258,9 @@ def _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh):
         )
         model(next(iter(valid_data))[0])  # builds the weights (the backup restores them)
         compile_model(model, config)
-    backup = ExactBackup(run / BACKUP_DIR, config.backup_every)
+    # One record of the run's clock and history, saved in every backup (see `RunState`).
+    state = RunState(run / HISTORY_FILE)
+    backup = ExactBackup(run / BACKUP_DIR, config.backup_every, state)
     epoch, batch = backup.restore(model)
     if make_train_data is not None:
         train_data = make_train_data(source_tokenizer, target_tokenizer)
@@ -274,10 +298,10 @@ def _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh):
             validate, sources[: config.samples],
             [refs[0] for refs in references[: config.samples]], print_fn=print_fn,
         ),
+        state,  # after the callbacks adding to the logs, before the backup saving it
         backup,
         keras.callbacks.TerminateOnNaN(),
-        keras.callbacks.TensorBoard(str(run / "logs"), write_graph=False),
-        HistoryWriter(run / HISTORY_FILE),
+        keras.callbacks.TensorBoard(str(run / LOGS_DIR), write_graph=False),
     ]
     if average is not None:
         # The weights as trained, scored too (val_last_*): what averaging adds, epoch by epoch.
@@ -295,15 +319,18 @@ def _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh):
             )
         )
     if config.time_budget is not None:
-        callbacks.append(TimeBudget(config.time_budget, run / TIME_SPENT_FILE, snapshot_dir=run,
-                                    batches_per_epoch=batches_per_epoch, average=average))
+        callbacks.append(TimeBudget(
+            config.time_budget, clock=state, snapshot_weights=run / BUDGET_WEIGHTS_FILE,
+            snapshot_point=run / BUDGET_POINT_FILE, batches_per_epoch=batches_per_epoch,
+            average=average,
+        ))
     callbacks.extend(extra_callbacks)
 
     start = time.monotonic()
     if finished:
         print_fn(f"{run} finished earlier: nothing to train, evaluating its {MODEL_FILE}")
         model.load_weights(run / MODEL_FILE)
-        history = HistoryWriter(run / HISTORY_FILE).as_history()
+        history = read_history(run / HISTORY_FILE)
     else:
         history = fit_from(
             model, train_data, batches_per_epoch, epoch, batch, config.epochs,

@@ -1,5 +1,7 @@
-"""`apps/train.py` killed with SIGKILL, re-run with the same command: the same final weights."""
+"""`apps/train.py` killed with SIGKILL, re-run with the same command: the same final weights,
+history, time-budget clock and comparison times."""
 
+import json
 import os
 import random
 import signal
@@ -13,23 +15,38 @@ import numpy as np
 import pytest
 
 import keras_nmt.models  # noqa: F401  (registers the model classes for loading)
+from keras_nmt.comparison.runner import learning_curve
 
 ROOT = Path(__file__).resolve().parents[2]
-# 192 pairs / 32 = 6 batches per epoch, a backup every 2 batches and at each epoch's end.
+# 192 pairs / 32 = 6 batches per epoch, a backup every 2 batches and at each epoch's end; a
+# time budget of 15 s of the driver's clock runs out after batch 3 of epoch 2.
 COMMAND = [
     "--train-size", "192", "--valid-size", "16", "--units", "16", "--embedding-dim", "8",
     "--batch-size", "32", "--epochs", "3", "--backup-every", "2", "--validation-sentences", "8",
-    "--samples", "0", "--verbose", "0", "--seed", "3",
+    "--samples", "0", "--verbose", "0", "--seed", "3", "--time-budget", "0.25",
 ]
 # Runs apps/train.py in this process and kills it (SIGKILL) at a chosen point:
 #   batch:E,B  after B batches of epoch E are trained (and any backup of that batch written);
 #   backup:N   half-way through writing the N-th backup file of this process;
 #   none       never.
+# The run's clock (`RunState`) is one second per batch trained, from another origin in each
+# process: the times a run reports then depend only on what its processes trained and kept.
 DRIVER = r"""
-import io, os, signal, sys
+import io, os, signal, sys, types
 import numpy as np
-from keras_nmt.training import exact_backup
+from keras_nmt.training import exact_backup, run_state
 
+batches, origin = [0], 1000.0 * os.getpid()
+run_state.time = types.SimpleNamespace(monotonic=lambda: origin + batches[0])
+count = exact_backup.ExactBackup.on_train_batch_end
+
+
+def counted(self, index, logs=None):
+    batches[0] += 1
+    count(self, index, logs)
+
+
+exact_backup.ExactBackup.on_train_batch_end = counted
 kill, argv = sys.argv[1], sys.argv[2:]
 if kill.startswith("batch:"):
     epoch, batch = map(int, kill[len("batch:"):].split(","))
@@ -101,6 +118,20 @@ def test_sigkill_at_random_points_then_rerun_gives_the_same_weights(tmp_path):
     assert code == 0, output
     for resumed, reference in zip(weights(killed), weights(full), strict=True):
         np.testing.assert_array_equal(resumed, reference)  # bitwise, on CPU
+    # The history of the interrupted epochs is that of all their batches (the backups keep
+    # the metrics' running sums), and the clocks those of the uninterrupted run: 6 s an epoch,
+    # the batches lost with a kill timed once, when trained again.
+    history, reference = (json.loads((run / "history.json").read_text()) for run in (killed, full))
+    assert [record["epoch"] for record in history] == [0, 1, 2]
+    for record, expected in zip(history, reference, strict=True):
+        assert record.keys() == expected.keys()
+        for key, value in record.items():
+            assert value == pytest.approx(expected[key], rel=1e-6), (key, record, expected)
+    # The time budget (15 s) ran out at the same point of the run's clock.
+    assert json.loads((killed / "budget.json").read_text()) == {"epochs": 2.5, "seconds": 15.0}
+    # The comparison's times (its minutes, and the denominator of its tokens/s).
+    curve = learning_curve(killed)
+    assert curve["seconds"] == curve["step_seconds"] == [6.0, 12.0, 18.0]
     # The finished run is not trained again.
     code, output = finish(start(killed))
     assert code == 0 and "is finished" in output

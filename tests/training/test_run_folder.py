@@ -1,10 +1,19 @@
 """Re-using an --output folder: bad lines reported, other options refused, finished runs kept."""
 
+import errno
 import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
 
 from keras_nmt.cli import train as train_app
 from keras_nmt.training.run_folder import differing_options
 
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--units", "8", "--embedding-dim", "4", "--batch-size", "16", "--epochs", "1",
         "--validation-sentences", "4", "--samples", "0", "--verbose", "0", "--max-length", "12"]
 
@@ -46,3 +55,89 @@ def test_reused_folder(tmp_path, capsys):
     assert json.loads((run / "config.json").read_text())["tokenizer"] == "word"
     tokenizer = json.loads((run / "tokenizers" / "source" / "config.json").read_text())
     assert tokenizer["kind"] == "word"
+
+
+def _may_data(tmp_path):
+    data = tmp_path / "may.tsv"
+    data.write_text("".join(f"{day} May\t{day} de mayo\n" for day in range(1, 31)),
+                    encoding="utf-8")
+    return ["--data", str(data), "--valid", str(data)]
+
+
+def test_a_full_disk_while_writing_config_leaves_nothing_that_refuses_the_retry(
+        tmp_path, capsys, monkeypatch):
+    run = tmp_path / "run"
+    command = [*TINY, *_may_data(tmp_path), "--output", str(run)]
+    write_text = Path.write_text
+
+    def full_disk(path, text, *args, **kwargs):
+        if path.name.endswith("config.json") and path.parent == run:
+            write_text(path, "")  # what a full disk leaves: the file, empty
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return write_text(path, text, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full_disk)
+    assert train_app.main(command) == 1
+    assert "No space left on device" in capsys.readouterr().err
+    assert not run.exists()  # the new run undone, its folder too
+    monkeypatch.setattr(Path, "write_text", write_text)
+    assert train_app.main(command) is not None  # space freed: the same command trains
+    assert json.loads((run / "config.json").read_text())["units"] == 8
+
+
+def test_a_run_dropping_every_pair_leaves_nothing_that_refuses_the_corrected_command(
+        tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "notes.txt").write_text("mine\n")  # not the run's: kept
+    command = [*TINY, *_may_data(tmp_path), "--output", str(run)]
+    assert train_app.main([*command, "--max-length", "3"]) == 1
+    capsys.readouterr()
+    assert sorted(path.name for path in run.iterdir()) == ["notes.txt", "train.lock"]
+    assert train_app.main([*command, "--max-length", "30"]) is not None
+
+
+def test_a_damaged_config_is_named_with_the_way_out(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text("")
+    assert train_app.main([*TINY, "--output", str(run)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{run / 'config.json'} is damaged (empty)" in err
+    assert "--fresh" in err
+
+
+SLOW_RUN = ["--train-size", "64", "--valid-size", "8", "--units", "8", "--embedding-dim", "4",
+            "--batch-size", "16", "--epochs", "100000", "--backup-every", "1",
+            "--validation-sentences", "2", "--samples", "0", "--verbose", "0"]
+
+
+def _train_process(*arguments):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    return subprocess.Popen([sys.executable, "apps/train.py", *arguments], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.slow
+def test_a_second_training_into_a_locked_folder_is_refused_until_the_first_dies(tmp_path):
+    run = tmp_path / "run"
+    first = _train_process(*SLOW_RUN, "--output", str(run))
+    try:
+        deadline = time.monotonic() + 300
+        while not (run / "backup" / "state.npz").exists():  # training is under way
+            assert first.poll() is None and time.monotonic() < deadline, first.communicate()
+            time.sleep(0.2)
+        second = _train_process(*SLOW_RUN, "--output", str(run), "--fresh")
+        out, err = second.communicate(timeout=300)
+        assert second.returncode == 1 and "Traceback" not in err
+        assert err.splitlines()[-1] == (
+            f"error: {run} is in use by another training (PID {first.pid}, holding "
+            f"{run / 'train.lock'}); wait for it to end, or choose another --output")
+        assert first.poll() is None and (run / "config.json").exists()  # untouched
+    finally:
+        first.kill()  # SIGKILL: the kernel releases the lock
+        first.communicate()
+    third = _train_process(*SLOW_RUN, "--epochs", "1", "--output", str(run), "--fresh")
+    out, err = third.communicate(timeout=300)
+    assert third.returncode == 0, err
+    assert (run / "train.lock").read_text() == f"{third.pid}\n"

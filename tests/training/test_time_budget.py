@@ -1,7 +1,8 @@
 import contextlib
 import json
 
-from keras_nmt.training import time_budget as time_budget_module
+from keras_nmt.training import run_state as run_state_module
+from keras_nmt.training.run_state import RunState
 from keras_nmt.training.time_budget import TimeBudget
 
 
@@ -9,38 +10,38 @@ class _Model:
     stop_training = False
 
 
-def _budget(clock_file, monkeypatch, now):
-    monkeypatch.setattr(time_budget_module.time, "monotonic", lambda: now[0])
-    budget = TimeBudget(1.0, clock_file, save_every=2)
+def _budget(clock, monkeypatch, now):
+    monkeypatch.setattr(run_state_module.time, "monotonic", lambda: now[0])
+    budget = TimeBudget(1.0, clock=clock)
     budget.set_model(_Model())
     return budget
 
 
-def test_the_clock_continues_across_processes(tmp_path, monkeypatch):
-    clock = tmp_path / "time_spent.json"
+def test_the_clock_is_the_runs_restored_state(monkeypatch):
     now = [100.0]
-    first = _budget(clock, monkeypatch, now)
+    state = RunState()
+    first = _budget(state, monkeypatch, now)
     first.on_train_begin()
-    now[0] = 125.0
-    first.on_train_batch_end(1)  # every 2 batches: written
-    assert json.loads(clock.read_text())["seconds"] == 25.0
     now[0] = 140.0
     first.on_epoch_end(0)
-    assert json.loads(clock.read_text())["seconds"] == 40.0 and not first.model.stop_training
+    assert first.elapsed() == 40.0 and not first.model.stop_training
+    saved = state.to_dict()  # what a backup keeps
 
-    # A new process (or fit_from's second fit) resumes the count: 40 + 21 s > 1 minute.
+    # A new process restores the backup's state: the budget continues from it.
     now[0] = 5000.0
-    second = _budget(clock, monkeypatch, now)
+    restored = RunState()
+    restored.load(saved)
+    second = _budget(restored, monkeypatch, now)
     second.on_train_begin()
     now[0] = 5015.0
     second.on_epoch_end(1)
     assert not second.model.stop_training  # 55 s
     now[0] = 5021.0
     second.on_epoch_end(2)
-    assert second.model.stop_training and json.loads(clock.read_text())["seconds"] == 61.0
+    assert second.model.stop_training and second.elapsed() == 61.0
 
 
-def test_without_a_clock_file_the_budget_is_the_process(monkeypatch):
+def test_without_a_run_state_the_budget_is_the_process(monkeypatch):
     now = [0.0]
     budget = _budget(None, monkeypatch, now)
     budget.on_train_begin()
@@ -64,8 +65,9 @@ class _SavingModel(_Model):
 
 
 def _snapshotting(tmp_path, monkeypatch, now, steps, batches_per_epoch=10, average=None):
-    monkeypatch.setattr(time_budget_module.time, "monotonic", lambda: now[0])
-    budget = TimeBudget(1.0, tmp_path / "time_spent.json", snapshot_dir=tmp_path,
+    monkeypatch.setattr(run_state_module.time, "monotonic", lambda: now[0])
+    budget = TimeBudget(1.0, snapshot_weights=tmp_path / "budget.weights.h5",
+                        snapshot_point=tmp_path / "budget.json",
                         batches_per_epoch=batches_per_epoch, average=average)
     budget.set_model(_SavingModel())
     budget.set_params({"steps": steps})

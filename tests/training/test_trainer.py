@@ -68,6 +68,17 @@ def test_killed_run_resumes_exactly(tmp_path):
     history = json.loads((tmp_path / "run" / "history.json").read_text())
     assert [r["epoch"] for r in history] == [0, 1, 2]
     assert (tmp_path / "run" / "model.keras").exists()
+    # The interrupted epoch's figures are those of all its batches (the backup kept the
+    # metrics' running sums), as in the uninterrupted run.
+    uninterrupted = json.loads((tmp_path / "full" / "history.json").read_text())
+    for record, expected in zip(history, uninterrupted, strict=True):
+        for key in ("loss", "accuracy", "perplexity", "val_loss", "val_accuracy", "val_bleu"):
+            assert record[key] == pytest.approx(expected[key], rel=1e-6), (record, key)
+    # The run's clocks continue over the crash: cumulative, the steps within the wall time.
+    seconds = [record["seconds"] for record in history]
+    steps = [record["step_seconds"] for record in history]
+    assert 0 < seconds[0] < seconds[1] < seconds[2] and 0 < steps[0] < steps[1] < steps[2]
+    assert all(step < wall for step, wall in zip(steps, seconds, strict=True))
 
 
 def test_a_killed_run_with_checkpoint_averaging_resumes_to_the_same_average(tmp_path):
