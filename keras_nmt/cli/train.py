@@ -98,8 +98,8 @@ def main(argv=None, prog=None):
     try:
         result = train(config)
     except KeyboardInterrupt as interruption:
-        interruption.left = (f"{config.output} keeps its last backup; re-run the same command "
-                             "to resume from it")
+        if not getattr(interruption, "left", None):  # before training began: nothing to resume
+            interruption.left = "before training began; re-run the same command to start"
         raise
     if args.export:
         path = export_translator(config.output)  # named after the run folder

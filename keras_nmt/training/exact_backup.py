@@ -52,6 +52,7 @@ class ExactBackup(keras.callbacks.Callback):
         self.epoch = 0
         self.batches_done = 0
         self._resume_at = (0, 0)
+        self.saved_at = None  # the position of the last backup, once one exists
         self._metrics = None  # the restored running sums (`_continue_metrics`)
 
     @property
@@ -87,6 +88,7 @@ class ExactBackup(keras.callbacks.Callback):
         for variable, value in zip(variables, values, strict=True):
             variable.assign(value)
         self._resume_at = position
+        self.saved_at = position
         return position
 
     def save(self, epoch, batch):
@@ -104,6 +106,7 @@ class ExactBackup(keras.callbacks.Callback):
             with open(partial, "wb") as stream:
                 np.savez(stream, count=len(variables), metric_count=len(metrics), epoch=epoch,
                          batch=batch, **arrays)
+        self.saved_at = (epoch, batch)
 
     def on_epoch_begin(self, epoch, logs=None):
         self.epoch = epoch

@@ -71,6 +71,31 @@ class TrainResult:
     seconds: float
 
 
+def interrupted_at(backup, run):
+    """Where an interruption (Ctrl-C, SIGTERM) stopped training and what it left, in one line."""
+    at = (f"at epoch {backup.epoch + 1}, batch {backup.batches_done}"
+          if hasattr(backup, "epoch") else "as training started")
+    if backup.saved_at is None:
+        return f"{at}, before the first backup: nothing was kept in {run}"
+    epoch, batch = backup.saved_at
+    return (f"{at}; the last backup is from epoch {epoch + 1}, batch {batch}; re-run the same "
+            "command to resume from it")
+
+
+def stop_reason(config, callbacks, history):
+    """Why `fit` ended: its epochs done, the time budget, early stopping or a NaN loss."""
+    for callback in callbacks:
+        if isinstance(callback, TimeBudget) and callback.elapsed() >= callback.seconds:
+            return f"the time budget of {config.time_budget:g} minutes ran out"
+        if isinstance(callback, keras.callbacks.EarlyStopping) and callback.stopped_epoch:
+            return (f"no better val_bleu for {config.patience} epochs (early stopping; the best "
+                    "epoch's weights kept)")
+    losses = history.get("loss", [])
+    if losses and not np.isfinite(losses[-1]):
+        return "the loss became NaN"
+    return f"all {config.epochs} epochs done"
+
+
 def load_pairs(config):
     """`(train_pairs, valid_pairs)` for `config.data` / `config.valid`.
 
@@ -262,6 +287,8 @@ def _train_locked(config, print_fn, extra_callbacks, pairs, make_train_data, fin
     state = RunState(run / HISTORY_FILE)
     backup = ExactBackup(run / BACKUP_DIR, config.backup_every, state)
     epoch, batch = backup.restore(model)
+    if (epoch, batch) != (0, 0) and not finished:
+        print_fn(f"resuming from epoch {epoch + 1}, batch {batch} ({backup.path})")
     if make_train_data is not None:
         train_data = make_train_data(source_tokenizer, target_tokenizer)
         # A finite pipeline is one epoch; an infinite one needs steps_per_epoch.
@@ -332,11 +359,15 @@ def _train_locked(config, print_fn, extra_callbacks, pairs, make_train_data, fin
         model.load_weights(run / MODEL_FILE)
         history = read_history(run / HISTORY_FILE)
     else:
-        history = fit_from(
-            model, train_data, batches_per_epoch, epoch, batch, config.epochs,
-            validation_data=valid_data, callbacks=callbacks, verbose=config.verbose,
-            shuffle=False,  # make_dataset already shuffles (seeded); Keras cannot shuffle a Dataset
-        )
+        try:
+            history = fit_from(
+                model, train_data, batches_per_epoch, epoch, batch, config.epochs,
+                validation_data=valid_data, callbacks=callbacks, verbose=config.verbose,
+                shuffle=False,  # make_dataset already shuffles (seeded); Keras cannot either
+            )
+        except KeyboardInterrupt as interruption:
+            interruption.left = interrupted_at(backup, run)
+            raise
         if average is not None:
             average.apply()
         with atomic_path(run / MODEL_FILE) as temporary:
@@ -351,6 +382,9 @@ def _train_locked(config, print_fn, extra_callbacks, pairs, make_train_data, fin
     hypotheses = translator.translate_texts(sources)
     scores = {**score_all(hypotheses, references), "train_seconds": seconds}
     print_fn(f"trained {len(next(iter(history.values()), []))} epochs in {seconds:.0f} s")
+    if not finished:
+        print_fn(f"stopped: {stop_reason(config, callbacks, history)}; the model is "
+                 f"{run / MODEL_FILE}")
     rows = list(zip(sources, hypotheses, references, strict=True))
     for source, hypothesis, refs in rows[: config.samples]:
         print_fn(f"  {source!r} -> {hypothesis!r} (reference {refs[0]!r})")

@@ -3,6 +3,7 @@ path (rc 1), SIGINT exits 130, SIGTERM 143, and an interrupted training resumes.
 
 import errno
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -106,7 +107,13 @@ def test_sigterm_ends_train_in_one_line_and_the_run_resumes(tmp_path):
     rc, err = signal_when(process, lambda: (output / "backup").exists(), signal.SIGTERM)
     assert rc == 143, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    said = re.fullmatch(r"terminated \(SIGTERM\): at epoch (\d), batch \d+; the last backup is "
+                        r"from epoch (\d), batch (\d+); re-run the same command to resume from "
+                        r"it", err.strip())
+    assert said, err
     done = start(*argv)
-    _, err = done.communicate(timeout=600)
+    out, err = done.communicate(timeout=600)
     assert done.returncode == 0, err[-2000:]
+    assert f"resuming from epoch {said[2]}, batch {said[3]}" in out
+    assert f"stopped: all 2 epochs done; the model is {output / 'model.keras'}" in out
     assert (output / "model.keras").exists()
