@@ -1,4 +1,4 @@
-"""The benchmark of `apps/benchmark.py` (a thin CLI over this package) and its measuring code.
+"""The benchmark of `keras-nmt benchmark` (a thin CLI over this package) and its measuring code.
 
 * `flops`: analytic model FLOPs (2 * m * n * k per matmul) of every registered model, from its
   configuration and the real (non-padding) token counts of a batch.

@@ -46,7 +46,7 @@ class BenchmarkContext:
     other sections; each matmul peak is measured once per dtype.
 
     Args:
-        options: the parsed flags of `apps/benchmark.py` (an `argparse.Namespace`: `data_dir`,
+        options: the parsed flags of `keras-nmt benchmark` (an `argparse.Namespace`: `data_dir`,
             `quick`, `seed`, `vocab_size`, `vocab_pairs`, `batch_size`, and each section's own).
 
     Example:

@@ -20,7 +20,7 @@ matmul peak; the output projection's share of the forward FLOPs shows what a che
 layer could save.
 
 Example:
-    python apps/benchmark.py --only profile --models transformer --apis functional \
+    keras-nmt benchmark --only profile --models transformer --apis functional \
         --precisions float32,mixed_bfloat16 --output-md profile.md
 """
 

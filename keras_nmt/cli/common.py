@@ -108,7 +108,7 @@ def add_decoding_arguments(parser):
     command line, the `Translator` and `decode` cannot disagree.
 
     Each app adds its own --seed (default `DecodingOptions().seed`): it may seed more than
-    sampling (`apps/evaluate.py` also draws its built-in test data with it).
+    sampling (`keras-nmt evaluate` also draws its built-in test data with it).
     """
     parser.add_argument("--beam-size", type=positive_int, default=GREEDY.beam_size,
                         help="1: greedy decoding; more: beam search width, at most "

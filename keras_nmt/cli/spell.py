@@ -8,7 +8,7 @@ noise on every epoch. At the end, train reports on the test pairs the CER/WER of
 and of the corrected output, the share of already-correct words the model changed, the share of
 wrong words it fixed and the share of output words not in the clean training vocabulary
 (hallucinations); RUN_DIR/spelling.json keeps them. A run directory is a normal one: export it
-with apps/export.py.
+with keras-nmt export.
 
 Examples:
     keras-nmt spell train --text ../shared/data/spa-eng.train.tsv.xz --source-column 0 \\

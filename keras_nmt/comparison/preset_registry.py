@@ -12,7 +12,7 @@ Adding a preset from another package (the hook for ``spelling``, which lives in
     def spelling_preset():
         return Preset("spelling", "...", configurations=(...), load_pairs=..., ...)
 
-or, so that ``apps/compare.py --preset spelling`` finds it without importing the package first,
+or, so that ``keras-nmt compare --preset spelling`` finds it without importing the package first,
 add ``"spelling": "keras_nmt.spelling.<module>:<function>"`` to `LAZY_PRESETS` (imported on first
 use). A `Preset` may bring its own data (``load_pairs``) and training pipeline
 (``make_train_data``, e.g. fresh noise every epoch), see `Preset`.

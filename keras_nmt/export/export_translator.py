@@ -66,7 +66,7 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
     temporary directory is removed on failure.
 
     Args:
-        run_dir_or_translator: a run directory (written by `apps/train.py`) or a `Translator`.
+        run_dir_or_translator: a run directory (written by `keras-nmt train`) or a `Translator`.
         base_dir: the directory of all exported models.
         name: the model's name (default: the run directory's name, or "translator").
         version: a positive int (default: one more than the largest existing version).

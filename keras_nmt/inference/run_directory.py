@@ -74,7 +74,7 @@ def temporary_name(name):
 
 @dataclasses.dataclass
 class RunDirectory:
-    """A trained run, as `apps/train.py` writes it.
+    """A trained run, as `keras-nmt train` writes it.
 
     Attributes:
         path: the directory.
@@ -101,7 +101,7 @@ class RunDirectory:
         if missing:
             raise FileNotFoundError(
                 f"{path} is not a finished run directory (missing {', '.join(missing)}); "
-                "train one with apps/train.py --output DIR"
+                "train one with keras-nmt train --output-dir DIR"
             )
         register_models()
         return cls(

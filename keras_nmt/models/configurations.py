@@ -70,7 +70,7 @@ _QUICK_TRANSFORMER = {"num_layers": 1, "d_model": 32, "num_heads": 2, "ff_dim": 
 # name -> model -> {"description": one line, "config": the `TrainConfig` fields it sets (model
 # options and, where the configuration has its own, training-recipe fields)}.
 REFERENCE_CONFIGURATIONS = {
-    # The reference translation run (`apps/compare.py --preset spa-eng`).
+    # The reference translation run (`keras-nmt compare --preset spa-eng`).
     "spa-eng": {
         # One layer per side, not two: 1.46x the target tokens/s and ahead per epoch as well
         # (docs/decisions.md).
@@ -99,7 +99,7 @@ REFERENCE_CONFIGURATIONS = {
                        **CHECKPOINT_AVERAGE},
         },
     },
-    # The speed measurements of `apps/benchmark.py`.
+    # The speed measurements of `keras-nmt benchmark`.
     "benchmark": {
         **{
             name: {"description": "embedding 256, units 512, one layer per side",
@@ -109,7 +109,7 @@ REFERENCE_CONFIGURATIONS = {
         "transformer": {"description": "d_model 256, 3+3 layers, 4 heads, ff 1024",
                         "config": dict(_BENCHMARK_TRANSFORMER)},
     },
-    # `apps/benchmark.py --quick`: tiny sizes for tests and smoke runs.
+    # `keras-nmt benchmark --quick`: tiny sizes for tests and smoke runs.
     "benchmark-quick": {
         **{
             name: {"description": "embedding 16, units 32", "config": dict(_QUICK_RECURRENT)}

@@ -3,8 +3,8 @@
 There is no second training loop: `train_speller` calls `keras_nmt.training.train` with the
 noisy validation pairs and a ``make_train_data`` that draws fresh noise on every pass, then scores
 the fixed test pairs with `keras_nmt.spelling.report.spelling_report` and writes
-``RUN_DIR/spelling.json``. The run directory has the normal layout, so `apps/translate.py`,
-`apps/evaluate.py` and `apps/export.py` work on it as on a translation run.
+``RUN_DIR/spelling.json``. The run directory has the normal layout, so `keras-nmt translate`,
+`keras-nmt evaluate` and `keras-nmt export` work on it as on a translation run.
 """
 
 import dataclasses

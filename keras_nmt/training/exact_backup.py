@@ -7,7 +7,7 @@ position `(epoch, batches done in that epoch)`; `fit_from` then trains exactly t
 follow that position: the rest of the interrupted epoch, then the remaining epochs. With a data
 order that depends only on the seed and the epoch (`make_dataset(..., epochs=range(...))`) the
 resumed run sees the same batches in the same order as an uninterrupted one, so on CPU the final
-weights are bitwise equal (`tests/training/test_exact_resume.py` kills `apps/train.py` with
+weights are bitwise equal (`tests/training/test_exact_resume.py` kills `keras-nmt train` with
 SIGKILL and compares).
 
 The state is one `.npz` file written next to its final name and renamed into place, so a kill

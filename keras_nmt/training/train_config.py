@@ -14,7 +14,7 @@ PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 
 @dataclasses.dataclass
 class TrainConfig(ModelOptions):
-    """Options of `keras_nmt.training.train` (and the flags of `apps/train.py`).
+    """Options of `keras_nmt.training.train` (and the flags of `keras-nmt train`).
 
     The model options (sizes, attention...) and their defaults are the fields of `ModelOptions`
     (first in `config.json`); options that do not apply to the chosen model are ignored (which
