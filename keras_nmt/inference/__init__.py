@@ -13,6 +13,7 @@ Example:
 from pathlib import Path
 
 from keras_nmt.inference.batch_translator import BatchTranslator
+from keras_nmt.inference.ctranslate2_translator import CTranslate2Translator, is_ctranslate2_export
 from keras_nmt.inference.run_directory import RunDirectory
 from keras_nmt.inference.saved_translator import SavedTranslator, find_saved_model
 from keras_nmt.inference.translation_result import TranslationResult
@@ -24,8 +25,8 @@ def open_translator(path, weights=None):
 
     Args:
         path: a run directory (`config.json`, `model.keras`, tokenizers), a SavedModel version
-            directory (`saved_model.pb`), or a model directory holding versions (the highest is
-            used).
+            directory (`saved_model.pb`), a model directory holding versions (the highest is
+            used), or a CTranslate2 export (`CTranslate2Translator`).
         weights: optional `.weights.h5` file loaded into a run directory's model in place of
             its trained weights (e.g. ``budget.weights.h5``: where a time budget ran out).
 
@@ -37,6 +38,10 @@ def open_translator(path, weights=None):
         ValueError: ``weights`` for a SavedModel, or weights of another model.
     """
     path = Path(path)
+    if is_ctranslate2_export(path):  # keras_nmt.export.export_ctranslate2
+        if weights is not None:
+            raise ValueError(f"{path} is a CTranslate2 export: its weights are fixed")
+        return CTranslate2Translator(path)
     saved = find_saved_model(path)
     if saved is not None:
         if weights is not None:
@@ -55,6 +60,7 @@ def open_translator(path, weights=None):
 
 __all__ = [
     "BatchTranslator",
+    "CTranslate2Translator",
     "RunDirectory",
     "SavedTranslator",
     "TranslationResult",
