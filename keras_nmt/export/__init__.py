@@ -1,4 +1,5 @@
-"""Export: the `Translator` (strings in, translations out, tokenizers inside) as a SavedModel.
+"""Export: the `Translator` (strings in, translations out, tokenizers inside) as a SavedModel,
+and a Transformer run as a CTranslate2 model directory (`export_ctranslate2`, optional extra).
 
 Opening translators (a run directory or an export) is `keras_nmt.inference`'s.
 
@@ -8,9 +9,11 @@ Example:
     >>> translator.translate_batch(["3rd of March 2021"], beam_size=4)[0].text
 """
 
+from keras_nmt.export.ctranslate2_export import export_ctranslate2
 from keras_nmt.export.export_translator import export_translator, next_version
 
 __all__ = [
+    "export_ctranslate2",
     "export_translator",
     "next_version",
 ]
