@@ -53,7 +53,6 @@ QUANTIZATIONS = (
     "float32", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16", "float16",
     "bfloat16",
 )
-LAYER_NORM_EPSILON = 1e-6  # every LayerNormalization of our Transformer blocks and models
 # Fields of config.json copied into the metadata (the data a model was trained on).
 _CONFIG_FIELDS = ("source_column", "target_column", "data", "tokenizer", "max_length")
 
@@ -125,7 +124,9 @@ def transformer_spec(model, source_vocabulary, target_vocabulary):
     encoder = ct2.TransformerEncoderSpec(layers, model.num_heads, pre_norm=model.pre_norm)
     decoder = ct2.TransformerDecoderSpec(layers, model.num_heads, pre_norm=model.pre_norm)
     spec = ct2.TransformerSpec(encoder, decoder)
-    spec.config.layer_norm_epsilon = LAYER_NORM_EPSILON
+    # One epsilon for the whole model in CTranslate2; ours is 1e-6 in every LayerNormalization.
+    spec.config.layer_norm_epsilon = float(
+        model.get_layer("encoder_block_0").self_attention_norm.epsilon)
     # Our sources carry no <s> or </s>; the decoder starts from <s> (START_ID), CTranslate2's
     # default decoder_start_token.
     spec.config.add_source_bos = False

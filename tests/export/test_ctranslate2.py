@@ -11,7 +11,7 @@ import pytest
 import tensorflow as tf
 
 from keras_nmt.data.builtin import builtin_pairs
-from keras_nmt.decoding import decode
+from keras_nmt.decoding import GREEDY, decode
 from keras_nmt.inference import CTranslate2Translator, open_translator
 from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
@@ -31,7 +31,7 @@ TEXTS = [source for source, _ in builtin_pairs("dates", "test", size=200, seed=2
 def make_transformer_run(path, api="functional", **variant):
     """A run directory of a tiny untrained Transformer with char tokenizers.
 
-    The weights are drawn wider than Keras' initializers (normal, std 1) so that the arg-max is
+    The weights are drawn wider than Keras' initializers (normal, std 0.5) so that the arg-max is
     decisive at every step (no near-ties) and the outputs vary (an untrained Transformer at the
     usual scale repeats one token up to the length limit).
     """
@@ -50,7 +50,7 @@ def make_transformer_run(path, api="functional", **variant):
     rng = np.random.default_rng(0)
     for weight in model.weights:
         if len(weight.shape) > 1:
-            weight.assign(rng.normal(0.0, 1.0, weight.shape).astype("float32"))
+            weight.assign(rng.normal(0.0, 0.5, weight.shape).astype("float32"))
         else:  # biases and layer-norm offsets away from 0, gains away from 1
             weight.assign(weight.numpy() + rng.normal(0.0, 0.2, weight.shape).astype("float32"))
     path.mkdir(parents=True)
@@ -96,12 +96,31 @@ def test_float32_export_decodes_our_tokens(tmp_path, api, variant):
     assert isinstance(theirs, CTranslate2Translator)
 
     outputs = set()
+    ids = theirs.source_ids(TEXTS)
+    limits = theirs.sentence_limits([len(row) for row in ids], GREEDY)
     for beam_size in (1, 4):
         expected = ours.translate_batch(TEXTS, beam_size=beam_size)
         got = theirs.translate_batch(TEXTS, beam_size=beam_size)
-        assert [r.texts for r in got] == [r.texts for r in expected], beam_size
-        np.testing.assert_allclose([r.score for r in got], [r.score for r in expected],
-                                   rtol=1e-4, atol=1e-3)
+        same = [g.texts == e.texts for g, e in zip(got, expected, strict=True)]
+        if beam_size == 1:
+            assert all(same)
+        else:
+            # At the length limit CTranslate2 ranks the unfinished hypotheses with the finished
+            # ones, ours ranks any finished one first: they differ where a hypothesis without
+            # </s> outscores every finished one (a model looping with near-certainty, as these
+            # random ones do on some inputs). Every difference must be such a case.
+            assert np.mean(same) >= 0.75
+            for i in np.flatnonzero(~np.array(same)):
+                best = theirs.engine.translate_batch(
+                    [[theirs.source_tokenizer.vocabulary[t] for t in ids[i]]], beam_size=4,
+                    length_penalty=0, min_decoding_length=0, max_decoding_length=limits[i],
+                    return_end_token=True)[0].hypotheses[0]
+                assert len(best) == limits[i] and best[-1] != "</s>", TEXTS[i]
+        # Float32 sums in another order: with weights of std 0.5 the logits are large (tens), so
+        # the log-probabilities agree to a relative 1e-3 rather than to 1e-5.
+        np.testing.assert_allclose([g.score for g, s in zip(got, same, strict=True) if s],
+                                   [e.score for e, s in zip(expected, same, strict=True) if s],
+                                   rtol=2e-3, atol=1e-3)
         outputs |= {r.text for r in expected}
     assert len(outputs) >= 5  # not one string for every input
 
@@ -113,7 +132,7 @@ def test_float32_export_decodes_our_tokens(tmp_path, api, variant):
     expected = teacher_forced_log_probs(ours.model, source_ids, target_ids)
     got = theirs.score_batch(sources, targets)
     for row_got, row_expected in zip(got, expected, strict=True):
-        np.testing.assert_allclose(row_got, row_expected, atol=1e-4)
+        np.testing.assert_allclose(row_got, row_expected, rtol=2e-3, atol=1e-3)
 
 
 @pytest.fixture(scope="module")
