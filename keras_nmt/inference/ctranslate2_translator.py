@@ -8,7 +8,10 @@ detokenizes, with the options of `BatchTranslator.translate_batch` where the eng
 - greedy decoding and beam search give our decoder's tokens (float32: identical up to ties and
   float rounding), with our per-sentence length limit `min(max_length, ceil(a * source_len + b))`
   tokens, `</s>` included (CTranslate2's `max_decoding_length` is per call, so sentences are
-  grouped by their limit) and `min_decoding_length=0`;
+  grouped by their limit) and `min_decoding_length=0`. One difference: at the length limit
+  CTranslate2's beam search ranks the unfinished hypotheses with the finished ones, ours ranks
+  any finished one first, so they differ where a hypothesis without `</s>` outscores every
+  finished one (a model looping with near-certainty; none of 2,000 spa-eng test sentences);
 - beam search ranks hypotheses by their sum of log-probabilities (`length_penalty=0`, our
   default) or by their mean (`normalization="average"`, CTranslate2's `length_penalty=1`); a
   GNMT `alpha > 0` divides by `((5 + |Y|) / 6) ** alpha`, which CTranslate2 (it divides by
