@@ -3,16 +3,19 @@
 Strings in and strings out, tokenizers included, on the spa-eng test sentences: the first call
 of each strategy on a fresh in-process `Translator` and on a freshly loaded SavedModel, then
 sentences/s per beam size (warm-up batch timed apart), each translator's time per sentence
-against its greedy time, and the agreement of the two translators' outputs. Needs a trained
-model (``--run RUN_DIR``): untrained models decode to the length cap, which says nothing about
-translation speed.
+against its greedy time, and the agreement of the two translators' outputs. For a Transformer,
+when CTranslate2 is installed, the run exported to CTranslate2 (float32, int8 and what the CPU
+has) beside the in-process `Translator`, with BLEU beside each speed
+(`keras_nmt.benchmarks.ctranslate2_speed`). Needs a trained model (``--run RUN_DIR``): untrained
+models decode to the length cap, which says nothing about translation speed.
 """
 
+import importlib.util
 import json
 from pathlib import Path
 
 from keras_nmt import markdown
-from keras_nmt.benchmarks import translation_speed
+from keras_nmt.benchmarks import ctranslate2_speed, translation_speed
 from keras_nmt.benchmarks.benchmark_context import TEST_FILE
 from keras_nmt.data import read_tsv
 from keras_nmt.decoding import DecodingOptions
@@ -28,7 +31,8 @@ def run_translation(context):
 
     Returns:
         JSON records: one per signature's first call (``kind`` "first_call"), one per beam
-        size (``kind`` "throughput").
+        size (``kind`` "throughput"), and with CTranslate2 one per engine and beam size
+        (``kind`` "engine": `ctranslate2_speed.engine_speeds`).
     """
     args = context.options
     if not args.run:
@@ -38,7 +42,8 @@ def run_translation(context):
     if not path.exists():
         print(f"translation: skipped, {path} not found (pass --data-dir DIR)")
         return []
-    sources = context.test_sources(read_tsv(path, source_column=1).pairs)
+    pairs = read_tsv(path, source_column=1).pairs
+    sources = context.test_sources(pairs)
     config = json.loads((Path(args.run) / CONFIG_FILE).read_text())
     beam_sizes = sorted({1, *args.beam_sizes})
     report = translation_speed.run(
@@ -71,12 +76,19 @@ def run_translation(context):
         })
         print(f"  beam {r['beam_size']}: in-process {r['in_process']:,.1f}, SavedModel "
               f"{r['saved_model']:,.1f} sentences/s, agreement {r['agreement']:.1%}")
+    if config["model"] == "transformer" and importlib.util.find_spec("ctranslate2"):
+        references = [target for _, target in pairs[: len(sources)]]
+        records += [
+            {**base, "kind": "engine", **r} for r in ctranslate2_speed.engine_speeds(
+                args.run, sources, references, beam_sizes, args.batch_size, passes=1)
+        ]
     return records
 
 
 def translation_table(records):
-    """The translation records as two Markdown tables: first calls, then throughput."""
+    """The translation records as Markdown tables: first calls, throughput, engines."""
     first = [r for r in records if r["kind"] == "first_call"]
+    engines = [r for r in records if r["kind"] == "engine"]
     speed = [r for r in records if r["kind"] == "throughput"]
     first_rows = [[r["model"], r["strategy"], f"{r['in_process_seconds']:.2f}",
                    f"{r['saved_model_seconds']:.2f}"] for r in first]
@@ -88,11 +100,14 @@ def translation_table(records):
          f"{r['agreement']:.1%}"]
         for r in speed
     ]
-    return "\n\n".join([
+    tables = [
         markdown.table(["model", "first call of", "in-process (s)", "fresh SavedModel (s)"],
                        first_rows, align="llrr"),
         markdown.table(["model", "strategy", "sentences", "in-process sentences/s",
                         "SavedModel sentences/s", "SavedModel / in-process",
                         "time / greedy in-process", "time / greedy SavedModel", "agreement"],
                        speed_rows, align="llrrrrrrr"),
-    ])
+    ]
+    if engines:
+        tables.append(ctranslate2_speed.engine_table(engines))
+    return "\n\n".join(tables)

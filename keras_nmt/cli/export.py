@@ -1,4 +1,4 @@
-"""Export a trained run folder as a SavedModel: strings in, translations out, tokenizers inside.
+"""Export a trained run folder as a SavedModel (or for CTranslate2): strings in, strings out.
 
 Writes RUN_DIR's translator to OUTPUT_DIR/NAME/VERSION/ (TensorFlow Serving's versioned layout),
 atomically, and prints its signatures (as `saved_model_cli show --all` would):
@@ -9,9 +9,14 @@ atomically, and prints its signatures (as `saved_model_cli show --all` would):
     attention(text) -> translation, tokens [batch, T], source_tokens [batch, S],
         weights: float32 [batch, T, S]
 
+With --format ctranslate2 (a Transformer run; `pip install keras_nmt[ctranslate2]`), writes a
+CTranslate2 model with our tokenizers to OUTPUT_DIR/NAME-ctranslate2/, which `keras-nmt
+translate` and `evaluate` open like a run folder, with CTranslate2's faster CPU decoder.
+
 Examples:
     keras-nmt export runs/lstm                          # saved_models/lstm/1/
     keras-nmt export runs/lstm --name dates --version 3
+    keras-nmt export runs/transformer --format ctranslate2 --quantization int8
     python -c "import tensorflow as tf, tensorflow_text; m = tf.saved_model.load(
         'saved_models/lstm/1'); print(m.signatures['serving_default'](
         text=tf.constant(['3rd of March 2021'])))"
@@ -24,6 +29,7 @@ Examples:
 """
 
 import sys
+from pathlib import Path
 
 from keras_nmt.cli.common import (
     add_debug_flag,
@@ -35,6 +41,7 @@ from keras_nmt.cli.common import (
     writing_to,
 )
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
+from keras_nmt.export.formats import FORMATS, QUANTIZATIONS
 
 
 def build_parser(prog=None):
@@ -50,10 +57,19 @@ def build_parser(prog=None):
     parser.add_argument("--version", type=positive_int, default=None,
                         help="version number, a positive integer (default: one more than the "
                         "largest existing version); an existing version is never overwritten")
-    parser.add_argument("--max-beam-size", type=positive_int, default=DEFAULT_MAX_BEAM_SIZE,
+    parser.add_argument("--format", default="saved_model", choices=FORMATS,
+                        help="saved_model: a TensorFlow SavedModel (TensorFlow Serving); "
+                        "ctranslate2: a CTranslate2 model, Transformers only (default: "
+                        "%(default)s)")
+    parser.add_argument("--quantization", default=None, choices=QUANTIZATIONS,
+                        help="ctranslate2 only: the weights' type (default: float32)")
+    parser.add_argument("--force", action="store_true",
+                        help="ctranslate2 only: replace an existing export (once the new one is "
+                        "complete)")
+    parser.add_argument("--max-beam-size", type=positive_int, default=None,
                         help="the largest beam size the export serves; each size is a function "
-                        "of its own in the SavedModel, so fewer sizes export faster "
-                        "(default: %(default)s)")
+                        "of its own in the SavedModel, so fewer sizes export faster; "
+                        f"saved_model only (default: {DEFAULT_MAX_BEAM_SIZE})")
     parser.add_argument("--seed", type=int, default=0,
                         help="random seed set before loading (export itself is deterministic; "
                         "default: %(default)s)")
@@ -95,13 +111,43 @@ def export_run(run_dir, output_dir="saved_models", name=None, version=None, seed
     return path
 
 
+def export_ctranslate2_run(args, print_fn=print):
+    """`--format ctranslate2`: OUTPUT_DIR/NAME-ctranslate2; returns its path."""
+    from keras_nmt.export import export_ctranslate2  # noqa: PLC0415  (after parsing)
+
+    name = args.name or Path(args.run_dir).resolve().name
+    path = Path(args.output_dir) / f"{name}-ctranslate2"
+    try:
+        export_ctranslate2(args.run_dir, path, quantization=args.quantization or "float32",
+                           force=args.force)
+    except ModuleNotFoundError as error:
+        if error.name != "ctranslate2":
+            raise
+        raise ValueError("--format ctranslate2 needs the ctranslate2 package: pip install "
+                         "'keras_nmt[ctranslate2]'") from None
+    except FileExistsError:
+        raise FileExistsError(f"{path} exists: add --force to replace it") from None
+    print_fn(f"exported {args.run_dir} to {path} (CTranslate2, {args.quantization or 'float32'})")
+    return path
+
+
 @command
 def main(argv=None, prog=None):
-    args = build_parser(prog).parse_args(argv)
+    parser = build_parser(prog)
+    args = parser.parse_args(argv)
+    # No flag is accepted and then ignored: each format refuses the other's options.
+    other = {"saved_model": {"--quantization": args.quantization, "--force": args.force},
+             "ctranslate2": {"--version": args.version, "--max-beam-size": args.max_beam_size}}
+    given = [flag for flag, value in other[args.format].items() if value not in (None, False)]
+    if given:
+        parser.error(f"{', '.join(given)} do(es) not apply to --format {args.format}")
     start_tensorflow(args.debug)
     with writing_to(args.output_dir):
-        export_run(args.run_dir, args.output_dir, args.name, args.version, args.seed,
-                   max_beam_size=args.max_beam_size)
+        if args.format == "ctranslate2":
+            export_ctranslate2_run(args)
+        else:
+            export_run(args.run_dir, args.output_dir, args.name, args.version, args.seed,
+                       max_beam_size=args.max_beam_size or DEFAULT_MAX_BEAM_SIZE)
     return 0
 
 

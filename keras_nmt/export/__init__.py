@@ -1,4 +1,5 @@
-"""Export: the `Translator` (strings in, translations out, tokenizers inside) as a SavedModel.
+"""Export: the `Translator` (strings in, translations out, tokenizers inside) as a SavedModel,
+and a Transformer run as a CTranslate2 model directory (`export_ctranslate2`, optional extra).
 
 Opening translators (a run directory or an export) is `keras_nmt.inference`'s.
 
@@ -13,6 +14,7 @@ from keras_nmt._lazy import lazy_package
 __all__ = lazy_package(
     __name__,
     {
+        "export_ctranslate2": "keras_nmt.export.ctranslate2_export",
         "export_translator": "keras_nmt.export.export_translator",
         "next_version": "keras_nmt.export.export_translator",
     },

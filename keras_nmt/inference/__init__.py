@@ -16,6 +16,7 @@ __all__ = lazy_package(
     __name__,
     {
         "BatchTranslator": "keras_nmt.inference.batch_translator",
+        "CTranslate2Translator": "keras_nmt.inference.ctranslate2_translator",
         "RunDirectory": "keras_nmt.inference.run_directory",
         "SavedTranslator": "keras_nmt.inference.saved_translator",
         "TranslationResult": "keras_nmt.inference.translation_result",

@@ -3,29 +3,35 @@
 import zipfile
 from pathlib import Path
 
+from keras_nmt.inference.ctranslate2_translator import CTranslate2Translator, is_ctranslate2_export
 from keras_nmt.inference.run_directory import MODEL_FILE, RunDirectory
 from keras_nmt.inference.saved_translator import SavedTranslator, find_saved_model
 
 
 def open_translator(path, weights=None):
-    """A translator from a run directory or a SavedModel directory.
+    """A translator from a run directory, a SavedModel directory or a CTranslate2 export.
 
     Args:
         path: a run directory (`config.json`, `model.keras`, tokenizers), a SavedModel version
-            directory (`saved_model.pb`), or a model directory holding versions (the highest is
-            used).
+            directory (`saved_model.pb`), a model directory holding versions (the highest is
+            used), or a CTranslate2 export (`keras_nmt.export.export_ctranslate2`).
         weights: optional `.weights.h5` file loaded into a run directory's model in place of
             its trained weights (e.g. ``budget.weights.h5``: where a time budget ran out).
 
     Returns:
-        A `Translator` (run directory) or a `SavedTranslator`; both offer `translate_batch`,
-        `translate_texts` and `warn_if_truncated` (`BatchTranslator`).
+        A `Translator` (run directory), a `SavedTranslator` or a `CTranslate2Translator`; all
+        offer `translate_batch`, `translate_texts`, `warn_if_truncated` and calls on a list of
+        strings (`BatchTranslator`).
 
     Raises:
         ValueError: ``weights`` for a SavedModel, or weights of another model; a damaged
             `model.keras` or SavedModel, named with the way out.
     """
     path = Path(path)
+    if is_ctranslate2_export(path):
+        if weights is not None:
+            raise ValueError(f"{path} is a CTranslate2 export: its weights are fixed")
+        return CTranslate2Translator(path)
     saved = find_saved_model(path)
     if saved is not None:
         if weights is not None:
