@@ -1,4 +1,4 @@
-"""The machine's peak matmul rate, measured: the denominator of model FLOPs utilization (MFU).
+"""The machine's matmul rates, measured: the peak (the MFU denominator), bf16 against float32.
 
 Backend-neutral (`keras.ops` in a compiled function of the current backend), so it needs no
 TensorFlow under JAX.
@@ -65,4 +65,70 @@ def measure_peak_matmul(dtype="float32", size=2048, repeats=5, chain=1):
         "seconds": median(durations),
         "flops_per_second": flops / median(durations),
         "best_flops_per_second": flops / min(durations),
+    }
+
+
+def measure_bf16_speedup(shapes, rounds=9, min_seconds=0.02):
+    """How much faster bfloat16 runs the matmuls `shapes` than float32 here: a median of rounds.
+
+    Each round times the same products once in each dtype, back to back and in alternating
+    order, so a load that comes and goes (other processes on a shared machine) slows both sides
+    of a round alike; the ratio of a round is float32 seconds / bfloat16 seconds and the result
+    is the median over rounds, which one disturbed round cannot move.
+
+    Args:
+        shapes: `(m, k, n)` triples: an `m x k` by `k x n` product each (e.g. a training
+            step's `batch * length x d_model` by `d_model x ff_dim`).
+        rounds: timed rounds (after one untimed warm-up call per dtype).
+        min_seconds: a side of a round repeats the products until it lasts this long (tiny
+            shapes would otherwise time the call overhead).
+
+    Returns:
+        A dict: `speedup` (median ratio, > 1: bf16 faster), `ratios` (per round),
+        `float32_seconds` and `bfloat16_seconds` (medians, per call), `calls` (per side of a
+        round), `rounds`, `shapes`.
+
+    Example:
+        >>> measure_bf16_speedup([(2048, 256, 1024)])["speedup"]  # doctest: +SKIP
+        1.52
+    """
+    rng = np.random.default_rng(0)
+    arrays = [
+        (rng.standard_normal((m, k), dtype=np.float32),
+         rng.standard_normal((k, n), dtype=np.float32) / np.sqrt(k))
+        for m, k, n in shapes
+    ]  # fmt: skip
+    operands = {
+        dtype: [(ops.cast(a, dtype), ops.cast(b, dtype)) for a, b in arrays]
+        for dtype in ("float32", "bfloat16")
+    }
+
+    def products(pairs):
+        return sum(ops.sum(ops.cast(ops.matmul(a, b), "float32")) for a, b in pairs)
+
+    compiled = compile_function(products)
+
+    def run(dtype):
+        return ops.convert_to_numpy(compiled(operands[dtype]))
+
+    warm = {dtype: time_repeats(lambda d=dtype: run(d), repeats=1, warmup=1)[0]
+            for dtype in operands}  # fmt: skip
+    calls = max(1, int(np.ceil(min_seconds / max(min(warm.values()), 1e-6))))
+    ratios, seconds = [], {dtype: [] for dtype in operands}
+    for round_index in range(rounds):
+        order = ("float32", "bfloat16") if round_index % 2 == 0 else ("bfloat16", "float32")
+        for dtype in order:
+            [duration] = time_repeats(
+                lambda d=dtype: [run(d) for _ in range(calls)], repeats=1, warmup=0
+            )
+            seconds[dtype].append(duration / calls)
+        ratios.append(seconds["float32"][-1] / seconds["bfloat16"][-1])
+    return {
+        "speedup": median(ratios),
+        "ratios": ratios,
+        "float32_seconds": median(seconds["float32"]),
+        "bfloat16_seconds": median(seconds["bfloat16"]),
+        "calls": calls,
+        "rounds": rounds,
+        "shapes": [list(shape) for shape in shapes],
     }

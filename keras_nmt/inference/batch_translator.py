@@ -5,6 +5,9 @@ only in where their signatures come from (`_signature`) and whether they can sam
 the `DecodingOptions`, batching, dispatching to a signature and unpacking the outputs is here.
 """
 
+import concurrent.futures
+import os
+
 import numpy as np
 import tensorflow as tf
 
@@ -16,6 +19,48 @@ from keras_nmt.inference.translation_result import results_from_outputs
 _FIXED_OPTIONS = (
     "max_length", "max_length_a", "max_length_b", "trim", "normalization", "coverage_penalty",
 )
+
+
+def configure_decoding_threads(parallel=None):
+    """Sets TensorFlow's thread pools for translation throughput: parallel one-thread batches.
+
+    At translation's matrix sizes (a batch of 64 rows by a few hundred columns) two cores do more
+    as two batches on one thread each than as one batch on two threads (see
+    docs/results/parallel-translation.md). This gives each op one thread
+    (`intra_op_parallelism_threads = 1`) and runs `parallel` ops at once
+    (`inter_op_parallelism_threads`), so that `translate_batch` translates that many batches
+    at once (`parallel_batches`). Training wants the opposite (big matmuls over all cores):
+    call this only in a process that translates, first, before TensorFlow runs any op.
+
+    Args:
+        parallel: batches at once (default: the CPU count).
+
+    Returns:
+        The batches `translate_batch` will now translate at once: `parallel`, or 1 where
+        TensorFlow already runs (its pools are fixed then) or a GPU decodes.
+
+    Example:
+        >>> configure_decoding_threads()  # first thing in `keras-nmt translate`  # doctest: +SKIP
+        2
+    """
+    parallel = parallel or os.cpu_count() or 1
+    if tf.config.list_physical_devices("GPU"):
+        return 1
+    try:
+        tf.config.threading.set_intra_op_parallelism_threads(1)
+        tf.config.threading.set_inter_op_parallelism_threads(parallel)
+    except RuntimeError:  # TensorFlow has run an op: its pools can no longer change
+        return parallel_batches()
+    return parallel_batches()
+
+
+def parallel_batches():
+    """Batches `translate_batch` translates at once by default: TensorFlow's inter-op threads
+    when each op has one thread (`configure_decoding_threads`), else 1 (an op already uses
+    every core)."""
+    if tf.config.threading.get_intra_op_parallelism_threads() != 1:
+        return 1
+    return tf.config.threading.get_inter_op_parallelism_threads() or os.cpu_count() or 1
 
 
 class BatchTranslator:
@@ -53,7 +98,9 @@ class BatchTranslator:
         """Greedy translation of a `tf.string (batch,)` tensor (the `serving_default` outputs)."""
         return self._signature("serving_default")(text=tf.convert_to_tensor(text, tf.string))
 
-    def translate_batch(self, texts, options=None, *, batch_size=64, on_batch=None, **changes):
+    def translate_batch(
+        self, texts, options=None, *, batch_size=64, on_batch=None, parallel=None, **changes
+    ):
         """Translates a list of strings; returns one `TranslationResult` per input.
 
         Args:
@@ -62,7 +109,12 @@ class BatchTranslator:
                 `beam_size` in 2 .. `max_beam_size`; `return_attention` gives attention weights
                 and tokens (greedy only); `strategy="sample"` samples (in-process only).
             batch_size: sentences per graph call.
-            on_batch: called with the number of sentences after each graph call (progress bars).
+            on_batch: called with the number of sentences after each graph call (progress bars),
+                in input order of the batches.
+            parallel: batches translated at once, each by a thread of its own calling the
+                graph (default: `parallel_batches()`, more than 1 only after
+                `configure_decoding_threads`). Each batch is the same graph call either way,
+                so the results do not change.
             **changes: `DecodingOptions` fields overriding those of `options`, e.g.
                 `translate_batch(texts, beam_size=4, n_best=2)`.
         """
@@ -70,14 +122,21 @@ class BatchTranslator:
         self.check_options(options)
         order = length_order(texts)  # batches of similar lengths; results in input order
         texts = [texts[i] for i in order]
-        results = []
-        for start in range(0, len(texts), batch_size):
-            text = tf.constant(list(texts[start : start + batch_size]), dtype=tf.string)
-            outputs, kind = self._run(text, options)
+        batches = [texts[start : start + batch_size] for start in range(0, len(texts), batch_size)]
+
+        def translate(batch):
+            outputs, kind = self._run(tf.constant(list(batch), dtype=tf.string), options)
             outputs = {key: value.numpy() for key, value in outputs.items()}
-            results.extend(results_from_outputs(outputs, kind, options.n_best))
-            if on_batch is not None:
-                on_batch(len(outputs[next(iter(outputs))]))
+            return results_from_outputs(outputs, kind, options.n_best)
+
+        parallel = min(parallel_batches() if parallel is None else parallel, len(batches))
+        results = []
+        with concurrent.futures.ThreadPoolExecutor(max(parallel, 1)) as pool:
+            # `map` keeps the batches' order; with one thread it translates them one by one.
+            for batch_results in pool.map(translate, batches):
+                results.extend(batch_results)
+                if on_batch is not None:
+                    on_batch(len(batch_results))
         return restore_order(results, order)
 
     def _run(self, text, options):

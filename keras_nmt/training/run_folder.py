@@ -217,18 +217,24 @@ def prepare_run_folder(config, fresh=False):
     return done is not None and done >= config.epochs and (run / MODEL_FILE).exists()
 
 
-def run_precision(run, requested):
-    """The `PrecisionChoice` of a run: the one recorded in `run`, else `resolve_precision`'s."""
+def run_precision(run, requested, shapes=None):
+    """The `PrecisionChoice` of a run: the one recorded in `run`, else `resolve_precision`'s.
+
+    `shapes`: the model's `step_matmul_shapes`, timed by `auto` on some CPUs (see `precision`).
+    """
     path = Path(run) / PRECISION_FILE
     if path.exists():
         recorded = read_run_json(path)
         reason = f"recorded when the run started: {recorded['reason']}"
-        return PrecisionChoice(recorded["policy"], reason)
-    return resolve_precision(requested)
+        return PrecisionChoice(recorded["policy"], reason, measurement=recorded.get("measurement"))
+    return resolve_precision(requested, shapes=shapes)
 
 
 def record_precision(run, choice):
-    """Writes the chosen policy into `run` (see `run_precision`)."""
+    """Writes the chosen policy, and the timing behind it if any, into `run` (`run_precision`)."""
     path = Path(run) / PRECISION_FILE
     if not path.exists():
-        write_json(path, {"policy": choice.policy, "reason": choice.reason})
+        record = {"policy": choice.policy, "reason": choice.reason}
+        if choice.measurement is not None:
+            record["measurement"] = choice.measurement
+        write_json(path, record)

@@ -39,6 +39,7 @@ from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 from keras_nmt.training.perplexity import Perplexity
+from keras_nmt.training.precision import step_matmul_shapes
 from keras_nmt.training.run_folder import (
     lock_run_folder,
     mark_finished,
@@ -244,7 +245,7 @@ def _train_locked(config, print_fn, extra_callbacks, pairs, make_train_data, fin
     strategy = make_strategy(config.strategy)  # first: multi-worker must precede other TF ops
     random.seed(config.seed)
     keras.utils.set_random_seed(config.seed)
-    precision = run_precision(run, config.precision)
+    precision = run_precision(run, config.precision, step_matmul_shapes(config))
     print_fn(f"precision: {precision.policy} ({precision.reason})")
     if precision.warning:
         print_fn(f"warning: {precision.warning}")

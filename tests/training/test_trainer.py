@@ -198,7 +198,7 @@ def test_a_bf16_run_restores_the_global_policy_and_is_scored_as_saved(tmp_path, 
     it, and the models built after it (the next test, compare's next configuration) do not;
     its final scores are those of its saved model, which decodes in float32."""
     monkeypatch.setattr(trainer, "run_precision",
-                        lambda run, requested: PrecisionChoice("mixed_bfloat16", "faked"))
+                        lambda run, requested, shapes: PrecisionChoice("mixed_bfloat16", "faked"))
     config = TrainConfig(epochs=1, output=str(tmp_path / "run"), **TINY)
     result = train(config, print_fn=lambda line: None)
     assert result.model.dtype_policy.name == "mixed_bfloat16"

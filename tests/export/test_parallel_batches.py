@@ -1,0 +1,78 @@
+"""`translate_batch` over parallel batches: the same results, in input order, as one by one."""
+
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+from keras_nmt.inference import SavedTranslator
+from tests.export.helpers import SOURCES
+
+# Inputs of many lengths, so that the length-sorted batches differ from the input order.
+TEXTS = [f"{source} {'x' * (i % 7)}".strip() for i, source in enumerate(SOURCES * 9)]
+
+
+def same_results(ours, theirs):
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs, strict=True):
+        assert a.texts == b.texts
+        np.testing.assert_array_equal(a.scores, b.scores)  # bit for bit
+        assert (a.source_tokens, a.target_tokens) == (b.source_tokens, b.target_tokens)
+        assert (a.weights is None) == (b.weights is None)
+        if a.weights is not None:
+            np.testing.assert_array_equal(a.weights, b.weights)
+
+
+@pytest.mark.parametrize("kind", ["in-process", "saved"])
+def test_parallel_batches_give_the_same_results_in_input_order(lstm_export, kind):
+    translator, path = lstm_export
+    translator = translator if kind == "in-process" else SavedTranslator(path)
+    for options in ({}, {"beam_size": 2, "n_best": 2, "length_penalty": 0.6},
+                    {"return_attention": True}):  # fmt: skip
+        one_by_one = translator.translate_batch(TEXTS, batch_size=4, parallel=1, **options)
+        sizes = []
+        parallel = translator.translate_batch(TEXTS, batch_size=4, parallel=3,
+                                              on_batch=sizes.append, **options)  # fmt: skip
+        same_results(parallel, one_by_one)
+        assert sizes == [4] * 9  # one call per batch, in order
+        alone = [translator.translate_batch([text], **options)[0] for text in TEXTS[:3]]
+        assert [r.text for r in alone] == [r.text for r in parallel[:3]]  # input order
+
+
+def test_parallel_batches_run_at_once(lstm_export, monkeypatch):
+    translator, _ = lstm_export
+    # Each graph call waits for a second one to start: one thread at a time would time out.
+    barrier = threading.Barrier(2, timeout=60)
+    run = translator._run
+
+    def run_beside_another(text, options):
+        barrier.wait()
+        return run(text, options)
+
+    monkeypatch.setattr(translator, "_run", run_beside_another)
+    results = translator.translate_batch(TEXTS[:8], batch_size=2, parallel=2)
+    assert len(results) == 8
+
+
+CONFIGURE = """
+import tensorflow as tf
+from keras_nmt.inference.batch_translator import configure_decoding_threads, parallel_batches
+if {ran_an_op}:
+    tf.constant(1.0) + 1.0
+print(configure_decoding_threads(2), parallel_batches(),
+      tf.config.threading.get_intra_op_parallelism_threads(),
+      tf.config.threading.get_inter_op_parallelism_threads())
+"""
+
+
+@pytest.mark.parametrize(("ran_an_op", "expected"), [(False, "2 2 1 2"), (True, "1 1 0 0")])
+def test_configure_decoding_threads_before_tensorflow_runs(ran_an_op, expected):
+    # A fresh process each: TensorFlow's thread pools are fixed by its first op.
+    completed = subprocess.run(
+        [sys.executable, "-c", CONFIGURE.format(ran_an_op=ran_an_op)], capture_output=True,
+        text=True, timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert completed.stdout.split("\n")[-2] == expected
