@@ -1,19 +1,14 @@
-"""apps/benchmark.py in --quick mode: valid JSON records and a Markdown table."""
+"""keras-nmt benchmark in --quick mode: valid JSON records and a Markdown table."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-APP = Path(__file__).resolve().parents[2] / "apps" / "benchmark.py"
+from keras_nmt.cli import benchmark
 
 
 def _app():
-    spec = importlib.util.spec_from_file_location("benchmark_app", APP)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark
 
 
 def test_help_lists_every_flag(capsys):
@@ -81,12 +76,21 @@ def test_a_failing_section_keeps_the_others_records(tmp_path, monkeypatch, capsy
     def crash(args):
         raise RuntimeError("section crashed")
 
-    monkeypatch.setattr(app, "markdown_report", lambda records: f"{len(records)} records")
-    monkeypatch.setitem(app.SECTIONS, "pipeline", lambda args: [record])
-    monkeypatch.setitem(app.SECTIONS, "train", crash)
+    from keras_nmt.benchmarks import sections  # the command imports them when it runs
+
+    monkeypatch.setattr(sections, "markdown_report", lambda records: f"{len(records)} records")
+    monkeypatch.setitem(sections.SECTIONS, "pipeline", lambda args: [record])
+    monkeypatch.setitem(sections.SECTIONS, "train", crash)
     output, markdown = tmp_path / "bench.json", tmp_path / "bench.md"
     assert app.main(["--only", "pipeline,train", "--output-json", str(output),
                      "--output-md", str(markdown)]) == 1
     assert json.loads(output.read_text()) == [record]
     assert markdown.read_text() == "1 records\n"
     assert "train: FAILED" in capsys.readouterr().out
+
+
+def test_the_help_names_the_sections_that_run():
+    from keras_nmt.benchmarks.names import SECTION_NAMES
+    from keras_nmt.benchmarks.sections import SECTIONS
+
+    assert tuple(SECTIONS) == SECTION_NAMES
