@@ -9,7 +9,7 @@
   `sections`: `SECTIONS`, `TABLES` and `markdown_report(records)`.
 * `translation_speed`: strings-in/strings-out throughput in-process vs SavedModel, first-call
   latency of each signature, and a decode profile (cache size, length sorting); runnable as
-  `python -m keras_nmt.benchmarks.translation_speed RUN_DIR --data TEST.tsv`.
+  `keras-nmt benchmark --only translation --run RUN_DIR`.
 
 The machine description, the peak matmul rate and timing live in `keras_nmt.hardware`.
 """

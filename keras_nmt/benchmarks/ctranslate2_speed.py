@@ -6,19 +6,16 @@ and the other weight types the CPU has kernels for (bfloat16, int8_bfloat16), ea
 default threading (`CTranslate2Translator`). Engines are timed in turn within each pass (load
 changes on a shared machine hit all alike), after one warm-up call each; the median pass counts.
 
-Run it with `python -m keras_nmt.benchmarks.ctranslate2_speed RUN_DIR --data TEST.tsv`.
+`keras-nmt benchmark --only translation --run RUN_DIR` runs it for a Transformer run when
+ctranslate2 is installed (`translation_section`).
 """
 
-import argparse
-import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from keras_nmt import markdown
-from keras_nmt.data import read_tsv
 from keras_nmt.export.ctranslate2_export import export_ctranslate2
 from keras_nmt.inference import CTranslate2Translator, RunDirectory
 from keras_nmt.metrics.sacrebleu_scores import corpus_bleu
@@ -120,33 +117,3 @@ def engine_table(records):
         + [f"BLEU {' / '.join(names)}", "same as TensorFlow"],
         rows, align="ll" + "r" * (len(beams) + 2),
     )
-
-
-def _ints(text):
-    return tuple(int(x) for x in text.split(","))
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run_dir", help="a Transformer run directory written by apps/train.py")
-    parser.add_argument("--data", required=True, help="TSV test file")
-    parser.add_argument("--source-column", type=int, default=1, choices=[0, 1],
-                        help="the TSV column to translate (default: %(default)s)")
-    parser.add_argument("--limit", type=int, default=2000, help="first N sentences (%(default)s)")
-    parser.add_argument("--beam-sizes", type=_ints, default=(1, 4),
-                        help="comma-separated beam sizes, 1 = greedy (default: 1,4)")
-    parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--passes", type=int, default=3)
-    parser.add_argument("--json", default=None, help="also write the records here")
-    args = parser.parse_args(argv)
-    pairs = read_tsv(args.data, source_column=args.source_column).pairs[: args.limit]
-    records = engine_speeds(args.run_dir, [s for s, _ in pairs], [t for _, t in pairs],
-                            args.beam_sizes, args.batch_size, passes=args.passes)
-    print(engine_table(records))
-    if args.json:
-        Path(args.json).write_text(json.dumps(records, indent=2) + "\n")
-    return records
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

@@ -24,6 +24,7 @@ from keras_nmt.benchmarks.flops import training_flops
 from keras_nmt.benchmarks.train_speed import batch_lengths, measure_train_speed
 from keras_nmt.decoding import decode
 from keras_nmt.markdown import table
+from keras_nmt.models.configurations import TRAINING_RECIPES
 from keras_nmt.models.registry import build_model
 from keras_nmt.training.fused_adam import FusedAdam
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
@@ -88,13 +89,12 @@ def environment():
 def compile_for_speed(model, name):
     """The training set-up of `keras_nmt.training.trainer.compile_model`, without TensorFlow.
 
-    `FusedAdam` (Keras' own Adam update under JAX) and the masked loss and metrics; a constant
-    learning rate instead of the Transformer's warm-up schedule (a scalar per step: no
-    difference in speed).
+    `FusedAdam` (Keras' own Adam update under JAX) with the model's Adam settings
+    (`TRAINING_RECIPES`), and the masked loss and metrics; a constant learning rate instead of
+    the Transformer's warm-up schedule (a scalar per step: no difference in speed).
     """
-    del name  # every model trains with the same optimizer here
     model.compile(
-        optimizer=FusedAdam(1e-3, clipnorm=1.0),
+        optimizer=FusedAdam(1e-3, clipnorm=1.0, **TRAINING_RECIPES[name]["adam"]),
         loss=MaskedSparseCrossEntropy(),
         metrics=[MaskedAccuracy(), Perplexity()],
     )

@@ -11,20 +11,17 @@ Measures, on one trained run directory and a file of source sentences, in one ru
 * `first_call_seconds`: the first call of each signature of a freshly loaded SavedModel, and
   the first in-process call of each strategy of a fresh `Translator`.
 
-Run it with `python -m keras_nmt.benchmarks.translation_speed RUN_DIR --data TEST.tsv`.
+`keras-nmt benchmark --only translation --run RUN_DIR` runs it (`translation_section`).
 """
 
-import argparse
-import json
-import sys
 import tempfile
 import time
 
 import tensorflow as tf
 
 from keras_nmt.benchmarks.decode_speed import measure_decode_speed
-from keras_nmt.data import read_tsv
 from keras_nmt.decoding import length_order
+from keras_nmt.decoding.decoding_options import DEFAULT_LENGTH_PENALTY
 from keras_nmt.export import export_translator
 from keras_nmt.inference import RunDirectory, SavedTranslator
 from keras_nmt.special_ids import PAD_ID
@@ -138,7 +135,7 @@ def agreement(ours, theirs):
 
 
 def translation_speeds(translator, saved, texts, batch_sizes=(64,), beam_sizes=(1, 4, 8),
-                       length_penalty=0.6, sort_options=(True,)):
+                       length_penalty=DEFAULT_LENGTH_PENALTY, sort_options=(True,)):
     """In-process vs SavedModel sentences/s per beam size, batch size and batch order.
 
     The two translators are timed alternately on each setting, so that load changes on a shared
@@ -190,8 +187,8 @@ def first_call_seconds(translator, beam_sizes=(1, 4, 8), text=FIRST_CALL_TEXT):
     return seconds
 
 
-def run(run_dir, texts, batch_sizes=(64,), beam_sizes=(1, 4, 8), length_penalty=0.6,
-        profile=True, sort_options=(False, True)):
+def run(run_dir, texts, batch_sizes=(64,), beam_sizes=(1, 4, 8),
+        length_penalty=DEFAULT_LENGTH_PENALTY, profile=True, sort_options=(False, True)):
     """Everything above on one run directory (exported to a temporary directory).
 
     ``sort_options`` are the batch orders of `translation_speeds`; ``profile`` adds
@@ -220,72 +217,3 @@ def run(run_dir, texts, batch_sizes=(64,), beam_sizes=(1, 4, 8), length_penalty=
             translator.max_target_length,
         )
     return report
-
-
-def markdown(report):
-    """The report as markdown tables."""
-    lines = [f"{report['sentences']} sentences; load run {report['load_run_seconds']:.1f} s, "
-             f"export {report['export_seconds']:.1f} s, load SavedModel "
-             f"{report['load_saved_model_seconds']:.1f} s", "",
-             "| first call (s) | " + " | ".join(report["first_call_saved_model"]) + " |",
-             "|---|" + "---:|" * len(report["first_call_saved_model"])]
-    for where in ("in_process", "saved_model"):
-        values = report[f"first_call_{where}"].values()
-        lines.append(f"| {where} | " + " | ".join(f"{v:.2f}" for v in values) + " |")
-    lines += ["", "| beam | batch | sorted | in-process sent/s | SavedModel sent/s | "
-              "saved/in | x greedy time (saved) | warm-up in/saved (s) | agreement |",
-              "|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
-    greedy = {(r["batch_size"], r["sorted"]): r for r in report["translation"]
-              if r["beam_size"] == 1}
-    for r in report["translation"]:
-        base = greedy.get((r["batch_size"], r["sorted"]))
-        ratio = base["saved_model"] / r["saved_model"] if base else float("nan")
-        lines.append(
-            f"| {r['beam_size']} | {r['batch_size']} | {r['sorted']} | {r['in_process']:,.0f} | "
-            f"{r['saved_model']:,.0f} | {r['saved_model'] / r['in_process']:.2f} | "
-            f"{ratio:.2f} | {r['in_process_warmup_seconds']:.1f} / "
-            f"{r['saved_model_warmup_seconds']:.1f} | {r['agreement']:.1%} |")
-    if "decode" in report:
-        lines += ["", "| decode (model only) beam | batch cache | sorted | sent/s | "
-                  "mean out len |", "|---:|---|---|---:|---:|"]
-        for r in report["decode"]:
-            lines.append(f"| {r['beam_size']} | {r['batch_cache']} | {r['sorted']} | "
-                         f"{r['sentences_per_second']:,.0f} | {r['mean_output_length']:.1f} |")
-    return "\n".join(lines)
-
-
-def _ints(text):
-    return tuple(int(x) for x in text.split(","))
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run_dir", help="a run directory written by apps/train.py")
-    parser.add_argument("--data", required=True,
-                        help="TSV test file (Tatoeba: English<TAB>other; --source-column picks)")
-    parser.add_argument("--source-column", type=int, default=1, choices=[0, 1],
-                        help="the TSV column to translate (default: %(default)s)")
-    parser.add_argument("--limit", type=int, default=None, help="first N sentences only")
-    parser.add_argument("--batch-sizes", type=_ints, default=(64,),
-                        help="comma-separated batch sizes (default: 64)")
-    parser.add_argument("--beam-sizes", type=_ints, default=(1, 4, 8),
-                        help="comma-separated beam sizes, 1 = greedy (default: 1,4,8)")
-    parser.add_argument("--length-penalty", type=float, default=0.6,
-                        help="GNMT alpha of beam search (default: %(default)s)")
-    parser.add_argument("--no-profile", action="store_true",
-                        help="skip the model-only decode profile")
-    parser.add_argument("--json", default=None, help="also write the report here")
-    args = parser.parse_args(argv)
-    texts = [pair[0] for pair in read_tsv(args.data, source_column=args.source_column).pairs]
-    texts = texts[: args.limit] if args.limit else texts
-    report = run(args.run_dir, texts, args.batch_sizes, args.beam_sizes, args.length_penalty,
-                 profile=not args.no_profile)
-    print(markdown(report))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as stream:
-            json.dump(report, stream, indent=2, default=float)
-    return report
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
