@@ -77,12 +77,19 @@ class BatchTranslator:
 
     def check_options(self, options):
         """Raises `ValueError` for `DecodingOptions` this translator cannot honour."""
-        strategy, beam_size, n_best = options.chosen_strategy, options.beam_size, options.n_best
+        strategy = options.chosen_strategy
         changed = [n for n in _FIXED_OPTIONS if getattr(options, n) != getattr(GREEDY, n)]
         if changed:
             raise ValueError(
                 f"a translator decodes with its own {', '.join(changed)} (see `decode` for them)"
             )
+        self.check_sizes(options)
+        if options.return_attention and strategy != "greedy":
+            raise ValueError("attention weights come with greedy decoding only (beam_size=1)")
+
+    def check_sizes(self, options):
+        """Raises `ValueError` for a beam size or n-best this translator cannot give."""
+        strategy, beam_size, n_best = options.chosen_strategy, options.beam_size, options.n_best
         if not isinstance(beam_size, int) or not 1 <= beam_size <= self.max_beam_size:
             raise ValueError(
                 f"beam_size must be an int in [1, {self.max_beam_size}], got {beam_size!r}"
@@ -91,8 +98,6 @@ class BatchTranslator:
             raise ValueError(f"n_best must be an int in [1, beam_size={beam_size}], got {n_best!r}")
         if strategy == "sample" and beam_size > 1:
             raise ValueError("sampling draws one translation per sentence: use beam_size=1")
-        if options.return_attention and strategy != "greedy":
-            raise ValueError("attention weights come with greedy decoding only (beam_size=1)")
 
     def translate(self, text):
         """Greedy translation of a `tf.string (batch,)` tensor (the `serving_default` outputs)."""

@@ -114,7 +114,7 @@ class CTranslate2Translator(BatchTranslator):
     # ----------------------------------------------------------------------------------------------
     def check_options(self, options):
         """Raises `ValueError` for `DecodingOptions` CTranslate2 cannot honour as we mean them."""
-        strategy, beam_size, n_best = options.chosen_strategy, options.beam_size, options.n_best
+        strategy = options.chosen_strategy
         if options.return_attention:
             raise ValueError("a CTranslate2 export gives no attention weights: translate with "
                              "the run directory for them")
@@ -122,14 +122,7 @@ class CTranslate2Translator(BatchTranslator):
             raise ValueError("a CTranslate2 export has no GNMT coverage penalty: use "
                              "coverage_penalty=0 or the run directory")
         self._length_penalty(options)
-        if not isinstance(beam_size, int) or not 1 <= beam_size <= self.max_beam_size:
-            raise ValueError(
-                f"beam_size must be an int in [1, {self.max_beam_size}], got {beam_size!r}"
-            )
-        if n_best is not None and (not isinstance(n_best, int) or not 1 <= n_best <= beam_size):
-            raise ValueError(f"n_best must be an int in [1, beam_size={beam_size}], got {n_best!r}")
-        if strategy == "sample" and beam_size > 1:
-            raise ValueError("sampling draws one translation per sentence: use beam_size=1")
+        self.check_sizes(options)
         max_length = options.max_length
         if max_length is not None and not (
             isinstance(max_length, int) and 1 <= max_length <= self.max_target_length
