@@ -67,6 +67,20 @@ RUN_DIRECTORY_NAMES = (*TRAIN_FILES, LOCK_FILE, COMPARISON_FILE, SPELLING_FILE,
                        SPELLING_TEST_FILE, HYPOTHESES_FILE)
 
 
+def read_run_config(path):
+    """A run's `config.json` as a dict; a damaged one is named with the way out (`ValueError`)."""
+    try:
+        config = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        state = "empty" if not Path(path).stat().st_size else f"not JSON: {error}"
+        raise ValueError(f"{path} is damaged ({state}); copy the run folder again, or train "
+                         "again into a new folder") from None
+    if not isinstance(config, dict):
+        raise ValueError(f"{path} is damaged (not a JSON object); copy the run folder again, or "
+                         "train again into a new folder")
+    return config
+
+
 def temporary_name(name):
     """The name `keras_nmt.atomic_file.atomic_path` writes `name` under before renaming it."""
     return f".{name}"
@@ -106,7 +120,7 @@ class RunDirectory:
         register_models()
         return cls(
             path=path,
-            config=json.loads((path / CONFIG_FILE).read_text()),
+            config=read_run_config(path / CONFIG_FILE),
             source_tokenizer=load_tokenizer(path / TOKENIZERS_DIR / "source"),
             target_tokenizer=load_tokenizer(path / TOKENIZERS_DIR / "target"),
             model=keras.models.load_model(path / MODEL_FILE, compile=False),

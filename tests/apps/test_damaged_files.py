@@ -74,8 +74,6 @@ def test_translate_names_the_damaged_file(which, name, damage, named, says, mode
     assert "not found" not in lines[0].lower() or not (folder / name).exists(), err
 
 
-@pytest.mark.xfail(reason="config.json is read in inference/run_directory.py, which the "
-                   "run-folder work owns", strict=False)
 def test_invalid_run_config_is_named(models, tmp_path, capsys):
     folder = copy_of(models, "run", tmp_path)
     truncate(folder / "config.json")
