@@ -196,11 +196,6 @@ def add_options(group, names, defaults, unset=None):
                                **{k: v for k, v in spec.items() if k != "metavar"})
 
 
-def given(args, names):
-    """`{name: value}` of the flags among `names` that were given (not `None`)."""
-    return {name: getattr(args, name) for name in names if getattr(args, name) is not None}
-
-
 def config_fields(args):
     """The parsed values that are `TrainConfig` fields."""
     fields = {field.name for field in dataclasses.fields(TrainConfig)}
