@@ -23,6 +23,7 @@ TensorFlow):
     >>> keras_nmt.export_translator("runs/quick")        # saved_models/quick/1
     >>> keras_nmt.TrainConfig.from_recipe("spa-eng/transformer", data="spa-eng.{split}.tsv")
     >>> keras_nmt.build_model("luong", "functional", 64, 64, units=32)
+    >>> keras_nmt.train(config, task=MyTask())           # other data: a TranslationTask subclass
 
 The data flow and what each package may import: docs/architecture.md.
 """
@@ -34,6 +35,7 @@ __all__ = lazy_package(
     __name__,
     {
         "TrainConfig": "keras_nmt.training.train_config",
+        "TranslationTask": "keras_nmt.training.task",
         "build_model": "keras_nmt.models.registry",
         "export_translator": "keras_nmt.export.export_translator",
         "open_translator": "keras_nmt.inference.open_translator",

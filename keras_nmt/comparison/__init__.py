@@ -13,7 +13,6 @@ __all__ = lazy_package(
         "Configuration": "keras_nmt.comparison.configuration",
         "LAZY_PRESETS": "keras_nmt.comparison.preset_registry",
         "Preset": "keras_nmt.comparison.preset",
-        "count_target_tokens": "keras_nmt.comparison.throughput",
         "get_preset": "keras_nmt.comparison.preset_registry",
         "markdown_table": "keras_nmt.comparison.table",
         "preset_names": "keras_nmt.comparison.preset_registry",

@@ -1,9 +1,9 @@
 """`Preset`: a named matrix of configurations trained and decoded the same way."""
 
 import dataclasses
-from collections.abc import Callable
 
 from keras_nmt.decoding import GREEDY
+from keras_nmt.training.task import TranslationTask
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,11 +25,8 @@ class Preset:
             own defaults and the user's flags; e.g. the ``spa-eng`` data and its time budget).
         evaluation_split: ``"valid"`` scores on the validation pairs the training used (the
             matrix presets); ``"test"`` loads ``data``'s test split (the reference run).
-        load_pairs: optional ``(config) -> (train_pairs, valid_pairs)`` replacing the corpus
-            reader (`keras_nmt.training.trainer.load_pairs`), for presets with their own data.
-        make_train_data: optional ``(config) -> ((source_tokenizer, target_tokenizer) ->
-            tf.data.Dataset)`` replacing the training pipeline (see `train`'s
-            ``make_train_data``); the tokens/s column is then left empty.
+        task: the `TranslationTask` every configuration trains on (default: the corpus of each
+            configuration's ``data``); a preset with its own data gives its own task.
     """
 
     name: str
@@ -38,8 +35,7 @@ class Preset:
     decodings: tuple = (GREEDY,)
     defaults: dict = dataclasses.field(default_factory=dict)
     evaluation_split: str = "valid"
-    load_pairs: Callable | None = None
-    make_train_data: Callable | None = None
+    task: TranslationTask = dataclasses.field(default_factory=TranslationTask)
     variants: tuple = ()
 
     def __post_init__(self):

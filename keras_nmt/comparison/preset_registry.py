@@ -10,12 +10,12 @@ Adding a preset from another package (the hook for ``spelling``, which lives in
 
     @register_preset("spelling")
     def spelling_preset():
-        return Preset("spelling", "...", configurations=(...), load_pairs=..., ...)
+        return Preset("spelling", "...", configurations=(...), task=SpellingTask(...))
 
 or, so that ``keras-nmt compare --preset spelling`` finds it without importing the package first,
 add ``"spelling": "keras_nmt.spelling.<module>:<function>"`` to `LAZY_PRESETS` (imported on first
-use). A `Preset` may bring its own data (``load_pairs``) and training pipeline
-(``make_train_data``, e.g. fresh noise every epoch), see `Preset`.
+use). A `Preset` may bring its own data and training batches as a `TranslationTask` (e.g. fresh
+noise every epoch), see `Preset`.
 """
 
 import importlib

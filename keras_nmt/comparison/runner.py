@@ -12,8 +12,8 @@ Measured per configuration (see `keras_nmt.comparison.table.ROW_FIELDS`):
 - ``train_seconds``: wall time of all epochs, validation included (the history's ``seconds``,
   timed by the run's `RunState`, cumulative over a resumed run's processes);
 - ``step_seconds``: the training steps alone (the history's ``step_seconds``);
-- ``target_tokens_per_second``: non-padding target tokens of one epoch (counted on the tokenized
-  training set, `count_target_tokens`) times epochs, divided by ``step_seconds``;
+- ``target_tokens_per_second``: non-padding target tokens of one epoch (counted by the task's
+  `TrainingStream`) times epochs, divided by ``step_seconds``;
 - ``val_loss`` / ``val_bleu``: the last epoch's validation loss and greedy BLEU (history);
 - per decoding: BLEU, chrF, CER, WER (`score_all`) of the evaluation sources (the validation
   split, or the test split for presets with ``evaluation_split="test"``), repeated sources
@@ -39,10 +39,9 @@ from keras_nmt.atomic_file import write_json
 from keras_nmt.comparison.curves import plot_attention_comparison, plot_curves
 from keras_nmt.comparison.results_record import record_entry, update_record
 from keras_nmt.comparison.table import write_results
-from keras_nmt.comparison.throughput import count_target_tokens, tokens_per_second
+from keras_nmt.comparison.throughput import tokens_per_second
 from keras_nmt.data.builtin import BUILTIN_DATASETS
 from keras_nmt.data.corpus import load_corpus
-from keras_nmt.data.pipeline import tokenize_pairs
 from keras_nmt.hardware.machine import describe_machine
 from keras_nmt.inference.run_directory import (
     BUDGET_POINT_FILE,
@@ -55,7 +54,8 @@ from keras_nmt.inference.run_directory import (
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.training.run_folder import read_run_json
-from keras_nmt.training.trainer import load_pairs, train
+from keras_nmt.training.task import TranslationTask
+from keras_nmt.training.trainer import train
 
 RUNS_DIR = "runs"
 # Options that may change between a run and its resumption (the budget, the verbosity).
@@ -66,26 +66,27 @@ def _is_builtin(data):
     return isinstance(data, str) and data in BUILTIN_DATASETS
 
 
-class _PairsCache:
-    """Reads each corpus once per comparison (configurations usually share it)."""
+class _PairsCache(TranslationTask):
+    """The preset's task, reading each corpus once per comparison (configurations usually
+    share it)."""
 
     def __init__(self, preset):
         self.preset = preset
         self.cache = {}
 
-    def training(self, config):
+    def load_pairs(self, config):
         key = ("train", config.data, config.valid, config.source_column, config.train_size,
                config.valid_size, config.seed)
         if key not in self.cache:
-            if self.preset.load_pairs is not None:
-                self.cache[key] = self.preset.load_pairs(config)
-            else:
-                self.cache[key] = load_pairs(config)
+            self.cache[key] = self.preset.task.load_pairs(config)
         return self.cache[key]
+
+    def training_stream(self, *args):
+        return self.preset.task.training_stream(*args)
 
     def evaluation(self, config):
         if self.preset.evaluation_split == "valid":
-            return self.training(config)[1]
+            return self.load_pairs(config)[1]
         key = ("test", config.data, config.source_column, config.seed)
         if key not in self.cache:
             self.cache[key] = load_corpus(
@@ -131,15 +132,6 @@ def learning_curve(run_directory):
         if any(value is None for value in curve[key]):
             curve[key] = []
     return curve
-
-
-def _target_tokens_per_epoch(config, train_pairs, translator):
-    """Non-padding target tokens of one training epoch, counted with the run's tokenizers."""
-    tokenized = tokenize_pairs(
-        train_pairs, translator.source_tokenizer, translator.target_tokenizer,
-        max_length=config.max_length,
-    )
-    return count_target_tokens(tokenized)
 
 
 def _decode(translator, sources, references, decoding, batch_size, exact):
@@ -203,17 +195,9 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
             print_fn(f"{configuration.name}: finished earlier, reusing {record_path}")
             return record
     check_run_directory(config)
-    train_pairs, valid_pairs = pairs.training(config)
-    # Without a preset pipeline, the trainer's own: its resumption is exact.
-    make_train_data = preset.make_train_data(config) if preset.make_train_data else None
     run.mkdir(parents=True, exist_ok=True)
-    result = train(
-        config, print_fn=print_fn, pairs=(train_pairs, valid_pairs),
-        make_train_data=make_train_data,
-    )
-    tokens_per_epoch = None  # a preset's own pipeline (e.g. fresh noise) is not counted
-    if make_train_data is None:
-        tokens_per_epoch = _target_tokens_per_epoch(config, train_pairs, result.translator)
+    result = train(config, print_fn=print_fn, task=pairs)
+    tokens_per_epoch = result.target_tokens_per_epoch
     curve = learning_curve(run)
     epochs = len(curve["epochs"])
     step_seconds = curve["step_seconds"][-1] if epochs else result.seconds

@@ -1,22 +1,11 @@
 """Training throughput in target tokens per second."""
 
 
-def count_target_tokens(tokenized):
-    """Non-padding target tokens in one epoch of a `TokenizedPairs` corpus.
-
-    Each pair contributes ``len(y) + 1`` target tokens (its words or pieces plus END), exactly
-    the non-zero cells of the ``targets`` batches `make_dataset` builds from it: START is only in
-    the decoder input, and padding is not counted. Pairs dropped by ``max_length`` are not in
-    ``tokenized`` and so not counted.
-    """
-    return int(tokenized.target_lengths.sum())
-
-
 def tokens_per_second(tokens_per_epoch, epochs, seconds):
     """``tokens_per_epoch * epochs / seconds``: target tokens trained on per second.
 
     Args:
-        tokens_per_epoch: non-padding target tokens in one epoch (`count_target_tokens`), or
+        tokens_per_epoch: non-padding target tokens in one epoch (`TrainResult`), or
             ``None`` when unknown (then the result is ``None``).
         epochs: epochs trained (all of them, a resumed run included).
         seconds: time spent in the training steps of those epochs (the history's

@@ -1,7 +1,8 @@
 """Spelling correction as sequence-to-sequence learning: noisy text in, clean text out.
 
-- `SpellingData`: clean sentences split three ways, fixed noisy validation/test pairs, fresh
-  training noise every pass (`noisy_dataset.make_noisy_dataset`).
+- `SpellingData`: clean sentences split three ways, fixed noisy validation/test pairs.
+- `SpellingTask(data)`: the `keras_nmt.training.TranslationTask` training on them, with fresh
+  noise every pass (`noisy_dataset.NoisyStream`) and exact resumption.
 - `train_speller(config, data)`: `keras_nmt.training.train` plus the test report.
 - `spelling_report(noisy, corrected, clean, vocabulary)`: CER/WER before and after,
   changed-correct, fixed and hallucination rates (`report`).
@@ -17,6 +18,7 @@ __all__ = lazy_package(
     __name__,
     {
         "SpellingData": "keras_nmt.spelling.spelling_data",
+        "SpellingTask": "keras_nmt.spelling.task",
         "align_words": "keras_nmt.spelling.report",
         "clean_vocabulary": "keras_nmt.spelling.report",
         "format_report": "keras_nmt.spelling.report",

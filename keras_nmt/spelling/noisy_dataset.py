@@ -17,10 +17,12 @@ with ``decoder_tokens = [START] + y``, ``targets = y + [END]`` and padding 0. Li
 `make_dataset`, sentences of similar length share a batch (each window of ``bucket_window``
 batches is sorted by clean length, then the batches of the pass are shuffled).
 
-The dataset never ends: pass ``steps_per_epoch(len(clean), batch_size)`` to ``fit`` (through
-`TrainConfig.steps_per_epoch`), which keeps one iterator over all epochs, so epoch ``e`` is pass
-``e`` when one epoch is one pass. A run resumed from its backup starts the noise stream again from
-pass 0 (still deterministic, but not the stream an uninterrupted run would have seen).
+The stream is numbered over all passes (batch ``b`` of pass ``p`` is batch
+``p * steps_per_epoch(len(clean), batch_size) + b``) and can start at any batch: pass ``p`` is
+made from ``p`` and the seed alone, and the batches of a pass before the start are noised but not
+tokenized (the noise of a pass is drawn in order), so a run resumed from its backup trains on the
+batches an uninterrupted run would have seen (`NoisyStream`, the spelling task's
+`keras_nmt.training.task.TrainingStream`).
 """
 
 import math
@@ -29,6 +31,7 @@ import random
 import tensorflow as tf
 
 from keras_nmt.data.noise import NoiseGenerator
+from keras_nmt.training.task import TrainingStream
 
 DEFAULT_BUCKET_WINDOW = 100
 
@@ -38,7 +41,8 @@ def steps_per_epoch(num_sentences, batch_size):
     return math.ceil(num_sentences / batch_size)
 
 
-def noisy_batches(clean, generator, batch_size, seed=0, bucket_window=DEFAULT_BUCKET_WINDOW):
+def noisy_batches(clean, generator, batch_size, seed=0, bucket_window=DEFAULT_BUCKET_WINDOW,
+                  start=0):
     """Yields ``(noisy, clean)`` lists of ``batch_size`` strings forever, pass after pass.
 
     Args:
@@ -47,37 +51,31 @@ def noisy_batches(clean, generator, batch_size, seed=0, bucket_window=DEFAULT_BU
         batch_size: sentences per batch.
         seed: pass ``p`` uses ``random.Random(f"{seed}:{p}")`` for order and noise.
         bucket_window: batches per window sorted by length (see the module docstring).
+        start: the first batch yielded, numbered over all passes (the stream from 0, without
+            its first ``start`` batches).
     """
     clean = list(clean)
     window = bucket_window * batch_size
-    passes = 0
+    passes, skip = divmod(start, steps_per_epoch(len(clean), batch_size))
     while True:
         rng = random.Random(f"{seed}:{passes}")
         order = list(range(len(clean)))
         rng.shuffle(order)
         batches = []
-        for start in range(0, len(order), window):
-            chunk = sorted(order[start : start + window], key=lambda i: len(clean[i]))
+        for first in range(0, len(order), window):
+            chunk = sorted(order[first : first + window], key=lambda i: len(clean[i]))
             batches += [chunk[b : b + batch_size] for b in range(0, len(chunk), batch_size)]
         rng.shuffle(batches)
-        for batch in batches:
+        for index, batch in enumerate(batches):
             targets = [clean[i] for i in batch]
-            yield [generator.corrupt(text, rng) for text in targets], targets
-        passes += 1
+            noisy = [generator.corrupt(text, rng) for text in targets]  # advances rng: always
+            if index >= skip:
+                yield noisy, targets
+        passes, skip = passes + 1, 0
 
 
-def make_noisy_dataset(
-    clean,
-    generator: NoiseGenerator,
-    source_tokenizer,
-    target_tokenizer,
-    batch_size=64,
-    *,
-    seed=0,
-    max_length=None,
-    bucket_window=DEFAULT_BUCKET_WINDOW,
-):
-    """The infinite training dataset of fresh ``(noisy -> clean)`` batches.
+class NoisyStream(TrainingStream):
+    """The training batches of fresh ``(noisy -> clean)`` pairs, pass after pass.
 
     Args:
         clean: clean training sentences (never altered: they are the targets).
@@ -90,41 +88,63 @@ def make_noisy_dataset(
             cut to ``max_length`` in case the noise made one longer.
         bucket_window: batches per sorting window.
 
-    Returns:
-        An endless ``tf.data.Dataset`` in the format of `keras_nmt.data.make_dataset`; train on it
-        with ``steps_per_epoch``.
+    Example:
+        >>> stream = NoisyStream(sentences, NoiseGenerator(), char, char)  # doctest: +SKIP
+        >>> first_pass = stream.batches(0, stream.batches_per_pass)  # doctest: +SKIP
     """
-    clean = list(clean)
-    if max_length is not None:
-        source_lengths = source_tokenizer.tokenize(clean).row_lengths().numpy()
-        target_lengths = target_tokenizer.tokenize(clean, add_end=True).row_lengths().numpy()
-        clean = [
-            text
-            for text, s, t in zip(clean, source_lengths, target_lengths, strict=True)
-            if 0 < s <= max_length and t <= max_length
-        ]
-    if not clean:
-        raise ValueError("no training sentences left after the max_length filter")
-    def tokenized_batches():
-        # Eager tokenization, one vectorized call per batch: inside a tf.data `map` graph the
-        # SentencePiece resource of `SubwordTokenizer` cannot be built (it fails at trace time).
-        for noisy, targets in noisy_batches(clean, generator, batch_size, seed, bucket_window):
-            source = source_tokenizer.tokenize(noisy)
-            if max_length is not None:
-                source = source[:, :max_length]
-            target = target_tokenizer.tokenize(targets, add_start=True, add_end=True)
-            yield (
-                source.to_tensor(default_value=0),  # (batch, src_len)
-                target[:, :-1].to_tensor(default_value=0),  # (batch, tgt_len): [START] + y
-                target[:, 1:].to_tensor(default_value=0),  # (batch, tgt_len): y + [END]
-            )
 
-    spec = tf.TensorSpec(shape=(None, None), dtype=tf.int32)
-    dataset = tf.data.Dataset.from_generator(tokenized_batches, output_signature=(spec,) * 3)
-    dataset = dataset.map(
-        lambda encoder, decoder, labels: (
-            {"encoder_tokens": encoder, "decoder_tokens": decoder},
-            labels,
+    def __init__(self, clean, generator: NoiseGenerator, source_tokenizer, target_tokenizer,
+                 batch_size=64, *, seed=0, max_length=None, bucket_window=DEFAULT_BUCKET_WINDOW):
+        clean = list(clean)
+        target_lengths = target_tokenizer.tokenize(clean, add_end=True).row_lengths().numpy()
+        kept = range(len(clean))
+        if max_length is not None:
+            source_lengths = source_tokenizer.tokenize(clean).row_lengths().numpy()
+            kept = [i for i in kept
+                    if 0 < source_lengths[i] <= max_length and target_lengths[i] <= max_length]
+        if not kept:
+            raise ValueError("no training sentences left after the max_length filter")
+        self.clean = [clean[i] for i in kept]
+        self.generator, self.source_tokenizer, self.target_tokenizer = (
+            generator, source_tokenizer, target_tokenizer)
+        self.batch_size, self.seed, self.max_length, self.bucket_window = (
+            batch_size, seed, max_length, bucket_window)
+        self.batches_per_pass = steps_per_epoch(len(self.clean), batch_size)
+        self.target_tokens_per_pass = int(sum(target_lengths[i] for i in kept))
+        self.summary = (f"{len(self.clean)} clean sentences ({len(clean) - len(self.clean)} "
+                        f"longer than max_length dropped), fresh noise in each of the passes "
+                        f"of {self.batches_per_pass} batches")
+
+    def batches(self, start, stop=None):
+        """Batches ``start`` to ``stop - 1`` (all from ``start`` on, endless, when ``stop`` is
+        None) in the format of `keras_nmt.data.make_dataset`::
+
+            ({"encoder_tokens": int32 (batch, src_len), "decoder_tokens": int32 (batch, tgt_len)},
+             targets int32 (batch, tgt_len))
+        """
+        def tokenized_batches():
+            # Eager tokenization, one vectorized call per batch: inside a tf.data `map` graph the
+            # SentencePiece resource of `SubwordTokenizer` cannot be built (it fails at trace time).
+            for noisy, targets in noisy_batches(self.clean, self.generator, self.batch_size,
+                                                self.seed, self.bucket_window, start):
+                source = self.source_tokenizer.tokenize(noisy)
+                if self.max_length is not None:
+                    source = source[:, : self.max_length]
+                target = self.target_tokenizer.tokenize(targets, add_start=True, add_end=True)
+                yield (
+                    source.to_tensor(default_value=0),  # (batch, src_len)
+                    target[:, :-1].to_tensor(default_value=0),  # (batch, tgt_len): [START] + y
+                    target[:, 1:].to_tensor(default_value=0),  # (batch, tgt_len): y + [END]
+                )
+
+        spec = tf.TensorSpec(shape=(None, None), dtype=tf.int32)
+        dataset = tf.data.Dataset.from_generator(tokenized_batches, output_signature=(spec,) * 3)
+        if stop is not None:
+            dataset = dataset.take(stop - start)
+        dataset = dataset.map(
+            lambda encoder, decoder, labels: (
+                {"encoder_tokens": encoder, "decoder_tokens": decoder},
+                labels,
+            )
         )
-    )
-    return dataset.prefetch(tf.data.AUTOTUNE)
+        return dataset.prefetch(tf.data.AUTOTUNE)

@@ -3,7 +3,6 @@
 import dataclasses
 
 from keras_nmt.data.noise import NoiseGenerator, noisy_pairs
-from keras_nmt.spelling.noisy_dataset import make_noisy_dataset
 from keras_nmt.spelling.report import clean_vocabulary
 from keras_nmt.spelling.sentences import read_sentences, split_sentences
 
@@ -14,7 +13,7 @@ class SpellingData:
 
     Validation and test pairs are noised once, with fixed seeds (``"{seed}:valid"``,
     ``"{seed}:test"``), so every model is scored on the same misspellings. Training sentences get
-    fresh noise on every pass (`keras_nmt.spelling.noisy_dataset`).
+    fresh noise on every pass (`keras_nmt.spelling.SpellingTask`).
 
     Attributes:
         train: clean training sentences.
@@ -61,16 +60,6 @@ class SpellingData:
     def clean_vocabulary(self):
         """The clean training words (see `keras_nmt.spelling.report.clean_vocabulary`)."""
         return clean_vocabulary(self.train)
-
-    def make_train_data(self, batch_size, max_length=None):
-        """A ``make_train_data`` callable for `keras_nmt.training.train` (fresh noise per pass)."""
-        def make(source_tokenizer, target_tokenizer):
-            return make_noisy_dataset(
-                self.train, self.generator, source_tokenizer, target_tokenizer, batch_size,
-                seed=self.seed, max_length=max_length,
-            )
-
-        return make
 
     def summary(self):
         """The split sizes and the noise settings, in one line."""

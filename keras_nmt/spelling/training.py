@@ -1,7 +1,7 @@
 """Training and scoring a spelling corrector with the ordinary training run.
 
-There is no second training loop: `train_speller` calls `keras_nmt.training.train` with the
-noisy validation pairs and a ``make_train_data`` that draws fresh noise on every pass, then scores
+There is no second training loop: `train_speller` calls `keras_nmt.training.train` with a
+`SpellingTask` (fixed noisy validation pairs, fresh noise on every training pass), then scores
 the fixed test pairs with `keras_nmt.spelling.report.spelling_report` and writes
 ``RUN_DIR/spelling.json``. The run directory has the normal layout, so `keras-nmt translate`,
 `keras-nmt evaluate` and `keras-nmt export` work on it as on a translation run.
@@ -17,6 +17,7 @@ from keras_nmt.inference.run_directory import SPELLING_FILE, SPELLING_TEST_FILE
 from keras_nmt.lines import write_lines
 from keras_nmt.spelling.noisy_dataset import steps_per_epoch
 from keras_nmt.spelling.report import format_report, spelling_report
+from keras_nmt.spelling.task import SpellingTask
 from keras_nmt.training.trainer import train
 
 
@@ -83,8 +84,7 @@ def train_speller(config, data, print_fn=print, decoding=GREEDY, extra_callbacks
         config,
         print_fn=print_fn,
         extra_callbacks=extra_callbacks,
-        pairs=(data.vocabulary_pairs(), data.valid_pairs),
-        make_train_data=data.make_train_data(config.batch_size, config.max_length),
+        task=SpellingTask(data),
     )
     report, corrected = evaluate_corrector(
         result.translator, data.test_pairs, data.clean_vocabulary(), decoding, config.batch_size

@@ -1,7 +1,8 @@
 """Training: masked loss and metrics, callbacks and the `train` function.
 
 `train` writes a run directory in the format of `keras_nmt.inference.run_directory` and
-translates through `keras_nmt.inference.Translator` (layering: docs/architecture.md).
+translates through `keras_nmt.inference.Translator` (layering: docs/architecture.md); a
+`TranslationTask` (`task.py`) gives it the pairs and the training batches.
 """
 
 from keras_nmt._lazy import lazy_package
@@ -22,6 +23,8 @@ __all__ = lazy_package(
         "TimeBudget": "keras_nmt.training.time_budget",
         "TrainConfig": "keras_nmt.training.train_config",
         "TrainResult": "keras_nmt.training.trainer",
+        "TrainingStream": "keras_nmt.training.task",
+        "TranslationTask": "keras_nmt.training.task",
         "train": "keras_nmt.training.trainer",
     },
 )

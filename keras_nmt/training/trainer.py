@@ -11,9 +11,7 @@ import keras
 import numpy as np
 
 from keras_nmt.atomic_file import atomic_path
-from keras_nmt.data.corpus import has_splits, load_corpus
-from keras_nmt.data.corpus_checks import check_bad_lines
-from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
+from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.inference import RunDirectory, Translator
 from keras_nmt.inference.run_directory import (
     AVERAGE_DIR,
@@ -51,6 +49,7 @@ from keras_nmt.training.run_folder import (
 from keras_nmt.training.run_state import RunState, read_history
 from keras_nmt.training.sample_translations import SampleTranslations
 from keras_nmt.training.strategy import make_strategy
+from keras_nmt.training.task import TranslationTask
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
 from keras_nmt.training.time_budget import TimeBudget
 
@@ -62,7 +61,8 @@ class TrainResult:
     `model` is the model as trained (its dtype policy, optimizer and all); `translator` decodes
     with the run's saved model as `evaluate.py`, `translate.py` and the export load it, in
     float32 (`translator.model`), and `scores` are its: after a mixed-precision run the two
-    models hold the same weights but decode in different precisions.
+    models hold the same weights but decode in different precisions. `target_tokens_per_epoch`
+    counts the non-padding target tokens of one training epoch (`TrainingStream`).
     """
 
     model: keras.Model
@@ -70,6 +70,7 @@ class TrainResult:
     history: dict
     scores: dict
     seconds: float
+    target_tokens_per_epoch: float | None = None
 
 
 def interrupted_at(backup, run):
@@ -95,56 +96,6 @@ def stop_reason(config, callbacks, history):
     if losses and not np.isfinite(losses[-1]):
         return "the loss became NaN"
     return f"all {config.epochs} epochs done"
-
-
-def load_pairs(config):
-    """`(train_pairs, valid_pairs)` for `config.data` / `config.valid`.
-
-    A built-in name or a path with `{split}` gives both splits. A single file gives the training
-    pairs, and, without `--valid`, a seeded hold-out for validation (`valid_size` pairs, default
-    5% and at most 2,000). `train_size` / `valid_size` cap every source alike (`cap_pairs`).
-    With `config.skip_bad_lines`, malformed lines are skipped (and reported, see
-    `CorpusStats.summary`) unless more than `config.max_bad_fraction` of a file is bad.
-    """
-
-    def load(spec, split=None, size=None):
-        corpus = load_corpus(
-            spec, split, size=size, seed=config.seed, source_column=config.source_column,
-            target_column=config.target_column,
-            on_error="skip" if config.skip_bad_lines else "raise",
-        )
-        if corpus.stats.num_skipped:
-            check_bad_lines(corpus.stats, config.max_bad_fraction)
-            print(corpus.stats.summary())
-        return corpus.pairs
-
-    if config.valid:
-        train, valid = load(config.data), load(config.valid)
-    elif has_splits(config.data):
-        train = load(config.data, "train", size=config.train_size)
-        valid = load(config.data, "valid", size=config.valid_size)
-    else:
-        pairs = load(config.data)
-        order = np.random.default_rng(config.seed).permutation(len(pairs))
-        held_out = config.valid_size or min(2000, max(1, len(pairs) // 20))
-        valid = [pairs[i] for i in sorted(order[:held_out])]
-        train = [pairs[i] for i in sorted(order[held_out:])]
-    # A built-in dataset generates `size` pairs; a file is capped here, so the sizes mean the same
-    # for both (a seeded sample, in file order).
-    return cap_pairs(train, config.train_size, config.seed), cap_pairs(
-        valid, config.valid_size, config.seed + 1)
-
-
-def cap_pairs(pairs, size, seed):
-    """At most `size` of `pairs`: a seeded sample kept in their order (all when `size` is None).
-
-    Example:
-        >>> cap_pairs([("a", "A"), ("b", "B"), ("c", "C")], 2, seed=0)  # two of them, in order
-    """
-    if size is None or len(pairs) <= size:
-        return pairs
-    keep = np.random.default_rng(seed).choice(len(pairs), size, replace=False)
-    return [pairs[i] for i in sorted(keep)]
 
 
 def make_tokenizers(config, train_pairs, run):
@@ -193,53 +144,52 @@ def compile_model(model, config):
     )
 
 
-def train(config, print_fn=print, extra_callbacks=(), pairs=None, make_train_data=None,
-          fresh=False):
+def train(config, print_fn=print, extra_callbacks=(), task=None, fresh=False):
     """Trains one model and writes its run directory (see docs/architecture.md).
 
     Re-running the same command after a crash resumes exactly from `RUN_DIR/backup/` (the whole
-    training state and the position in the epoch, saved every `config.backup_every` batches and
-    at each epoch's end): the batches after that position are trained, in the same order, so the
-    final weights equal an uninterrupted run's (see `keras_nmt.training.exact_backup`; with
-    `make_train_data` the step count matches but the data stream restarts). A folder holding a
-    run with other options is refused (`RunFolderError`); a finished run is not trained again
-    (its model is evaluated), unless `config.epochs` grew.
+    training state and the position in the run's batches, saved every `config.backup_every`
+    batches and at each epoch's end): the batches after that position are trained, in the same
+    order, so the final weights equal an uninterrupted run's, whatever the task (see
+    `keras_nmt.training.exact_backup` and `keras_nmt.training.task`). A folder holding a run with
+    other options is refused (`RunFolderError`); a finished run is not trained again (its model
+    is evaluated), unless `config.epochs` grew.
 
     Args:
         config: a `TrainConfig`.
         print_fn: where progress lines go.
         extra_callbacks: more Keras callbacks (tests use one that interrupts training).
-        pairs: `(train_pairs, valid_pairs)` to use instead of reading `config.data`; the
-            tokenizers are built on `train_pairs`.
-        make_train_data: `(source_tokenizer, target_tokenizer) -> tf.data.Dataset` replacing the
-            default training pipeline (e.g. fresh noise every epoch for spelling correction);
-            an infinite dataset needs `config.steps_per_epoch`.
+        task: the `TranslationTask` giving the pairs and the training batches (default: the
+            corpus of `config.data`); e.g. `keras_nmt.spelling.SpellingTask`.
         fresh: first delete what an earlier run wrote in `config.output`.
 
     Returns:
         A `TrainResult`.
+
+    Example:
+        >>> result = train(TrainConfig(epochs=2, output="runs/dates"))  # doctest: +SKIP
+        >>> result.translator.translate_texts(["June 3, 2021"])  # doctest: +SKIP
     """
     previous = keras.mixed_precision.global_policy()
     try:
-        return _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh)
+        return _train(config, print_fn, extra_callbacks, task or TranslationTask(), fresh)
     finally:
         # The dtype policy is process-wide: a run that chose bf16 must not hand it to the models
         # built after it (the next configuration of `compare.py`, the next test).
         keras.mixed_precision.set_global_policy(previous)
 
 
-def _train(config, print_fn, extra_callbacks, pairs, make_train_data, fresh):
+def _train(config, print_fn, extra_callbacks, task, fresh):
     """`train` without restoring the global dtype policy: locks the run folder, and undoes a
     new run's files when it fails before its first backup."""
     run = Path(config.output)
     with lock_run_folder(run):
         finished = prepare_run_folder(config, fresh)
         with undone_on_failed_start(run):
-            return _train_locked(config, print_fn, extra_callbacks, pairs, make_train_data,
-                                 finished)
+            return _train_locked(config, print_fn, extra_callbacks, task, finished)
 
 
-def _train_locked(config, print_fn, extra_callbacks, pairs, make_train_data, finished):
+def _train_locked(config, print_fn, extra_callbacks, task, finished):
     """`_train` once the folder is locked and checked (`finished`: nothing left to train)."""
     run = Path(config.output)
     strategy = make_strategy(config.strategy)  # first: multi-worker must precede other TF ops
@@ -255,7 +205,7 @@ def _train_locked(config, print_fn, extra_callbacks, pairs, make_train_data, fin
     if not schedule.is_plain_teacher_forcing and config.api != "subclassed":
         raise ValueError("scheduled teacher forcing needs --api subclassed (a step loop)")
     # Data errors come before anything is written (and a new run failing later is undone).
-    train_pairs, valid_pairs = pairs if pairs is not None else load_pairs(config)
+    train_pairs, valid_pairs = task.load_pairs(config)
     config.to_json(run / CONFIG_FILE)  # first: the folder's options are known from now on
     record_precision(run, precision)
     source_tokenizer, target_tokenizer = make_tokenizers(config, train_pairs, run)
@@ -264,14 +214,11 @@ def _train_locked(config, print_fn, extra_callbacks, pairs, make_train_data, fin
         f"{config.tokenizer} vocabularies {source_tokenizer.vocab_size} -> "
         f"{target_tokenizer.vocab_size}"
     )
-    dataset_options = dict(batch_size=config.batch_size, max_length=config.max_length)
-    if make_train_data is None:
-        tokenized = tokenize_pairs(
-            train_pairs, source_tokenizer, target_tokenizer, max_length=config.max_length
-        )
-        print_fn(f"training data: {tokenized.summary()}")
+    stream = task.training_stream(config, train_pairs, source_tokenizer, target_tokenizer)
+    print_fn(f"training data: {stream.summary}")
     valid_data = make_dataset(
-        valid_pairs, source_tokenizer, target_tokenizer, shuffle=False, **dataset_options
+        valid_pairs, source_tokenizer, target_tokenizer, shuffle=False,
+        batch_size=config.batch_size, max_length=config.max_length,
     )
 
     with strategy.scope():
@@ -290,22 +237,10 @@ def _train_locked(config, print_fn, extra_callbacks, pairs, make_train_data, fin
     epoch, batch = backup.restore(model)
     if (epoch, batch) != (0, 0) and not finished:
         print_fn(f"resuming from epoch {epoch + 1}, batch {batch} ({backup.path})")
-    if make_train_data is not None:
-        train_data = make_train_data(source_tokenizer, target_tokenizer)
-        # A finite pipeline is one epoch; an infinite one needs steps_per_epoch.
-        batches_per_epoch = config.steps_per_epoch or int(train_data.cardinality())
-        if batches_per_epoch < 1:
-            raise ValueError("make_train_data gave an infinite dataset or one of unknown length: "
-                             "set steps_per_epoch")
-    else:
-        epochs = range(epoch, config.epochs)
-        train_data = make_dataset(
-            tokenized, shuffle=True, seed=config.seed, batch_size=config.batch_size,
-            batch_tokens=config.batch_tokens, epochs=epochs,
-        )
-        # Every epoch has the same number of batches (also token batches: see make_dataset).
-        batches_per_epoch = int(train_data.cardinality()) // max(1, len(epochs))
-        train_data = train_data.skip(batch)
+    # The run's batches are numbered across epochs; training resumes at the next one.
+    batches_per_epoch = config.steps_per_epoch or stream.batches_per_pass
+    train_data = stream.batches(epoch * batches_per_epoch + batch,
+                                config.epochs * batches_per_epoch)
     if config.strategy != "default":
         print_fn(f"strategy: {config.strategy}, {strategy.num_replicas_in_sync} replicas")
     print_fn(f"model: {config.model} ({config.api}), {model.count_params():,} parameters")
@@ -393,4 +328,5 @@ def _train_locked(config, print_fn, extra_callbacks, pairs, make_train_data, fin
         f"validation ({len(sources)} sentences): exact match {scores['exact_match']:.2%}, "
         f"BLEU {scores['bleu']:.1f}, chrF {scores['chrf']:.1f}, CER {scores['cer']:.3f}"
     )
-    return TrainResult(model, translator, history, scores, seconds)
+    tokens = stream.target_tokens_per_pass * batches_per_epoch / stream.batches_per_pass
+    return TrainResult(model, translator, history, scores, seconds, tokens)

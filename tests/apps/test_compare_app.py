@@ -10,8 +10,8 @@ from keras_nmt.comparison import preset_registry as presets_module
 from keras_nmt.inference import RunDirectory
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
+from keras_nmt.training.task import load_pairs
 from keras_nmt.training.train_config import TrainConfig
-from keras_nmt.training.trainer import load_pairs
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 COLUMNS = [

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from keras_nmt.cli import compare, demo, evaluate, spell, train, translate
+from keras_nmt.training.task import cap_pairs, load_pairs
 from keras_nmt.training.train_config import TrainConfig
-from keras_nmt.training.trainer import cap_pairs, load_pairs
 
 
 @pytest.mark.parametrize("module, argv", [

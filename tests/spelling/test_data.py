@@ -8,7 +8,7 @@ import pytest
 from keras_nmt.data.noise import NoiseGenerator
 from keras_nmt.special_ids import END_ID, START_ID
 from keras_nmt.spelling import SpellingData, read_sentences, split_sentences
-from keras_nmt.spelling.noisy_dataset import make_noisy_dataset, noisy_batches, steps_per_epoch
+from keras_nmt.spelling.noisy_dataset import NoisyStream, noisy_batches, steps_per_epoch
 from keras_nmt.text import make_tokenizer
 
 CLEAN = [f"sentence number {i} is here" if i % 2 else f"word {i}" for i in range(40)]
@@ -59,15 +59,20 @@ def test_every_pass_holds_every_sentence_once_with_fresh_noise():
     assert sum(noise[0][c] != noise[1][c] for c in CLEAN) > 30
     again = noisy_batches(CLEAN, generator, batch_size=8, seed=0, bucket_window=2)
     assert list(itertools.islice(again, 2 * steps)) == passes[0] + passes[1]
+    # Started at any batch, the stream goes on as the whole one (a resumed run's batches).
+    for start in (3, 5, 7):
+        later = noisy_batches(CLEAN, generator, batch_size=8, seed=0, bucket_window=2, start=start)
+        assert list(itertools.islice(later, 2 * steps - start)) == (passes[0] + passes[1])[start:]
 
 
 def test_dataset_batches_have_the_make_dataset_format():
     generator = NoiseGenerator(word_rate=0.5)
     tokenizer = make_tokenizer("char").build(CLEAN + ["xqzjkvbfgtyuioplmnhwecdrsa"])
-    dataset = make_noisy_dataset(CLEAN, generator, tokenizer, tokenizer, 8, seed=0, max_length=20)
+    stream = NoisyStream(CLEAN, generator, tokenizer, tokenizer, 8, seed=0, max_length=20)
     # Sentences whose target would need more than 20 tokens are dropped up front.
     kept = [c for c in CLEAN if len(c) + 1 <= 20]
-    batches = list(dataset.take(steps_per_epoch(len(kept), 8)))
+    assert stream.batches_per_pass == steps_per_epoch(len(kept), 8) == 3
+    batches = list(stream.batches(0, stream.batches_per_pass))
     targets_seen = 0
     for inputs, targets in batches:
         encoder = inputs["encoder_tokens"].numpy()
@@ -82,12 +87,24 @@ def test_dataset_batches_have_the_make_dataset_format():
             np.testing.assert_array_equal(decoder[row, 1:length], targets[row, : length - 1])
         targets_seen += len(targets)
     assert targets_seen == len(kept) == 20
+    # The tokens/s numerator: the non-padding targets of a pass, each clean sentence plus END.
+    assert stream.target_tokens_per_pass == sum(len(c) + 1 for c in kept) == sum(
+        int(np.count_nonzero(targets)) for _, targets in batches)
+    # Any range of the stream is the same batches as the whole stream's.
+    whole = [(inputs["encoder_tokens"].numpy(), targets.numpy())
+             for inputs, targets in stream.batches(0, 7)]
+    part = [(inputs["encoder_tokens"].numpy(), targets.numpy())
+            for inputs, targets in stream.batches(4, 7)]
+    assert len(whole) == 7 and len(part) == 3
+    for (noisy, clean), (expected_noisy, expected_clean) in zip(part, whole[4:], strict=True):
+        np.testing.assert_array_equal(noisy, expected_noisy)
+        np.testing.assert_array_equal(clean, expected_clean)
 
 
 def test_subword_tokenizers_work_in_the_generator():
     clean = [f"the cat number {i} sat on the mat" for i in range(300)]
     tokenizer = make_tokenizer("subword", vocab_size=100).build(clean)
-    dataset = make_noisy_dataset(clean, NoiseGenerator(), tokenizer, tokenizer, 16, max_length=50)
-    inputs, targets = next(iter(dataset))
+    stream = NoisyStream(clean, NoiseGenerator(), tokenizer, tokenizer, 16, max_length=50)
+    inputs, targets = next(iter(stream.batches(0)))
     assert inputs["encoder_tokens"].dtype.name == targets.dtype.name == "int32"
     assert targets.shape[0] == 16 and (inputs["decoder_tokens"].numpy()[:, 0] == START_ID).all()

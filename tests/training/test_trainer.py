@@ -14,8 +14,9 @@ from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.training import trainer
 from keras_nmt.training.precision import PrecisionChoice
+from keras_nmt.training.task import load_pairs
 from keras_nmt.training.train_config import TrainConfig
-from keras_nmt.training.trainer import load_pairs, train
+from keras_nmt.training.trainer import train
 
 TINY = dict(
     train_size=256, valid_size=32, units=16, embedding_dim=8, batch_size=32, verbose=0,

@@ -15,7 +15,7 @@ from keras_nmt.inference import open_translator  # noqa: E402
 from keras_nmt.metrics import group_references  # noqa: E402
 from keras_nmt.metrics.evaluation import score_all  # noqa: E402
 from keras_nmt.training.train_config import TrainConfig  # noqa: E402
-from keras_nmt.training.trainer import load_pairs  # noqa: E402
+from keras_nmt.training.task import load_pairs  # noqa: E402
 
 
 def main():
