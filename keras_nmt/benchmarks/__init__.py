@@ -7,11 +7,13 @@
 * `pipeline_section`, `train_section`, `decode_section`, `export_section`: each section's
   runner (`run_*(context) -> records`) and its Markdown table (`*_table(records)`);
   `sections`: `SECTIONS`, `TABLES` and `markdown_report(records)`.
-* `translation_speed`: strings-in/strings-out throughput in-process vs SavedModel, first-call
-  latency of each signature, and a decode profile (cache size, length sorting); runnable as
+* `translation_speed`: strings-in/strings-out throughput in-process vs SavedModel
+  (`time_translation`, which the export section uses too), first-call latency of each
+  signature, and a decode profile (cache size, length sorting); runnable as
   `keras-nmt benchmark --only translation --run RUN_DIR`.
 
-The machine description, the peak matmul rate and timing live in `keras_nmt.hardware`.
+The machine description and the peak matmul rate live in `keras_nmt.hardware`; every speed
+here is timed by `keras_nmt.timing`.
 """
 
 from keras_nmt._lazy import lazy_package

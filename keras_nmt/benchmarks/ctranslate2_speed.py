@@ -10,15 +10,15 @@ changes on a shared machine hit all alike), after one warm-up call each; the med
 ctranslate2 is installed (`translation_section`).
 """
 
-import statistics
 import tempfile
-import time
+from functools import partial
 from pathlib import Path
 
 from keras_nmt import markdown
 from keras_nmt.export.ctranslate2_export import export_ctranslate2
 from keras_nmt.inference import CTranslate2Translator, RunDirectory
 from keras_nmt.metrics.sacrebleu_scores import corpus_bleu
+from keras_nmt.timing import time_in_turn
 
 # Weight types measured when the CPU has them, besides float32 and int8 (on a CPU, int8 is
 # int8_float32: int8 weights, float32 activations).
@@ -62,28 +62,25 @@ def engine_speeds(run_dir, sources, references, beam_sizes=(1, 4), batch_size=64
             translators[("ctranslate2", quantization)] = CTranslate2Translator(path)
         records = []
         for beam_size in beam_sizes:
-            outputs, seconds = {}, {key: [] for key in translators}
             for translator in translators.values():  # warm-up: tracing, first allocations
                 translator.translate_batch(sources[:batch_size], beam_size=beam_size,
                                            batch_size=batch_size)
-            for _ in range(passes):
-                for key, translator in translators.items():
-                    start = time.perf_counter()
-                    results = translator.translate_batch(sources, beam_size=beam_size,
-                                                         batch_size=batch_size)
-                    seconds[key].append(time.perf_counter() - start)
-                    outputs[key] = [r.text for r in results]
-            reference = outputs[("tensorflow", "float32")]
+            timings = dict(zip(translators, time_in_turn(
+                [partial(translator.translate_batch, sources, beam_size=beam_size,
+                         batch_size=batch_size) for translator in translators.values()],
+                repeats=passes,
+            ), strict=True))
+            reference = [r.text for r in timings[("tensorflow", "float32")].result]
             for (engine, quantization), translator in translators.items():
-                texts = outputs[(engine, quantization)]
+                timing = timings[(engine, quantization)]
+                texts = [r.text for r in timing.result]
                 threads = (f"{translator.inter_threads} x {translator.intra_threads}"
                            if engine == "ctranslate2" else "TensorFlow default")
                 record = {
                     "engine": engine, "quantization": quantization, "threads": threads,
                     "beam_size": beam_size, "sentences": len(sources),
-                    "sentences_per_second": len(sources) / statistics.median(
-                        seconds[(engine, quantization)]),
-                    "pass_seconds": [round(s, 3) for s in seconds[(engine, quantization)]],
+                    "sentences_per_second": len(sources) / timing.median,
+                    "pass_seconds": [round(s, 3) for s in timing.seconds],
                     "bleu": corpus_bleu(texts, references).score,
                     "same_as_tensorflow": sum(a == b for a, b in zip(texts, reference,
                                                                       strict=True)) / len(texts),

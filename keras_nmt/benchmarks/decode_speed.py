@@ -1,11 +1,10 @@
 """Decoding throughput of a model on batches of source ids (greedy or beam search)."""
 
-import time
-
 import numpy as np
 import tensorflow as tf
 
 from keras_nmt.decoding import decode
+from keras_nmt.timing import time_call
 
 
 def measure_decode_speed(model, batches, strategy="greedy", **options):
@@ -31,20 +30,16 @@ def measure_decode_speed(model, batches, strategy="greedy", **options):
         lengths = result.lengths if strategy != "beam" else result.lengths[:, 0]
         return lengths
 
-    start = time.perf_counter()
-    run(tf.constant(batches[0], tf.int32)).numpy()
-    warmup_seconds = time.perf_counter() - start
-    lengths = []
-    start = time.perf_counter()
-    for ids in batches:
-        lengths.append(run(tf.constant(ids, tf.int32)).numpy())
-    seconds = time.perf_counter() - start
-    lengths = np.concatenate(lengths)
+    timing = time_call(
+        lambda: [run(tf.constant(ids, tf.int32)).numpy() for ids in batches],
+        warmup=lambda: run(tf.constant(batches[0], tf.int32)).numpy(),
+    )
+    lengths = np.concatenate(timing.result)
     return {
-        "sentences_per_second": len(lengths) / seconds,
-        "seconds": seconds,
+        "sentences_per_second": len(lengths) / timing.total,
+        "seconds": timing.total,
         "sentences": int(len(lengths)),
         "mean_output_length": float(np.mean(lengths)),
         "max_output_length": int(np.max(lengths)),
-        "warmup_seconds": warmup_seconds,
+        "warmup_seconds": timing.warmup_seconds,
     }

@@ -1,12 +1,13 @@
 """Benchmark section "export": SavedModel vs in-process Translator translations/s (greedy)."""
 
 import tempfile
-import time
+from functools import partial
 
 from keras_nmt import markdown
+from keras_nmt.benchmarks.translation_speed import time_translation
 from keras_nmt.export import export_translator
-from keras_nmt.export.speed import measure_translation_speed
 from keras_nmt.inference import Translator, open_translator
+from keras_nmt.timing import time_call
 
 
 def run_export(context):
@@ -26,17 +27,16 @@ def run_export(context):
     for name, api, model, source_tokenizer, target_tokenizer, sources, state in models:
         translator = Translator(model, source_tokenizer, target_tokenizer)
         with tempfile.TemporaryDirectory() as directory:
-            start = time.perf_counter()
-            path = export_translator(translator, base_dir=directory, name=name)
-            export_seconds = time.perf_counter() - start
-            saved = open_translator(path)
+            export = time_call(partial(export_translator, translator, base_dir=directory,
+                                       name=name))
+            saved = open_translator(export.result)
             repeats = 1 if args.quick else args.export_repeats
             # Alternate the two so that load changes on a shared machine hit both alike.
             in_process, exported = [], []
             for _ in range(repeats):
                 for target, results in ((translator, in_process), (saved, exported)):
-                    results.append(measure_translation_speed(
-                        target, sources, batch_size=args.batch_size, repeats=1
+                    results.append(time_translation(
+                        target, sources, batch_size=args.batch_size
                     )["sentences_per_second"])
         record = {
             "section": "export", "model": name, "api": api, "weights": state,
@@ -44,7 +44,7 @@ def run_export(context):
             "in_process_sentences_per_second": round(max(in_process), 2),
             "saved_model_sentences_per_second": round(max(exported), 2),
             "saved_over_in_process": round(max(exported) / max(in_process), 3),
-            "repeats": repeats, "export_seconds": round(export_seconds, 2),
+            "repeats": repeats, "export_seconds": round(export.total, 2),
             **context.environment(),
         }
         records.append(record)

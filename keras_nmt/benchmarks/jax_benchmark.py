@@ -15,8 +15,6 @@ Presets (model options per model, the padded-token budget of a training batch, v
     quick      tiny sizes for a smoke test.
 """
 
-import time
-
 import keras
 import numpy as np
 
@@ -26,6 +24,7 @@ from keras_nmt.decoding import decode
 from keras_nmt.markdown import table
 from keras_nmt.models.configurations import TRAINING_RECIPES
 from keras_nmt.models.registry import build_model
+from keras_nmt.timing import time_call
 from keras_nmt.training.fused_adam import FusedAdam
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
@@ -140,24 +139,19 @@ def decode_speed(model, sources, strategy, **options):
     Under JAX `decode` compiles once per shape bucket, so the untimed pass holds the
     compilations. Returns `sentences_per_second`, `mean_output_length`, `warmup_seconds`.
     """
-    start = time.perf_counter()
-    seen = set()
-    for ids in sources:
-        if ids.shape not in seen:
-            seen.add(ids.shape)
-            np.asarray(decode(model, ids, strategy, **options).lengths)
-    warmup_seconds = time.perf_counter() - start
-    lengths = []
-    start = time.perf_counter()
-    for ids in sources:
-        result = decode(model, ids, strategy, **options).best()
-        lengths.append(np.asarray(result.lengths))  # a host copy: the decode has finished
-    seconds = time.perf_counter() - start
-    lengths = np.concatenate(lengths)
+    one_per_shape = {ids.shape: ids for ids in sources}.values()
+    timing = time_call(
+        # A host copy of the lengths: the decode has finished.
+        lambda: [np.asarray(decode(model, ids, strategy, **options).best().lengths)
+                 for ids in sources],
+        warmup=lambda: [np.asarray(decode(model, ids, strategy, **options).lengths)
+                        for ids in one_per_shape],
+    )
+    lengths = np.concatenate(timing.result)
     return {
-        "sentences_per_second": len(lengths) / seconds,
+        "sentences_per_second": len(lengths) / timing.total,
         "mean_output_length": float(lengths.mean()),
-        "warmup_seconds": warmup_seconds,
+        "warmup_seconds": timing.warmup_seconds,
     }
 
 

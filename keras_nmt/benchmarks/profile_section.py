@@ -24,7 +24,7 @@ Example:
         --precisions float32,mixed_bfloat16 --output-md profile.md
 """
 
-import time
+import itertools
 
 import keras
 import numpy as np
@@ -36,6 +36,7 @@ from keras_nmt.benchmarks.flops import dense_flops, forward_flops
 from keras_nmt.benchmarks.train_section import fixed_batches
 from keras_nmt.benchmarks.train_speed import batch_lengths
 from keras_nmt.models.registry import build_model
+from keras_nmt.timing import time_in_turn
 from keras_nmt.training.precision import resolve_precision
 from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.training.trainer import compile_model, loss_and_metrics
@@ -85,15 +86,16 @@ def profile_step(build, config, batches, steps):
     for call in calls:
         for inputs, targets in batches:
             call(inputs, targets)
-    seconds = np.zeros(len(calls))
-    for index in range(steps):
-        inputs, targets = batches[index % len(batches)]
-        # A rotating order, so that no part always follows the same one.
-        for part in np.roll(np.arange(len(calls)), index):
-            start = time.perf_counter()
-            calls[part](inputs, targets)  # returns host values: the step has finished
-            seconds[part] += time.perf_counter() - start
-    return (seconds / steps).tolist()
+
+    def walking(call):
+        # Each part walks the batches on its own, so timed step i of every part runs on batch
+        # i; the call returns host values: the step has finished.
+        order = itertools.cycle(batches)
+        return lambda: call(*next(order))
+
+    # A rotating order, so that no part always follows the same one.
+    timings = time_in_turn([walking(call) for call in calls], steps, rotate=True)
+    return [timing.total / steps for timing in timings]
 
 
 def _output_projection_flops(config, target_lengths):

@@ -1,10 +1,11 @@
 """Training throughput of a compiled model on a fixed set of batches."""
 
-import time
+import itertools
 
 import numpy as np
 
 from keras_nmt.special_ids import PAD_ID
+from keras_nmt.timing import time_call
 
 
 def batch_lengths(batches):
@@ -44,27 +45,20 @@ def measure_train_speed(model, batches, steps, warmup_steps=None):
     tokens_per_batch = [
         int(np.sum(np.asarray(target) != PAD_ID)) for _, target in batches
     ]
-    start = time.perf_counter()
-    for step in range(warmup_steps):
-        inputs, target = batches[step % len(batches)]
-        model.train_on_batch(inputs, target)  # returns host floats: the step has finished
-    warmup_seconds = time.perf_counter() - start
-    step_seconds, tokens = [], 0
-    for step in range(steps):
-        index = (warmup_steps + step) % len(batches)
-        inputs, target = batches[index]
-        begin = time.perf_counter()
-        model.train_on_batch(inputs, target)
-        step_seconds.append(time.perf_counter() - begin)
-        tokens += tokens_per_batch[index]
-    seconds = sum(step_seconds)
+    order = itertools.cycle(batches)
+
+    def step():
+        model.train_on_batch(*next(order))  # returns host floats: the step has finished
+
+    timing = time_call(step, repeats=steps, warmup=lambda: [step() for _ in range(warmup_steps)])
+    tokens = sum(tokens_per_batch[(warmup_steps + s) % len(batches)] for s in range(steps))
     return {
-        "tokens_per_second": tokens / seconds,
-        "steps_per_second": steps / seconds,
-        "seconds": seconds,
+        "tokens_per_second": tokens / timing.total,
+        "steps_per_second": steps / timing.total,
+        "seconds": timing.total,
         "steps": steps,
         "tokens": tokens,
         "warmup_steps": warmup_steps,
-        "warmup_seconds": warmup_seconds,
-        "step_seconds": step_seconds,
+        "warmup_seconds": timing.warmup_seconds,
+        "step_seconds": list(timing.seconds),
     }

@@ -15,7 +15,7 @@ Measures, on one trained run directory and a file of source sentences, in one ru
 """
 
 import tempfile
-import time
+from functools import partial
 
 import tensorflow as tf
 
@@ -25,6 +25,7 @@ from keras_nmt.decoding.decoding_options import DEFAULT_LENGTH_PENALTY
 from keras_nmt.export import export_translator
 from keras_nmt.inference import RunDirectory, SavedTranslator
 from keras_nmt.special_ids import PAD_ID
+from keras_nmt.timing import time_call
 
 FIRST_CALL_TEXT = "Tom no sabe dónde vive Mary."
 
@@ -105,21 +106,24 @@ def time_translation(translator, texts, batch_size=64, sort=True, **options):
     Returns:
         A dict: `sentences_per_second`, `seconds`, `warmup_seconds`, `sentences`, and
         `results` (the `TranslationResult`s, for agreement checks).
+
+    Example:
+        >>> time_translation(translator, ["Hola.", "Adiós."], beam_size=4)["sentences"]
+        2
     """
     translate = translator.translate_batch if sort else (
         lambda items, **kw: translate_in_file_order(translator, items, **kw))
-    start = time.perf_counter()
-    translator.translate_batch(texts[:batch_size], batch_size=batch_size, **options)
-    warmup_seconds = time.perf_counter() - start
-    start = time.perf_counter()
-    results = translate(texts, batch_size=batch_size, **options)
-    seconds = time.perf_counter() - start
+    timing = time_call(
+        lambda: translate(texts, batch_size=batch_size, **options),
+        warmup=lambda: translator.translate_batch(
+            texts[:batch_size], batch_size=batch_size, **options),
+    )
     return {
-        "sentences_per_second": len(texts) / seconds,
-        "seconds": seconds,
-        "warmup_seconds": warmup_seconds,
+        "sentences_per_second": len(texts) / timing.total,
+        "seconds": timing.total,
+        "warmup_seconds": timing.warmup_seconds,
         "sentences": len(texts),
-        "results": results,
+        "results": timing.result,
     }
 
 
@@ -177,14 +181,10 @@ def first_call_seconds(translator, beam_sizes=(1, 4, 8), text=FIRST_CALL_TEXT):
     Returns:
         A dict `{"greedy": s, "beam 4": s, ..., "attention": s}`.
     """
-    seconds = {}
     calls = [("greedy" if k == 1 else f"beam {k}", {"beam_size": k}) for k in beam_sizes]
     calls.append(("attention", {"return_attention": True}))
-    for name, options in calls:
-        start = time.perf_counter()
-        translator.translate_batch([text], **options)
-        seconds[name] = time.perf_counter() - start
-    return seconds
+    return {name: time_call(partial(translator.translate_batch, [text], **options)).total
+            for name, options in calls}
 
 
 def run(run_dir, texts, batch_sizes=(64,), beam_sizes=(1, 4, 8),
@@ -195,18 +195,15 @@ def run(run_dir, texts, batch_sizes=(64,), beam_sizes=(1, 4, 8),
     `decode_profile`.
     """
     report = {"sentences": len(texts)}
-    start = time.perf_counter()
     # Beam sizes up to the largest measured: the export traces no other.
-    translator = RunDirectory.load(run_dir).translator(max_beam_size=max(beam_sizes))
-    report["load_run_seconds"] = time.perf_counter() - start
+    timing = time_call(lambda: RunDirectory.load(run_dir).translator(max_beam_size=max(beam_sizes)))
+    translator, report["load_run_seconds"] = timing.result, timing.total
     report["first_call_in_process"] = first_call_seconds(translator, beam_sizes)
     with tempfile.TemporaryDirectory() as directory:
-        start = time.perf_counter()
-        path = export_translator(translator, base_dir=directory, name="model")
-        report["export_seconds"] = time.perf_counter() - start
-        start = time.perf_counter()
-        saved = SavedTranslator(path)
-        report["load_saved_model_seconds"] = time.perf_counter() - start
+        timing = time_call(partial(export_translator, translator, base_dir=directory, name="model"))
+        path, report["export_seconds"] = timing.result, timing.total
+        timing = time_call(partial(SavedTranslator, path))
+        saved, report["load_saved_model_seconds"] = timing.result, timing.total
         report["first_call_saved_model"] = first_call_seconds(saved, beam_sizes)
         report["translation"] = translation_speeds(
             translator, saved, texts, batch_sizes, beam_sizes, length_penalty, sort_options,

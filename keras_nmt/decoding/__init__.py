@@ -30,6 +30,6 @@ __all__ = lazy_package(
         "normalize_log_probs": "keras_nmt.decoding.scoring",
         "restore_order": "keras_nmt.decoding.length_order",
         "sample_decode": "keras_nmt.decoding.sampling",
-        "within_model_limit": "keras_nmt.decoding._common",
+        "within_model_limit": "keras_nmt.decoding.length_limits",
     },
 )

@@ -2,9 +2,10 @@
 
 from keras import ops
 
-from keras_nmt.decoding import _common
+from keras_nmt.decoding.buffers import trim_to_longest, write_at
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
+from keras_nmt.decoding.length_limits import cache_length, encode_source
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 
 
@@ -28,21 +29,21 @@ def run_stepwise(
         choose: ``choose(logits, log_probs, t) -> int32 (batch,)`` picks the next token from
             float32 ``logits`` and ``log_probs`` ``(batch, vocab)`` at step ``t`` (int32 scalar).
         max_length: python int, global cap on emitted tokens (``END`` included), or ``None``
-            (see ``_common.resolve_length_options``).
+            (see ``length_limits.resolve_length_options``).
         max_length_a: python float, per-sentence limit ``ceil(a * source_len + b)``.
         max_length_b: python float.
         return_attention: python bool.
         trim: python bool, cut the outputs to the longest hypothesis.
         batch_cache: python bool, size the model's caches to the batch's longest limit
-            (see ``_common.cache_length``).
+            (see ``length_limits.cache_length``).
 
     Returns:
         A single-hypothesis ``DecodeResult``.
     """
-    max_length, memory, batch, src_len, limits = _common.encode_source(
+    max_length, memory, batch, src_len, limits = encode_source(
         model, encoder_tokens, max_length, max_length_a, max_length_b
     )
-    state = model.initial_state(memory, _common.cache_length(limits, max_length, batch_cache))
+    state = model.initial_state(memory, cache_length(limits, max_length, batch_cache))
     want_attention = bool(return_attention) and bool(model.has_attention)
 
     carry = {
@@ -69,7 +70,7 @@ def run_stepwise(
         new = {
             "input": token,
             "state": state,
-            "tokens": _common.write_at(carry["tokens"], token, t, axis=1),
+            "tokens": write_at(carry["tokens"], token, t, axis=1),
             "log_probs": carry["log_probs"] + ops.where(active, token_log_prob, 0.0),
             "lengths": carry["lengths"] + ops.cast(active, "int32"),
             # A sentence stops at END or at its own length limit.
@@ -80,7 +81,7 @@ def run_stepwise(
         }
         if want_attention:
             step = ops.where(active[:, None], ops.cast(attention, "float32"), 0.0)
-            new["attention"] = _common.write_at(carry["attention"], step, t, axis=1)
+            new["attention"] = write_at(carry["attention"], step, t, axis=1)
         return t + 1, new
 
     t0 = ops.convert_to_tensor(0, dtype="int32")
@@ -88,7 +89,7 @@ def run_stepwise(
 
     tokens, attention = carry["tokens"], carry.get("attention")
     if trim:
-        tokens, attention = _common.trim_to_longest(carry["lengths"], tokens, attention, axis=1)
+        tokens, attention = trim_to_longest(carry["lengths"], tokens, attention, axis=1)
     return DecodeResult(
         tokens=tokens,
         lengths=carry["lengths"],

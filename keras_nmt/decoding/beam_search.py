@@ -10,10 +10,17 @@ References:
 import keras
 from keras import ops
 
-from keras_nmt.decoding import _common, scoring
+from keras_nmt.decoding import scoring
 from keras_nmt.decoding.beam_step import beam_step, gather_beams, keep_best_finished
+from keras_nmt.decoding.buffers import trim_to_longest, write_at
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
+from keras_nmt.decoding.decoding_options import (
+    DEFAULT_LENGTH_PENALTY,
+    DEFAULT_MAX_LENGTH_A,
+    DEFAULT_MAX_LENGTH_B,
+)
+from keras_nmt.decoding.length_limits import cache_length, encode_source
 from keras_nmt.special_ids import END_ID, START_ID
 
 _NEG_INF = float("-inf")
@@ -25,11 +32,11 @@ def beam_search(
     beam_size: int = 4,
     n_best: int | None = None,
     normalization: str = "gnmt",
-    length_penalty=_common.DEFAULT_LENGTH_PENALTY,
+    length_penalty=DEFAULT_LENGTH_PENALTY,
     coverage_penalty: float = 0.0,
     max_length: int | None = None,
-    max_length_a: float = _common.DEFAULT_MAX_LENGTH_A,
-    max_length_b: float = _common.DEFAULT_MAX_LENGTH_B,
+    max_length_a: float = DEFAULT_MAX_LENGTH_A,
+    max_length_b: float = DEFAULT_MAX_LENGTH_B,
     return_attention: bool = False,
     trim: bool = True,
     batch_cache: bool = True,
@@ -119,7 +126,7 @@ def beam_search(
     scoring.check_normalization(normalization, length_penalty)
     if not coverage_penalty >= 0:
         raise ValueError(f"coverage_penalty must be >= 0, got {coverage_penalty!r}")
-    max_length, memory, batch, src_len, limits = _common.encode_source(
+    max_length, memory, batch, src_len, limits = encode_source(
         model, encoder_tokens, max_length, max_length_a, max_length_b
     )
     source_mask = memory["source_mask"]
@@ -137,7 +144,7 @@ def beam_search(
     # Tile once: row b * k + j is beam j of sentence b.
     tile = ops.repeat(ops.arange(batch, dtype="int32"), k, axis=0)  # (batch * k,)
     memory = keras.tree.map_structure(lambda x: ops.take(x, tile, axis=0), memory)
-    state = model.initial_state(memory, _common.cache_length(limits, max_length, batch_cache))
+    state = model.initial_state(memory, cache_length(limits, max_length, batch_cache))
     # Flat row of beam 0 of each sentence, to turn per-sentence beam indices into rows.
     row_base = ops.arange(batch, dtype="int32")[:, None] * k  # (batch, 1)
 
@@ -191,12 +198,12 @@ def beam_search(
             "scores": ops.where(
                 step["is_finished"], score(step["end_log_probs"], length, end_coverage), _NEG_INF
             ),
-            "tokens": _common.write_at(gather_beams(alive["tokens"], end_beam), END_ID, t, 2),
+            "tokens": write_at(gather_beams(alive["tokens"], end_beam), END_ID, t, 2),
             "log_probs": step["end_log_probs"],
             "lengths": ops.zeros_like(end_beam) + length,
         }
         if want_attention:
-            end["attention"] = _common.write_at(
+            end["attention"] = write_at(
                 gather_beams(alive["attention"], end_beam),
                 gather_beams(step_attention, end_beam),
                 t,
@@ -206,7 +213,7 @@ def beam_search(
 
         # Advance the live beams; sentences that have stopped keep theirs unchanged.
         live = {
-            "tokens": _common.write_at(
+            "tokens": write_at(
                 gather_beams(alive["tokens"], live_beam), step["live_token"], t, 2
             ),
             "log_probs": step["live_log_probs"],
@@ -214,7 +221,7 @@ def beam_search(
         if use_coverage:
             live["coverage"] = gather_beams(coverage, live_beam)
         if want_attention:
-            live["attention"] = _common.write_at(
+            live["attention"] = write_at(
                 gather_beams(alive["attention"], live_beam),
                 gather_beams(step_attention, live_beam),
                 t,
@@ -270,7 +277,7 @@ def beam_search(
     if want_attention:
         attention = select(finished["attention"], alive["attention"])
     if trim:
-        tokens, attention = _common.trim_to_longest(lengths, tokens, attention, axis=2)
+        tokens, attention = trim_to_longest(lengths, tokens, attention, axis=2)
     return DecodeResult(
         tokens=tokens, lengths=lengths, scores=scores, log_probs=log_probs, attention=attention
     )

@@ -2,18 +2,18 @@
 
 from keras import ops
 
-from keras_nmt.decoding import _common
 from keras_nmt.decoding._stepwise import run_stepwise
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
+from keras_nmt.decoding.decoding_options import DEFAULT_MAX_LENGTH_A, DEFAULT_MAX_LENGTH_B
 
 
 def greedy_decode(
     model: DecodingModel,
     encoder_tokens,
     max_length: int | None = None,
-    max_length_a: float = _common.DEFAULT_MAX_LENGTH_A,
-    max_length_b: float = _common.DEFAULT_MAX_LENGTH_B,
+    max_length_a: float = DEFAULT_MAX_LENGTH_A,
+    max_length_b: float = DEFAULT_MAX_LENGTH_B,
     return_attention: bool = False,
     trim: bool = True,
     batch_cache: bool = True,

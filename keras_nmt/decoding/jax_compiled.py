@@ -16,7 +16,7 @@ import weakref
 import keras
 import numpy as np
 
-from keras_nmt.decoding import _common
+from keras_nmt.decoding.buffers import trim_to_longest
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.special_ids import PAD_ID
 
@@ -112,7 +112,7 @@ def compiled_decode(model, strategy, function, encoder_tokens, options):
         result = result._replace(attention=result.attention[..., :length])
     if trim:
         time_axis = len(result.lengths.shape)  # 1 for (batch, L), 2 for (batch, n_best, L)
-        tokens, attention = _common.trim_to_longest(
+        tokens, attention = trim_to_longest(
             result.lengths, result.tokens, result.attention, axis=time_axis
         )
         result = result._replace(tokens=tokens, attention=attention)

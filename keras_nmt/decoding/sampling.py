@@ -6,10 +6,11 @@ import math
 import keras
 from keras import ops
 
-from keras_nmt.decoding import _common
 from keras_nmt.decoding._stepwise import run_stepwise
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
+from keras_nmt.decoding.decoding_options import DEFAULT_MAX_LENGTH_A, DEFAULT_MAX_LENGTH_B
+from keras_nmt.decoding.length_limits import resolve_length_options
 
 
 def filter_top_k(logits, k: int):
@@ -59,8 +60,8 @@ def sample_decode(
     top_p: float | None = None,
     seed=None,
     max_length: int | None = None,
-    max_length_a: float = _common.DEFAULT_MAX_LENGTH_A,
-    max_length_b: float = _common.DEFAULT_MAX_LENGTH_B,
+    max_length_a: float = DEFAULT_MAX_LENGTH_A,
+    max_length_b: float = DEFAULT_MAX_LENGTH_B,
     return_attention: bool = False,
     trim: bool = True,
     batch_cache: bool = True,
@@ -106,7 +107,7 @@ def sample_decode(
         raise ValueError(f"top_k must be a python int >= 1 or None, got {top_k!r}")
     if top_p is not None and not 0.0 < top_p <= 1.0:
         raise ValueError(f"top_p must be in (0, 1] or None, got {top_p!r}")
-    max_length = _common.resolve_length_options(model, max_length, max_length_a, max_length_b)
+    max_length = resolve_length_options(model, max_length, max_length_a, max_length_b)
     encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
 
     if temperature == 0:

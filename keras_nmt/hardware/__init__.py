@@ -2,6 +2,5 @@
 
 * `machine`: the CPU model, its relevant ISA flags (AVX2, AVX-512, AVX512_BF16, AMX) and the GPUs.
 * `peak`: the measured matmul FLOP/s in a given dtype (the MFU denominator), and how much faster
-  bf16 multiplies given shapes than float32 (`--precision auto`).
-* `timing`: median-of-repeats timing.
+  bf16 multiplies given shapes than float32 (`--precision auto`), timed by `keras_nmt.timing`.
 """

@@ -4,11 +4,13 @@ Backend-neutral (`keras.ops` in a compiled function of the current backend), so 
 TensorFlow under JAX.
 """
 
+import statistics
+
 import keras
 import numpy as np
 from keras import ops
 
-from keras_nmt.hardware.timing import median, time_repeats
+from keras_nmt.timing import time_call
 
 
 def compile_function(function):
@@ -53,18 +55,20 @@ def measure_peak_matmul(dtype="float32", size=2048, repeats=5, chain=1):
         return ops.sum(ops.cast(x, "float32"))
 
     compiled = compile_function(product)
-    durations = time_repeats(
-        lambda: ops.convert_to_numpy(compiled(a, b)), repeats=repeats, warmup=1
-    )
+
+    def call():
+        return ops.convert_to_numpy(compiled(a, b))
+
+    timing = time_call(call, repeats=repeats, warmup=call)
     flops = 2.0 * size**3 * chain
     return {
         "dtype": dtype,
         "size": size,
         "repeats": repeats,
         "chain": chain,
-        "seconds": median(durations),
-        "flops_per_second": flops / median(durations),
-        "best_flops_per_second": flops / min(durations),
+        "seconds": timing.median,
+        "flops_per_second": flops / timing.median,
+        "best_flops_per_second": flops / timing.best,
     }
 
 
@@ -111,23 +115,21 @@ def measure_bf16_speedup(shapes, rounds=9, min_seconds=0.02):
     def run(dtype):
         return ops.convert_to_numpy(compiled(operands[dtype]))
 
-    warm = {dtype: time_repeats(lambda d=dtype: run(d), repeats=1, warmup=1)[0]
+    warm = {dtype: time_call(lambda d=dtype: run(d), warmup=lambda d=dtype: run(d)).total
             for dtype in operands}  # fmt: skip
     calls = max(1, int(np.ceil(min_seconds / max(min(warm.values()), 1e-6))))
     ratios, seconds = [], {dtype: [] for dtype in operands}
     for round_index in range(rounds):
         order = ("float32", "bfloat16") if round_index % 2 == 0 else ("bfloat16", "float32")
         for dtype in order:
-            [duration] = time_repeats(
-                lambda d=dtype: [run(d) for _ in range(calls)], repeats=1, warmup=0
-            )
+            duration = time_call(lambda d=dtype: [run(d) for _ in range(calls)]).total
             seconds[dtype].append(duration / calls)
         ratios.append(seconds["float32"][-1] / seconds["bfloat16"][-1])
     return {
-        "speedup": median(ratios),
+        "speedup": statistics.median(ratios),
         "ratios": ratios,
-        "float32_seconds": median(seconds["float32"]),
-        "bfloat16_seconds": median(seconds["bfloat16"]),
+        "float32_seconds": statistics.median(seconds["float32"]),
+        "bfloat16_seconds": statistics.median(seconds["bfloat16"]),
         "calls": calls,
         "rounds": rounds,
         "shapes": [list(shape) for shape in shapes],

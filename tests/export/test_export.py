@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from keras_nmt.benchmarks.translation_speed import time_translation
 from keras_nmt.export import export_translator
-from keras_nmt.export.speed import measure_translation_speed
 from keras_nmt.inference import SavedTranslator, open_translator
 from keras_nmt.models import registry
 from tests.export.helpers import (
@@ -180,8 +180,8 @@ def test_interrupted_export_leaves_nothing(lstm_export, tmp_path, monkeypatch):
 def test_speed_measure(lstm_export):
     translator, path = lstm_export
     texts = SOURCES * 16
-    ours = measure_translation_speed(translator, texts, batch_size=32)
-    theirs = measure_translation_speed(SavedTranslator(path), texts, batch_size=32)
+    ours = time_translation(translator, texts, batch_size=32)
+    theirs = time_translation(SavedTranslator(path), texts, batch_size=32)
     assert ours["sentences"] == theirs["sentences"] == 64
     assert ours["sentences_per_second"] > 0 and theirs["sentences_per_second"] > 0
     print("saved/in-process speed ratio",

@@ -6,6 +6,7 @@ import pytest
 
 from keras_nmt.hardware import peak
 from keras_nmt.hardware.machine import describe_machine, machine_summary
+from keras_nmt.timing import Timing
 from keras_nmt.training import precision
 from keras_nmt.training.precision import (
     MIN_BF16_SPEEDUP,
@@ -166,7 +167,7 @@ def test_bf16_speedup_alternates_the_dtypes_and_takes_the_median_round(monkeypat
     # rounds of float32 0.2 s against bf16 0.1 s; the second round starts with bf16, which
     # another process slowed to 0.4 s.
     durations = iter([0.1, 0.1, 0.2, 0.1, 0.4, 0.2, 0.2, 0.1])
-    monkeypatch.setattr(peak, "time_repeats", lambda function, repeats, warmup: [next(durations)])
+    monkeypatch.setattr(peak, "time_call", lambda function, warmup=None: Timing((next(durations),)))
     result = peak.measure_bf16_speedup([(4, 8, 2)], rounds=3, min_seconds=0.05)
     assert result["ratios"] == pytest.approx([2.0, 0.2 / 0.4, 2.0])
     assert result["speedup"] == pytest.approx(2.0)  # the disturbed round does not move it

@@ -1,4 +1,13 @@
-"""Helpers shared by the decoding strategies (private; ``keras.ops`` only)."""
+"""How long each sentence may decode, and the model's encoding of the batch (``keras.ops`` only).
+
+The strategies start with `encode_source`: it checks the length options (`resolve_length_options`,
+within the model's own limit: `within_model_limit`), encodes the batch and gives each sentence
+its limit ``min(max_length, ceil(a * source_len + b))`` (`sentence_max_lengths`); `cache_length`
+sizes the model's decoding caches from those limits.
+
+Example:
+    >>> max_length, memory, batch, src_len, limits = encode_source(model, ids, 200, 1.5, 10.0)
+"""
 
 import math
 
@@ -6,12 +15,7 @@ import keras
 from keras import ops
 
 from keras_nmt.decoding.decoding_model import DecodingModel
-from keras_nmt.decoding.decoding_options import (  # noqa: F401  (the strategies' defaults)
-    DEFAULT_LENGTH_PENALTY,
-    DEFAULT_MAX_LENGTH,
-    DEFAULT_MAX_LENGTH_A,
-    DEFAULT_MAX_LENGTH_B,
-)
+from keras_nmt.decoding.decoding_options import DEFAULT_MAX_LENGTH
 
 
 def within_model_limit(model: DecodingModel, length, default, name="max_length"):
@@ -132,53 +136,3 @@ def cache_length(limits, max_length, batch_cache):
     if not batch_cache or keras.backend.backend() == "jax":
         return max_length
     return ops.max(limits, initial=1)
-
-
-def write_at(buffer, values, t, axis):
-    """Writes ``values`` into ``buffer`` at position ``t`` along ``axis`` (shape-preserving).
-
-    A select rather than a scatter, so every backend keeps the buffer's static shape inside a
-    ``while_loop``.
-
-    Args:
-        buffer: tensor ``(..., L, ...)`` with ``L`` static at ``axis``.
-        values: tensor of ``buffer``'s shape without ``axis`` (or broadcastable to it), or a
-            python scalar.
-        t: int32 scalar tensor, the position.
-        axis: python int, non-negative.
-
-    Returns:
-        ``buffer`` with ``values`` at position ``t``.
-    """
-    length = buffer.shape[axis]
-    hit = ops.equal(ops.arange(length, dtype="int32"), t)
-    shape = [1] * len(buffer.shape)
-    shape[axis] = length
-    hit = ops.reshape(hit, shape)
-    if not isinstance(values, int | float):
-        values = ops.expand_dims(values, axis)
-    return ops.where(hit, values, buffer)
-
-
-def trim_to_longest(lengths, *buffers, axis):
-    """Cuts the time axis of each buffer to the longest hypothesis (``None`` passes through).
-
-    Args:
-        lengths: int32 tensor of hypothesis lengths (any shape).
-        *buffers: tensors whose ``axis`` is the time axis, or ``None``.
-        axis: python int >= 0, the time axis (the same for every buffer).
-
-    Returns:
-        A tuple of the cut buffers.
-    """
-    longest = ops.max(lengths, initial=1)
-    out = []
-    for buffer in buffers:
-        if buffer is None:
-            out.append(None)
-            continue
-        index = [slice(None)] * len(buffer.shape)
-        index[axis] = slice(None, longest)
-        out.append(buffer[tuple(index)])
-    return tuple(out)
-
