@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import sys
-import time
 
 from keras_nmt.atomic_file import write_json
 from keras_nmt.cli.common import (
@@ -36,6 +35,7 @@ from keras_nmt.cli.common import (
 )
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.lines import write_lines
+from keras_nmt.timing import time_call
 
 
 def build_parser(prog=None):
@@ -108,17 +108,14 @@ def main(argv=None, prog=None):
         sources, references = sources[: args.test_size], references[: args.test_size]
     translator = open_translator(args.model, weights=args.weights)
     options = decoding_options(args)
-    # The first call traces and optimizes the graph: timed apart from the steady speed.
-    start = time.monotonic()
-    translator.translate_batch(sources[: args.batch_size], options)
-    warmup_seconds = time.monotonic() - start
     progress = Progress(len(sources))
-    start = time.monotonic()
-    results = translator.translate_batch(
-        sources, options, batch_size=args.batch_size, on_batch=progress.add
-    )
-    hypotheses = [result.text for result in results]
-    seconds = time.monotonic() - start
+    # The first call traces and optimizes the graph: timed apart from the steady speed.
+    timing = time_call(
+        lambda: translator.translate_batch(sources, options, batch_size=args.batch_size,
+                                           on_batch=progress.add),
+        warmup=lambda: translator.translate_batch(sources[: args.batch_size], options))
+    hypotheses = [result.text for result in timing.result]
+    seconds, warmup_seconds = timing.median, timing.warmup_seconds
     progress.finish()
     scores = score_all(hypotheses, references)
     shown = {"beam_size": args.beam_size, "length_penalty": args.length_penalty}

@@ -29,7 +29,6 @@ import dataclasses
 import gc
 import json
 import re
-import time
 import traceback
 from pathlib import Path
 
@@ -53,6 +52,7 @@ from keras_nmt.inference.run_directory import (
 )
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
+from keras_nmt.timing import time_call
 from keras_nmt.training.run_folder import read_run_json
 from keras_nmt.training.task import TranslationTask
 from keras_nmt.training.trainer import train
@@ -135,14 +135,14 @@ def learning_curve(run_directory):
 
 
 def _decode(translator, sources, references, decoding, batch_size, exact):
-    translator.translate_batch(sources[:1], decoding)  # traces the graph: not timed
-    start = time.monotonic()
-    results = translator.translate_batch(sources, decoding, batch_size=batch_size)
-    seconds = time.monotonic() - start
-    scores = score_all([result.text for result in results], references)
+    timing = time_call(  # the warm-up traces the graph: not in the speed
+        lambda: translator.translate_batch(sources, decoding, batch_size=batch_size),
+        warmup=lambda: translator.translate_batch(sources[:1], decoding))
+    scores = score_all([result.text for result in timing.result], references)
     if not exact:
         scores["exact_match"] = None
-    scores.update(decode_seconds=seconds, sentences_per_second=len(sources) / seconds)
+    scores.update(decode_seconds=timing.median,
+                  sentences_per_second=len(sources) / timing.median)
     return scores
 
 

@@ -8,7 +8,6 @@ the fixed test pairs with `keras_nmt.spelling.report.spelling_report` and writes
 """
 
 import dataclasses
-import time
 from pathlib import Path
 
 from keras_nmt.atomic_file import write_json
@@ -18,6 +17,7 @@ from keras_nmt.lines import write_lines
 from keras_nmt.spelling.noisy_dataset import steps_per_epoch
 from keras_nmt.spelling.report import format_report, spelling_report
 from keras_nmt.spelling.task import SpellingTask
+from keras_nmt.timing import time_call
 from keras_nmt.training.trainer import train
 
 
@@ -44,13 +44,13 @@ def evaluate_corrector(translator, pairs, vocabulary, decoding=GREEDY, batch_siz
     """
     noisy = [source for source, _ in pairs]
     clean = [target for _, target in pairs]
-    correct_texts(translator, noisy[:batch_size], decoding, batch_size)  # traces the graph
-    start = time.monotonic()
-    corrected = correct_texts(translator, noisy, decoding, batch_size)
-    seconds = time.monotonic() - start
-    report = spelling_report(noisy, corrected, clean, vocabulary)
-    report.update(decode_seconds=seconds, sentences_per_second=len(noisy) / max(seconds, 1e-9))
-    return report, corrected
+    timing = time_call(  # the warm-up batch traces the graph
+        lambda: correct_texts(translator, noisy, decoding, batch_size),
+        warmup=lambda: correct_texts(translator, noisy[:batch_size], decoding, batch_size))
+    report = spelling_report(noisy, timing.result, clean, vocabulary)
+    report.update(decode_seconds=timing.median,
+                  sentences_per_second=len(noisy) / max(timing.median, 1e-9))
+    return report, timing.result
 
 
 def with_epoch_steps(config, data):
