@@ -11,8 +11,9 @@ Example:
     'two lines'
 """
 
-import os
 from pathlib import Path
+
+from keras_nmt.atomic_file import atomic_path
 
 
 def split_lines(text):
@@ -48,13 +49,7 @@ def one_line(text):
 
 
 def write_lines(path, lines):
-    """Writes `lines` (each made `one_line`) to `path`, whole or not at all."""
-    path = Path(path)
-    temporary = path.with_name(f".{path.name}.partial")
-    try:
+    """Writes `lines` (each made `one_line`) to `path`, whole or not at all (`atomic_path`)."""
+    with atomic_path(path) as temporary:
         with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
             stream.writelines(one_line(line) + "\n" for line in lines)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise

@@ -15,7 +15,6 @@ A run folder is scored in the direction it was trained in (its --source-column a
 """
 
 import argparse
-import json
 import os
 import sys
 
@@ -73,11 +72,13 @@ def build_parser(prog=None):
 
 def run_columns(model, source_column):
     """The (source, target) columns to read: a run folder's own; `source_column` must agree."""
-    config_path = os.path.join(model, "config.json")
+    # After start_tensorflow: run_directory loads Keras.
+    from keras_nmt.inference.run_directory import CONFIG_FILE, read_run_config  # noqa: PLC0415
+
+    config_path = os.path.join(model, CONFIG_FILE)
     if not os.path.exists(config_path):
         return (1 if source_column is None else source_column), None
-    with open(config_path, encoding="utf-8") as stream:
-        config = json.load(stream)
+    config = read_run_config(config_path)
     trained = config.get("source_column", 1), config.get("target_column")
     if source_column is not None and source_column != trained[0]:
         raise ValueError(

@@ -3,7 +3,6 @@
 import dataclasses
 
 from keras_nmt.decoding import GREEDY
-from keras_nmt.training.task import TranslationTask
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,8 +24,9 @@ class Preset:
             own defaults and the user's flags; e.g. the ``spa-eng`` data and its time budget).
         evaluation_split: ``"valid"`` scores on the validation pairs the training used (the
             matrix presets); ``"test"`` loads ``data``'s test split (the reference run).
-        task: the `TranslationTask` every configuration trains on (default: the corpus of each
-            configuration's ``data``); a preset with its own data gives its own task.
+        task: the `keras_nmt.training.TranslationTask` every configuration trains on; ``None``
+            (the default): the corpus of each configuration's ``data``. A preset with its own
+            data gives its own task.
     """
 
     name: str
@@ -35,7 +35,7 @@ class Preset:
     decodings: tuple = (GREEDY,)
     defaults: dict = dataclasses.field(default_factory=dict)
     evaluation_split: str = "valid"
-    task: TranslationTask = dataclasses.field(default_factory=TranslationTask)
+    task: object = None  # not imported here: `--help` and `--list` load no TensorFlow
     variants: tuple = ()
 
     def __post_init__(self):

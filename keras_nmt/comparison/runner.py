@@ -72,17 +72,18 @@ class _PairsCache(TranslationTask):
 
     def __init__(self, preset):
         self.preset = preset
+        self.task = preset.task or TranslationTask()
         self.cache = {}
 
     def load_pairs(self, config):
         key = ("train", config.data, config.valid, config.source_column, config.train_size,
                config.valid_size, config.seed)
         if key not in self.cache:
-            self.cache[key] = self.preset.task.load_pairs(config)
+            self.cache[key] = self.task.load_pairs(config)
         return self.cache[key]
 
     def training_stream(self, *args):
-        return self.preset.task.training_stream(*args)
+        return self.task.training_stream(*args)
 
     def evaluation(self, config):
         if self.preset.evaluation_split == "valid":

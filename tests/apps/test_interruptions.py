@@ -104,7 +104,9 @@ def test_sigterm_ends_train_in_one_line_and_the_run_resumes(tmp_path):
     argv = ["train", "--output", str(output), "--epochs", "2", "--units", "8",
             "--embedding-dim", "8", "--train-size", "20000", "--batch-size", "16"]
     process = start(*argv)
-    rc, err = signal_when(process, lambda: (output / "backup").exists(), signal.SIGTERM)
+    # Once the first backup is written whole (the folder exists a moment before it).
+    rc, err = signal_when(process, lambda: (output / "backup" / "state.npz").exists(),
+                          signal.SIGTERM)
     assert rc == 143, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     said = re.fullmatch(r"terminated \(SIGTERM\): at epoch (\d), batch \d+; the last backup is "

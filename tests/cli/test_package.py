@@ -105,19 +105,21 @@ def test_import_keras_nmt_is_cheap_and_names_the_entry_points():
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'keras')]\n"
         "print(heavy, sorted(keras_nmt.__all__))\n"
     )
-    assert out.strip() == ("[] ['TrainConfig', 'build_model', 'export_translator', "
-                           "'open_translator', 'train']")
+    assert out.strip() == ("[] ['TrainConfig', 'TranslationTask', 'build_model', "
+                           "'export_translator', 'open_translator', 'train']")
 
 
 def test_the_entry_points_resolve_to_the_library_objects():
     import keras_nmt
     from keras_nmt.export.export_translator import export_translator
     from keras_nmt.inference.open_translator import open_translator
+    from keras_nmt.training.task import TranslationTask
     from keras_nmt.training.trainer import train
 
     assert keras_nmt.train is train and keras_nmt.training.train is train
     assert keras_nmt.open_translator is open_translator
     assert keras_nmt.export_translator is export_translator
+    assert keras_nmt.TranslationTask is TranslationTask
     assert callable(keras_nmt.build_model)
     # A public name spelled like its module stays the function after the module is imported.
     import keras_nmt.decoding.beam_search  # noqa: F401
