@@ -144,6 +144,69 @@ def compile_model(model, config):
     )
 
 
+def make_callbacks(config, translator, sources, references, state, backup, batches_per_epoch,
+                   print_fn):
+    """The run's callbacks, in the order they must run, and its `CheckpointAverage` (or None).
+
+    Validation scores and sample translations come first (they add to the epoch's logs), then
+    the run state (which records those logs) and the backup (which saves the state), then
+    NaN termination and TensorBoard; checkpoint averaging, early stopping and the time budget
+    when the config asks for them.
+    """
+    run = Path(config.output)
+    average = None
+    validate = translator.translate_texts
+    if config.average_checkpoints > 1:
+        average = CheckpointAverage(run / AVERAGE_DIR, config.average_checkpoints,
+                                    config.average_every)
+        validate = average.wrap(translator.translate_texts)  # val_* scores the averaged model
+    callbacks = [
+        ValidationScores(validate, sources, references, max_sentences=config.validation_sentences),
+        SampleTranslations(
+            validate, sources[: config.samples],
+            [refs[0] for refs in references[: config.samples]], print_fn=print_fn,
+        ),
+        state,  # after the callbacks adding to the logs, before the backup saving it
+        backup,
+        keras.callbacks.TerminateOnNaN(),
+        keras.callbacks.TensorBoard(str(run / LOGS_DIR), write_graph=False),
+    ]
+    if average is not None:
+        # The weights as trained, scored too (val_last_*): what averaging adds, epoch by epoch.
+        callbacks[1:1] = [
+            ValidationScores(translator.translate_texts, sources, references,
+                             max_sentences=config.validation_sentences, prefix="val_last_"),
+            average,
+        ]
+    if config.patience is not None:
+        callbacks.append(
+            keras.callbacks.EarlyStopping(
+                monitor="val_bleu", mode="max", patience=config.patience, restore_best_weights=True
+            )
+        )
+    if config.time_budget is not None:
+        callbacks.append(TimeBudget(
+            config.time_budget, clock=state, snapshot_weights=run / BUDGET_WEIGHTS_FILE,
+            snapshot_point=run / BUDGET_POINT_FILE, batches_per_epoch=batches_per_epoch,
+            average=average,
+        ))
+    return callbacks, average
+
+
+def report_scores(config, translator, sources, references, seconds, print_fn):
+    """Scores the validation sources with `translator` and prints them with a few samples."""
+    hypotheses = translator.translate_texts(sources)
+    scores = {**score_all(hypotheses, references), "train_seconds": seconds}
+    rows = list(zip(sources, hypotheses, references, strict=True))
+    for source, hypothesis, refs in rows[: config.samples]:
+        print_fn(f"  {source!r} -> {hypothesis!r} (reference {refs[0]!r})")
+    print_fn(
+        f"validation ({len(sources)} sentences): exact match {scores['exact_match']:.2%}, "
+        f"BLEU {scores['bleu']:.1f}, chrF {scores['chrf']:.1f}, CER {scores['cer']:.3f}"
+    )
+    return scores
+
+
 def train(config, print_fn=print, extra_callbacks=(), task=None, fresh=False):
     """Trains one model and writes its run directory (see docs/architecture.md).
 
@@ -249,44 +312,10 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         model, source_tokenizer, target_tokenizer, config.max_length, config.max_length
     )
     sources, references = group_references(valid_pairs)
-    average = None
-    validate = translator.translate_texts
-    if config.average_checkpoints > 1:
-        average = CheckpointAverage(run / AVERAGE_DIR, config.average_checkpoints,
-                                    config.average_every)
-        validate = average.wrap(translator.translate_texts)  # val_* scores the averaged model
-    callbacks = [
-        ValidationScores(validate, sources, references, max_sentences=config.validation_sentences),
-        SampleTranslations(
-            validate, sources[: config.samples],
-            [refs[0] for refs in references[: config.samples]], print_fn=print_fn,
-        ),
-        state,  # after the callbacks adding to the logs, before the backup saving it
-        backup,
-        keras.callbacks.TerminateOnNaN(),
-        keras.callbacks.TensorBoard(str(run / LOGS_DIR), write_graph=False),
-    ]
-    if average is not None:
-        # The weights as trained, scored too (val_last_*): what averaging adds, epoch by epoch.
-        callbacks[1:1] = [
-            ValidationScores(translator.translate_texts, sources, references,
-                             max_sentences=config.validation_sentences, prefix="val_last_"),
-            average,
-        ]
+    callbacks, average = make_callbacks(config, translator, sources, references, state, backup,
+                                        batches_per_epoch, print_fn)
     if not schedule.is_plain_teacher_forcing:
         callbacks.insert(0, schedule)
-    if config.patience is not None:
-        callbacks.append(
-            keras.callbacks.EarlyStopping(
-                monitor="val_bleu", mode="max", patience=config.patience, restore_best_weights=True
-            )
-        )
-    if config.time_budget is not None:
-        callbacks.append(TimeBudget(
-            config.time_budget, clock=state, snapshot_weights=run / BUDGET_WEIGHTS_FILE,
-            snapshot_point=run / BUDGET_POINT_FILE, batches_per_epoch=batches_per_epoch,
-            average=average,
-        ))
     callbacks.extend(extra_callbacks)
 
     start = time.monotonic()
@@ -315,18 +344,10 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         # Layers take the global policy when built: load the saved model as a new process does.
         keras.mixed_precision.set_global_policy("float32")
         translator = RunDirectory.load(run).translator()
-    hypotheses = translator.translate_texts(sources)
-    scores = {**score_all(hypotheses, references), "train_seconds": seconds}
     print_fn(f"trained {len(next(iter(history.values()), []))} epochs in {seconds:.0f} s")
     if not finished:
         print_fn(f"stopped: {stop_reason(config, callbacks, history)}; the model is "
                  f"{run / MODEL_FILE}")
-    rows = list(zip(sources, hypotheses, references, strict=True))
-    for source, hypothesis, refs in rows[: config.samples]:
-        print_fn(f"  {source!r} -> {hypothesis!r} (reference {refs[0]!r})")
-    print_fn(
-        f"validation ({len(sources)} sentences): exact match {scores['exact_match']:.2%}, "
-        f"BLEU {scores['bleu']:.1f}, chrF {scores['chrf']:.1f}, CER {scores['cer']:.3f}"
-    )
+    scores = report_scores(config, translator, sources, references, seconds, print_fn)
     tokens = stream.target_tokens_per_pass * batches_per_epoch / stream.batches_per_pass
     return TrainResult(model, translator, history, scores, seconds, tokens)
