@@ -143,6 +143,14 @@ def decoding_options(args, **fields):
     )
 
 
+def add_translator_argument(parser, name="model", trained_by="keras-nmt train"):
+    """Adds the positional MODEL: anything `keras_nmt.inference.open_translator` opens."""
+    parser.add_argument(name, metavar="MODEL",
+                        help=f"a run folder ({trained_by}), a SavedModel directory (keras-nmt "
+                        "export; a model directory uses its highest version) or a CTranslate2 "
+                        "export (keras-nmt export --format ctranslate2)")
+
+
 def add_debug_flag(parser):
     """Adds `--debug`: show the full traceback of a user error instead of one line."""
     parser.add_argument("--debug", action="store_true",

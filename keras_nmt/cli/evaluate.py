@@ -23,6 +23,7 @@ from keras_nmt.cli.common import (
     Progress,
     add_debug_flag,
     add_decoding_arguments,
+    add_translator_argument,
     command,
     decoding_options,
     exit_status,
@@ -39,7 +40,7 @@ from keras_nmt.timing import time_call
 
 def build_parser(prog=None):
     parser = new_parser(__doc__, prog)
-    parser.add_argument("model", help="a run folder (keras-nmt train) or a SavedModel directory")
+    add_translator_argument(parser)
     parser.add_argument("--weights", default=None,
                         help="a run directory only: score these weights (a .weights.h5 file, "
                         "e.g. MODEL/budget.weights.h5, kept where a --time-budget ran out) in "

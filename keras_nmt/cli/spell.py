@@ -26,6 +26,7 @@ import sys
 
 from keras_nmt.cli.common import (
     add_debug_flag,
+    add_translator_argument,
     command,
     exit_status,
     new_parser,
@@ -107,8 +108,7 @@ def build_parser(prog=None):
         "correct", help="correct text with a trained run (or an exported SavedModel)",
         description="Correct sentences: arguments, else --input FILE, else stdin; one output "
         "line per input line.")
-    correct.add_argument("run", help="a run folder (keras-nmt spell train) or a SavedModel "
-                         "directory")
+    add_translator_argument(correct, "run", trained_by="keras-nmt spell train")
     correct.add_argument("texts", nargs="*", help="sentences to correct")
     correct.add_argument("--input", default=None, help="file of sentences, one per line")
     correct.add_argument("--output", default=None, metavar="FILE",

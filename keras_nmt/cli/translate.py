@@ -21,6 +21,7 @@ from keras_nmt.cli.common import (
     Progress,
     add_debug_flag,
     add_decoding_arguments,
+    add_translator_argument,
     command,
     decoding_options,
     exit_status,
@@ -36,9 +37,7 @@ from keras_nmt.plots import plot_attention
 
 def build_parser(prog=None):
     parser = new_parser(__doc__, prog)
-    parser.add_argument("model", metavar="MODEL",
-                        help="a run folder (keras-nmt train) or a SavedModel directory "
-                        "(keras-nmt export; a model directory uses its highest version)")
+    add_translator_argument(parser)
     parser.add_argument("sentences", metavar="SENTENCE", nargs="*",
                         help="sentences to translate (default: --input FILE, else stdin)")
     parser.add_argument("--input", metavar="FILE", help="read sentences from FILE, one per line")
