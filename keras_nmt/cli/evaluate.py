@@ -23,6 +23,7 @@ from keras_nmt.cli.common import (
     Progress,
     add_debug_flag,
     add_decoding_arguments,
+    add_parallel_batches_argument,
     add_translator_argument,
     command,
     decoding_options,
@@ -31,6 +32,7 @@ from keras_nmt.cli.common import (
     non_negative_int,
     positive_int,
     start_tensorflow,
+    use_parallel_batches,
     writing_to,
 )
 from keras_nmt.decoding.decoding_options import GREEDY
@@ -60,6 +62,7 @@ def build_parser(prog=None):
     parser.add_argument("--batch-size", type=positive_int, default=64,
                         help="sentences translated together (default: %(default)s)")
     add_decoding_arguments(parser)
+    add_parallel_batches_argument(parser)
     parser.add_argument("--seed", type=int, default=GREEDY.seed,
                         help="seed for built-in test data and sampling (default: %(default)s)")
     parser.add_argument("--output", default=None, metavar="FILE",
@@ -94,6 +97,7 @@ def run_columns(model, source_column):
 def main(argv=None, prog=None):
     args = build_parser(prog).parse_args(argv)
     start_tensorflow(args.debug)
+    use_parallel_batches(args)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.data.corpus import has_splits, load_corpus  # noqa: PLC0415
     from keras_nmt.inference import open_translator  # noqa: PLC0415

@@ -21,6 +21,7 @@ from keras_nmt.cli.common import (
     Progress,
     add_debug_flag,
     add_decoding_arguments,
+    add_parallel_batches_argument,
     add_translator_argument,
     command,
     decoding_options,
@@ -28,6 +29,7 @@ from keras_nmt.cli.common import (
     new_parser,
     positive_int,
     start_tensorflow,
+    use_parallel_batches,
     writing_to,
 )
 from keras_nmt.decoding.decoding_options import GREEDY
@@ -44,6 +46,7 @@ def build_parser(prog=None):
     parser.add_argument("--output", metavar="FILE", help="write translations to FILE "
                         "(default: stdout)")
     add_decoding_arguments(parser)
+    add_parallel_batches_argument(parser)
     parser.add_argument("--n-best", type=positive_int, default=GREEDY.n_best,
                         help="translations printed per sentence, at most --beam-size, with rank "
                         "and score (default: %(default)s)")
@@ -120,6 +123,7 @@ def main(argv=None, prog=None):
     # Intermixed: sentences may follow options (`MODEL --beam-size 4 "a" "b"`).
     args = build_parser(prog).parse_intermixed_args(argv)
     start_tensorflow(args.debug)
+    use_parallel_batches(args)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.inference import open_translator  # noqa: PLC0415
 

@@ -1,4 +1,8 @@
 import io
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -51,3 +55,34 @@ def test_sampling_on_saved_model_is_a_clear_error(run_and_saved, capsys):
     assert translate_app.main([str(run_and_saved[1]), "--sample", "a"]) == 1
     assert "sampling is not exported" in capsys.readouterr().err
     assert translate_app.main([str(run_and_saved[0]), "--sample", "--seed", "3", "a"]) == 0
+
+
+THREADS = """
+import sys
+from keras_nmt.cli import translate
+from keras_nmt.inference.batch_translator import parallel_batches
+code = translate.main(sys.argv[1:])
+print("parallel", parallel_batches(), code)
+"""
+
+
+def test_parallel_batches_by_default_and_the_same_translations(run_and_saved, tmp_path):
+    # The thread pools are fixed per process: each setting runs in a fresh one.
+    root = Path(__file__).resolve().parents[2]
+    sentences = [f"{day} March 2021" for day in range(1, 29)] * 3
+    (tmp_path / "in.txt").write_text("\n".join(sentences) + "\n")
+    outputs = {}
+    for flags in ([], ["--parallel-batches", "1"]):
+        done = subprocess.run(
+            [sys.executable, "-c", THREADS, str(run_and_saved[0]), "--input",
+             str(tmp_path / "in.txt"), "--batch-size", "8", *flags],
+            capture_output=True, text=True, cwd=root, timeout=300,
+            env={**os.environ, "PYTHONPATH": str(root)},
+        )
+        lines = done.stdout.splitlines()
+        assert done.returncode == 0 and lines[-1].startswith("parallel"), done.stderr[-2000:]
+        outputs[tuple(flags)] = lines[:-1]
+        expected = 1 if flags else (os.cpu_count() or 1)
+        assert lines[-1] == f"parallel {expected} 0"
+    assert len(outputs[()]) == len(sentences)
+    assert outputs[()] == outputs[("--parallel-batches", "1")]
