@@ -1,4 +1,5 @@
-"""Files written whole or not at all: a killed run never leaves half of one behind.
+"""Files written whole or not at all: a killed run never leaves half of one behind; and the one
+reader of the JSON files, which names a damaged file and the way out.
 
 Example:
     >>> with atomic_path("runs/a/history.json") as temporary:  # runs/a/.history.json
@@ -39,3 +40,30 @@ def write_json(path, value, indent=None):
     """Writes `value` as JSON (one trailing newline) to `path` through `atomic_path`."""
     with atomic_path(path) as temporary:
         temporary.write_text(json.dumps(value, indent=indent) + "\n")
+
+
+def read_json(path, remedy, expect=None, error=ValueError):
+    """The JSON value in `path`; a damaged file raises `error` naming it and `remedy`.
+
+    Files are written whole (`write_json`), so a damaged one was cut short or changed by hand
+    (a failed copy, a full disk): the message says which file and what to do, in one line.
+
+    Args:
+        path: the file.
+        remedy: the way out, e.g. ``"add --fresh to start again"``.
+        expect: the type the value must have (e.g. `dict`), or None for any.
+        error: the exception class raised.
+
+    Example:
+        >>> read_json("runs/a/config.json", "train again", expect=dict)  # doctest: +SKIP
+        ValueError: runs/a/config.json is damaged (empty); train again
+    """
+    path = Path(path)
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as cause:
+        state = "empty" if not path.stat().st_size else f"not JSON: {cause}"
+        raise error(f"{path} is damaged ({state}); {remedy}") from None
+    if expect is not None and not isinstance(value, expect):
+        raise error(f"{path} is damaged (not a JSON {expect.__name__}); {remedy}")
+    return value

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from keras_nmt.atomic_file import atomic_path, write_json
+from keras_nmt.atomic_file import atomic_path, read_json, write_json
 
 
 def test_the_file_appears_whole_when_the_block_ends(tmp_path):
@@ -30,3 +30,16 @@ def test_write_json(tmp_path):
     write_json(tmp_path / "a.json", {"seconds": 1.5}, indent=1)
     assert json.loads((tmp_path / "a.json").read_text()) == {"seconds": 1.5}
     assert (tmp_path / "a.json").read_text().endswith("}\n")
+
+
+@pytest.mark.parametrize(("text", "state"), [
+    ("", "empty"), ('{"a": ', "not JSON: Expecting value"), ("[1, 2]", "not a JSON dict")])
+def test_read_json_names_a_damaged_file_and_the_way_out(tmp_path, text, state):
+    path = tmp_path / "config.json"
+    path.write_text(text)
+    with pytest.raises(KeyError) as raised:
+        read_json(path, "train again", expect=dict, error=KeyError)
+    message = raised.value.args[0]
+    assert message.startswith(f"{path} is damaged ({state}") and message.endswith("; train again")
+    path.write_text('{"a": [1]}')
+    assert read_json(path, "train again", expect=dict) == {"a": [1]}

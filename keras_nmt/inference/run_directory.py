@@ -29,11 +29,11 @@ a temporary `.NAME` (or `NAME.partial` in backup/ and average/), which `--fresh`
 """
 
 import dataclasses
-import json
 from pathlib import Path
 
 import keras
 
+from keras_nmt.atomic_file import read_json
 from keras_nmt.inference.translator import Translator
 from keras_nmt.models.registry import register_models
 from keras_nmt.text import load_tokenizer
@@ -69,16 +69,8 @@ RUN_DIRECTORY_NAMES = (*TRAIN_FILES, LOCK_FILE, COMPARISON_FILE, SPELLING_FILE,
 
 def read_run_config(path):
     """A run's `config.json` as a dict; a damaged one is named with the way out (`ValueError`)."""
-    try:
-        config = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        state = "empty" if not Path(path).stat().st_size else f"not JSON: {error}"
-        raise ValueError(f"{path} is damaged ({state}); copy the run folder again, or train "
-                         "again into a new folder") from None
-    if not isinstance(config, dict):
-        raise ValueError(f"{path} is damaged (not a JSON object); copy the run folder again, or "
-                         "train again into a new folder")
-    return config
+    return read_json(path, "copy the run folder again, or train again into a new folder",
+                     expect=dict)
 
 
 def temporary_name(name):

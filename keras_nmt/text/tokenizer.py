@@ -33,6 +33,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from keras_nmt.atomic_file import read_json
 from keras_nmt.special_ids import END_ID, NUM_RESERVED, PAD_ID, RESERVED_TOKENS, START_ID, UNK_ID
 
 CONFIG_FILE = "config.json"
@@ -340,16 +341,8 @@ def read_config(directory: str | os.PathLike) -> dict[str, Any]:
     path = Path(directory) / CONFIG_FILE
     if not path.exists():
         raise FileNotFoundError(f"no tokenizer {CONFIG_FILE} in {directory}")
-    try:
-        with open(path, encoding="utf-8") as f:
-            config = json.load(f)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path} is damaged (not JSON: {error}); copy the tokenizers again "
-                         "from where they were trained, or train again") from None
-    if not isinstance(config, dict):
-        raise ValueError(f"{path} is damaged (not a JSON object); copy the tokenizers again "
-                         "from where they were trained, or train again")
-    return config
+    return read_json(path, "copy the tokenizers again from where they were trained, or train "
+                     "again", expect=dict)
 
 
 def select_by_count(counts: Counter, min_count: int, max_vocab: int | None) -> list[str]:

@@ -21,7 +21,7 @@ import os
 import shutil
 from pathlib import Path
 
-from keras_nmt.atomic_file import write_json
+from keras_nmt.atomic_file import read_json, write_json
 from keras_nmt.inference.run_directory import (
     BACKUP_DIR,
     BACKUP_STATE_FILE,
@@ -50,14 +50,8 @@ class RunFolderError(ValueError):
 
 def read_run_json(path):
     """The JSON value of a run-folder file; `RunFolderError` naming it when it is damaged."""
-    path = Path(path)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as error:
-        raise RunFolderError(
-            f"{path} is damaged ({'empty' if not path.stat().st_size else error}): add --fresh "
-            f"to delete what the run in {path.parent} wrote and start again"
-        ) from None
+    return read_json(path, f"add --fresh to delete what the run in {Path(path).parent} wrote "
+                     "and start again", error=RunFolderError)
 
 
 def differing_options(saved, new):
