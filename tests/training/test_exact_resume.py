@@ -14,8 +14,8 @@ import keras
 import numpy as np
 import pytest
 
-import keras_nmt.models  # noqa: F401  (registers the model classes for loading)
 from keras_nmt.comparison.runner import learning_curve
+from keras_nmt.models.registry import register_models
 
 ROOT = Path(__file__).resolve().parents[2]
 # 192 pairs / 32 = 6 batches per epoch, a backup every 2 batches and at each epoch's end; a
@@ -91,6 +91,7 @@ def finish(process):
 
 
 def weights(run):
+    register_models()  # the package imports its modules on first use: the classes load here
     return keras.models.load_model(run / "model.keras", compile=False).get_weights()
 
 
