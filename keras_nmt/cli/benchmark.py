@@ -285,6 +285,17 @@ def _check(args):
         raise SystemExit("beam sizes must be >= 1")
 
 
+def parse(argv=None, prog=None):
+    """The flags of `keras-nmt benchmark ARGV...`, each with its default under `--backend`."""
+    parser = build_parser(prog)
+    args = parser.parse_args(argv)
+    resolve_backend(parser, args)
+    if args.only:
+        args.only = [name for group in args.only for name in group]
+    _check(args)
+    return args
+
+
 def _write_outputs(args, records, table):
     if args.output_json:
         Path(args.output_json).write_text(json.dumps(records, indent=2) + "\n")
@@ -303,12 +314,7 @@ def _run_jax(args):
 
 @command
 def main(argv=None, prog=None):
-    parser = build_parser(prog)
-    args = parser.parse_args(argv)
-    resolve_backend(parser, args)
-    if args.only:
-        args.only = [name for group in args.only for name in group]
-    _check(args)
+    args = parse(argv, prog)
     if args.backend == "jax":
         return _run_jax(args)
     start_tensorflow(args.debug)

@@ -39,15 +39,11 @@ def test_help_groups_each_backends_own_flags_and_says_both_defaults(capsys):
 ])
 def test_each_backend_gets_its_own_defaults(backend, train_batches, precisions, peak_size,
                                             data_dir, preset):
-    parser = benchmark.build_parser()
-    args = parser.parse_args(["--backend", backend])
-    benchmark.resolve_backend(parser, args)
+    args = benchmark.parse(["--backend", backend])
     assert (args.train_batches, args.precisions, args.peak_size, args.data_dir, args.preset) == (
         train_batches, precisions, peak_size, data_dir, preset)
     assert args.train_steps == 20 and args.models == ["lstm", "luong", "bahdanau", "transformer"]
-    args = parser.parse_args(["--backend", backend, "--train-batches", "3"])
-    benchmark.resolve_backend(parser, args)
-    assert args.train_batches == 3
+    assert benchmark.parse(["--backend", backend, "--train-batches", "3"]).train_batches == 3
 
 
 @pytest.mark.parametrize("argv, message", [
