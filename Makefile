@@ -23,8 +23,8 @@ demo: $(STAMP)
 # tests marked `jax` (tests/conftest.py): every layer and decoding test, the losses, and of the
 # models the twin parity of each architecture, the Transformer's cached step and the recurrent
 # parts (the subclassed twins' eager build and dropout training); the models' other tests are
-# backend-neutral Keras and run under TensorFlow only, for time. (tests/benchmarks runs the JAX
-# benchmark in a JAX subprocess.)
+# backend-neutral Keras and run under TensorFlow only, for time. (tests/benchmarks runs `keras-nmt
+# benchmark --backend jax` in a JAX subprocess.)
 # Less XLA optimization: compilation dominates these tiny tests (about half the CPU time).
 JAX_XLA_FLAGS := --xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true
 # Two pytest workers (pytest-xdist; a module's tests stay on one worker, so its fixtures are built

@@ -1,8 +1,9 @@
-"""`python apps/benchmark_jax.py ...` runs keras_nmt/cli/benchmark_jax.py (JAX backend only)."""
+"""`python apps/benchmark_jax.py ...` is `keras-nmt benchmark --backend jax ...` (no TensorFlow)."""
 
 import sys
 
-from keras_nmt.cli.benchmark_jax import main
+from keras_nmt.cli import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.argv[1:1] = ["benchmark", "--backend", "jax"]
+    run()

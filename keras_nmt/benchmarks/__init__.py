@@ -7,6 +7,8 @@
 * `pipeline_section`, `train_section`, `decode_section`, `export_section`: each section's
   runner (`run_*(context) -> records`) and its Markdown table (`*_table(records)`);
   `sections`: `SECTIONS`, `TABLES` and `markdown_report(records)`.
+* `jax_benchmark`, `jax_run`, `synthetic_batches`: `keras-nmt benchmark --backend jax`, the
+  train and decode sections on synthetic token batches, importing no TensorFlow.
 * `translation_speed`: strings-in/strings-out throughput in-process vs SavedModel
   (`time_translation`, which the export section uses too), first-call latency of each
   signature, and a decode profile (cache size, length sorting); runnable as

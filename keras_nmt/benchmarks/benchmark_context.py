@@ -50,7 +50,7 @@ class BenchmarkContext:
             `quick`, `seed`, `vocab_size`, `vocab_pairs`, `batch_size`, and each section's own).
 
     Example:
-        >>> context = BenchmarkContext(build_parser().parse_args(["--quick"]))
+        >>> context = BenchmarkContext(parse(["--quick"]))  # keras_nmt.cli.benchmark
         >>> records = run_decode(context)
     """
 

@@ -3,7 +3,8 @@
 For a machine with JAX (e.g. a GPU) but no TensorFlow: token ids are random
 (`synthetic_batches`), models come from the registry, the loss and metrics are the training
 ones, and MFU is measured against a matmul peak taken in the same run (`peak`). Driven by
-`apps/benchmark_jax.py`; every function works under any Keras backend, the app sets JAX.
+`keras-nmt benchmark --backend jax` (`jax_run`; `apps/benchmark_jax.py` from a checkout);
+every function works under any Keras backend, the command sets JAX.
 
 Presets (model options per model, the padded-token budget of a training batch, vocabularies):
     reference  the reference configurations of models/configurations.py (recurrent: embedding

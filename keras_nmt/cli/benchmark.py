@@ -1,6 +1,7 @@
 """Measure keras_nmt throughput and print Markdown tables (optionally JSON records and Markdown).
 
-Sections (run all, or some with --only; repeatable or comma-separated):
+--backend tensorflow (the default) runs these sections (all, or some with --only; repeatable or
+comma-separated):
     pipeline   tokenize-and-batch throughput of keras_nmt.data.make_dataset on the shared
                Spanish->English training split (spa-eng.train.tsv.xz, 114,102 pairs), once per
                tokenizer kind (char, word, subword). Building the vocabularies is not timed; the
@@ -43,6 +44,22 @@ Sections (run all, or some with --only; repeatable or comma-separated):
                size with the time per sentence against greedy, and the agreement of their outputs
                (the n-best texts), on the spa-eng test sentences (--decode-sentences).
 
+--backend jax runs two sections on synthetic token ids instead, for a GPU machine with JAX but
+no TensorFlow (nothing imports TensorFlow; keras, namex and optree are enough besides jax: see
+docs/scale.md). Model sizes come from --preset (keras_nmt.benchmarks.jax_benchmark):
+    train      each --models x --apis twin in each --precisions on synthetic token batches
+               (log-normal lengths, median --median-length target tokens; --train-batches
+               length-bucketed batches of at most --tokens-per-batch padded tokens), timed over
+               --train-steps steps after one untimed pass over the batches (compilation): real
+               target tokens/s and MFU against the peak matmul FLOP/s measured in the same run
+               in the compute dtype (--peak-size square matmuls, --peak-chain per call).
+    decode     sentences/s of greedy and beam search (--beam-size) on --decode-sentences
+               synthetic sources in batches of 64, untrained models (they decode to the length
+               cap; the mean output length is reported).
+Under JAX's default matmul precision, float32 matmuls on NVIDIA GPUs run in TF32 (the peak is
+measured the same way). A flag listed under "--backend tensorflow only" or "--backend jax only"
+is refused with the other backend (one error line; no flag is accepted and then ignored).
+
 Data-dependent sections are skipped with a message when --data-dir lacks the spa-eng files.
 Ratios are only meaningful within one run: the machine's load changes between runs.
 
@@ -55,15 +72,22 @@ Examples:
     keras-nmt benchmark --only decode,export --run runs/spa-eng --decode-sentences 500
     keras-nmt benchmark --only translation --run runs/spa-eng --beam-sizes 4,8
     keras-nmt benchmark --quick --output-json /tmp/b.json   # tiny sizes: a smoke test
+    keras-nmt benchmark --backend jax --preset gpu --output-json jax.json --output-md jax.md
+    keras-nmt benchmark --backend jax --preset gpu --models transformer --apis functional
+    keras-nmt benchmark --backend jax --quick   # tiny sizes: a smoke test (CPU is fine)
 """
 
 import argparse
 import json
+import os
 import sys
 import traceback
 from pathlib import Path
 
 from keras_nmt.benchmarks.names import (
+    JAX_PRECISIONS,
+    JAX_PRESETS,
+    JAX_SECTION_NAMES,
     QUICK_SENTENCES,
     QUICK_VOCAB_SIZE,
     SECTION_NAMES,
@@ -74,6 +98,7 @@ from keras_nmt.cli.common import (
     command,
     exit_status,
     new_parser,
+    positive_float,
     positive_int,
     start_tensorflow,
 )
@@ -82,6 +107,7 @@ from keras_nmt.training.train_config import PRECISIONS
 
 # The shared corpora beside a checkout of the repository (tests and the documented runs).
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+BACKENDS = ("tensorflow", "jax")
 
 
 def _comma_list(cast=str):
@@ -97,117 +123,177 @@ def _on_off(text):
     return values
 
 
+def _add(parser, container, flag, defaults, help, show_default=True, **kwargs):
+    """Adds `flag` to `container` (the parser or one backend's group) with a default per backend.
+
+    `defaults` maps each backend that has the flag to its default, written as on a command line
+    (None: the help says what leaving it out does). The flag's default is None, so that
+    `resolve_backend` can tell it was given: it refuses the flag under a backend missing from
+    `defaults`, and fills in the backend's default otherwise.
+    """
+    shown = {name: value for name, value in defaults.items()
+             if show_default and value not in (None, False)}
+    if len(set(shown.values())) == 1:  # one backend's, or the same for both
+        help += f" (default: {next(iter(shown.values()))})"
+    elif shown:
+        help += " (default: " + "; ".join(f"{k} {v}" for k, v in shown.items()) + ")"
+    action = container.add_argument(flag, default=None, help=help, **kwargs)
+    parser.backend_defaults.append((action, defaults))
+
+
 def build_parser(prog=None):
     parser = new_parser(__doc__, prog)
+    parser.backend_defaults = []
+    tf = parser.add_argument_group("--backend tensorflow only")
+    jax = parser.add_argument_group("--backend jax only")
+    parser.add_argument("--backend", choices=BACKENDS, default="tensorflow",
+                        help="tensorflow: the sections below on the spa-eng data; jax: train "
+                        "and decode on synthetic batches, without importing TensorFlow "
+                        "(default: %(default)s)")
     parser.add_argument("--only", action="append", default=None, metavar="SECTION",
                         type=_comma_list(),
-                        help=f"run only these sections ({', '.join(SECTION_NAMES)}); repeatable or "
-                        "comma-separated (default: all sections)")
+                        help=f"run only these sections (tensorflow: {', '.join(SECTION_NAMES)}; "
+                        f"jax: {', '.join(JAX_SECTION_NAMES)}); repeatable or comma-separated "
+                        "(default: all of the backend's sections)")
     parser.add_argument("--seed", type=int, default=0,
-                        help="seed of the dataset shuffles and model initializations "
+                        help="seed of the data (tensorflow: the dataset shuffles; jax: the "
+                        "synthetic batches) and of the model initializations "
                         "(default: %(default)s)")
     parser.add_argument("--quick", action="store_true",
-                        help="tiny sizes for tests and smoke runs: 2,000 pairs, vocabularies of "
-                        f"{QUICK_VOCAB_SIZE}, models of width 16-64, 2 timed steps, "
-                        f"{QUICK_SENTENCES} test sentences, greedy and beam 2 (numbers are not "
-                        "meaningful)")
-    parser.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR),
-                        help="directory holding the shared corpora (spa-eng.train.tsv.xz, "
-                        "spa-eng.test.tsv); sections that need a missing file are skipped with a "
-                        "message (default: ../shared/data next to the repository)")
+                        help="tiny sizes for tests and smoke runs (numbers are not meaningful); "
+                        f"tensorflow: 2,000 pairs, vocabularies of {QUICK_VOCAB_SIZE}, models "
+                        f"of width 16-64, 2 timed steps, {QUICK_SENTENCES} test sentences, greedy "
+                        "and beam 2; jax: --preset quick, 2 batches, 2 steps, 16 sentences, "
+                        "peak matmuls of 128")
     parser.add_argument("--output-json", default=None, metavar="PATH",
-                        help="also write the records (one per measurement, with the machine (CPU "
-                        "model, ISA flags, GPUs), os.cpu_count(), "
-                        "the TensorFlow and Keras versions, the dtype policy and the "
-                        "configuration) to this JSON file")
+                        help="also write the records (one per measurement, with the machine "
+                        "and versions: tensorflow: the CPU model, ISA flags, GPUs, "
+                        "os.cpu_count(), the TensorFlow and Keras versions, the dtype policy and "
+                        "the configuration; jax: the device and the JAX and Keras versions) to "
+                        "this JSON file")
     parser.add_argument("--output-md", default=None, metavar="PATH",
                         help="also write the Markdown tables to this file")
-    parser.add_argument("--batch-size", type=positive_int, default=64,
-                        help="pairs (pipeline, train, profile) or sentences (decode, export) per "
-                        "batch (default: %(default)s)")
-    parser.add_argument("--vocab-size", type=positive_int, default=8000,
-                        help="subword vocabulary size of both sides (pipeline: also the word "
-                        "vocabulary limit) (default: %(default)s)")
-    parser.add_argument("--vocab-pairs", type=positive_int, default=None,
-                        help="train/profile/decode/export: build the subword vocabularies on N "
-                        "training pairs only, drawn at random with --seed (default: all; "
-                        "building is never timed)")
+    _add(parser, tf, "--data-dir", {"tensorflow": str(DEFAULT_DATA_DIR)}, show_default=False,
+         help="directory holding the shared corpora (spa-eng.train.tsv.xz, spa-eng.test.tsv); "
+         "sections that need a missing file are skipped with a message (default: ../shared/data "
+         "next to the repository)")
+    _add(parser, tf, "--batch-size", {"tensorflow": "64"}, type=positive_int,
+         help="pairs (pipeline, train, profile) or sentences (decode, export) per batch")
+    _add(parser, tf, "--vocab-size", {"tensorflow": "8000"}, type=positive_int,
+         help="subword vocabulary size of both sides (pipeline: also the word vocabulary limit)")
+    _add(parser, tf, "--vocab-pairs", {"tensorflow": None}, type=positive_int,
+         help="train/profile/decode/export: build the subword vocabularies on N training pairs "
+         "only, drawn at random with --seed (default: all; building is never timed)")
     # pipeline
-    parser.add_argument("--tokenizers", default=",".join(TOKENIZER_KINDS), type=_comma_list(),
-                        help="pipeline: comma-separated tokenizer kinds to measure "
-                        "(default: %(default)s)")
-    parser.add_argument("--limit", type=positive_int, default=None,
-                        help="pipeline: use only the first N pairs (default: all)")
+    _add(parser, tf, "--tokenizers", {"tensorflow": ",".join(TOKENIZER_KINDS)},
+         type=_comma_list(), help="pipeline: comma-separated tokenizer kinds to measure")
+    _add(parser, tf, "--limit", {"tensorflow": None}, type=positive_int,
+         help="pipeline: use only the first N pairs (default: all)")
     # models
-    parser.add_argument("--models", default=",".join(MODEL_NAMES), type=_comma_list(),
-                        help="train/profile/decode/export: comma-separated models "
-                        "(default: %(default)s)")
-    parser.add_argument("--apis", default=",".join(APIS), type=_comma_list(),
-                        help="train/profile/decode/export: comma-separated APIs; export uses "
-                        "the first (default: %(default)s)")
+    _add(parser, parser, "--models", {b: ",".join(MODEL_NAMES) for b in BACKENDS},
+         type=_comma_list(), help="train/profile/decode/export: comma-separated models")
+    _add(parser, parser, "--apis", {b: ",".join(APIS) for b in BACKENDS}, type=_comma_list(),
+         help="train/profile/decode/export: comma-separated APIs; export uses the first")
     # train, profile
-    parser.add_argument("--train-batches", type=positive_int, default=8,
-                        help="train, profile: fixed real batches used in turn; one untimed pass "
-                        "over them comes first (tracing, XLA compilation per shape) "
-                        "(default: %(default)s)")
-    parser.add_argument("--train-steps", type=positive_int, default=20,
-                        help="train, profile: timed steps per configuration (profile: per part) "
-                        "(default: %(default)s)")
-    parser.add_argument("--precisions", default="auto", type=_comma_list(),
-                        help="train, profile: comma-separated Keras dtype policies from "
-                        f"{', '.join(PRECISIONS)} (auto: the one keras-nmt train would pick on "
-                        "this machine); the policy is reset to float32 after each "
-                        "configuration (default: %(default)s)")
-    parser.add_argument("--batch-tokens", type=positive_int, default=None, metavar="N",
-                        help="train, profile: fixed batches of at most N padded source + target "
-                        "tokens (keras-nmt train --batch-tokens) instead of --batch-size pairs")
-    parser.add_argument("--jit-compile", default="off", type=_on_off,
-                        help="train: comma-separated on/off, XLA compilation of the train step "
-                        "(profile: the first value) (default: off)")
-    parser.add_argument("--eager", action="store_true",
-                        help="train: also time the subclassed twins with run_eagerly=True "
-                        "(slow: only --eager-steps steps)")
-    parser.add_argument("--eager-steps", type=positive_int, default=3,
-                        help="train: timed steps of the eager runs (default: %(default)s)")
-    parser.add_argument("--same-shape", action="store_true",
-                        help="train, profile: pad all fixed batches to one shape (the longest "
-                        "source and target among them): one trace and one XLA compilation "
-                        "instead of one per shape; tokens/s and FLOPs still count real tokens "
-                        "only")
-    parser.add_argument("--peak-size", type=positive_int, default=2048,
-                        help="train, profile: side of the square matmul measuring the peak "
-                        "FLOP/s (default: %(default)s)")
+    _add(parser, parser, "--train-batches", {"tensorflow": "8", "jax": "4"}, type=positive_int,
+         help="train, profile: fixed batches used in turn (jax: spread over the length range); "
+         "one untimed pass over them comes first (tracing, XLA compilation per shape)")
+    _add(parser, parser, "--train-steps", {"tensorflow": "20", "jax": "20"}, type=positive_int,
+         help="train, profile: timed steps per configuration (profile: per part)")
+    _add(parser, parser, "--precisions",
+         {"tensorflow": "auto", "jax": ",".join(JAX_PRECISIONS[:2])}, type=_comma_list(),
+         help="train, profile (jax: train, decode): comma-separated Keras dtype policies from "
+         f"{', '.join(PRECISIONS)} (auto, tensorflow only: the one keras-nmt train would pick "
+         "on this machine); the policy is reset to float32 after each configuration")
+    _add(parser, tf, "--batch-tokens", {"tensorflow": None}, type=positive_int, metavar="N",
+         help="train, profile: fixed batches of at most N padded source + target tokens "
+         "(keras-nmt train --batch-tokens) instead of --batch-size pairs")
+    _add(parser, tf, "--jit-compile", {"tensorflow": "off"}, type=_on_off,
+         help="train: comma-separated on/off, XLA compilation of the train step (profile: the "
+         "first value)")
+    _add(parser, tf, "--eager", {"tensorflow": False}, action="store_true",
+         help="train: also time the subclassed twins with run_eagerly=True (slow: only "
+         "--eager-steps steps)")
+    _add(parser, tf, "--eager-steps", {"tensorflow": "3"}, type=positive_int,
+         help="train: timed steps of the eager runs")
+    _add(parser, tf, "--same-shape", {"tensorflow": False}, action="store_true",
+         help="train, profile: pad all fixed batches to one shape (the longest source and "
+         "target among them): one trace and one XLA compilation instead of one per shape; "
+         "tokens/s and FLOPs still count real tokens only")
+    _add(parser, parser, "--peak-size", {"tensorflow": "2048", "jax": "8192"}, type=positive_int,
+         help="train, profile: side of the square matmuls measuring the peak FLOP/s")
     # decode / export
-    parser.add_argument("--decode-sentences", type=positive_int, default=2000,
-                        help="decode/export/translation: the first N spa-eng test sentences "
-                        "(default: %(default)s)")
-    parser.add_argument("--beam-sizes", default="1,4,8", type=_comma_list(int),
-                        help="decode/translation: comma-separated beam sizes, 1 = greedy "
-                        "(default: %(default)s)")
-    parser.add_argument("--run", default=None, metavar="RUN_DIR",
-                        help="decode/export: benchmark this trained run directory instead of "
-                        "untrained reference models; translation: the run it measures")
-    parser.add_argument("--export-repeats", type=positive_int, default=2,
-                        help="export: passes over the sentences for each translator, "
-                        "alternating, the best kept (default: %(default)s)")
+    _add(parser, parser, "--decode-sentences", {"tensorflow": "2000", "jax": "512"},
+         type=positive_int, help="decode/export/translation: sentences to decode (tensorflow: "
+         "the first N spa-eng test sentences; jax: N synthetic sources)")
+    _add(parser, tf, "--beam-sizes", {"tensorflow": "1,4,8"}, type=_comma_list(int),
+         help="decode/translation: comma-separated beam sizes, 1 = greedy")
+    _add(parser, tf, "--run", {"tensorflow": None}, metavar="RUN_DIR",
+         help="decode/export: benchmark this trained run directory instead of untrained "
+         "reference models; translation: the run it measures")
+    _add(parser, tf, "--export-repeats", {"tensorflow": "2"}, type=positive_int,
+         help="export: passes over the sentences for each translator, alternating, the best "
+         "kept")
+    # --backend jax
+    _add(parser, jax, "--preset", {"jax": "gpu"}, choices=JAX_PRESETS,
+         help="model sizes and batch budget (keras_nmt.benchmarks.jax_benchmark): the "
+         "reference configurations, the GPU-sized Transformer (d_model 512, 6+6 layers, ff "
+         "2048, 32k-token batches), or tiny")
+    _add(parser, jax, "--tokens-per-batch", {"jax": None}, type=positive_int,
+         help="padded-token budget of a training batch, batch x its longer side (default: the "
+         "preset's)")
+    _add(parser, jax, "--median-length", {"jax": "20"}, type=positive_float,
+         help="median target sentence length in tokens")
+    _add(parser, jax, "--beam-size", {"jax": "4"}, type=positive_int,
+         help="decode: the width of the beam search timed after greedy")
+    _add(parser, jax, "--peak-chain", {"jax": "4"}, type=positive_int,
+         help="matmuls per timed call of the peak measurement")
     add_debug_flag(parser)
     return parser  # fmt: skip
 
 
+def resolve_backend(parser, args):
+    """Gives each per-backend flag left out its default under `args.backend`; a flag given
+    that the backend does not have is refused (a ValueError: one `error:` line)."""
+    refused = []
+    for action, defaults in parser.backend_defaults:
+        value = getattr(args, action.dest)
+        if args.backend not in defaults:
+            if value not in (None, False):
+                refused.append(action.option_strings[0])
+        elif value is None and defaults[args.backend] is not None:
+            default = defaults[args.backend]
+            setattr(args, action.dest, action.type(default) if action.type else default)
+    if refused:
+        raise ValueError(f"{', '.join(refused)} do(es) not apply to --backend {args.backend}")
+
+
 def _check(args):
+    tensorflow = args.backend == "tensorflow"
     checks = {
-        "tokenizer kinds": (args.tokenizers, TOKENIZER_KINDS),
+        "tokenizer kinds": (args.tokenizers or [], TOKENIZER_KINDS),
         "models": (args.models, MODEL_NAMES),
         "APIs": (args.apis, APIS),
-        "precisions": (args.precisions, PRECISIONS),
-        "sections": (args.only or [], SECTION_NAMES),
+        "precisions": (args.precisions, PRECISIONS if tensorflow else JAX_PRECISIONS),
+        "sections": (args.only or [], SECTION_NAMES if tensorflow else JAX_SECTION_NAMES),
     }
     for what, (chosen, known) in checks.items():
         unknown = [item for item in chosen if item not in known]
         if unknown:
             raise SystemExit(f"unknown {what} {unknown}; choose from {', '.join(known)}")
-    if any(size < 1 for size in args.beam_sizes):
+    if any(size < 1 for size in args.beam_sizes or []):
         raise SystemExit("beam sizes must be >= 1")
+
+
+def parse(argv=None, prog=None):
+    """The flags of `keras-nmt benchmark ARGV...`, each with its default under `--backend`."""
+    parser = build_parser(prog)
+    args = parser.parse_args(argv)
+    resolve_backend(parser, args)
+    if args.only:
+        args.only = [name for group in args.only for name in group]
+    _check(args)
+    return args
 
 
 def _write_outputs(args, records, table):
@@ -217,12 +303,20 @@ def _write_outputs(args, records, table):
         Path(args.output_md).write_text(table + "\n")
 
 
+def _run_jax(args):
+    # Keras reads KERAS_BACKEND when it is first imported, by jax_run: set first, so that
+    # nothing imports TensorFlow (the GPU machine this is for has JAX only).
+    os.environ["KERAS_BACKEND"] = "jax"
+    from keras_nmt.benchmarks.jax_run import run_jax_benchmark  # noqa: PLC0415
+
+    return run_jax_benchmark(args)
+
+
 @command
 def main(argv=None, prog=None):
-    args = build_parser(prog).parse_args(argv)
-    if args.only:
-        args.only = [name for group in args.only for name in group]
-    _check(args)
+    args = parse(argv, prog)
+    if args.backend == "jax":
+        return _run_jax(args)
     start_tensorflow(args.debug)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.benchmarks.benchmark_context import BenchmarkContext  # noqa: PLC0415

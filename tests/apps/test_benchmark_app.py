@@ -21,6 +21,51 @@ def test_help_lists_every_flag(capsys):
         assert flag in text
 
 
+def test_help_groups_each_backends_own_flags_and_says_both_defaults(capsys):
+    with pytest.raises(SystemExit):
+        _app().main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    jax_group = text[text.index("--backend jax only:"):]
+    for flag in ("--preset", "--tokens-per-batch", "--median-length", "--beam-size ",
+                 "--peak-chain"):
+        assert flag in jax_group
+    assert "(default: tensorflow 8; jax 4)" in text  # --train-batches
+    assert "(default: tensorflow auto; jax float32,mixed_bfloat16)" in text  # --precisions
+
+
+@pytest.mark.parametrize("backend, train_batches, precisions, peak_size, data_dir, preset", [
+    ("tensorflow", 8, ["auto"], 2048, str(benchmark.DEFAULT_DATA_DIR), None),
+    ("jax", 4, ["float32", "mixed_bfloat16"], 8192, None, "gpu"),
+])
+def test_each_backend_gets_its_own_defaults(backend, train_batches, precisions, peak_size,
+                                            data_dir, preset):
+    args = benchmark.parse(["--backend", backend])
+    assert (args.train_batches, args.precisions, args.peak_size, args.data_dir, args.preset) == (
+        train_batches, precisions, peak_size, data_dir, preset)
+    assert args.train_steps == 20 and args.models == ["lstm", "luong", "bahdanau", "transformer"]
+    assert benchmark.parse(["--backend", backend, "--train-batches", "3"]).train_batches == 3
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--backend", "jax", "--batch-size", "64", "--same-shape"],
+     "error: --batch-size, --same-shape do(es) not apply to --backend jax\n"),
+    (["--preset", "gpu"], "error: --preset do(es) not apply to --backend tensorflow\n"),
+    (["--beam-size", "4"], "error: --beam-size do(es) not apply to --backend tensorflow\n"),
+])
+def test_a_flag_of_the_other_backend_is_refused_in_one_line(argv, message, capsys):
+    assert _app().main(argv) == 1
+    assert capsys.readouterr().err == message
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--backend", "jax", "--only", "pipeline"], "unknown sections"),
+    (["--backend", "jax", "--precisions", "auto"], "unknown precisions"),
+])
+def test_the_jax_backend_refuses_what_only_tensorflow_has(argv, message):
+    with pytest.raises(SystemExit, match=message):
+        _app().main(argv)
+
+
 def test_missing_data_skips_with_a_message(tmp_path, capsys):
     output = tmp_path / "bench.json"
     assert _app().main(["--quick", "--only", "train,decode", "--only", "export",

@@ -1,4 +1,4 @@
-"""The JAX benchmark: synthetic batches, imports without TensorFlow, a quick run."""
+"""`keras-nmt benchmark --backend jax`: synthetic batches, no TensorFlow imported, quick runs."""
 
 import json
 import os
@@ -29,9 +29,9 @@ sys.meta_path.insert(0, NoTensorFlow())
 """
 
 
-def run_without_tensorflow(code, timeout=900):
+def run_without_tensorflow(code, timeout=900, keras_backend="jax"):
     pytest.importorskip("jax")
-    env = {**os.environ, "KERAS_BACKEND": "jax", "PYTHONPATH": str(REPO),
+    env = {**os.environ, "KERAS_BACKEND": keras_backend, "PYTHONPATH": str(REPO),
            # Tiny models: compilation dominates, so a cheaper one (as in `make test`).
            "XLA_FLAGS": "--xla_backend_optimization_level=0 "
                         "--xla_llvm_disable_expensive_passes=true"}
@@ -74,7 +74,8 @@ def test_benchmark_modules_import_without_tensorflow():
     assert result.stdout.strip() == "False"
 
 
-def test_quick_run_under_jax_without_tensorflow(tmp_path):
+def test_quick_run_of_the_apps_shim_under_jax_without_tensorflow(tmp_path):
+    """`apps/benchmark_jax.py` (the developers' guide's command) is `benchmark --backend jax`."""
     output = tmp_path / "bench.json"
     code = (
         "import runpy; sys.argv = ['benchmark_jax.py', '--quick', '--models', 'luong',"
@@ -93,6 +94,32 @@ def test_quick_run_under_jax_without_tensorflow(tmp_path):
     assert all(r["sentences_per_second"] > 0 for r in decode)
     assert all(r["backend"] == "jax" for r in records)
     assert "| luong | subclassed | mixed_bfloat16 |" in (tmp_path / "bench.md").read_text()
+
+
+def test_the_benchmark_command_sets_jax_itself_and_imports_no_tensorflow(tmp_path):
+    """`keras-nmt benchmark --backend jax` sets KERAS_BACKEND before Keras is imported, even
+    where the environment names another backend."""
+    output = tmp_path / "bench.json"
+    code = (
+        "from keras_nmt.cli import main\n"
+        "status = main(['benchmark', '--backend', 'jax', '--quick', '--only', 'decode',"
+        " '--models', 'lstm', '--apis', 'functional', '--precisions', 'float32',"
+        f" '--output-json', {str(output)!r}])\n"
+        "print(status, 'tensorflow' in sys.modules)"
+    )
+    result = run_without_tensorflow(code, keras_backend="tensorflow")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert result.stdout.splitlines()[-1] == "0 False"
+    records = json.loads(output.read_text())
+    assert [(r["section"], r["strategy"], r["backend"]) for r in records] == [
+        ("decode", "greedy", "jax"), ("decode", "beam", "jax")]
+
+
+def test_the_command_offers_the_presets_and_policies_of_the_jax_benchmark():
+    from keras_nmt.benchmarks.jax_benchmark import COMPUTE_DTYPES, PRESETS
+    from keras_nmt.benchmarks.names import JAX_PRECISIONS, JAX_PRESETS
+
+    assert JAX_PRESETS == tuple(PRESETS) and JAX_PRECISIONS == tuple(COMPUTE_DTYPES)
 
 
 def test_markdown_writes_a_row_per_record_and_failures_in_the_first_number_column():
