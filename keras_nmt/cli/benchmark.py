@@ -265,7 +265,8 @@ def resolve_backend(parser, args):
             default = defaults[args.backend]
             setattr(args, action.dest, action.type(default) if action.type else default)
     if refused:
-        raise ValueError(f"{', '.join(refused)} do(es) not apply to --backend {args.backend}")
+        verb = "does" if len(refused) == 1 else "do"
+        raise ValueError(f"{', '.join(refused)} {verb} not apply to --backend {args.backend}")
 
 
 def _check(args):

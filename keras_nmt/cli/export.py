@@ -140,7 +140,8 @@ def main(argv=None, prog=None):
              "ctranslate2": {"--version": args.version, "--max-beam-size": args.max_beam_size}}
     given = [flag for flag, value in other[args.format].items() if value not in (None, False)]
     if given:
-        parser.error(f"{', '.join(given)} do(es) not apply to --format {args.format}")
+        verb = "does" if len(given) == 1 else "do"
+        parser.error(f"{', '.join(given)} {verb} not apply to --format {args.format}")
     start_tensorflow(args.debug)
     with writing_to(args.output_dir):
         if args.format == "ctranslate2":

@@ -48,9 +48,9 @@ def test_each_backend_gets_its_own_defaults(backend, train_batches, precisions, 
 
 @pytest.mark.parametrize("argv, message", [
     (["--backend", "jax", "--batch-size", "64", "--same-shape"],
-     "error: --batch-size, --same-shape do(es) not apply to --backend jax\n"),
-    (["--preset", "gpu"], "error: --preset do(es) not apply to --backend tensorflow\n"),
-    (["--beam-size", "4"], "error: --beam-size do(es) not apply to --backend tensorflow\n"),
+     "error: --batch-size, --same-shape do not apply to --backend jax\n"),
+    (["--preset", "gpu"], "error: --preset does not apply to --backend tensorflow\n"),
+    (["--beam-size", "4"], "error: --beam-size does not apply to --backend tensorflow\n"),
 ])
 def test_a_flag_of_the_other_backend_is_refused_in_one_line(argv, message, capsys):
     assert _app().main(argv) == 1
