@@ -1,10 +1,12 @@
-"""The compacting greedy loop: the plain loop's outputs exactly, with fewer rows per step."""
+"""The compacting loops (greedy, beam): the plain loops' outputs exactly, fewer rows per step."""
+
+import importlib
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.decoding import greedy, greedy_decode
+from keras_nmt.decoding import beam_search, greedy, greedy_decode
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.decoding.helpers import to_numpy
 
@@ -31,11 +33,15 @@ def mixed_lengths(batch, seed=1):
     return [int(x) for x in lengths]
 
 
+BEAM_MODULE = importlib.import_module("keras_nmt.decoding.beam_search")
+
+
 def decode_both(model, encoder_tokens, monkeypatch, run=greedy_decode, **options):
+    module = BEAM_MODULE if run is beam_search else greedy
     compacted = to_numpy(run(model, encoder_tokens, **options))
-    monkeypatch.setattr(greedy, "COMPACT", False)
+    monkeypatch.setattr(module, "COMPACT", False)
     plain = to_numpy(run(model, encoder_tokens, **options))
-    monkeypatch.setattr(greedy, "COMPACT", True)
+    monkeypatch.setattr(module, "COMPACT", True)
     return compacted, plain
 
 
@@ -77,6 +83,44 @@ def test_compacting_loop_traced_gives_the_plain_loops_outputs(signature, monkeyp
     assert_same(compacted, plain)
     eager = to_numpy(greedy_decode(model, encoder_tokens, return_attention=True, **OPTIONS))
     assert_same(compacted, eager)
+
+
+@pytest.mark.parametrize("batch", [1, 5, 19, 45])
+@pytest.mark.parametrize(("beam_size", "options"), [
+    (1, dict(normalization="none")),
+    (3, dict(coverage_penalty=0.2, n_best=2)),
+    (4, dict(length_penalty=0.6)),
+    (5, dict(normalization="average")),
+])
+def test_compacting_beam_search_gives_exactly_the_plain_loops_outputs(
+    batch, beam_size, options, monkeypatch
+):
+    model = FakeModel(random_table(11, end_bias=0.5), has_attention=True,
+                      source_weight=0.3, prev_weight=0.2)
+    encoder_tokens = sources(mixed_lengths(batch, seed=batch))
+    compacted, plain = decode_both(model, encoder_tokens, monkeypatch, run=beam_search,
+                                   beam_size=beam_size, return_attention=True, **options,
+                                   **OPTIONS)
+    assert_same(compacted, plain)
+
+
+def test_compacting_beam_search_traced_gives_the_plain_loops_outputs(monkeypatch):
+    model = FakeModel(random_table(12, end_bias=0.5), has_attention=True, source_weight=0.3)
+    encoder_tokens = sources(mixed_lengths(27))
+
+    def traced(model, encoder_tokens, **options):
+        @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)])
+        def run(encoder_tokens):
+            return beam_search(model, encoder_tokens, **options)
+
+        return run(tf.constant(encoder_tokens))
+
+    compacted = to_numpy(traced(model, encoder_tokens, beam_size=3, coverage_penalty=0.1,
+                                return_attention=True, **OPTIONS))
+    monkeypatch.setattr(BEAM_MODULE, "COMPACT", False)
+    plain = to_numpy(traced(model, encoder_tokens, beam_size=3, coverage_penalty=0.1,
+                            return_attention=True, **OPTIONS))
+    assert_same(compacted, plain)
 
 
 class RowCounter(FakeModel):
@@ -121,3 +165,14 @@ def test_compaction_happens_inside_a_traced_loop(monkeypatch):
     plain = tf.function(lambda x: greedy_decode(model, x, **OPTIONS).lengths)
     np.testing.assert_array_equal(plain(tf.constant(sources(lengths))), lengths)
     assert int(model.rows.numpy()) == 32 * 9
+
+
+@pytest.mark.parametrize(("batch", "rows_after"), [(16, 8), (17, 12)])
+def test_stopped_sentences_leave_the_beam_search_batch(batch, rows_after):
+    # Beam 4: whole blocks of 8 rows are 2 sentences; with 17 sentences the 17th (4 rows)
+    # is the partial block and stays. All but one sentence stop after one token.
+    lengths = [1] * (batch - 2) + [9, 1]
+    model = RowCounter(random_table(9, end_bias=-20.0))
+    result = to_numpy(beam_search(model, sources(lengths), beam_size=4, **OPTIONS))
+    np.testing.assert_array_equal(result.lengths[:, 0], lengths)
+    assert model.batch_sizes == [4 * batch] + [rows_after] * 8

@@ -1,7 +1,8 @@
 """Plain greedy loop against the compacting one, interleaved in one process.
 
 Two in-process `Translator`s of the same run directory: A's graphs are traced with the plain
-loop (`keras_nmt.decoding.greedy.COMPACT = False`), B's with the compacting loop. Each is warmed
+loops (`COMPACT = False` in `keras_nmt.decoding.greedy` and `.beam_search`), B's with the
+compacting loops (`keras_nmt.decoding.compacting`). Each is warmed
 up (one untimed pass, which traces its graph), then timed passes alternate A B A B ...; the
 medians are compared. Also checks that both give the same texts and scores, and counts the
 row-steps each loop pays for (from the output lengths: the plain loop runs every row of a batch
@@ -12,6 +13,7 @@ until its longest output ends).
 """
 
 import argparse
+import importlib
 import json
 import os
 import statistics
@@ -40,16 +42,19 @@ def main():
     from keras_nmt.inference import open_translator
 
     texts = [source for source, _ in read_tsv(args.data).pairs][: args.sentences]
-    translators = {}
-    for name, compact in (("A", False), ("B", True)):
-        greedy.COMPACT = compact
-        translators[name] = open_translator(args.run)
-        translators[name].translate_batch(texts[: args.batch_size], batch_size=args.batch_size)
-    greedy.COMPACT = True  # both graphs are traced now; the switch no longer matters
-
     modes = {"greedy": {}}
     if args.beam:
         modes[f"beam{args.beam}"] = {"beam_size": args.beam}
+    beam_module = importlib.import_module("keras_nmt.decoding.beam_search")
+    translators = {}
+    for name, compact in (("A", False), ("B", True)):
+        greedy.COMPACT = beam_module.COMPACT = compact
+        translators[name] = open_translator(args.run)
+        for options in modes.values():  # traces each mode's graph with the switch as set
+            translators[name].translate_batch(
+                texts[: args.batch_size], batch_size=args.batch_size, **options
+            )
+    greedy.COMPACT = beam_module.COMPACT = True  # the graphs are traced: no longer read
     outputs, seconds = {}, {(name, mode): [] for name in translators for mode in modes}
     for mode, options in modes.items():
         for name, translator in translators.items():  # untimed warm-up pass
