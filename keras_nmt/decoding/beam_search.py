@@ -289,7 +289,9 @@ def beam_search(
             ),
         }
         if compact:
-            shrink, keep = compacting.plan(new["done"], carry["sentences"], outer[3], group)
+            shrink, keep = compacting.plan(
+                new["done"], carry["sentences"], outer[3], group, rows_per_sentence=k
+            )
             new = compacting.where(shrink, lambda: compact_to(new, keep), new)
         return t + 1, new
 

@@ -66,7 +66,7 @@ def write_back(out, values, index):
     )
 
 
-def plan(done, original, batch, group=ROW_MULTIPLE):
+def plan(done, original, batch, group=ROW_MULTIPLE, rows_per_sentence=1):
     """Whether to compact, and which rows to keep, in whole blocks as ``ROW_MULTIPLE`` says.
 
     Args:
@@ -75,6 +75,10 @@ def plan(done, original, batch, group=ROW_MULTIPLE):
         batch: the caller's batch size (int32 scalar).
         group: python int, sentences per whole block of rows (``ROW_MULTIPLE`` rows of one
             sentence each; ``lcm(beam, 8) / beam`` for beam search's ``beam`` rows each).
+        rows_per_sentence: python int (``beam``). When the caller's partial group holds
+            ``ROW_MULTIPLE`` rows or more (a beam that does not divide 8, e.g. 3 beams of 29
+            sentences), the batch is never compacted: a row of that group next to the partial
+            block was measured to change in the last bits when the batch before it shrank.
 
     Returns:
         ``(shrink, keep)``: a bool scalar, true when the batch would at least halve (and some
@@ -91,6 +95,7 @@ def plan(done, original, batch, group=ROW_MULTIPLE):
     shrink = tf.logical_and(
         tf.logical_not(tf.reduce_all(done)), 2 * (size + partial) <= tf.shape(done)[0]
     )
+    shrink = tf.logical_and(shrink, (batch % group) * rows_per_sentence < ROW_MULTIPLE)
     # Stopped sentences after the others, and the partial group last (stable: in order).
     key = tf.cast(done, tf.int32) + 2 * tf.cast(tf.logical_not(in_groups), tf.int32)
     order = tf.argsort(key, stable=True)

@@ -167,12 +167,18 @@ def test_compaction_happens_inside_a_traced_loop(monkeypatch):
     assert int(model.rows.numpy()) == 32 * 9
 
 
-@pytest.mark.parametrize(("batch", "rows_after"), [(16, 8), (17, 12)])
-def test_stopped_sentences_leave_the_beam_search_batch(batch, rows_after):
-    # Beam 4: whole blocks of 8 rows are 2 sentences; with 17 sentences the 17th (4 rows)
-    # is the partial block and stays. All but one sentence stop after one token.
-    lengths = [1] * (batch - 2) + [9, 1]
+@pytest.mark.parametrize(("beam_size", "batch", "rows_after"), [
+    (4, 16, 8),  # whole blocks of 8 rows are 2 sentences: the long one and a stopped one
+    (4, 17, 4 * 2 + 4),  # and the 17th sentence (4 rows, the partial block) stays
+    (3, 26, 3 * 8 + 3 * 2),  # whole blocks: 8 sentences; 2 more (6 rows) stay
+    (3, 27, 3 * 27),  # 3 more would be 9 rows, more than the partial block: no compaction
+])
+def test_stopped_sentences_leave_the_beam_search_batch(beam_size, batch, rows_after):
+    # All but one sentence (the last one in whole blocks) stop after one token.
+    group = {4: 2, 3: 8}[beam_size]
+    in_groups = batch - batch % group
+    lengths = [1] * (in_groups - 1) + [9] + [1] * (batch - in_groups)
     model = RowCounter(random_table(9, end_bias=-20.0))
-    result = to_numpy(beam_search(model, sources(lengths), beam_size=4, **OPTIONS))
+    result = to_numpy(beam_search(model, sources(lengths), beam_size=beam_size, **OPTIONS))
     np.testing.assert_array_equal(result.lengths[:, 0], lengths)
-    assert model.batch_sizes == [4 * batch] + [rows_after] * 8
+    assert model.batch_sizes == [beam_size * batch] + [rows_after] * 8

@@ -1,4 +1,4 @@
-"""Plain greedy loop against the compacting one, interleaved in one process.
+"""Plain decoding loops against the compacting ones, interleaved in one process.
 
 Two in-process `Translator`s of the same run directory: A's graphs are traced with the plain
 loops (`COMPACT = False` in `keras_nmt.decoding.greedy` and `.beam_search`), B's with the
@@ -8,7 +8,7 @@ medians are compared. Also checks that both give the same texts and scores, and 
 row-steps each loop pays for (from the output lengths: the plain loop runs every row of a batch
 until its longest output ends).
 
-    PYTHONPATH=. python docs/results/compacting-greedy/measure.py RUN_DIR \
+    PYTHONPATH=. python docs/results/compacting-batches/measure.py RUN_DIR \
         --data /work/shared/data/spa-eng.test.tsv --rounds 5 --output result.json
 """
 
