@@ -7,6 +7,8 @@ References:
     ``lp(Y) = ((5 + |Y|) / 6) ** alpha`` and coverage penalty (see ``scoring``).
 """
 
+import math
+
 import keras
 from keras import ops
 
@@ -24,6 +26,10 @@ from keras_nmt.decoding.length_limits import cache_length, encode_source
 from keras_nmt.special_ids import END_ID, START_ID
 
 _NEG_INF = float("-inf")
+
+# Under TensorFlow, drop stopped sentences from the batch as the loop goes (`compacting`); the
+# outputs are the same. A module switch so that benchmarks can time both loops.
+COMPACT = True
 
 
 def beam_search(
@@ -49,6 +55,9 @@ def beam_search(
     reordered by beam origin with ``keras.ops.take(x, origin, axis=0)`` on every leaf. The
     memory is not reordered: it is a function of the source only, so all beams of a sentence
     hold the same memory rows and any reordering within a sentence leaves it unchanged.
+    Under TensorFlow (``COMPACT``), the loop drops stopped sentences (all their beams, memory
+    and state rows) from the batch whenever it can halve it (``keras_nmt.decoding.compacting``);
+    the outputs are the same. Other backends keep every sentence to the end.
 
     Step rule (as in fairseq): the ``beam * vocab`` extensions of the live hypotheses are
     ranked by raw log-probability. Extensions by ``END_ID`` that rank within the top
@@ -135,10 +144,10 @@ def beam_search(
     want_attention = has_attention and bool(return_attention)
     beam_mask = source_mask[:, None, :]  # (batch, 1, src_len)
 
-    def score(log_probs, lengths, coverage):
+    def score(log_probs, lengths, coverage, mask=beam_mask):
         value = scoring.normalize_log_probs(log_probs, lengths, normalization, length_penalty)
         if use_coverage:
-            value = value + scoring.coverage_penalty(coverage, beam_mask, coverage_penalty)
+            value = value + scoring.coverage_penalty(coverage, mask, coverage_penalty)
         return value
 
     # Tile once: row b * k + j is beam j of sentence b.
@@ -174,11 +183,44 @@ def beam_search(
         "steps": ops.zeros((batch,), dtype="int32"),  # tokens in the live hypotheses
         "done": ops.zeros((batch,), dtype="bool"),
     }
+    # Under TensorFlow the loop drops stopped sentences (`compacting`): what depends on the
+    # sentence goes into the carry, and the full-size outputs too ("out", written back when
+    # sentences leave and at the end).
+    compact = COMPACT and keras.backend.backend() == "tensorflow"
+    if compact:
+        from keras_nmt.decoding import compacting
+
+        group = math.lcm(k, compacting.ROW_MULTIPLE) // k  # sentences per whole block of rows
+        outputs = ("alive", "finished", "steps")
+        carry.update(memory=memory, limits=limits, beam_mask=beam_mask)
+        carry["sentences"] = ops.arange(batch, dtype="int32")  # index in the caller's batch
+        carry["out"] = {key: carry[key] for key in outputs}
+
+    def write_out(carry):
+        values = {key: carry[key] for key in outputs}
+        return compacting.write_back(carry["out"], values, carry["sentences"])
+
+    def compact_to(carry, keep):
+        out = write_out(carry)
+        rows = ops.reshape(keep[:, None] * k + ops.arange(k, dtype="int32")[None, :], (-1,))
+        by_row = ("input", "state", "memory")
+        carry = {
+            key: compacting.gather(value, rows if key in by_row else keep)
+            for key, value in carry.items()
+            if key != "out"
+        }
+        return {**carry, "out": out}
 
     def cond(t, carry):
         return ops.logical_and(ops.less(t, max_length), ops.logical_not(ops.all(carry["done"])))
 
     def body(t, carry):
+        if compact:  # the sentences held now
+            memory, limits, beam_mask = carry["memory"], carry["limits"], carry["beam_mask"]
+            batch = ops.shape(carry["done"])[0]
+            row_base = ops.arange(batch, dtype="int32")[:, None] * k
+        else:
+            memory, limits, beam_mask, batch, row_base = outer
         logits, state, attention = model.decode_step(carry["input"], carry["state"], memory)
         log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)  # (batch * k, vocab)
         log_probs = ops.reshape(log_probs, (batch, k, ops.shape(log_probs)[-1]))
@@ -196,7 +238,9 @@ def beam_search(
         end_coverage = gather_beams(coverage, end_beam) if use_coverage else None
         end = {
             "scores": ops.where(
-                step["is_finished"], score(step["end_log_probs"], length, end_coverage), _NEG_INF
+                step["is_finished"],
+                score(step["end_log_probs"], length, end_coverage, beam_mask),
+                _NEG_INF,
             ),
             "tokens": write_at(gather_beams(alive["tokens"], end_beam), END_ID, t, 2),
             "log_probs": step["end_log_probs"],
@@ -241,6 +285,7 @@ def beam_search(
         # Reorder the model state by beam origin (one take per leaf) and feed the new tokens.
         origin = ops.reshape(row_base + live_beam, (-1,))  # (batch * k,)
         new = {
+            **carry,
             "input": ops.reshape(step["live_token"], (-1,)),
             "state": keras.tree.map_structure(lambda x: ops.take(x, origin, axis=0), state),
             "alive": alive,
@@ -250,10 +295,20 @@ def beam_search(
                 carry["done"], ops.logical_or(settled, ops.greater_equal(steps, limits))
             ),
         }
+        if compact:
+            shrink, keep = compacting.plan(
+                new["done"], carry["sentences"], outer[3], group, rows_per_sentence=k
+            )
+            new = compacting.where(shrink, lambda: compact_to(new, keep), new)
         return t + 1, new
 
+    outer = (memory, limits, beam_mask, batch, row_base)
     t0 = ops.convert_to_tensor(0, dtype="int32")
-    _, carry = ops.while_loop(cond, body, (t0, carry))
+    if compact:
+        _, carry = compacting.while_loop(cond, body, t0, carry)
+        carry = write_out(carry)
+    else:
+        _, carry = ops.while_loop(cond, body, (t0, carry))
     alive, finished = carry["alive"], carry["finished"]
 
     # Finished hypotheses first (already sorted), then the live ones sorted by score.

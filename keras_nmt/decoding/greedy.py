@@ -1,11 +1,16 @@
 """Greedy decoding: the most probable token at every step."""
 
+import keras
 from keras import ops
 
 from keras_nmt.decoding._stepwise import run_stepwise
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_LENGTH_A, DEFAULT_MAX_LENGTH_B
+
+# Under TensorFlow, drop finished sentences from the batch as the loop goes (`compacting`);
+# the outputs are the same. A module switch so that benchmarks can time both loops.
+COMPACT = True
 
 
 def greedy_decode(
@@ -27,7 +32,10 @@ def greedy_decode(
     every sentence has stopped. Sentences that have stopped are fed ``PAD_ID`` and add nothing.
 
     Works eagerly and inside ``tf.function`` with a dynamic batch size and source length (no
-    Python loop over time steps); only ``keras.ops`` are used.
+    Python loop over time steps). Under TensorFlow (``COMPACT``), the loop drops finished
+    sentences from the batch whenever it can halve it (``keras_nmt.decoding.compacting``),
+    so a batch of very different output lengths stops paying for rows that have ended; the
+    outputs are the same. Other backends run the plain ``keras.ops`` loop.
 
     Args:
         model: keeps the inference contract (``encode``, ``initial_state``, ``decode_step``,
@@ -52,6 +60,20 @@ def greedy_decode(
         (sum of the log-probabilities of the emitted tokens, ``END`` included) and attention
         ``(batch, L, src_len)`` or ``None``.
     """
+
+    if COMPACT and keras.backend.backend() == "tensorflow":
+        from keras_nmt.decoding.compacting import compacting_greedy
+
+        return compacting_greedy(
+            model,
+            encoder_tokens,
+            max_length=max_length,
+            max_length_a=max_length_a,
+            max_length_b=max_length_b,
+            return_attention=return_attention,
+            trim=trim,
+            batch_cache=batch_cache,
+        )
 
     def choose(logits, log_probs, t):
         del log_probs, t
