@@ -20,9 +20,10 @@ shapes) and sampling (its random draws depend on the batch's shape) keep the pla
 import tensorflow as tf
 from keras import ops
 
-from keras_nmt.decoding import _common
+from keras_nmt.decoding.buffers import trim_to_longest, write_at
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
+from keras_nmt.decoding.length_limits import cache_length, encode_source
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 
 # The CPU matmul kernels work on blocks of 8 rows and compute the rows of a last, partial block
@@ -128,10 +129,10 @@ def compacting_greedy(
     The arguments and the result are ``greedy_decode``'s (see there); the outputs are the same
     as the plain loop's.
     """
-    max_length, memory, batch, src_len, limits = _common.encode_source(
+    max_length, memory, batch, src_len, limits = encode_source(
         model, encoder_tokens, max_length, max_length_a, max_length_b
     )
-    state = model.initial_state(memory, _common.cache_length(limits, max_length, batch_cache))
+    state = model.initial_state(memory, cache_length(limits, max_length, batch_cache))
     want_attention = bool(return_attention) and bool(model.has_attention)
 
     # The rows still in the batch ("rows": each one's index in the caller's batch), and the
@@ -182,13 +183,13 @@ def compacting_greedy(
             state=state,
             input=token,
             done=done,
-            tokens=_common.write_at(carry["tokens"], token, t, axis=1),
+            tokens=write_at(carry["tokens"], token, t, axis=1),
             log_probs=carry["log_probs"] + ops.where(active, token_log_prob, 0.0),
             lengths=carry["lengths"] + ops.cast(active, "int32"),
         )
         if want_attention:
             step = ops.where(active[:, None], ops.cast(attention, "float32"), 0.0)
-            new["attention"] = _common.write_at(carry["attention"], step, t, axis=1)
+            new["attention"] = write_at(carry["attention"], step, t, axis=1)
         shrink, keep = plan(done, carry["rows"], batch)
         new = where(shrink, lambda: compact(new, keep), new)
         return t + 1, new
@@ -198,7 +199,7 @@ def compacting_greedy(
 
     tokens, attention = out["tokens"], out.get("attention")
     if trim:
-        tokens, attention = _common.trim_to_longest(out["lengths"], tokens, attention, axis=1)
+        tokens, attention = trim_to_longest(out["lengths"], tokens, attention, axis=1)
     return DecodeResult(
         tokens=tokens,
         lengths=out["lengths"],
