@@ -13,9 +13,14 @@ turn for timed passes, A B A B ..., so that a load from other processes hits bot
 
     python docs/results/parallel-translation/measure.py RUN_DIR SAVED_DIR \
         --data /work/shared/data/spa-eng.test.tsv --passes 3 --output results.json
+
+`--a-plain-loop` makes A the decoder as it was before either change: the plain loops that keep
+finished sentences in the batch (`COMPACT = False`; in-process only, so give no SAVED_DIR),
+against B as `keras-nmt translate` runs today (compacting loops, parallel batches).
 """
 
 import argparse
+import importlib
 import json
 import statistics
 import subprocess
@@ -35,6 +40,10 @@ def worker(args):
         raise SystemExit(f"configure_decoding_threads gave {parallel}, not {args.threads}")
     from keras_nmt.data import read_tsv
     from keras_nmt.inference import open_translator
+
+    if args.config == "A" and args.a_plain_loop:
+        for name in ("greedy", "beam_search"):  # the modules (the package's names: functions)
+            importlib.import_module(f"keras_nmt.decoding.{name}").COMPACT = False
 
     texts = [source for source, _ in read_tsv(args.data).pairs][: args.sentences]
     translator = open_translator(args.path)
@@ -61,12 +70,15 @@ def read_line(process, prefix):
 
 def driver(args):
     paths = {"in-process": args.run_dir, "SavedModel": args.saved_dir}
+    if args.saved_dir is None:
+        del paths["SavedModel"]
     workers = {}
     for kind, path in paths.items():
         for config in CONFIGS:
             command = [sys.executable, __file__, "--worker", config, "--path", path,
                        "--data", args.data, "--sentences", str(args.sentences),
-                       "--threads", str(args.threads), "--batch-size", str(args.batch_size)]
+                       "--threads", str(args.threads), "--batch-size", str(args.batch_size),
+                       *(["--a-plain-loop"] if args.a_plain_loop else [])]
             workers[kind, config] = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
     for process in workers.values():
@@ -108,8 +120,9 @@ def driver(args):
                 "speedup": statistics.median(seconds["A"]) / statistics.median(seconds["B"]),
                 "same_outputs_as_first_A_pass": min(same),
             })
-    record = {"threads": args.threads, "batch_size": args.batch_size, "passes": args.passes,
-              "data": args.data, "rows": rows}
+    record = {"a_plain_loop": args.a_plain_loop, "threads": args.threads,
+              "batch_size": args.batch_size, "passes": args.passes, "data": args.data,
+              "rows": rows}
     with open(args.output, "w", encoding="utf-8") as stream:
         json.dump(record, stream, indent=2)
     for row in rows:
@@ -130,6 +143,7 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--output", default="parallel-translation.json")
+    parser.add_argument("--a-plain-loop", action="store_true")
     parser.add_argument("--worker", choices=CONFIGS)
     parser.add_argument("--path")
     args = parser.parse_args()
