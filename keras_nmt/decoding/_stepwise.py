@@ -87,6 +87,13 @@ def run_stepwise(
     t0 = ops.convert_to_tensor(0, dtype="int32")
     _, carry = ops.while_loop(cond, body, (t0, carry))
 
+    return stepwise_result(carry, trim)
+
+
+def stepwise_result(carry, trim):
+    """The `DecodeResult` of a one-token-per-step loop's last carry (``tokens``, ``lengths``,
+    ``log_probs``, optional ``attention``): the score is the log-probability; with ``trim``
+    the buffers are cut to the longest output."""
     tokens, attention = carry["tokens"], carry.get("attention")
     if trim:
         tokens, attention = trim_to_longest(carry["lengths"], tokens, attention, axis=1)

@@ -20,8 +20,8 @@ shapes) and sampling (its random draws depend on the batch's shape) keep the pla
 import tensorflow as tf
 from keras import ops
 
-from keras_nmt.decoding.buffers import trim_to_longest, write_at
-from keras_nmt.decoding.decode_result import DecodeResult
+from keras_nmt.decoding._stepwise import stepwise_result
+from keras_nmt.decoding.buffers import write_at
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.length_limits import cache_length, encode_source
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
@@ -195,15 +195,4 @@ def compacting_greedy(
         return t + 1, new
 
     _, carry = while_loop(cond, body, tf.constant(0, tf.int32), carry)
-    out = write_out(carry)
-
-    tokens, attention = out["tokens"], out.get("attention")
-    if trim:
-        tokens, attention = trim_to_longest(out["lengths"], tokens, attention, axis=1)
-    return DecodeResult(
-        tokens=tokens,
-        lengths=out["lengths"],
-        scores=out["log_probs"],
-        log_probs=out["log_probs"],
-        attention=attention,
-    )
+    return stepwise_result(write_out(carry), trim)
