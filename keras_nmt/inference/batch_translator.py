@@ -136,12 +136,17 @@ class BatchTranslator:
 
         parallel = min(parallel_batches() if parallel is None else parallel, len(batches))
         results = []
-        with concurrent.futures.ThreadPoolExecutor(max(parallel, 1)) as pool:
+        pool = concurrent.futures.ThreadPoolExecutor(max(parallel, 1))
+        try:
             # `map` keeps the batches' order; with one thread it translates them one by one.
             for batch_results in pool.map(translate, batches):
                 results.extend(batch_results)
                 if on_batch is not None:
                     on_batch(len(batch_results))
+        finally:
+            # `map` queues every batch before it yields: a Ctrl-C while it does so must not
+            # wait for them all (a clean-clone test run hung there), only for those under way.
+            pool.shutdown(cancel_futures=True)
         return restore_order(results, order)
 
     def _run(self, text, options):

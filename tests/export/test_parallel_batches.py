@@ -76,3 +76,30 @@ def test_configure_decoding_threads_before_tensorflow_runs(ran_an_op, expected):
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
     assert completed.stdout.split("\n")[-2] == expected
+
+
+def test_an_interruption_while_batches_are_queued_waits_only_for_those_under_way(
+        lstm_export, monkeypatch):
+    import concurrent.futures
+
+    translator = lstm_export[0]
+    translator.translate_batch(TEXTS[:1])  # traced before counting
+    submit, queued, translated = concurrent.futures.ThreadPoolExecutor.submit, [0], []
+    run = translator._run
+
+    def interrupted_submit(self, *args, **kwargs):
+        queued[0] += 1
+        if queued[0] == 200:  # Ctrl-C while `map` queues the batches
+            raise KeyboardInterrupt
+        return submit(self, *args, **kwargs)
+
+    def counted_run(*args):
+        translated.append(1)
+        return run(*args)
+
+    monkeypatch.setattr(concurrent.futures.ThreadPoolExecutor, "submit", interrupted_submit)
+    monkeypatch.setattr(translator, "_run", counted_run)
+    with pytest.raises(KeyboardInterrupt):
+        translator.translate_batch(TEXTS * 20, batch_size=1, parallel=2)
+    # 199 batches were queued; only those the two threads had started were translated.
+    assert len(translated) < 20
