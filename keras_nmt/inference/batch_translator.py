@@ -145,7 +145,7 @@ class BatchTranslator:
                     on_batch(len(batch_results))
         finally:
             # `map` queues every batch before it yields: a Ctrl-C while it does so must not
-            # wait for them all (a clean-clone test run hung there), only for those under way.
+            # wait for them all, only for those under way.
             pool.shutdown(cancel_futures=True)
         return restore_order(results, order)
 

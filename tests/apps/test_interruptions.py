@@ -65,8 +65,11 @@ def test_export_on_a_full_disk(error, run, tmp_path, monkeypatch, capsys):
 
 def start(*argv):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
+    # A suite started in the background (`make test &`, nohup) has SIGINT ignored, and a child
+    # inherits that: Python would then not raise KeyboardInterrupt. The command as a user runs it.
     return subprocess.Popen([sys.executable, "-m", "keras_nmt", *argv], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def signal_when(process, ready, signum, timeout=240):
