@@ -61,32 +61,15 @@ def greedy_decode(
         ``(batch, L, src_len)`` or ``None``.
     """
 
+    options = dict(max_length=max_length, max_length_a=max_length_a, max_length_b=max_length_b,
+                   return_attention=return_attention, trim=trim, batch_cache=batch_cache)
     if COMPACT and keras.backend.backend() == "tensorflow":
         from keras_nmt.decoding.compacting import compacting_greedy
 
-        return compacting_greedy(
-            model,
-            encoder_tokens,
-            max_length=max_length,
-            max_length_a=max_length_a,
-            max_length_b=max_length_b,
-            return_attention=return_attention,
-            trim=trim,
-            batch_cache=batch_cache,
-        )
+        return compacting_greedy(model, encoder_tokens, **options)
 
     def choose(logits, log_probs, t):
         del log_probs, t
         return ops.cast(ops.argmax(logits, axis=-1), "int32")
 
-    return run_stepwise(
-        model,
-        encoder_tokens,
-        choose,
-        max_length=max_length,
-        max_length_a=max_length_a,
-        max_length_b=max_length_b,
-        return_attention=return_attention,
-        trim=trim,
-        batch_cache=batch_cache,
-    )
+    return run_stepwise(model, encoder_tokens, choose, **options)
