@@ -49,6 +49,7 @@ from keras_nmt.export.formats import QUANTIZATIONS
 from keras_nmt.inference import RunDirectory
 from keras_nmt.inference.ctranslate2_translator import METADATA_FILE
 from keras_nmt.inference.run_directory import TOKENIZERS_DIR
+from keras_nmt.interruption import deferred
 
 # Fields of config.json copied into the metadata (the data a model was trained on).
 _CONFIG_FIELDS = ("source_column", "target_column", "data", "tokenizer", "max_length")
@@ -212,7 +213,8 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
     spec = transformer_spec(
         run.model, run.source_tokenizer.vocabulary, run.target_tokenizer.vocabulary
     )
-    spec.optimize(quantization=quantization)
+    with deferred():
+        spec.optimize(quantization=quantization)
 
     # The length limits of the run directory's own Translator.
     limits = run.translator(max_beam_size=1)
@@ -231,7 +233,8 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
     output_dir.parent.mkdir(parents=True, exist_ok=True)
     temporary = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.partial-", dir=output_dir.parent))
     try:
-        spec.save(str(temporary))
+        with deferred():  # a signal raised inside the converter's native code killed Python
+            spec.save(str(temporary))
         shutil.copytree(run_dir / TOKENIZERS_DIR, temporary / TOKENIZERS_DIR)
         write_json(temporary / METADATA_FILE, metadata, indent=2)
         for root, _, files in os.walk(temporary):  # mkdtemp's 0700 is unreadable to a server
