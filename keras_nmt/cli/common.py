@@ -238,8 +238,8 @@ def writing_to(path):
     except Exception as error:
         if str(path) in str(error) or not (isinstance(error, OSError) or _out_of_space(error)):
             raise
-        if isinstance(error, OSError) and error.filename:
-            raise
+        if isinstance(error, OSError) and (error.filename or error.errno is None):
+            raise  # it names its file, or it is a message of ours (no errno) that says where
         code = errno.ENOSPC if _out_of_space(error) else getattr(error, "errno", None)
         reason = os.strerror(code) if code else str(error)
         raise OSError(code, reason, str(path)) from error

@@ -103,31 +103,16 @@ class SubwordTokenizer(Tokenizer):
         if not sentences:
             raise ValueError("SubwordTokenizer.build needs at least one non-empty text")
         model = io.BytesIO()
-        spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(sentences),
-            model_writer=model,
-            vocab_size=self.requested_vocab_size,
-            model_type=self.model_type,
-            character_coverage=self.character_coverage,
-            input_sentence_size=self.input_sentence_size,
-            shuffle_input_sentence=True,
-            pad_id=PAD_ID,
-            unk_id=UNK_ID,
-            bos_id=START_ID,
-            eos_id=END_ID,
-            pad_piece=RESERVED_TOKENS[PAD_ID],
-            unk_piece=RESERVED_TOKENS[UNK_ID],
-            bos_piece=RESERVED_TOKENS[START_ID],
-            eos_piece=RESERVED_TOKENS[END_ID],
-            # We normalize (NFKC, spaces) ourselves, in TF ops, identically for every tokenizer.
-            normalization_rule_name="identity",
-            hard_vocab_limit=False,
-            byte_fallback=False,
-            # Sentences longer than this (in bytes) would be dropped silently from training.
-            max_sentence_length=1 << 16,
-            num_threads=max(1, min(4, os.cpu_count() or 1)),
-            minloglevel=2,
-        )
+        try:
+            _train_sentencepiece(self, sentences, model)
+        except RuntimeError as error:
+            # SentencePiece's own check, e.g. "Vocabulary size is smaller than required_chars.
+            # 5 vs 63", under a C++ source location.
+            reason = str(error).split("] ")[-1].split(". Increase")[0]
+            raise ValueError(f"a subword vocabulary of {self.requested_vocab_size} pieces cannot "
+                             f"be built on this data ({reason}): raise --vocab-size (the "
+                             "characters of the data and the 4 reserved tokens need a piece "
+                             "each)") from None
         self._set_model(model.getvalue())
         return self
 
@@ -188,3 +173,32 @@ class _SharedSentencepieceResource(sentencepiece_tokenizer._SentencepieceModelRe
             return sentencepiece_tokenizer.gen_sentencepiece_tokenizer.sentencepiece_op(
                 model=self._model, shared_name=self._shared_name
             )
+
+
+def _train_sentencepiece(tokenizer, sentences, model):
+    """Trains `tokenizer`'s SentencePiece model on `sentences`, written to the stream `model`."""
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(sentences),
+        model_writer=model,
+        vocab_size=tokenizer.requested_vocab_size,
+        model_type=tokenizer.model_type,
+        character_coverage=tokenizer.character_coverage,
+        input_sentence_size=tokenizer.input_sentence_size,
+        shuffle_input_sentence=True,
+        pad_id=PAD_ID,
+        unk_id=UNK_ID,
+        bos_id=START_ID,
+        eos_id=END_ID,
+        pad_piece=RESERVED_TOKENS[PAD_ID],
+        unk_piece=RESERVED_TOKENS[UNK_ID],
+        bos_piece=RESERVED_TOKENS[START_ID],
+        eos_piece=RESERVED_TOKENS[END_ID],
+        # We normalize (NFKC, spaces) ourselves, in TF ops, identically for every tokenizer.
+        normalization_rule_name="identity",
+        hard_vocab_limit=False,
+        byte_fallback=False,
+        # Sentences longer than this (in bytes) would be dropped silently from training.
+        max_sentence_length=1 << 16,
+        num_threads=max(1, min(4, os.cpu_count() or 1)),
+        minloglevel=2,
+    )

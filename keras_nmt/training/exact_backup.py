@@ -25,6 +25,7 @@ Example:
 """
 
 import json
+import zipfile
 from pathlib import Path
 
 import keras
@@ -75,13 +76,20 @@ class ExactBackup(keras.callbacks.Callback):
         if not self.path.exists():
             return 0, 0
         variables = self._variables(model)
-        with np.load(self.path) as state:
-            values = [state[f"v{i}"] for i in range(int(state["count"]))]
-            position = int(state["epoch"]), int(state["batch"])
-            if "metric_count" in state:
-                self._metrics = [state[f"m{i}"] for i in range(int(state["metric_count"]))]
-            if self.state is not None and "run_state" in state:
-                self.state.load(json.loads(str(state["run_state"])))
+        try:
+            with np.load(self.path) as state:
+                values = [state[f"v{i}"] for i in range(int(state["count"]))]
+                position = int(state["epoch"]), int(state["batch"])
+                if "metric_count" in state:
+                    self._metrics = [state[f"m{i}"] for i in range(int(state["metric_count"]))]
+                if self.state is not None and "run_state" in state:
+                    self.state.load(json.loads(str(state["run_state"])))
+        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as error:
+            # Cut short, emptied or bit-flipped (a copy or a disk that failed): numpy says
+            # "File is not a zip file" or "Bad CRC-32" without naming the file.
+            raise ValueError(
+                f"{self.path} is damaged ({error}); add --fresh to start the run again, or put "
+                "back a good copy of it") from error
         if len(values) != len(variables):
             raise ValueError(
                 f"{self.path} holds {len(values)} variables, the model has {len(variables)}; "

@@ -107,7 +107,7 @@ def finished_message(config, record):
     run = config.output
     if record.get("time_budget") is not None:
         return (f"{run} stopped at its time budget of {record['time_budget']:g} minutes after "
-                f"{record.get('trained_epochs')} of {record['epochs']} epochs: nothing to do. A "
+                f"{record.get('trained_epochs'):g} of {record['epochs']} epochs: nothing to do. A "
                 "larger --time-budget (it counts the whole run), or none, trains on from its "
                 "backup; --fresh starts again")
     epochs = "1 epoch" if record["epochs"] == 1 else f"{record['epochs']} epochs"

@@ -352,7 +352,7 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         with atomic_path(run / MODEL_FILE) as temporary:
             model.save(temporary)
         epoch, batch = backup.saved_at or (epoch, batch)
-        trained = round(epoch + batch / batches_per_epoch, 2)
+        trained = round(epoch + batch / batches_per_epoch, 4)
         budget = config.time_budget if budget_ran_out(callbacks) else None
         mark_finished(run, config.epochs, trained, budget)
     seconds = time.monotonic() - start
