@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +106,8 @@ class SubwordTokenizer(Tokenizer):
             raise ValueError("SubwordTokenizer.build needs at least one non-empty text")
         model = io.BytesIO()
         try:
-            _train_sentencepiece(self, sentences, model)
+            with _native_info_discarded():
+                _train_sentencepiece(self, sentences, model)
         except RuntimeError as error:
             # SentencePiece's own check, e.g. "Vocabulary size is smaller than required_chars.
             # 5 vs 63", under a C++ source location.
@@ -118,7 +121,8 @@ class SubwordTokenizer(Tokenizer):
 
     # ----------------------------------------------------------------------------------------------
     def _set_model(self, model_proto: bytes) -> None:
-        processor = spm.SentencePieceProcessor(model_proto=model_proto)
+        with _native_info_discarded():
+            processor = spm.SentencePieceProcessor(model_proto=model_proto)
         vocab = tuple(processor.id_to_piece(i) for i in range(processor.get_piece_size()))
         if vocab[: len(RESERVED_TOKENS)] != tuple(RESERVED_TOKENS):
             raise ValueError(f"SentencePiece model must start with {RESERVED_TOKENS}: {vocab[:4]}")
@@ -169,10 +173,27 @@ class _SharedSentencepieceResource(sentencepiece_tokenizer._SentencepieceModelRe
         super().__init__(model_proto, None)
 
     def _create_resource(self):
-        with tf.name_scope("SentenceTokenizerInitializer"):
+        with tf.name_scope("SentenceTokenizerInitializer"), _native_info_discarded():
             return sentencepiece_tokenizer.gen_sentencepiece_tokenizer.sentencepiece_op(
                 model=self._model, shared_name=self._shared_name
             )
+
+
+@contextlib.contextmanager
+def _native_info_discarded():
+    """Discards what native code writes to file descriptor 2 in the block: the SentencePiece
+    copy inside tensorflow-text logs "normalizer.cc(51) LOG(INFO) precompiled_charsmap is
+    empty" each time it loads one of our models (we normalize in TF ops, so the map is empty on
+    purpose), and has no setting to silence it. Its real errors reach Python as exceptions."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _train_sentencepiece(tokenizer, sentences, model):
