@@ -245,14 +245,29 @@ def writing_to(path):
         raise OSError(code, reason, str(path)) from error
 
 
+# The way out of an OS error on a file the command writes, by errno.
+_WAYS_OUT = {
+    errno.ENOSPC: "free some space and run the command again (a training resumes from its last "
+                  "backup)",
+    errno.EROFS: "the folder is read-only: write elsewhere with --output-dir (train, export) "
+                 "or --output (translate, evaluate)",
+    errno.EACCES: "the folder is not writable by you: write elsewhere with --output-dir (train, "
+                  "export) or --output (translate, evaluate)",
+}
+
+
 def describe(error):
-    """One line for `error`, naming the file where the error object knows it."""
+    """One line for `error`, naming the file where the error object knows it, and for a full
+    disk or a folder that cannot be written, the way out."""
     text = str(error) or type(error).__name__
     filename = getattr(error, "filename", None)
     if isinstance(error, OSError) and filename and str(filename) not in text:
         text = f"{filename}: {text}"
     if _out_of_space(error) and "No space left" not in text:
         text = f"no space left on the device: {text}"
+    code = errno.ENOSPC if _out_of_space(error) else getattr(error, "errno", None)
+    if code in _WAYS_OUT and (isinstance(error, OSError) or _out_of_space(error)):
+        text = f"{text}; {_WAYS_OUT[code]}"
     return " ".join(text.split())
 
 

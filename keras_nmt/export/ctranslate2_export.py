@@ -37,6 +37,7 @@ Example:
     >>> translator.translate_texts(["Hola."])
 """
 
+import errno
 import os
 import shutil
 import tempfile
@@ -172,6 +173,17 @@ def _position_table(embedding):
     return np.asarray(embedding._position_table, np.float32)
 
 
+def _copy_tree(source, destination, output_dir):
+    """`shutil.copytree`, whose error lists every file that failed (hundreds of characters on a
+    full disk) as one `OSError` naming `output_dir` and the first reason."""
+    try:
+        shutil.copytree(source, destination)
+    except shutil.Error as error:
+        reason = str(error.args[0][0][2]) if error.args and error.args[0] else str(error)
+        code = errno.ENOSPC if "No space left" in reason else errno.EIO
+        raise OSError(code, os.strerror(code), str(output_dir)) from error
+
+
 def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False):
     """Converts a Transformer run directory into a CTranslate2 model directory, atomically.
 
@@ -235,7 +247,7 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
     try:
         with deferred():  # a signal raised inside the converter's native code killed Python
             spec.save(str(temporary))
-        shutil.copytree(run_dir / TOKENIZERS_DIR, temporary / TOKENIZERS_DIR)
+        _copy_tree(run_dir / TOKENIZERS_DIR, temporary / TOKENIZERS_DIR, output_dir)
         write_json(temporary / METADATA_FILE, metadata, indent=2)
         for root, _, files in os.walk(temporary):  # mkdtemp's 0700 is unreadable to a server
             os.chmod(root, 0o755)

@@ -127,7 +127,8 @@ class SubwordTokenizer(Tokenizer):
         if vocab[: len(RESERVED_TOKENS)] != tuple(RESERVED_TOKENS):
             raise ValueError(f"SentencePiece model must start with {RESERVED_TOKENS}: {vocab[:4]}")
         self._model_proto = model_proto
-        self._sp = tf_text.SentencepieceTokenizer(model=model_proto, out_type=tf.int32)
+        with _native_info_discarded():  # the constructor loads the model once more
+            self._sp = tf_text.SentencepieceTokenizer(model=model_proto, out_type=tf.int32)
         self._sp._model_resource = _SharedSentencepieceResource(model_proto)
         self._vocab = vocab
 

@@ -73,7 +73,7 @@ def check_run_folder(config, config_file):
     if differing:
         raise RunFolderError(
             f"{path.parent} holds a run made with other options: {'; '.join(differing)}. "
-            "Re-run with the same options to resume it, choose another --output, or add "
+            "Re-run with the same options to resume it, choose another --output-dir, or add "
             "--fresh to delete it and start again"
         )
 
@@ -151,7 +151,7 @@ def _try_lock(run):
                 raise
             raise RunFolderError(
                 f"{run} is in use by another training (PID {_holder(lock)}, holding {lock}); "
-                "wait for it to end, or choose another --output"
+                "wait for it to end, or choose another --output-dir"
             ) from None
         # A holder that gave up deletes the lock file (`lock_run_folder`): locked a deleted
         # file, try again with the new one.
