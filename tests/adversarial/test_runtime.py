@@ -393,3 +393,10 @@ def test_the_evaluate_help_keeps_its_line_continuation(capsys):
 
 def test_the_example_plots_folder_is_ignored_by_git():
     assert "plots/" in (ROOT / ".gitignore").read_text().split()
+
+
+def test_signal_trials_small():
+    """The real-signal trials script, one trial of translate (the full count: docs)."""
+    from tests.adversarial import signal_trials  # noqa: PLC0415
+
+    assert signal_trials.main(["--trials", "2", "--commands", "translate"]) == 0
