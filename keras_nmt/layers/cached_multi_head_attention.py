@@ -68,18 +68,8 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             value = key
         return _project(self._key_dense, key), _project(self._value_dense, value)
 
-    def call(
-        self,
-        query,
-        value,
-        key=None,
-        attention_mask=None,
-        key_cache=None,
-        value_cache=None,
-        cache_update_index=None,
-        return_attention_scores=False,
-        training=None,
-    ):
+    def call(self, query, value, key=None, attention_mask=None, key_cache=None, value_cache=None,
+             cache_update_index=None, return_attention_scores=False, training=None):
         if key is None:
             key = value
         query = _project(self._query_dense, query)  # (batch, query_len, heads, key_dim)
