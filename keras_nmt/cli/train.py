@@ -9,7 +9,6 @@ Examples:
 Re-running the same command resumes an interrupted run exactly; Ctrl-C leaves it resumable.
 """
 
-import argparse
 import dataclasses
 import sys
 
@@ -25,7 +24,8 @@ from keras_nmt.models.configurations import recipe_fields, recipe_names
 from keras_nmt.training.train_config import TrainConfig
 
 # `verbose` is chosen from the terminal when not given (`main`).
-DEFAULTS = dataclasses.replace(TrainConfig(), verbose=None)
+# `output` is named after the model when not given (`main`).
+DEFAULTS = dataclasses.replace(TrainConfig(), verbose=None, output=None)
 
 
 def build_parser(prog=None):
@@ -37,25 +37,16 @@ def build_parser(prog=None):
                         "Transformer; choices: %(choices)s)")
     add_options(parser.add_argument_group("model"), MODEL_OPTIONS, DEFAULTS)
     data = parser.add_argument_group("data and tokenizers")
-    add_options(data, ["data"], DEFAULTS)
-    data.add_argument("--valid", default=None,
-                      help="validation file (default: the {split} file, the built-in split, or a "
-                      "seeded hold-out of --data)")
-    add_options(data, ["source_column", "target_column", "skip_bad_lines", "max_bad_fraction",
-                       "train_size", "valid_size", "tokenizer", "vocab_size", "lowercase",
-                       "max_length"], DEFAULTS)
+    add_options(data, ["data", "valid", "source_column", "target_column", "skip_bad_lines",
+                       "max_bad_fraction", "train_size", "valid_size", "tokenizer", "vocab_size",
+                       "lowercase", "max_length"], DEFAULTS)
     add_options(parser.add_argument_group("training"), [
         "epochs", "steps_per_epoch", "batch_size", "batch_tokens", "learning_rate",
         "warmup_steps", "clipnorm", "label_smoothing", "teacher_forcing", "patience",
         "run_eagerly", "jit_compile", "precision", "time_budget", "average_checkpoints",
         "average_every", "strategy"], DEFAULTS)
     run = parser.add_argument_group("run")
-    add_options(run, ["seed"], DEFAULTS)
-    run.add_argument("--output-dir", dest="output", default=None,
-                     help="run folder (default: runs/MODEL-API); re-running the same "
-                     "command resumes exactly from its backup, or does nothing once finished; "
-                     "other options are refused")
-    run.add_argument("--output", dest="output", help=argparse.SUPPRESS)  # the old spelling
+    add_options(run, ["seed", "output"], DEFAULTS)
     run.add_argument("--fresh", action="store_true",
                      help="delete what an earlier run left in --output-dir (config, tokenizers, "
                      "backup, model) and start again")

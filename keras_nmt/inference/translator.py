@@ -36,12 +36,11 @@ white-space-only inputs translate to "" with score 0 (zero attention), also in a
 """
 
 import functools
-import math
 
 import tensorflow as tf
 
 from keras_nmt.decoding import decode, within_model_limit
-from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
+from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE, DEFAULT_MAX_LENGTH
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.special_ids import PAD_ID
 
@@ -70,10 +69,6 @@ def _beam_outputs(texts, scores, empty):
     }
 
 
-# Longest source kept and longest translation, for models without a length limit of their own.
-DEFAULT_MAX_LENGTH = 128
-
-
 class Translator(BatchTranslator, tf.Module):
     """Tokenizes, decodes and detokenizes in one TensorFlow graph (see the module docstring).
 
@@ -82,7 +77,8 @@ class Translator(BatchTranslator, tf.Module):
         source_tokenizer: tokenizer of the source side (a `tf.Module`; its vocabulary file or
             SentencePiece model becomes a SavedModel asset or constant).
         target_tokenizer: tokenizer of the target side.
-        max_source_length: source tokens kept; longer inputs are truncated. None: 128, or the
+        max_source_length: source tokens kept; longer inputs are truncated. None:
+            ``DEFAULT_MAX_LENGTH`` (100, decoding's own default), or the
             model's ``max_length`` when it has a smaller one (a Transformer's positions).
         max_target_length: the most tokens a translation may have (END included). None: as
             for ``max_source_length``.
@@ -286,20 +282,12 @@ class Translator(BatchTranslator, tf.Module):
 
     def _sampler(self, options):
         """A cached `tf.function` sampling with these (Python) `DecodingOptions`."""
-        # 0 top-k and a top-p of 1 filter nothing, as the apps' flags say.
-        top_k, top_p = options.top_k or None, options.top_p
-        top_p = None if top_p is None or top_p == 1 else float(top_p)
-        key = (float(options.temperature), top_k, top_p, options.seed)
+        # `DecodingOptions` checked the values and made 0 top-k and a top-p of 1 `None`.
+        key = (float(options.temperature), options.top_k, options.top_p, options.seed)
         cache = self._sample_functions.functions
         if key not in cache:
-            if not (math.isfinite(key[0]) and key[0] >= 0):
-                raise ValueError(f"temperature must be >= 0, got {options.temperature!r}")
-            if (top_k is not None and top_k < 0) or (top_p is not None and not 0.0 < top_p <= 1.0):
-                raise ValueError(
-                    f"need top_k >= 0 and 0 < top_p <= 1, got {options.top_k!r}, {options.top_p!r}"
-                )
             sampling = dict(
-                temperature=key[0], top_k=top_k, top_p=top_p, seed=options.seed,
+                temperature=key[0], top_k=options.top_k, top_p=options.top_p, seed=options.seed,
                 max_length=self.max_target_length,
             )
 
