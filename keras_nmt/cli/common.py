@@ -4,10 +4,11 @@ parser, the decoding flags, a quiet TensorFlow start, and one-line user errors.
 This module imports no TensorFlow: `keras-nmt SUBCOMMAND --help` answers from the parsers alone.
 
 Example:
-    >>> parser = new_parser("Train a model.", prog="keras-nmt train")
-    >>> _ = parser.add_argument("--epochs", type=positive_int)
-    >>> parser.parse_args(["--epochs", "3"]).epochs
-    3
+    >>> parser = new_parser("Export a run.", prog="keras-nmt export")
+    >>> _ = parser.add_argument("--version", type=positive_int)
+    >>> parser.parse_args(["--version", "0"])  # prints "error: --version 0: must be >= 1"
+    Traceback (most recent call last):
+    SystemExit: 2
 """
 
 import argparse
