@@ -102,12 +102,13 @@ from keras_nmt.cli.common import (
     positive_int,
     start_tensorflow,
 )
+from keras_nmt.data.corpus import shared_data_dir
 from keras_nmt.models.registry import APIS, MODEL_NAMES
 from keras_nmt.special_ids import TOKENIZER_KINDS
 from keras_nmt.training.train_config import PRECISIONS
 
 # The shared corpora beside a checkout of the repository (tests and the documented runs).
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+DEFAULT_DATA_DIR = shared_data_dir()
 BACKENDS = ("tensorflow", "jax")
 
 

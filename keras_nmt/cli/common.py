@@ -293,7 +293,8 @@ def start_tensorflow(debug=False):
 
 
 class Progress:
-    """A bar on a terminal (stderr), nothing otherwise; then one line of totals on stderr."""
+    """A bar on a terminal (stderr), nothing otherwise; then one line of totals on stderr, unless
+    the command reports its speed itself (`finish(totals=False)`)."""
 
     def __init__(self, total):
         self.total, self.done, self.start = total, 0, time.monotonic()
@@ -307,10 +308,12 @@ class Progress:
             print(f"\r[{'=' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
                   "sentences", end="", file=sys.stderr, flush=True)
 
-    def finish(self):
+    def finish(self, totals=True):
         seconds = time.monotonic() - self.start
         if self.live:
             print(file=sys.stderr)
+        if not totals:
+            return
         rate = self.done / seconds if seconds > 0 else 0.0
         print(f"{self.done} sentences in {seconds:.1f} s ({rate:.1f} sentences/s)",
               file=sys.stderr)

@@ -119,7 +119,8 @@ def main(argv=None, prog=None):
         warmup=lambda: translator.translate_batch(sources[: args.batch_size], options))
     hypotheses = [result.text for result in timing.result]
     seconds, warmup_seconds = timing.median, timing.warmup_seconds
-    progress.finish()
+    # One speed: the table's sentences_per_second, without the warm-up (warmup_seconds).
+    progress.finish(totals=False)
     scores = score_all(hypotheses, references)
     shown = {"beam_size": args.beam_size, "length_penalty": args.length_penalty}
     if args.sample:

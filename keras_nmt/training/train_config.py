@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 
 from keras_nmt.atomic_file import write_json
-from keras_nmt.models.configurations import recipe_fields
+from keras_nmt.models.configurations import configuration_fields
 from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.models.registry import APIS, MODEL_NAMES
 from keras_nmt.option_fields import option
@@ -175,15 +175,16 @@ class TrainConfig(ModelOptions):
             )
 
     @classmethod
-    def from_recipe(cls, recipe, **options):
-        """The `TrainConfig` of reference recipe ``NAME/MODEL``, with `options` on top (the
-        recipe's fields: `keras_nmt.models.configurations.recipe_fields`).
+    def from_configuration(cls, configuration, **options):
+        """The `TrainConfig` of reference configuration ``NAME/MODEL``, with `options` on top
+        (its fields: `keras_nmt.models.configurations.configuration_fields`).
 
         Example:
-            >>> TrainConfig.from_recipe("spa-eng/transformer", data="spa-eng.{split}.tsv").d_model
+            >>> config = TrainConfig.from_configuration("spa-eng/transformer", data="x.{split}.tsv")
+            >>> config.d_model
             256
         """
-        return cls(**{**recipe_fields(recipe), **options})
+        return cls(**{**configuration_fields(configuration), **options})
 
     def to_json(self, path):
         """Writes the options to `path` atomically (never a half-written file)."""

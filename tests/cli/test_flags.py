@@ -1,5 +1,5 @@
-"""One flag, one meaning: abbreviations and old spellings refused, recipes, sizes that apply; the
-flags are made from the options' declarations."""
+"""One flag, one meaning: abbreviations and old spellings refused, reference configurations,
+sizes that apply; the flags are made from the options' declarations."""
 
 import json
 
@@ -22,12 +22,12 @@ def test_an_abbreviated_flag_is_refused(module, argv):
     assert exit.value.code == 2
 
 
-def test_a_recipe_gives_the_defaults_and_flags_win():
-    args = train.parse(["--recipe", "spa-eng/transformer", "--d-model", "128"])
+def test_a_reference_configuration_gives_the_defaults_and_flags_win():
+    args = train.parse(["--configuration", "spa-eng/transformer", "--d-model", "128"])
     assert (args.model, args.num_layers, args.d_model, args.tokenizer, args.vocab_size,
             args.max_length, args.label_smoothing) == ("transformer", 3, 128, "subword", 8000,
                                                        64, 0.1)
-    config = TrainConfig.from_recipe("spa-eng/transformer", data="x.{split}.tsv")
+    config = TrainConfig.from_configuration("spa-eng/transformer", data="x.{split}.tsv")
     assert (config.d_model, config.average_checkpoints, config.data) == (256, 5, "x.{split}.tsv")
 
 
@@ -114,7 +114,7 @@ def flags_of(parser):
 
 
 # Flags of `train` that are not options of a run: how to start it and what to do after.
-TRAIN_COMMAND_FLAGS = {"--recipe", "--fresh", "--export", "--debug"}
+TRAIN_COMMAND_FLAGS = {"--configuration", "--fresh", "--export", "--debug"}
 
 
 def test_every_trainconfig_field_is_a_train_flag_with_help_and_every_flag_a_field():
