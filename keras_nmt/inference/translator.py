@@ -135,21 +135,8 @@ class Translator(BatchTranslator, tf.Module):
         ids = tf.pad(ids, [[0, 0], [0, tf.maximum(1 - tf.shape(ids)[1], 0)]])
         return tf.cast(ids, tf.int32), tf.equal(ragged.row_lengths(), 0)
 
-    def _greedy(self, ids, return_attention=False):
-        return decode(
-            self.model, ids, "greedy", max_length=self.max_target_length,
-            return_attention=return_attention,
-        )
-
-    def _beam_texts(self, ids, beam_size, length_penalty):
-        """Beam search with a Python `beam_size`: texts and scores padded to `max_beam_size`."""
-        result = decode(
-            self.model, ids, "beam", beam_size=beam_size, length_penalty=length_penalty,
-            max_length=self.max_target_length,
-        )
-        return self._pad_beam(result, beam_size)
-
     def _pad_beam(self, result, beam_size):
+        """Beam search's texts and scores, padded to `max_beam_size` columns."""
         batch = tf.shape(result.tokens)[0]
         flat = tf.reshape(result.tokens, [batch * beam_size, -1])
         texts = tf.reshape(self.target_tokenizer.detokenize(flat), [batch, beam_size])
@@ -165,7 +152,7 @@ class Translator(BatchTranslator, tf.Module):
     def serving_default(self, text):
         """Greedy: `text (batch,)` -> `translation` string and `score` float32, `(batch,)`."""
         ids, empty = self.source_ids(text)
-        result = self._greedy(ids)
+        result = decode(self.model, ids, "greedy", max_length=self.max_target_length)
         translation = self.target_tokenizer.detokenize(result.tokens)
         return {
             # An empty input translates to an empty string (nothing to condition on).
@@ -214,7 +201,9 @@ class Translator(BatchTranslator, tf.Module):
         def beam(text, length_penalty):
             _assert_valid_length_penalty(length_penalty)
             ids, empty = self.source_ids(text)
-            texts, scores = self._beam_texts(ids, beam_size, length_penalty)
+            result = decode(self.model, ids, "beam", beam_size=beam_size,
+                            length_penalty=length_penalty, max_length=self.max_target_length)
+            texts, scores = self._pad_beam(result, beam_size)
             return _beam_outputs(texts, scores, empty)
 
         return beam
@@ -223,7 +212,8 @@ class Translator(BatchTranslator, tf.Module):
     def attention(self, text):
         """Greedy with alignments: -> translation, tokens, source_tokens, weights (see module)."""
         ids, empty = self.source_ids(text)
-        result = self._greedy(ids, return_attention=True)
+        result = decode(self.model, ids, "greedy", max_length=self.max_target_length,
+                        return_attention=True)
         batch, target_len = tf.shape(result.tokens)[0], tf.shape(result.tokens)[1]
         source_len = tf.shape(ids)[1]
         if result.attention is None:  # a model without attention: zeros, same signature
@@ -271,15 +261,6 @@ class Translator(BatchTranslator, tf.Module):
     # ----------------------------------------------------------------------------------------------
     # Python API
     # ----------------------------------------------------------------------------------------------
-    def _signature(self, name):
-        return getattr(self, name)
-
-    def _source_lengths(self, text):
-        return self.source_lengths(text)
-
-    def _beam_functions(self):
-        return self.beam_functions
-
     def _sampler(self, options):
         """A cached `tf.function` sampling with these (Python) `DecodingOptions`."""
         # `DecodingOptions` checked the values and made 0 top-k and a top-p of 1 `None`.
