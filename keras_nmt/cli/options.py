@@ -17,13 +17,14 @@ import argparse
 import dataclasses
 import functools
 
+from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.option_fields import flag_of, option_fields, parse_value, value_type
 from keras_nmt.training.train_config import TrainConfig
 
-MODEL_OPTIONS = ("model", "api", "embedding_dim", "units", "num_layers", "dropout",
-                 "reverse_source", "bidirectional", "attention_score", "input_feeding",
-                 "attention_units", "deep_output", "d_model", "num_heads", "ff_dim", "pre_norm",
-                 "shared_embeddings", "tied_output")
+# train's "model" group: the model, its twin and every `ModelOptions` field (a new model option
+# is a flag at once); `max_length` also filters the data, so it is shown with the data.
+MODEL_OPTIONS = ("model", "api", *(field.name for field in option_fields(ModelOptions)
+                                   if field.name != "max_length"))
 SIZE_OPTIONS = ("embedding_dim", "units", "num_layers", "d_model", "num_heads", "ff_dim",
                 "dropout")
 # One or the other: a batch is a number of pairs or a number of tokens.

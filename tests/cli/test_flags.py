@@ -54,29 +54,26 @@ def test_one_name_per_concept(module, argv, dest, value):
 
 
 # The old spellings, once hidden aliases; `evaluate --hypotheses` overwrote a file of hypotheses.
-@pytest.mark.parametrize("module, argv", [
-    (train, ["--output", "runs/x"]),
-    (train, ["--minutes", "2"]),
-    (train, ["--column", "0"]),
-    (train, ["--max-sentences", "9"]),
-    (train, ["--level", "word"]),
-    (demo, ["--minutes", "2"]),
-    (demo, ["--output", "runs/x"]),
-    (compare, ["--minutes", "2"]),
-    (evaluate, ["RUN", "--size", "7"]),
-    (evaluate, ["RUN", "--limit", "7"]),
-    (evaluate, ["RUN", "--hypotheses", "h.txt"]),
-    (spell, ["train", "--text", "t", "--level", "word"]),
-    (spell, ["train", "--text", "t", "--column", "1"]),
-    (spell, ["train", "--text", "t", "--max-sentences", "9"]),
-    (spell, ["train", "--text", "t", "--output", "runs/x"]),
-    (spell, ["compare", "--text", "t", "--levels", "char"]),
-])
-def test_the_old_spellings_are_refused(module, argv, capsys):
+OLD_SPELLINGS = """
+train --output runs/x | train --minutes 2 | train --column 0 | train --max-sentences 9
+train --level word | demo --minutes 2 | demo --output runs/x | compare --minutes 2
+evaluate RUN --size 7 | evaluate RUN --limit 7 | evaluate RUN --hypotheses h.txt
+spell train --text t --level word | spell train --text t --column 1
+spell train --text t --max-sentences 9 | spell train --text t --output runs/x
+spell compare --text t --levels char
+"""
+
+
+@pytest.mark.parametrize("command", [c.strip() for c in OLD_SPELLINGS.replace("\n", "|").split("|")
+                                     if c.strip()])
+def test_the_old_spellings_are_refused(command, capsys):
+    from keras_nmt.cli import main
+
     with pytest.raises(SystemExit) as exit:
-        module.build_parser().parse_args(argv)
+        main(command.split())
     assert exit.value.code == 2
     assert "unrecognized arguments" in capsys.readouterr().err
+
 
 
 def test_the_default_model_is_the_same_everywhere():
