@@ -73,7 +73,11 @@ def main(argv=None, prog=None):
     start_tensorflow(args.debug)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.export import export_translator  # noqa: PLC0415
-    from keras_nmt.training.run_folder import prepare_run_folder  # noqa: PLC0415
+    from keras_nmt.training.run_folder import (  # noqa: PLC0415
+        finished_message,
+        finished_record,
+        prepare_run_folder,
+    )
     from keras_nmt.training.trainer import train  # noqa: PLC0415
 
     skipped = ("export", "fresh", "debug", "configuration")
@@ -84,8 +88,7 @@ def main(argv=None, prog=None):
         options["verbose"] = 1 if sys.stdout.isatty() else 2
     config = TrainConfig(**options)
     if prepare_run_folder(config, fresh=args.fresh):
-        print(f"{config.output} is finished ({config.epochs} epochs): nothing to do. Raise "
-              "--epochs to train on, or add --fresh to start again")
+        print(finished_message(config, finished_record(config.output)))
         return None
     try:
         result = train(config)
