@@ -16,6 +16,7 @@ import errno
 import functools
 import lzma
 import os
+import re
 import signal
 import sys
 import threading
@@ -59,6 +60,20 @@ def positive_int(text):
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
     return value
+
+
+# A language code as LibreTranslate clients send it: ISO 639 letters, an optional region or
+# script after a hyphen (en, es, zh-Hant, pt-BR).
+LANGUAGE_CODE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})?")
+
+
+def language_pair(text):
+    """`SOURCE,TARGET` language codes (e.g. `es,en`), returned as that string."""
+    codes = text.split(",")
+    if len(codes) != 2 or not all(LANGUAGE_CODE.fullmatch(code) for code in codes):
+        raise argparse.ArgumentTypeError(
+            f"must be two language codes SOURCE,TARGET such as es,en, got {text!r}")
+    return text
 
 
 def non_negative_int(text):

@@ -15,7 +15,13 @@ Example:
 import argparse
 import dataclasses
 
-from keras_nmt.cli.common import non_negative_int, positive_float, positive_int, rate
+from keras_nmt.cli.common import (
+    language_pair,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    rate,
+)
 from keras_nmt.models.registry import APIS, MODEL_NAMES
 from keras_nmt.training.train_config import PRECISIONS, TrainConfig
 
@@ -90,6 +96,9 @@ TRAIN_OPTIONS = {
                          aliases=("--level",)),
     "vocab_size": _option("--vocab-size", "word/subword vocabulary size", type=positive_int),
     "lowercase": _switch("--lowercase", "lower-case all text"),
+    "languages": _option("--languages", "the language pair SOURCE,TARGET as codes (e.g. es,en), "
+                         "stored in the run's config.json: `keras-nmt serve` offers the model "
+                         "to LibreTranslate clients under it", type=language_pair),
     "max_length": _option("--max-length", "longest sequence in tokens: longer training pairs "
                           "are dropped, longer inputs truncated when translating",
                           type=positive_int),

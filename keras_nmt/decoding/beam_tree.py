@@ -185,9 +185,8 @@ def beam_tree(
         while len(alive) < k:  # tiny vocabularies: fewer finite extensions than beams
             origin.append(0)
             alive.append(_Hypothesis("none", [], [], -math.inf, []))
-        state = keras.tree.map_structure(
-            lambda x: ops.take(x, ops.convert_to_tensor(origin, "int32"), axis=0), state
-        )
+        rows = ops.convert_to_tensor(origin, "int32")
+        state = keras.tree.map_structure(lambda x, rows=rows: ops.take(x, rows, axis=0), state)
         inputs = np.array([h.tokens[-1] if h.tokens else START_ID for h in alive], np.int32)
         full = len(finished) == k
         if full and alive[0].log_prob / normalizer <= finished[-1][0]:

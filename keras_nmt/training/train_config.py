@@ -28,6 +28,8 @@ class TrainConfig(ModelOptions):
     tokenizer: str = "char"
     vocab_size: int = 8000
     lowercase: bool = False
+    # The language pair "SOURCE,TARGET" (codes such as es,en): what `keras-nmt serve` offers.
+    languages: str | None = None
     data: str = "dates"
     valid: str | None = None
     source_column: int = 1
