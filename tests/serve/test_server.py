@@ -2,6 +2,7 @@
 
 import concurrent.futures
 import json
+import shutil
 import subprocess
 import sys
 
@@ -214,3 +215,51 @@ def test_a_model_that_cannot_be_served_is_named_and_the_command_fails(runs, tmp_
     last = completed.stderr.strip().splitlines()[-1]
     assert last.startswith("error: ") and named.format(**values) in last
     assert "Traceback" not in completed.stderr
+
+
+def test_the_explorer_page_in_a_headless_browser(server, tmp_path):
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.common.by import By  # noqa: PLC0415 (selenium is optional)
+    from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
+
+    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
+    if chromium is None or driver_path is None:
+        pytest.skip("needs Debian's chromium and chromium-driver (make test installs them)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1300"):
+        options.add_argument(flag)
+    browser = webdriver.Chrome(options=options,
+                               service=webdriver.ChromeService(executable_path=driver_path))
+    try:
+        browser.get(server.url)
+        WebDriverWait(browser, 60).until(
+            lambda b: len(b.find_elements(By.CSS_SELECTOR, "#model-b option")) == 3)
+        browser.find_element(By.ID, "sentence").send_keys(SOURCES[0])
+        browser.find_element(By.ID, "submit").click()
+        WebDriverWait(browser, 300).until(
+            lambda b: b.find_element(By.ID, "status").text in ("done",)
+            or b.find_element(By.ID, "status").text.startswith("error"))
+        assert browser.find_element(By.ID, "status").text == "done"
+        panels = browser.find_elements(By.CSS_SELECTOR, ".panel")
+        assert len(panels) == 2  # the two models side by side
+        for panel, name in zip(panels, ["transformer", "luong"], strict=True):
+            _, view = request(server.url + "api/explore", {"model": name, "q": SOURCES[0],
+                                                           "beam_size": 3, "top_k": 5})
+            targets = len(view["hypotheses"][0]["tokens"])
+            cells = panel.find_elements(By.CSS_SELECTOR, ".heatmap td.cell")
+            assert len(cells) == len(SOURCES[0]) * targets
+            nodes = panel.find_elements(By.CSS_SELECTOR, ".tree g.node")
+            expected = 1 + sum(len(step["candidates"]) for step in view["tree"]["steps"])
+            assert len(nodes) == expected
+            assert panel.find_element(By.CSS_SELECTOR, ".translation").text == \
+                view["hypotheses"][0]["text"]
+        # The Transformer's layers and heads can be chosen.
+        layers = panels[0].find_elements(By.CSS_SELECTOR, "select.layer option")
+        heads = panels[0].find_elements(By.CSS_SELECTOR, "select.head option")
+        assert (len(layers), len(heads)) == (2, 3)  # 2 layers; 2 heads and their mean
+        screenshot = tmp_path / "explorer.png"
+        assert browser.save_screenshot(str(screenshot))
+        assert screenshot.stat().st_size > 10_000
+    finally:
+        browser.quit()
