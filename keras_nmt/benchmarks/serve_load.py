@@ -61,16 +61,19 @@ def offline_speed(path, batches):
 
 
 class _Server:
-    def __init__(self, pair, path):
+    def __init__(self, pair, path, max_wait_ms):
         self.process = subprocess.Popen(
             [sys.executable, "-m", "keras_nmt", "serve", f"{pair}={path}", "--port", "0",
-             "--max-sentences", "8", "--max-queue", "1024", "--timeout", "120"],
+             "--max-sentences", "8", "--max-queue", "1024", "--timeout", "120",
+             "--max-wait-ms", str(max_wait_ms)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         for line in self.process.stdout:
             match = re.match(r"serving on http://([\d.]+):(\d+)/", line)
             if match:
                 self.host, self.port = match[1], int(match[2])
+                # Keep reading its output, so that the server never blocks on a full pipe.
+                threading.Thread(target=self.process.stdout.read, daemon=True).start()
                 return
         raise RuntimeError(f"the server for {path} did not start")
 
@@ -91,10 +94,10 @@ class _Server:
         self.process.wait(30)
 
 
-def load(path, pair, batches, max_seconds):
+def load(path, pair, batches, max_seconds, max_wait_ms=5.0):
     """Runs the clients against a fresh server of `path`; returns the measurements."""
     source, target = pair.split(":")
-    server = _Server(pair, path)
+    server = _Server(pair, path, max_wait_ms)
     try:
         warm = http.client.HTTPConnection(server.host, server.port, timeout=120)
         for request in batches[0][:5]:
@@ -158,6 +161,8 @@ def main(argv=None):
     parser.add_argument("--requests", type=int, default=100, help="requests per client (100)")
     parser.add_argument("--max-seconds", type=float, default=900,
                         help="per model: clients stop sending after this (900)")
+    parser.add_argument("--max-wait-ms", type=float, default=5.0,
+                        help="the server's --max-wait-ms (default: %(default)s, its own)")
     parser.add_argument("--output", default=None, help="also write the table to this file")
     args = parser.parse_args(argv)
     if args.sentences:
@@ -169,7 +174,7 @@ def main(argv=None):
     rows = []
     for path in args.models:
         offline = offline_speed(path, batches)
-        served = load(path, args.pair, batches, args.max_seconds)
+        served = load(path, args.pair, batches, args.max_seconds, args.max_wait_ms)
         memory = served["memory_mb"]
         rows.append([
             path, f"{served['requests']}", f"{served['errors']}",

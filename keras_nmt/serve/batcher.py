@@ -100,8 +100,7 @@ class Batcher:
             return
         try:
             results = await asyncio.to_thread(
-                self.translator.translate_batch, texts, options, batch_size=len(texts),
-                parallel=1,
+                self.translator.translate_batch, texts, options, batch_size=len(texts)
             )
         except Exception as error:  # handed to each request's handler, which answers it
             for request in requests:
