@@ -94,7 +94,7 @@ class _Server:
         self.process.wait(30)
 
 
-def load(path, pair, batches, max_seconds, max_wait_ms=5.0):
+def load(path, pair, batches, max_seconds, max_wait_ms=30.0):
     """Runs the clients against a fresh server of `path`; returns the measurements."""
     source, target = pair.split(":")
     server = _Server(pair, path, max_wait_ms)
@@ -161,7 +161,7 @@ def main(argv=None):
     parser.add_argument("--requests", type=int, default=100, help="requests per client (100)")
     parser.add_argument("--max-seconds", type=float, default=900,
                         help="per model: clients stop sending after this (900)")
-    parser.add_argument("--max-wait-ms", type=float, default=5.0,
+    parser.add_argument("--max-wait-ms", type=float, default=30.0,
                         help="the server's --max-wait-ms (default: %(default)s, its own)")
     parser.add_argument("--output", default=None, help="also write the table to this file")
     args = parser.parse_args(argv)

@@ -55,9 +55,10 @@ def build_parser(prog=None):
     batching = parser.add_argument_group("batching")
     batching.add_argument("--max-batch", type=positive_int, default=64,
                           help="sentences translated together (default: %(default)s)")
-    batching.add_argument("--max-wait-ms", type=float, default=5.0,
-                          help="milliseconds a batch waits for more sentences (default: "
-                          "%(default)s)")
+    batching.add_argument("--max-wait-ms", type=positive_float, default=30.0,
+                          help="milliseconds a batch waits for more sentences after its first "
+                          "request (default: %(default)s; more: fuller batches under load, "
+                          "slower answers to a lone request)")
     batching.add_argument("--max-queue", type=positive_int, default=256,
                           help="requests waiting per model; more are answered 429 (default: "
                           "%(default)s)")

@@ -80,7 +80,7 @@ class BatchSettings:
     """The batcher's settings (see `Batcher`)."""
 
     max_batch: int = 64
-    max_wait: float = 0.005
+    max_wait: float = 0.030
     max_queue: int = 256
     workers: int = 2
 
@@ -311,9 +311,7 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
             answer["alternatives"] = others[0] if isinstance(q, str) else others
         return JSONResponse(answer)
 
-    async def languages(request):
-        if api_key is not None and request.query_params.get("api_key"):
-            check_key(request, dict(request.query_params))
+    async def languages(request):  # public, as LibreTranslate's
         codes = {}
         for source, target in by_pair:
             codes.setdefault(source, []).append(target)

@@ -3,13 +3,14 @@ longest wait.
 
 Each request puts its sentences (with its decoding options) on the model's queue and awaits
 them. `workers` tasks each take the first waiting request, then more until `max_batch`
-sentences are gathered or `max_wait` seconds have passed, and translate them with ONE
-`translate_batch` call per set of options, in a thread (TensorFlow releases the GIL while it
-runs, so two workers keep two cores busy). A full queue refuses the request at once
-(`QueueFull`: the server answers 429) rather than letting latency grow without bound.
+sentences are gathered (the request that reaches it taken whole) or `max_wait` seconds have
+passed, and translate them with ONE `translate_batch` call per set of options, in a thread
+(TensorFlow releases the GIL while it runs, so two workers keep two cores busy). A full queue
+refuses the request at once (`QueueFull`: the server answers 429) rather than letting latency
+grow without bound.
 
 Example:
-    >>> batcher = Batcher(translator, max_batch=64, max_wait=0.005)
+    >>> batcher = Batcher(translator, max_batch=64, max_wait=0.03)
     >>> results = await batcher.translate(["Hola."], options)   # in a running event loop
 """
 
@@ -42,7 +43,7 @@ class Batcher:
         on_batch: called with each batch's sentence count (the server's counters).
     """
 
-    def __init__(self, translator, max_batch=64, max_wait=0.005, max_queue=256, workers=2,
+    def __init__(self, translator, max_batch=64, max_wait=0.03, max_queue=256, workers=2,
                  on_batch=None):
         self.translator = translator
         self.max_batch, self.max_wait, self.workers = max_batch, max_wait, workers

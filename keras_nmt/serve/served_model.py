@@ -76,8 +76,7 @@ class ServedModel:
             "model_class": type(model).__name__ if model is not None else None,
             "max_beam_size": self.translator.max_beam_size,
             "beam_tree": model is not None,
-            "attention": model is not None and bool(model.has_attention)
-            or self.kind == "SavedModel",
+            "attention": model is not None and bool(model.has_attention),
         }
 
 
