@@ -339,6 +339,10 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         body = await read_body(request)
         check_key(request, body)
         model = find_model(body)
+        if model.keras_model is None:
+            raise RequestError(
+                f"{model.name} is a {model.kind}: the beam tree and per-head attention need "
+                "the Keras model of a run folder (use /api/translate for its n-best)", 422)
         q = _check_type(body, "q", (str,), required=True)
         sentences({"q": q})
         beam_size = _in_range("beam_size", _check_type(body, "beam_size", (int,), default=4), 1,
@@ -350,10 +354,6 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         top_k = _in_range("top_k", _check_type(body, "top_k", (int,), default=5), 1,
                           limits.max_top_k)
         counters.sentences += 1
-        if model.keras_model is None:
-            raise RequestError(
-                f"{model.name} is a {model.kind}: the beam tree and per-head attention need "
-                "the Keras model of a run folder (use /api/translate for its n-best)", 422)
         try:
             view = await asyncio.wait_for(asyncio.to_thread(
                 explore, model, q, beam_size, n_best, length_penalty, top_k), limits.timeout)

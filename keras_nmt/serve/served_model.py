@@ -41,7 +41,8 @@ class ServedModel:
     """One model behind the server.
 
     Attributes:
-        name: how the API names it (the folder's name; made unique by `load_served_models`).
+        name: how the API names it: the folder's name (a SavedModel version folder: its
+            model's), made unique by `load_served_models` with primes.
         path: where it was loaded from.
         pair: `(source, target)` language codes.
         translator: a `Translator`, `SavedTranslator` or `CTranslate2Translator`.
@@ -113,7 +114,9 @@ def load_served_models(specs):
             raise
         except (OSError, ValueError, json.JSONDecodeError) as error:
             raise ModelLoadError(f"cannot load {path}: {error}") from error
-        name = path.resolve().name
+        folder = path.resolve()
+        # A SavedModel version folder (saved_models/NAME/1) is named after its model.
+        name = folder.parent.name if folder.name.isdigit() else folder.name
         while name in names:
             name += "'"
         names.add(name)

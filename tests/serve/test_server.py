@@ -9,6 +9,7 @@ import sys
 import pytest
 from libretranslatepy import LibreTranslateAPI
 
+from keras_nmt.export import export_ctranslate2, export_translator
 from keras_nmt.inference import open_translator
 from tests.export.helpers import SOURCES
 from tests.serve.server import REPO, Server, make_runs, request
@@ -183,8 +184,12 @@ def test_the_page_and_its_files_are_served(server):
     assert request(server.url + "static/explorer.js")[0] == 200
 
 
-def test_an_api_key_is_required_when_set(runs):
-    server = Server(f"es:en={runs[1]}", "--api-key", "s3cret")
+def test_exports_are_served_and_an_api_key_is_required_when_set(runs, tmp_path):
+    """A SavedModel and a CTranslate2 export of the same runs, behind an API key."""
+    pytest.importorskip("ctranslate2")
+    saved = export_translator(runs[1], tmp_path / "saved", name="luong", max_beam_size=2)
+    ct2 = export_ctranslate2(runs[0], tmp_path / "ct2")
+    server = Server(f"es:en={saved}", f"fr:en={ct2}", "--api-key", "s3cret")
     try:
         refused = request(server.url + "translate", {"q": "a", "source": "es", "target": "en"})
         assert refused == (403, {"error": "Invalid API key"})
@@ -192,10 +197,16 @@ def test_an_api_key_is_required_when_set(runs):
                                                    "api_key": "guess"})
         assert wrong[0] == 403
         client = LibreTranslateAPI(server.url, api_key="s3cret")
-        assert client.translate(SOURCES[0], "es", "en") == open_translator(runs[1])(SOURCES[0])
-        status, _ = request(server.url + "api/translate", {"q": "a"},
-                            headers={"X-API-Key": "s3cret"})
-        assert status == 200
+        for pair, path in (("es", saved), ("fr", ct2)):
+            assert client.translate(SOURCES[0], pair, "en") == open_translator(path)(SOURCES[0])
+        key = {"X-API-Key": "s3cret"}
+        status, answer = request(server.url + "api/translate",
+                                 {"model": "ct2", "q": SOURCES[0], "beam_size": 2}, headers=key)
+        assert status == 200 and len(answer["translations"][0]) == 2
+        # An export has no Keras model to draw the tree from: a 4xx naming the way out.
+        status, answer = request(server.url + "api/explore", {"model": "luong", "q": "a"},
+                                 headers={"Authorization": "Bearer s3cret"})
+        assert status == 422 and "run folder" in answer["error"]
     finally:
         server.stop()
 
