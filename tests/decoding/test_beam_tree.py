@@ -6,11 +6,11 @@ import pytest
 from keras_nmt.decoding import decode
 from keras_nmt.decoding.beam_tree import beam_tree
 from keras_nmt.special_ids import END_ID
+from tests.decoding.fake_models import FakeModel, random_table
 from tests.export.helpers import SOURCES, make_model
 
-pytestmark = pytest.mark.tensorflow
 
-
+@pytest.mark.tensorflow
 @pytest.mark.parametrize("name", ["luong", "transformer"])
 @pytest.mark.parametrize("beam_size, length_penalty", [(1, 0.0), (3, 0.0), (3, 0.6)])
 def test_best_hypotheses_equal_beam_search(name, beam_size, length_penalty):
@@ -35,6 +35,7 @@ def test_best_hypotheses_equal_beam_search(name, beam_size, length_penalty):
         assert len(tree.attention[0]) == len(tree.hypotheses[0]["tokens"])
 
 
+@pytest.mark.tensorflow
 def test_steps_record_live_finished_and_pruned_candidates():
     model, source, _ = make_model("luong", "subclassed")
     ids = np.asarray(source.tokenize([SOURCES[0]]).to_tensor(), np.int32)
@@ -55,3 +56,24 @@ def test_steps_record_live_finished_and_pruned_candidates():
     for before, step in zip(tree.steps, tree.steps[1:], strict=False):
         live = {c["id"] for c in before["candidates"] if c["status"] == "live"}
         assert {c["parent"] for c in step["candidates"]} <= live
+
+
+@pytest.mark.parametrize("seed", [0, 3, 7])
+@pytest.mark.parametrize("normalization, length_penalty", [("gnmt", 0.0), ("gnmt", 0.6),
+                                                          ("average", 0.0)])
+def test_the_tree_agrees_with_beam_search_on_fake_models_on_any_backend(
+        seed, normalization, length_penalty):
+    """Seeded random tables with END reachable: finishing, early stopping and the limit."""
+    model = FakeModel(random_table(seed, end_bias=1.0), has_attention=True, source_weight=0.3,
+                      prev_weight=0.2)
+    ids = np.array([[5, 6, 7, 0]], np.int32)
+    expected = decode(model, ids, "beam", beam_size=3, normalization=normalization,
+                      length_penalty=length_penalty, max_length=6)
+    tree = beam_tree(model, ids, beam_size=3, normalization=normalization,
+                     length_penalty=length_penalty, max_length=6)
+    lengths = np.asarray(expected.lengths)[0]
+    for place, hypothesis in enumerate(tree.hypotheses):
+        assert hypothesis["tokens"] == np.asarray(expected.tokens)[0, place, :lengths[place]] \
+            .tolist()
+        assert hypothesis["score"] == pytest.approx(float(np.asarray(expected.scores)[0, place]),
+                                                    abs=1e-5)
