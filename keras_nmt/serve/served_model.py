@@ -27,9 +27,9 @@ from keras_nmt.decoding.beam_tree import beam_tree
 from keras_nmt.inference import CTranslate2Translator, SavedTranslator, open_translator
 from keras_nmt.inference.run_directory import CONFIG_FILE
 from keras_nmt.special_ids import END_ID, START_ID
+from keras_nmt.training.train_config import LANGUAGE_CODE
 
-_SPEC = re.compile(r"(?P<source>[a-z]{2,3}(-[A-Za-z0-9]{2,8})?):"
-                   r"(?P<target>[a-z]{2,3}(-[A-Za-z0-9]{2,8})?)=(?P<path>.+)")
+_SPEC = re.compile(f"(?P<source>{LANGUAGE_CODE}):(?P<target>{LANGUAGE_CODE})=(?P<path>.+)")
 
 
 class ModelLoadError(ValueError):
