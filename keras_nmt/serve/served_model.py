@@ -158,12 +158,11 @@ def head_attention(model, source_ids, target_ids):
     y = target(decoder_tokens)
     layers = []
     for i in range(model.num_layers):
-        outputs = model.get_layer(f"decoder_block_{i}")(
+        y, scores = model.get_layer(f"decoder_block_{i}")(
             y, memory, inputs_mask=tf.not_equal(decoder_tokens, 0), memory_mask=source_mask,
-            return_head_attention=True,
+            return_attention_scores=True,
         )
-        y = outputs[0]
-        layers.append(np.asarray(outputs[-1])[0])  # (heads, tgt_len, src_len)
+        layers.append(np.asarray(scores)[0])  # (heads, tgt_len, src_len)
     return np.stack(layers).astype(np.float32)
 
 
