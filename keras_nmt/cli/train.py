@@ -39,7 +39,7 @@ def build_parser(prog=None):
     data = parser.add_argument_group("data and tokenizers")
     add_options(data, ["data", "valid", "source_column", "target_column", "skip_bad_lines",
                        "max_bad_fraction", "train_size", "valid_size", "tokenizer", "vocab_size",
-                       "lowercase", "max_length"], DEFAULTS)
+                       "lowercase", "max_length", "languages"], DEFAULTS)
     add_options(parser.add_argument_group("training"), [
         "epochs", "steps_per_epoch", "batch_size", "batch_tokens", "learning_rate",
         "warmup_steps", "clipnorm", "label_smoothing", "teacher_forcing", "patience",

@@ -39,6 +39,7 @@ from keras_nmt.training.precision import PrecisionChoice, resolve_precision
 # (`epochs` may grow: epoch e is the same whatever the total, so a longer run continues.)
 HARMLESS_OPTIONS = (
     "epochs", "output", "verbose", "samples", "backup_every", "time_budget", "run_eagerly",
+    "languages",
 )
 # The folders this process holds locked (`lock_run_folder`), resolved.
 _HELD = set()
