@@ -32,3 +32,9 @@ class ModelOptions:
     shared_embeddings: bool = False
     tied_output: bool = False
     max_length: int = 100  # also the length filter of the training pairs
+    # Transformer options that Marian (OPUS-MT) models need; see `TransformerFunctional`.
+    activation: str = "relu"
+    norm_epsilon: float = 1e-6
+    position_layout: str = "interleaved"
+    scale_embeddings: bool = True
+    output_bias: bool = False

@@ -5,7 +5,9 @@ Three kinds share one interface (:class:`Tokenizer`) and the reserved ids of
 
 - ``"char"``: :class:`CharTokenizer`, Unicode code points;
 - ``"word"``: :class:`WordTokenizer`, words and punctuation marks;
-- ``"subword"``: :class:`SubwordTokenizer`, SentencePiece unigram or BPE pieces.
+- ``"subword"``: :class:`SubwordTokenizer`, SentencePiece unigram or BPE pieces;
+- ``"marian"``: :class:`MarianTokenizer`, an imported Marian model's pieces and vocabulary
+  (made by ``keras-nmt import``, not built from text).
 
 Example:
     >>> tok = make_tokenizer("subword", vocab_size=1000).build(texts)
@@ -18,6 +20,7 @@ from __future__ import annotations
 import os
 
 from keras_nmt.text.char_tokenizer import CharTokenizer
+from keras_nmt.text.marian_tokenizer import MarianTokenizer
 from keras_nmt.text.subword_tokenizer import SubwordTokenizer
 from keras_nmt.text.tokenizer import Tokenizer, read_config
 from keras_nmt.text.word_tokenizer import WordTokenizer
@@ -26,6 +29,7 @@ TOKENIZER_KINDS: dict[str, type[Tokenizer]] = {
     "char": CharTokenizer,
     "word": WordTokenizer,
     "subword": SubwordTokenizer,
+    "marian": MarianTokenizer,
 }
 
 
@@ -56,6 +60,7 @@ def load_tokenizer(directory: str | os.PathLike) -> Tokenizer:
 
 __all__ = [
     "CharTokenizer",
+    "MarianTokenizer",
     "SubwordTokenizer",
     "TOKENIZER_KINDS",
     "Tokenizer",
