@@ -4,6 +4,7 @@
     keras-nmt translate   translate sentences with a run folder or an export
     keras-nmt evaluate    score a run folder or an export on a test set (BLEU, chrF, CER, WER)
     keras-nmt export      export a run folder as a SavedModel
+    keras-nmt import      import a Marian (OPUS-MT) model as a run folder
     keras-nmt compare     train a matrix of configurations the same way and compare them
     keras-nmt benchmark   measure throughput (pipeline, training, decoding, translation)
     keras-nmt spell       spelling correction: compare token levels, train, correct
@@ -24,7 +25,8 @@ import sys
 import keras_nmt
 from keras_nmt.cli.common import exit_status, new_parser
 
-COMMANDS = ("train", "translate", "evaluate", "export", "compare", "benchmark", "spell", "demo")
+COMMANDS = ("train", "translate", "evaluate", "export", "import", "compare", "benchmark", "spell",
+            "demo")
 
 
 def summary(name):

@@ -9,7 +9,8 @@ torch nor transformers:
 
     hf/                  a Hugging Face MarianMT directory: config.json, model.safetensors,
                          source.spm, target.spm, vocab.json, tokenizer_config.json
-    reference.npz        transformers' outputs on that model (see `REFERENCE` below)
+    reference.npz        transformers' (and CTranslate2's converter's) outputs on that model
+                         (see `REFERENCE` below)
     sentences.txt        the source sentences of the reference outputs
 
 The model is random (seed 0; random logits bias and layer-norm gains), then trained for a
@@ -22,17 +23,21 @@ and CTranslate2 have no pad token at all, and our import bans it by its bias; wi
 three normalize alike, so beam scores can be compared exactly.
 """
 
+import hashlib
 import json
 import shutil
 import tempfile
 from pathlib import Path
 
+import ctranslate2
 import numpy as np
 import sentencepiece as spm
 import torch
+from ctranslate2.converters import TransformersConverter
 from transformers import MarianConfig, MarianMTModel, MarianTokenizer
 
 HERE = Path(__file__).parent / "fixtures"
+SHARED_TEST = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "spa-eng.test.tsv"
 SPANISH_TEXT = """Hola, ¿cómo estás? Tengo hambre. El perro come carne. Me gusta leer libros.
 ¿Dónde está la estación? Mañana vamos a la playa. Ella canta muy bien. No sé nada.
 Los niños juegan en el parque. Quiero un café con leche. La casa es grande y blanca.
@@ -52,7 +57,9 @@ REFERENCE = {
     "source_ids": "MarianTokenizer's ids of every sentence, `</s>` included (ragged, flattened)",
     "teacher_logits": "MarianMTModel's logits (8 sentences, targets of 7 tokens)",
     "greedy": "generate(num_beams=1, max_new_tokens=24), decoder start dropped",
-    "beam": "generate(num_beams=4, length_penalty=0.0, early_stopping=True, max_new_tokens=24)",
+    "beam": "generate(num_beams=4, length_penalty=0.0, early_stopping=False, max_new_tokens=24)",
+    "shared_test_ids": "MarianTokenizer's ids of the Spanish side of spa-eng.test.tsv",
+    "ctranslate2_greedy": "CTranslate2's TransformersConverter on hf/, greedy, pieces",
 }
 
 
@@ -118,6 +125,8 @@ def main():
     train_briefly(model, tokenizer)
     with torch.no_grad():
         model.final_logits_bias[0, pad] = -1e9
+        # As in every converted OPUS-MT model: the decoder starts from a zero embedding.
+        model.model.shared.weight[pad] = 0.0
     model.save_pretrained(hf, safe_serialization=True)
     tokenizer.save_pretrained(hf)
     for extra in hf.glob("special_tokens_map.json"):
@@ -142,8 +151,12 @@ def main():
                                forced_eos_token_id=None)
         greedy += [_strip(row, pad) for row in g.tolist()]
         beam += [_strip(row, pad) for row in b.tolist()]
+    shared = shared_test_ids(tokenizer)
+    ctranslate2_greedy = ctranslate2_reference(hf, texts)
     np.savez_compressed(
         HERE / "reference.npz",
+        **shared,
+        ctranslate2_greedy=np.array(ctranslate2_greedy, dtype=object).astype(str),
         source_ids=np.concatenate(source_ids), source_lengths=[len(s) for s in source_ids],
         teacher_sources=batch["input_ids"].numpy(), teacher_decoder_input=decoder_input.numpy(),
         teacher_logits=logits,
@@ -152,6 +165,30 @@ def main():
         greedy_texts=np.array([tokenizer.decode(g, skip_special_tokens=True) for g in greedy]),
     )
     print(f"wrote {HERE}: vocabulary {len(vocab)}, {len(texts)} sentences")
+
+
+def shared_test_ids(tokenizer):
+    """MarianTokenizer's ids of the Spanish side of ../shared's spa-eng test set, if there."""
+    if not SHARED_TEST.exists():
+        print(f"{SHARED_TEST} absent: no reference ids of the shared test set")
+        return {}
+    lines = SHARED_TEST.read_text(encoding="utf-8").split("\n")[:-1]
+    spanish = [line.split("\t")[1] for line in lines]
+    ids = [tokenizer(text)["input_ids"] for text in spanish]
+    return {"shared_test_sha256": hashlib.sha256(SHARED_TEST.read_bytes()).hexdigest(),
+            "shared_test_ids": np.concatenate(ids),
+            "shared_test_lengths": [len(row) for row in ids]}
+
+
+def ctranslate2_reference(hf, texts):
+    """CTranslate2's own converter for transformers' Marian models, greedy: the pieces."""
+    with tempfile.TemporaryDirectory() as tmp:
+        TransformersConverter(str(hf)).convert(tmp, force=True)
+        translator = ctranslate2.Translator(tmp, device="cpu")
+        processor = spm.SentencePieceProcessor(model_file=str(hf / "source.spm"))
+        pieces = [processor.encode(text, out_type=str) + ["</s>"] for text in texts]
+        results = translator.translate_batch(pieces, beam_size=1, max_decoding_length=24)
+    return [" ".join(result.hypotheses[0]) for result in results]
 
 
 def train_briefly(model, tokenizer):
