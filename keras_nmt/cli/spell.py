@@ -2,7 +2,7 @@
 
 Clean sentences come from --text (one per line, or one column of a tab-separated file); seeded
 typing noise (QWERTY neighbour substitutions and insertions, deletions, transpositions, doubled
-and dropped double letters, case flips, dropped accents: keras_nmt.data.noise) makes the inputs.
+and dropped double letters, case flips, dropped accents: keras_nmt.spelling.noise) makes the inputs.
 Validation and test sentences are noised once with fixed seeds; training sentences get fresh
 noise on every epoch. At the end, train reports on the test pairs the CER/WER of the noisy input
 and of the corrected output, the share of already-correct words the model changed, the share of
@@ -69,7 +69,7 @@ def add_data_arguments(parser):
                       help="per-operation rates inside a touched word, NAME=P,...; NAME is one "
                       "of deletion, insertion, substitution, transposition, doubling, "
                       "dropped_double (per site: letter, letter pair), case, accent (per word); "
-                      "unnamed ones keep their defaults (see keras_nmt/data/noise_rates.py)")
+                      "unnamed ones keep their defaults (see keras_nmt/spelling/noise.py)")
     add_options(data, ["vocab_size", "max_length"], DEFAULTS)
 
 
@@ -145,9 +145,8 @@ def make_config(args, tokenizer, output):
 
 
 def load_data(args):
-    from keras_nmt.data.noise import NoiseGenerator  # noqa: PLC0415  (after parsing)
-    from keras_nmt.data.noise_rates import NoiseRates  # noqa: PLC0415
     from keras_nmt.spelling import SpellingData  # noqa: PLC0415
+    from keras_nmt.spelling.noise import NoiseGenerator, NoiseRates  # noqa: PLC0415  (after parsing)
 
     generator = NoiseGenerator(NoiseRates.parse(args.noise), args.noise_rate, seed=args.seed)
     return SpellingData.from_file(

@@ -32,10 +32,9 @@ from pathlib import Path
 
 from keras_nmt.data.builtin import BUILTIN_DATASETS, builtin_pairs
 from keras_nmt.data.corpus_checks import compressed_file_errors, visible
-from keras_nmt.data.corpus_error import CorpusError
-from keras_nmt.data.corpus_stats import CorpusStats
 from keras_nmt.data.download import download
-from keras_nmt.data.parallel_corpus import ParallelCorpus
+from keras_nmt.data.errors import CorpusError
+from keras_nmt.data.parallel_corpus import CorpusStats, ParallelCorpus
 
 ON_ERROR_CHOICES = ("raise", "skip")
 # Suffixes tried, in order, when a templated path (``{split}``) does not exist as written.

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.benchmarks.translation_speed import time_translation
+from keras_nmt.benchmarks.translation_section import time_translation
 from keras_nmt.export import export_translator
 from keras_nmt.inference import SavedTranslator, open_translator
 from keras_nmt.models import registry
