@@ -203,14 +203,14 @@ def _assign(variable, value):
 def _set_attention(attention, weights, prefix):
     """transformers' q/k/v/out projections into a `CachedMultiHeadAttention`."""
     heads, head_dim = attention.num_heads, attention.key_dim
-    for name, dense in (("q", attention._query_dense), ("k", attention._key_dense),
-                        ("v", attention._value_dense)):
+    for name, dense in (("q", attention.query_dense), ("k", attention.key_dense),
+                        ("v", attention.value_dense)):
         kernel = weights[f"{prefix}.{name}_proj.weight"].T  # (d_model, heads * head_dim)
         _assign(dense.kernel, kernel.reshape(-1, heads, head_dim))
         _assign(dense.bias, weights[f"{prefix}.{name}_proj.bias"].reshape(heads, head_dim))
     kernel = weights[f"{prefix}.out_proj.weight"].T  # (heads * head_dim, d_model)
-    _assign(attention._output_dense.kernel, kernel.reshape(heads, head_dim, -1))
-    _assign(attention._output_dense.bias, weights[f"{prefix}.out_proj.bias"])
+    _assign(attention.output_dense.kernel, kernel.reshape(heads, head_dim, -1))
+    _assign(attention.output_dense.bias, weights[f"{prefix}.out_proj.bias"])
 
 
 def _set_dense(dense, weights, prefix):
