@@ -139,6 +139,9 @@ TRAIN_OPTIONS = {
                         "--output-dir); the batch size is the global batch, split across "
                         "replicas", choices=("default", "mirrored", "multi-worker")),
     # run
+    "init_from": _option("--init-from", "fine-tune: start from this run folder's weights, "
+                         "tokenizers and architecture (an imported OPUS-MT model or any run); "
+                         "the learning rate is then constant (default 5e-5)", metavar="RUN"),
     "seed": _option("--seed", "seed for data order, initial weights and dropout: same seed, "
                     "same result", type=int),
     "backup_every": _option("--backup-every", "batches between backups of weights and "

@@ -31,13 +31,10 @@ from keras_nmt.models.registry import build_model
 from keras_nmt.pretrained.marian_checkpoint import NORM_EPSILON, MarianImportError, read_marian
 from keras_nmt.special_ids import RESERVED_TOKENS
 from keras_nmt.text import MarianTokenizer
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.training.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
 
 IMPORT_FILE = "imported.json"
 BANNED_LOGIT = -1e9
-# Fine-tuning an imported model: a small constant rate (transformers' Marian examples use
-# 2e-5 to 5e-5); the from-scratch warm-up schedule would peak near 1e-3 and wreck the model.
-FINE_TUNING_LEARNING_RATE = 5e-5
 
 
 @dataclasses.dataclass

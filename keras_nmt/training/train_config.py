@@ -8,6 +8,10 @@ from keras_nmt.atomic_file import write_json
 from keras_nmt.models.configurations import recipe_fields
 from keras_nmt.models.model_options import ModelOptions
 
+# The learning rate of a run started from another's weights (`init_from`), constant: the
+# from-scratch warm-up schedule peaks near 1e-3 and wrecks a pretrained model (transformers'
+# Marian fine-tuning examples use 2e-5 to 5e-5).
+FINE_TUNING_LEARNING_RATE = 5e-5
 # Keras dtype policies a run may ask for; `auto` is resolved by `training.precision`.
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 
@@ -57,6 +61,9 @@ class TrainConfig(ModelOptions):
     average_every: int = 200
     strategy: str = "default"
     # run
+    # Start from this run folder's weights, tokenizers and architecture (fine-tuning, e.g. an
+    # imported OPUS-MT model); the learning rate is then constant.
+    init_from: str | None = None
     seed: int = 0
     output: str = "runs/default"
     backup_every: int = 200
