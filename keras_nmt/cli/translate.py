@@ -12,6 +12,7 @@ Examples:
     keras-nmt translate saved_models/lstm/1 --beam-size 4 --n-best 3 < dates.txt
     keras-nmt translate runs/luong --input dates.txt --output out.txt --attention-plot plots/
     keras-nmt translate runs/lstm --sample --temperature 0.7 --top-p 0.9 --seed 1 "3/3/21"
+    keras-nmt translate runs/opus-en-romance --target-language spa "Where is the station?"
 """
 
 import sys
@@ -47,6 +48,10 @@ def build_parser(prog=None):
                         "(default: stdout)")
     add_decoding_arguments(parser)
     add_parallel_batches_argument(parser)
+    parser.add_argument("--target-language", metavar="LANG", default=None,
+                        help="a multilingual imported Marian model's target language: puts its "
+                        "token >>LANG<< before every sentence (e.g. spa, fra); the token must be "
+                        "in the model's source vocabulary")
     parser.add_argument("--n-best", type=positive_int, default=GREEDY.n_best,
                         help="translations printed per sentence, at most --beam-size, with rank "
                         "and score (default: %(default)s)")
@@ -75,10 +80,24 @@ def read_sentences(args):
     return split_lines(data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data)
 
 
-def interactive(translator, options, warn):
+def language_prefix(translator, language):
+    """`">>LANG<< "` for `--target-language LANG` (checked against the source vocabulary)."""
+    if language is None:
+        return ""
+    token = f">>{language}<<"
+    vocabulary = getattr(getattr(translator, "source_tokenizer", None), "vocabulary", ())
+    if token not in vocabulary:
+        codes = sorted(t for t in vocabulary if t.startswith(">>") and t.endswith("<<"))
+        raise ValueError(f"--target-language {language}: the model has no {token} token "
+                         f"(its language tokens: {', '.join(codes) or 'none'})")
+    return token + " "
+
+
+def interactive(translator, options, warn, prefix=""):
     """Translates each line typed at a terminal as soon as it is entered (until end of file)."""
     stdin = getattr(sys.stdin, "buffer", sys.stdin)
     for line in iter_lines(stdin):
+        line = prefix + line
         translator.warn_if_truncated([line], warn)
         for output in format_results(translator.translate_batch([line], options), options.n_best):
             print(output, flush=True)
@@ -131,11 +150,12 @@ def main(argv=None, prog=None):
         print(f"warning: {message}", file=sys.stderr)
 
     translator = open_translator(args.model)
+    prefix = language_prefix(translator, args.target_language)
     options = decoding_options(args, n_best=args.n_best)
     if not args.sentences and not args.input and sys.stdin.isatty() and not args.attention_plot:
-        interactive(translator, options, warn)
+        interactive(translator, options, warn, prefix)
         return 0
-    sentences = read_sentences(args)
+    sentences = [prefix + sentence for sentence in read_sentences(args)]
     translator.warn_if_truncated(sentences, warn)
     progress = Progress(len(sentences))
     results = translator.translate_batch(sentences, options, batch_size=args.batch_size,
