@@ -10,18 +10,19 @@ class LogitsBias(keras.layers.Layer):
 
     A tied output projection (`logits = h · E^T`, Press & Wolf, 2017) has no bias of its own;
     Marian's models add one (`decoder_ff_logit_out_b`, transformers' `final_logits_bias`). The
-    bias starts at zero and is computed in float32, after the logits are cast, so that a very
-    negative value (a token never to be produced) stays exact under mixed precision.
+    bias starts at zero. The Transformer twins build it with `dtype="float32"`, after the logits
+    are cast, so that a very negative value (a token never to be produced) stays exact under
+    mixed precision.
 
     Args:
         vocab_size: number of ids (the logits' last axis).
         **kwargs: base `Layer` arguments.
 
     Call arguments:
-        logits: float32 `(..., vocab_size)`.
+        logits: `(..., vocab_size)`.
 
     Returns:
-        float32 `(..., vocab_size)`.
+        `(..., vocab_size)`, in the layer's compute dtype.
 
     Example:
         >>> bias = LogitsBias(20)
@@ -34,19 +35,16 @@ class LogitsBias(keras.layers.Layer):
     """
 
     def __init__(self, vocab_size, **kwargs):
-        kwargs.setdefault("dtype", "float32")
         super().__init__(**kwargs)
         self.vocab_size = vocab_size
         self.supports_masking = True
 
     def build(self, inputs_shape=None):
-        self.bias = self.add_weight(
-            shape=(self.vocab_size,), initializer="zeros", name="bias", dtype="float32"
-        )
+        self.bias = self.add_weight(shape=(self.vocab_size,), initializer="zeros", name="bias")
         self.built = True
 
     def call(self, logits):
-        return ops.cast(logits, "float32") + self.bias
+        return ops.cast(logits, self.compute_dtype) + ops.cast(self.bias, self.compute_dtype)
 
     def compute_output_shape(self, inputs_shape):
         return tuple(inputs_shape)

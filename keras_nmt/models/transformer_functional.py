@@ -174,7 +174,9 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
             )
         logits_bias = None
         if output_bias:
-            logits_bias = LogitsBias(target_vocab_size, name="output_bias")
+            logits_bias = LogitsBias(
+                target_vocab_size, dtype="float32", name="output_bias"
+            )
         output_projection = None
         if not tied_output:
             output_projection = keras.layers.Dense(

@@ -190,7 +190,9 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
             )
         self.logits_bias = None
         if output_bias:
-            self.logits_bias = LogitsBias(target_vocab_size, name="output_bias")
+            self.logits_bias = LogitsBias(
+                target_vocab_size, dtype="float32", name="output_bias"
+            )
         self.output_projection = None
         if not tied_output:
             self.output_projection = keras.layers.Dense(
