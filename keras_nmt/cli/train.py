@@ -4,14 +4,13 @@ Examples:
     keras-nmt train --model lstm --api functional --output-dir runs/lstm     # built-in dates
     keras-nmt train --model luong --api subclassed --teacher-forcing inverse_sigmoid:300
     keras-nmt train --data my-pairs.tsv --train-size 5000 --time-budget 10   # one TSV file
-    keras-nmt train --recipe spa-eng/transformer --data ../shared/data/spa-eng.{split}.tsv \\
+    keras-nmt train --configuration spa-eng/transformer --data ../shared/data/spa-eng.{split}.tsv \\
         --output-dir runs/spa-eng-transformer
     keras-nmt train --init-from runs/opus-es-en --data my-pairs.tsv --epochs 2 \\
         --output-dir runs/opus-es-en-tuned      # fine-tune an imported model
 Re-running the same command resumes an interrupted run exactly; Ctrl-C leaves it resumable.
 """
 
-import argparse
 import dataclasses
 import sys
 from pathlib import Path
@@ -24,42 +23,34 @@ from keras_nmt.cli.common import (
     start_tensorflow,
 )
 from keras_nmt.cli.options import MODEL_OPTIONS, add_options
-from keras_nmt.models.configurations import recipe_fields, recipe_names
+from keras_nmt.models.configurations import configuration_fields, configuration_names
 from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.training.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
 
 # `verbose` is chosen from the terminal when not given (`main`).
-DEFAULTS = dataclasses.replace(TrainConfig(), verbose=None)
+# `output` is named after the model when not given (`main`).
+DEFAULTS = dataclasses.replace(TrainConfig(), verbose=None, output=None)
 
 
 def build_parser(prog=None):
     parser = new_parser(__doc__, prog)
-    parser.add_argument("--recipe", choices=recipe_names(), default=None,
+    parser.add_argument("--configuration", choices=configuration_names(), default=None,
                         help="start from a reference configuration: its model, sizes, "
-                        "tokenizer, lengths and training recipe become the defaults, and the "
+                        "tokenizer, lengths and optimizer settings become the defaults, and the "
                         "flags given here still win (e.g. spa-eng/transformer, the reference "
                         "Transformer; choices: %(choices)s)")
     add_options(parser.add_argument_group("model"), MODEL_OPTIONS, DEFAULTS)
     data = parser.add_argument_group("data and tokenizers")
-    add_options(data, ["data"], DEFAULTS)
-    data.add_argument("--valid", default=None,
-                      help="validation file (default: the {split} file, the built-in split, or a "
-                      "seeded hold-out of --data)")
-    add_options(data, ["source_column", "target_column", "skip_bad_lines", "max_bad_fraction",
-                       "train_size", "valid_size", "tokenizer", "vocab_size", "lowercase",
-                       "max_length"], DEFAULTS)
+    add_options(data, ["data", "valid", "source_column", "target_column", "skip_bad_lines",
+                       "max_bad_fraction", "train_size", "valid_size", "tokenizer", "vocab_size",
+                       "lowercase", "max_length", "languages"], DEFAULTS)
     add_options(parser.add_argument_group("training"), [
         "epochs", "steps_per_epoch", "batch_size", "batch_tokens", "learning_rate",
         "warmup_steps", "clipnorm", "label_smoothing", "teacher_forcing", "patience",
         "run_eagerly", "jit_compile", "precision", "time_budget", "average_checkpoints",
         "average_every", "strategy"], DEFAULTS)
     run = parser.add_argument_group("run")
-    add_options(run, ["init_from", "seed"], DEFAULTS)
-    run.add_argument("--output-dir", dest="output", default=None,
-                     help="run folder (default: runs/MODEL-API); re-running the same "
-                     "command resumes exactly from its backup, or does nothing once finished; "
-                     "other options are refused")
-    run.add_argument("--output", dest="output", help=argparse.SUPPRESS)  # the old spelling
+    add_options(run, ["init_from", "seed", "output"], DEFAULTS)
     run.add_argument("--fresh", action="store_true",
                      help="delete what an earlier run left in --output-dir (config, tokenizers, "
                      "backup, model) and start again")
@@ -71,18 +62,19 @@ def build_parser(prog=None):
 
 
 def parse(argv=None, prog=None):
-    """The `TrainConfig` fields of a command line: `--recipe` gives the defaults, flags win.
+    """The `TrainConfig` fields of a command line: `--configuration` gives the defaults, flags
+    win.
 
     With `--init-from RUN`, RUN's architecture and tokenizers are the run's (a flag that
     contradicts them is refused) and the learning rate defaults to `FINE_TUNING_LEARNING_RATE`.
     """
     parser = build_parser(prog)
     known, _ = parser.parse_known_args(argv)
-    if known.recipe and known.init_from:
-        parser.error("--recipe and --init-from do not combine: --init-from takes the run's "
-                     "architecture")
-    if known.recipe:
-        parser.set_defaults(**recipe_fields(known.recipe))
+    if known.configuration and known.init_from:
+        parser.error("--configuration and --init-from do not combine: --init-from takes the "
+                     "run's architecture")
+    if known.configuration:
+        parser.set_defaults(**configuration_fields(known.configuration))
     inherited = {}
     if known.init_from:
         inherited = initial_run_fields(parser, known.init_from)
@@ -129,10 +121,14 @@ def main(argv=None, prog=None):
     start_tensorflow(args.debug)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.export import export_translator  # noqa: PLC0415
-    from keras_nmt.training.run_folder import prepare_run_folder  # noqa: PLC0415
+    from keras_nmt.training.run_folder import (  # noqa: PLC0415
+        finished_message,
+        finished_record,
+        prepare_run_folder,
+    )
     from keras_nmt.training.trainer import train  # noqa: PLC0415
 
-    skipped = ("export", "fresh", "debug", "recipe")
+    skipped = ("export", "fresh", "debug", "configuration")
     options = {k: v for k, v in vars(args).items() if k not in skipped}
     if options["output"] is None:
         options["output"] = f"runs/{args.model}-{args.api}"
@@ -140,8 +136,7 @@ def main(argv=None, prog=None):
         options["verbose"] = 1 if sys.stdout.isatty() else 2
     config = TrainConfig(**options)
     if prepare_run_folder(config, fresh=args.fresh):
-        print(f"{config.output} is finished ({config.epochs} epochs): nothing to do. Raise "
-              "--epochs to train on, or add --fresh to start again")
+        print(finished_message(config, finished_record(config.output)))
         return None
     try:
         result = train(config)

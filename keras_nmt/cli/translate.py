@@ -33,6 +33,7 @@ from keras_nmt.cli.common import (
     use_parallel_batches,
     writing_to,
 )
+from keras_nmt.cli.options import add_options
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.lines import iter_lines, one_line, read_lines, split_lines, write_lines
 from keras_nmt.plots import plot_attention
@@ -52,11 +53,7 @@ def build_parser(prog=None):
                         help="a multilingual imported Marian model's target language: puts its "
                         "token >>LANG<< before every sentence (e.g. spa, fra); the token must be "
                         "in the model's source vocabulary")
-    parser.add_argument("--n-best", type=positive_int, default=GREEDY.n_best,
-                        help="translations printed per sentence, at most --beam-size, with rank "
-                        "and score (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=GREEDY.seed,
-                        help="sampling seed (default: %(default)s)")
+    add_options(parser, ["n_best", "seed"], GREEDY)
     parser.add_argument("--batch-size", type=positive_int, default=64,
                         help="sentences per decoding call (default: %(default)s)")
     parser.add_argument("--attention-plot", metavar="DIR",
@@ -96,11 +93,15 @@ def language_prefix(translator, language):
 def interactive(translator, options, warn, prefix=""):
     """Translates each line typed at a terminal as soon as it is entered (until end of file)."""
     stdin = getattr(sys.stdin, "buffer", sys.stdin)
+    # The prompt goes to stderr: stdout holds the translations alone.
+    print("type a sentence and press Enter to translate it; Ctrl-D ends", file=sys.stderr)
+    print("> ", end="", file=sys.stderr, flush=True)
     for line in iter_lines(stdin):
         line = prefix + line
         translator.warn_if_truncated([line], warn)
         for output in format_results(translator.translate_batch([line], options), options.n_best):
             print(output, flush=True)
+        print("> ", end="", file=sys.stderr, flush=True)
 
 
 def write_attention_plots(translator, sentences, directory, batch_size, warn):
@@ -109,7 +110,8 @@ def write_attention_plots(translator, sentences, directory, batch_size, warn):
     if has_attention is None:
         has_attention = bool(getattr(getattr(translator, "model", None), "has_attention", False))
     if not has_attention:
-        warn("this model has no attention (plain LSTM encoder-decoder): no attention plots")
+        warn("this model returns no attention weights (a plain LSTM has none, and a "
+             "CTranslate2 export does not give them): no attention plots")
         return []
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

@@ -344,6 +344,13 @@ def filter_pairs(
 _ANKI_NAME = re.compile(r"^[a-z]{3}-eng$")
 
 
+def shared_data_dir() -> Path:
+    """The directory of the real corpora: ``$KERAS_NMT_SHARED_DATA``, else ``../shared/data``
+    next to the repository (see its SOURCES.md). It may not exist; callers skip or say so."""
+    default = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+    return Path(os.environ.get("KERAS_NMT_SHARED_DATA", default)).resolve()
+
+
 def has_splits(spec) -> bool:
     """Whether ``load_corpus(spec, split)`` takes a split: a built-in name or a ``{split}`` path.
 

@@ -39,6 +39,7 @@ Example:
     >>> translator.translate_texts(["Hola."])
 """
 
+import errno
 import os
 import shutil
 import tempfile
@@ -51,6 +52,7 @@ from keras_nmt.export.formats import QUANTIZATIONS
 from keras_nmt.inference import RunDirectory
 from keras_nmt.inference.ctranslate2_translator import METADATA_FILE
 from keras_nmt.inference.run_directory import TOKENIZERS_DIR
+from keras_nmt.interruption import deferred
 
 # Fields of config.json copied into the metadata (the data a model was trained on).
 _CONFIG_FIELDS = ("source_column", "target_column", "data", "tokenizer", "max_length")
@@ -181,6 +183,17 @@ def _position_table(embedding):
     return np.asarray(embedding._position_table, np.float32)
 
 
+def _copy_tree(source, destination, output_dir):
+    """`shutil.copytree`, whose error lists every file that failed (hundreds of characters on a
+    full disk) as one `OSError` naming `output_dir` and the first reason."""
+    try:
+        shutil.copytree(source, destination)
+    except shutil.Error as error:
+        reason = str(error.args[0][0][2]) if error.args and error.args[0] else str(error)
+        code = errno.ENOSPC if "No space left" in reason else errno.EIO
+        raise OSError(code, os.strerror(code), str(output_dir)) from error
+
+
 def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False):
     """Converts a Transformer run directory into a CTranslate2 model directory, atomically.
 
@@ -222,7 +235,8 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
     spec = transformer_spec(
         run.model, run.source_tokenizer.vocabulary, run.target_tokenizer.vocabulary
     )
-    spec.optimize(quantization=quantization)
+    with deferred():
+        spec.optimize(quantization=quantization)
 
     # The length limits of the run directory's own Translator.
     limits = run.translator(max_beam_size=1)
@@ -242,8 +256,9 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
     output_dir.parent.mkdir(parents=True, exist_ok=True)
     temporary = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.partial-", dir=output_dir.parent))
     try:
-        spec.save(str(temporary))
-        shutil.copytree(run_dir / TOKENIZERS_DIR, temporary / TOKENIZERS_DIR)
+        with deferred():  # a signal raised inside the converter's native code killed Python
+            spec.save(str(temporary))
+        _copy_tree(run_dir / TOKENIZERS_DIR, temporary / TOKENIZERS_DIR, output_dir)
         write_json(temporary / METADATA_FILE, metadata, indent=2)
         for root, _, files in os.walk(temporary):  # mkdtemp's 0700 is unreadable to a server
             os.chmod(root, 0o755)

@@ -32,7 +32,7 @@ def fine_tuning_config(imported, corpus, output, *flags):
                   "--validation-sentences", "40", "--samples", "0", "--verbose", "0",
                   "--output-dir", str(output), *flags])
     options = {k: v for k, v in vars(args).items()
-               if k not in ("export", "fresh", "debug", "recipe")}
+               if k not in ("export", "fresh", "debug", "configuration")}
     return TrainConfig(**options)
 
 
