@@ -109,7 +109,7 @@ def import_marian(path, output_dir, api="functional", force=False):
     set_marian_weights(model, checkpoint, source_order, target_order)
 
     config = TrainConfig(model="transformer", api=api, tokenizer="marian",
-                         vocab_size=len(target_order), data="", epochs=0,
+                         vocab_size=len(target_order), data="",
                          learning_rate=FINE_TUNING_LEARNING_RATE, **options)
     output_dir.parent.mkdir(parents=True, exist_ok=True)
     temporary = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.partial-",
