@@ -30,8 +30,8 @@ from keras_nmt.cli.common import (
     start_tensorflow,
     writing_to,
 )
-
-APIS = ("functional", "subclassed")
+from keras_nmt.cli.options import add_options
+from keras_nmt.training.train_config import TrainConfig
 
 
 def build_parser(prog=None):
@@ -41,8 +41,7 @@ def build_parser(prog=None):
                         "release layout)")
     parser.add_argument("--output-dir", required=True,
                         help="the run folder to write (must not exist, unless --force)")
-    parser.add_argument("--api", default="functional", choices=APIS,
-                        help="which Transformer twin holds the model (default: %(default)s)")
+    add_options(parser, ["api"], TrainConfig())
     parser.add_argument("--force", action="store_true",
                         help="replace an existing --output-dir (once the new one is complete)")
     add_debug_flag(parser)

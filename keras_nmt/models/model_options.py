@@ -54,8 +54,9 @@ class ModelOptions:
     position_layout: str = option("interleaved", "Transformer sinusoid table: sin and cos "
                                   "interleaved (the paper) or in halves (Marian)",
                                   choices=POSITION_LAYOUTS)
-    # No flag: a switch could only turn it on, and it is on by default (imports set it).
-    scale_embeddings: bool = True
+    # On by default; only an import turns it off (the switch form cannot yet say "off").
+    scale_embeddings: bool = option(True, "Transformer: embeddings times sqrt(d_model) before "
+                                    "the positions are added")
     output_bias: bool = option(False, "Transformer: a learned bias on the tied output "
                                "projection's logits (Marian)")
 
