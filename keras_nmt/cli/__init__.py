@@ -4,6 +4,7 @@
     keras-nmt translate   translate sentences with a run folder or an export
     keras-nmt evaluate    score a run folder or an export on a test set (BLEU, chrF, CER, WER)
     keras-nmt export      export a run folder as a SavedModel
+    keras-nmt import      import a Marian (OPUS-MT) model as a run folder
     keras-nmt serve       serve models over HTTP (LibreTranslate API, explorer page)
     keras-nmt compare     train a matrix of configurations the same way and compare them
     keras-nmt benchmark   measure throughput (pipeline, training, decoding, translation)
@@ -27,7 +28,8 @@ from keras_nmt import interruption
 from keras_nmt.cli.common import exit_status, new_parser
 
 COMMANDS = (
-    "train", "translate", "evaluate", "export", "serve", "compare", "benchmark", "spell", "demo",
+    "train", "translate", "evaluate", "export", "import", "serve", "compare", "benchmark", "spell",
+    "demo",
 )
 
 

@@ -6,11 +6,14 @@ Examples:
     keras-nmt train --data my-pairs.tsv --train-size 5000 --time-budget 10   # one TSV file
     keras-nmt train --configuration spa-eng/transformer --data ../shared/data/spa-eng.{split}.tsv \\
         --output-dir runs/spa-eng-transformer
+    keras-nmt train --init-from runs/opus-es-en --data my-pairs.tsv --epochs 2 \\
+        --output-dir runs/opus-es-en-tuned      # fine-tune an imported model
 Re-running the same command resumes an interrupted run exactly; Ctrl-C leaves it resumable.
 """
 
 import dataclasses
 import sys
+from pathlib import Path
 
 from keras_nmt.cli.common import (
     add_debug_flag,
@@ -21,7 +24,8 @@ from keras_nmt.cli.common import (
 )
 from keras_nmt.cli.options import MODEL_OPTIONS, add_options
 from keras_nmt.models.configurations import configuration_fields, configuration_names
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.models.model_options import ModelOptions
+from keras_nmt.training.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
 
 # `verbose` is chosen from the terminal when not given (`main`).
 # `output` is named after the model when not given (`main`).
@@ -46,7 +50,7 @@ def build_parser(prog=None):
         "run_eagerly", "jit_compile", "precision", "time_budget", "average_checkpoints",
         "average_every", "strategy"], DEFAULTS)
     run = parser.add_argument_group("run")
-    add_options(run, ["seed", "output"], DEFAULTS)
+    add_options(run, ["init_from", "seed", "output"], DEFAULTS)
     run.add_argument("--fresh", action="store_true",
                      help="delete what an earlier run left in --output-dir (config, tokenizers, "
                      "backup, model) and start again")
@@ -59,12 +63,56 @@ def build_parser(prog=None):
 
 def parse(argv=None, prog=None):
     """The `TrainConfig` fields of a command line: `--configuration` gives the defaults, flags
-    win."""
+    win.
+
+    With `--init-from RUN`, RUN's architecture and tokenizers are the run's (a flag that
+    contradicts them is refused) and the learning rate defaults to `FINE_TUNING_LEARNING_RATE`.
+    """
     parser = build_parser(prog)
     known, _ = parser.parse_known_args(argv)
+    if known.configuration and known.init_from:
+        parser.error("--configuration and --init-from do not combine: --init-from takes the "
+                     "run's architecture")
     if known.configuration:
         parser.set_defaults(**configuration_fields(known.configuration))
-    return parser.parse_args(argv)
+    inherited = {}
+    if known.init_from:
+        inherited = initial_run_fields(parser, known.init_from)
+        parser.set_defaults(**inherited, learning_rate=FINE_TUNING_LEARNING_RATE)
+    args = parser.parse_args(argv)
+    for name, value in inherited.items():
+        if not hasattr(args, name):  # a model option without a flag (e.g. Marian's swish)
+            setattr(args, name, value)
+        elif getattr(args, name) != value:
+            flag = "--" + name.replace("_", "-")
+            parser.error(f"{flag} {getattr(args, name)} contradicts --init-from "
+                         f"{known.init_from}, whose {name} is {value}")
+    return args
+
+
+def initial_run_fields(parser, run_dir):
+    """The fields of run `run_dir`'s config.json that a run started from it keeps."""
+    # Here, not at the top: the run directory module loads Keras, which `--help` must not wait
+    # for; the flags are parsed once (parse_known_args) before this runs.
+    from keras_nmt.inference.run_directory import (  # noqa: PLC0415
+        CONFIG_FILE,
+        MODEL_FILE,
+        read_run_config,
+    )
+
+    path = Path(run_dir) / CONFIG_FILE
+    if not (Path(run_dir) / MODEL_FILE).exists() or not path.exists():
+        parser.error(f"--init-from {run_dir}: not a finished run folder (no {MODEL_FILE} or "
+                     f"{CONFIG_FILE}); import one with keras-nmt import or train one")
+    try:
+        config = read_run_config(path)
+    except ValueError as error:
+        parser.error(f"--init-from: {error}")
+    # The architecture (every model option but dropout) and the tokenizers' options.
+    kept = ["model", "api", *(f.name for f in dataclasses.fields(ModelOptions)),
+            "tokenizer", "vocab_size", "lowercase"]
+    kept.remove("dropout")
+    return {name: config[name] for name in kept if name in config}
 
 
 @command

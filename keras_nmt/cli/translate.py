@@ -12,6 +12,7 @@ Examples:
     keras-nmt translate saved_models/lstm/1 --beam-size 4 --n-best 3 < dates.txt
     keras-nmt translate runs/luong --input dates.txt --output out.txt --attention-plot plots/
     keras-nmt translate runs/lstm --sample --temperature 0.7 --top-p 0.9 --seed 1 "3/3/21"
+    keras-nmt translate runs/opus-en-romance --target-language spa "Where is the station?"
 """
 
 import sys
@@ -48,6 +49,10 @@ def build_parser(prog=None):
                         "(default: stdout)")
     add_decoding_arguments(parser)
     add_parallel_batches_argument(parser)
+    parser.add_argument("--target-language", metavar="LANG", default=None,
+                        help="a multilingual imported Marian model's target language: puts its "
+                        "token >>LANG<< before every sentence (e.g. spa, fra); the token must be "
+                        "in the model's source vocabulary")
     add_options(parser, ["n_best", "seed"], GREEDY)
     parser.add_argument("--batch-size", type=positive_int, default=64,
                         help="sentences per decoding call (default: %(default)s)")
@@ -72,13 +77,27 @@ def read_sentences(args):
     return split_lines(data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data)
 
 
-def interactive(translator, options, warn):
+def language_prefix(translator, language):
+    """`">>LANG<< "` for `--target-language LANG` (checked against the source vocabulary)."""
+    if language is None:
+        return ""
+    token = f">>{language}<<"
+    vocabulary = getattr(getattr(translator, "source_tokenizer", None), "vocabulary", ())
+    if token not in vocabulary:
+        codes = sorted(t for t in vocabulary if t.startswith(">>") and t.endswith("<<"))
+        raise ValueError(f"--target-language {language}: the model has no {token} token "
+                         f"(its language tokens: {', '.join(codes) or 'none'})")
+    return token + " "
+
+
+def interactive(translator, options, warn, prefix=""):
     """Translates each line typed at a terminal as soon as it is entered (until end of file)."""
     stdin = getattr(sys.stdin, "buffer", sys.stdin)
     # The prompt goes to stderr: stdout holds the translations alone.
     print("type a sentence and press Enter to translate it; Ctrl-D ends", file=sys.stderr)
     print("> ", end="", file=sys.stderr, flush=True)
     for line in iter_lines(stdin):
+        line = prefix + line
         translator.warn_if_truncated([line], warn)
         for output in format_results(translator.translate_batch([line], options), options.n_best):
             print(output, flush=True)
@@ -133,11 +152,12 @@ def main(argv=None, prog=None):
         print(f"warning: {message}", file=sys.stderr)
 
     translator = open_translator(args.model)
+    prefix = language_prefix(translator, args.target_language)
     options = decoding_options(args, n_best=args.n_best)
     if not args.sentences and not args.input and sys.stdin.isatty() and not args.attention_plot:
-        interactive(translator, options, warn)
+        interactive(translator, options, warn, prefix)
         return 0
-    sentences = read_sentences(args)
+    sentences = [prefix + sentence for sentence in read_sentences(args)]
     translator.warn_if_truncated(sentences, warn)
     progress = Progress(len(sentences))
     results = translator.translate_batch(sentences, options, batch_size=args.batch_size,

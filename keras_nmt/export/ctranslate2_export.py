@@ -7,8 +7,7 @@ from the Keras layers, by layer name:
 
     source_embedding / shared_embedding    encoder.embeddings (times sqrt(d_model) in both)
     target_embedding                       decoder.embeddings
-    our sinusoid table (sin/cos interleaved) encoder/decoder.position_encodings, given explicitly
-                                           (CTranslate2's own table puts sin and cos in halves)
+    our sinusoid table (either layout)     encoder/decoder.position_encodings, given explicitly
     encoder_block_{i}.self_attention       encoder.layer[i].self_attention (q, k, v fused)
     decoder_block_{i}.cross_attention      decoder.layer[i].attention (q; k, v fused)
     *.self_attention_norm, *_norm          the sub-layer's layer_norm (epsilon 1e-6), before it
@@ -16,7 +15,10 @@ from the Keras layers, by layer name:
     ffn_inner, ffn_outer                   ffn.linear_0, ffn.linear_1
     encoder/decoder_final_norm (pre-norm)  encoder/decoder.layer_norm
     output_projection, or the target       decoder.projection
-    embedding with tied_output
+    embedding with tied_output (and the
+    output_bias layer as its bias)
+    activation, scale_embeddings           the encoder's and decoder's activation (relu, swish,
+                                           gelu) and scale_embeddings
 
 Token ids map to vocabulary strings through the tokenizers' own vocabularies: ids 0..3 are
 `<pad>`, `<unk>`, `<s>`, `</s>` (`keras_nmt.special_ids`), CTranslate2's names for unknown, start
@@ -118,12 +120,18 @@ def transformer_spec(model, source_vocabulary, target_vocabulary):
     """
     # Optional heavy dependency, imported where used (see export_ctranslate2).
     from ctranslate2.specs import transformer_spec as ct2
+    from ctranslate2.specs.common_spec import Activation
 
+    activations = {"relu": Activation.RELU, "swish": Activation.SWISH, "gelu": Activation.GELU}
+    if model.activation not in activations:
+        raise ValueError(f"CTranslate2 has no {model.activation!r} feed-forward activation")
     layers = model.num_layers
-    encoder = ct2.TransformerEncoderSpec(layers, model.num_heads, pre_norm=model.pre_norm)
-    decoder = ct2.TransformerDecoderSpec(layers, model.num_heads, pre_norm=model.pre_norm)
+    architecture = {"pre_norm": model.pre_norm, "activation": activations[model.activation]}
+    encoder = ct2.TransformerEncoderSpec(layers, model.num_heads, **architecture)
+    decoder = ct2.TransformerDecoderSpec(layers, model.num_heads, **architecture)
+    encoder.scale_embeddings = decoder.scale_embeddings = bool(model.scale_embeddings)
     spec = ct2.TransformerSpec(encoder, decoder)
-    # One epsilon for the whole model in CTranslate2; ours is 1e-6 in every LayerNormalization.
+    # One epsilon for the whole model in CTranslate2, as in ours (`norm_epsilon`).
     spec.config.layer_norm_epsilon = float(
         model.get_layer("encoder_block_0").self_attention_norm.epsilon)
     # Our sources carry no <s> or </s>; the decoder starts from <s> (START_ID), CTranslate2's
@@ -158,6 +166,8 @@ def transformer_spec(model, source_vocabulary, target_vocabulary):
         _set_layer_norm(decoder.layer_norm, model.get_layer("decoder_final_norm"))
     if model.tied_output:
         decoder.projection.weight = _numpy(target_embedding.embeddings)
+        if model.output_bias:
+            decoder.projection.bias = _numpy(model.get_layer("output_bias").bias)
     else:
         _set_dense(decoder.projection, model.get_layer("output_projection"))
 
@@ -168,8 +178,8 @@ def transformer_spec(model, source_vocabulary, target_vocabulary):
 
 
 def _position_table(embedding):
-    # Ours interleaves sin and cos (dimensions 2i, 2i+1); CTranslate2 would otherwise build its
-    # own table with sin and cos in two halves, so it gets ours.
+    # Ours interleaves sin and cos (dimensions 2i, 2i+1) by default; CTranslate2 would otherwise
+    # build its own table (sin and cos in two halves), so it gets ours, whatever its layout.
     return np.asarray(embedding._position_table, np.float32)
 
 
@@ -239,6 +249,7 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
         "max_target_length": limits.max_target_length,
         "pre_norm": bool(run.model.pre_norm),
         "tied_output": bool(run.model.tied_output),
+        "activation": run.model.activation,
         "shared_embeddings": bool(run.model.shared_embeddings),
         **{k: run.config[k] for k in _CONFIG_FIELDS if run.config.get(k) is not None},
     }

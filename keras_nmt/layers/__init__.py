@@ -3,6 +3,7 @@
 from keras_nmt.layers.bahdanau_attention import BahdanauAttention
 from keras_nmt.layers.bahdanau_decoder_rnn import BahdanauDecoderRNN
 from keras_nmt.layers.cached_multi_head_attention import CachedMultiHeadAttention
+from keras_nmt.layers.logits_bias import LogitsBias
 from keras_nmt.layers.luong_attention import LuongAttention
 from keras_nmt.layers.positional_embedding import PositionalEmbedding
 from keras_nmt.layers.reverse_padded_sequence import ReversePaddedSequence
@@ -13,6 +14,7 @@ __all__ = [
     "BahdanauAttention",
     "BahdanauDecoderRNN",
     "CachedMultiHeadAttention",
+    "LogitsBias",
     "LuongAttention",
     "PositionalEmbedding",
     "ReversePaddedSequence",

@@ -6,18 +6,27 @@ import keras
 import numpy as np
 from keras import ops
 
+# How the sines and cosines of the position table are laid out along the model dimension.
+POSITION_LAYOUTS = ("interleaved", "halves")
 
-def _sinusoid_table(max_length, d_model):
+
+def _sinusoid_table(max_length, d_model, layout="interleaved"):
     """The paper's position encodings as a float32 array of shape `(max_length, d_model)`.
 
     Computed once in float64 by NumPy: sin/cos of arguments up to `max_length` lose digits in
     float32, and a table also makes the step decoder's lookup at one position exact.
+
+    `layout="interleaved"` (the paper): dimension 2i holds the sine, 2i+1 the cosine of frequency
+    i. `layout="halves"` (Marian, tensor2tensor): the sines of every frequency in the first half,
+    their cosines in the second.
     """
     positions = np.arange(max_length, dtype=np.float64)[:, None]  # (max_length, 1)
     dims = np.arange(d_model)[None, :]  # (1, d_model)
     # Dimensions 2i and 2i+1 share the frequency 1 / 10000^(2i / d_model).
     angles = positions / np.power(10000.0, (2 * (dims // 2)) / d_model)
     table = np.where(dims % 2 == 0, np.sin(angles), np.cos(angles))
+    if layout == "halves":
+        table = np.concatenate([table[:, 0::2], table[:, 1::2]], axis=1)
     return table.astype("float32")
 
 
@@ -38,6 +47,10 @@ class PositionalEmbedding(keras.layers.Layer):
         d_model: embedding size.
         max_length: number of positions in the encoding table; positions must stay below it.
         mask_zero: when True, id 0 (padding) is masked: `compute_mask` returns `ids != 0`.
+        position_layout: `"interleaved"` (sin and cos alternate, the paper) or `"halves"` (all
+            sines, then all cosines: Marian's table, e.g. OPUS-MT models).
+        scale: multiply the embeddings by sqrt(d_model) (section 3.4); False adds the positions
+            to the embeddings as they are.
         **kwargs: base `Layer` arguments (`name`, `dtype`, ...).
 
     Call arguments:
@@ -60,19 +73,33 @@ class PositionalEmbedding(keras.layers.Layer):
         Vaswani et al., 2017, "Attention Is All You Need", https://arxiv.org/abs/1706.03762
     """
 
-    def __init__(self, vocab_size, d_model, max_length=512, mask_zero=True, **kwargs):
+    def __init__(
+        self,
+        vocab_size,
+        d_model,
+        max_length=512,
+        mask_zero=True,
+        position_layout="interleaved",
+        scale=True,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
+        if position_layout not in POSITION_LAYOUTS:
+            raise ValueError(f"position_layout must be one of {POSITION_LAYOUTS}, "
+                             f"got {position_layout!r}")
         self.vocab_size = vocab_size
         self.d_model = d_model
         self.max_length = max_length
         self.mask_zero = mask_zero
+        self.position_layout = position_layout
+        self.scale = scale
         self.supports_masking = True
         self.token_embedding = keras.layers.Embedding(
             vocab_size, d_model, mask_zero=False, dtype=self.dtype_policy, name="token_embedding"
         )
         # A NumPy array, not a tensor: a tensor made here could belong to whatever graph is
         # being traced when the layer is created (e.g. while a model is loaded).
-        self._position_table = _sinusoid_table(max_length, d_model)
+        self._position_table = _sinusoid_table(max_length, d_model, position_layout)
 
     def build(self, inputs_shape):
         self.token_embedding.build((None, None))
@@ -98,8 +125,9 @@ class PositionalEmbedding(keras.layers.Layer):
         table = ops.convert_to_tensor(self._position_table, dtype=self.compute_dtype)
         encoding = ops.take(table, positions, axis=0)  # (batch or 1, length, d_model)
         embedded = self.token_embedding(inputs)  # (batch, length, d_model)
-        scale = ops.cast(math.sqrt(self.d_model), embedded.dtype)
-        return embedded * scale + encoding
+        if self.scale:
+            embedded = embedded * ops.cast(math.sqrt(self.d_model), embedded.dtype)
+        return embedded + encoding
 
     def compute_mask(self, inputs, previous_mask=None):
         if len(inputs.shape) == 3:
@@ -122,6 +150,8 @@ class PositionalEmbedding(keras.layers.Layer):
                 "d_model": self.d_model,
                 "max_length": self.max_length,
                 "mask_zero": self.mask_zero,
+                "position_layout": self.position_layout,
+                "scale": self.scale,
             }
         )
         return config

@@ -30,6 +30,9 @@ class TransformerDecoderBlock(keras.layers.Layer):
         ff_dim: inner size of the feed-forward network.
         dropout: dropout rate on attention weights and on each sub-layer's output.
         pre_norm: LayerNorm before each sub-layer instead of after the residual sum.
+        activation: the feed-forward network's inner activation, a Keras name: `"relu"` (the
+            paper) or `"swish"` (`x * sigmoid(x)`, Marian's OPUS-MT models).
+        norm_epsilon: the LayerNorms' epsilon (transformers' Marian models use 1e-5).
         **kwargs: base `Layer` arguments.
 
     Call arguments:
@@ -58,7 +61,17 @@ class TransformerDecoderBlock(keras.layers.Layer):
         https://arxiv.org/abs/2002.04745
     """
 
-    def __init__(self, d_model, num_heads, ff_dim, dropout=0.1, pre_norm=False, **kwargs):
+    def __init__(
+        self,
+        d_model,
+        num_heads,
+        ff_dim,
+        dropout=0.1,
+        pre_norm=False,
+        activation="relu",
+        norm_epsilon=1e-6,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if d_model % num_heads:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
@@ -67,6 +80,8 @@ class TransformerDecoderBlock(keras.layers.Layer):
         self.ff_dim = ff_dim
         self.dropout = dropout
         self.pre_norm = pre_norm
+        self.activation = activation
+        self.norm_epsilon = norm_epsilon
         self.head_dim = d_model // num_heads
         self.supports_masking = True
         policy = self.dtype_policy
@@ -74,19 +89,21 @@ class TransformerDecoderBlock(keras.layers.Layer):
             num_heads, self.head_dim, dropout=dropout, dtype=policy, name="self_attention"
         )
         self.self_attention_norm = keras.layers.LayerNormalization(
-            epsilon=1e-6, dtype=policy, name="self_attention_norm"
+            epsilon=norm_epsilon, dtype=policy, name="self_attention_norm"
         )
         self.cross_attention = CachedMultiHeadAttention(
             num_heads, self.head_dim, dropout=dropout, dtype=policy, name="cross_attention"
         )
         self.cross_attention_norm = keras.layers.LayerNormalization(
-            epsilon=1e-6, dtype=policy, name="cross_attention_norm"
+            epsilon=norm_epsilon, dtype=policy, name="cross_attention_norm"
         )
         self.ffn_inner = keras.layers.Dense(
-            ff_dim, activation="relu", dtype=policy, name="ffn_inner"
+            ff_dim, activation=activation, dtype=policy, name="ffn_inner"
         )
         self.ffn_outer = keras.layers.Dense(d_model, dtype=policy, name="ffn_outer")
-        self.ffn_norm = keras.layers.LayerNormalization(epsilon=1e-6, dtype=policy, name="ffn_norm")
+        self.ffn_norm = keras.layers.LayerNormalization(
+            epsilon=norm_epsilon, dtype=policy, name="ffn_norm"
+        )
         self.dropout_layer = keras.layers.Dropout(dropout, dtype=policy, name="dropout")
 
     def build(self, inputs_shape):
@@ -210,6 +227,8 @@ class TransformerDecoderBlock(keras.layers.Layer):
                 "ff_dim": self.ff_dim,
                 "dropout": self.dropout,
                 "pre_norm": self.pre_norm,
+                "activation": self.activation,
+                "norm_epsilon": self.norm_epsilon,
             }
         )
         return config

@@ -36,6 +36,11 @@ MODEL_ARGUMENTS = {
         "shared_embeddings",
         "tied_output",
         "max_length",
+        "activation",
+        "norm_epsilon",
+        "position_layout",
+        "scale_embeddings",
+        "output_bias",
     ),
 }
 

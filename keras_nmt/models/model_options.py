@@ -5,6 +5,8 @@ import dataclasses
 from keras_nmt.option_fields import check_options, option
 
 ATTENTION_SCORES = ("dot", "general", "concat")
+ACTIVATIONS = ("relu", "swish", "gelu")
+POSITION_LAYOUTS = ("interleaved", "halves")
 
 
 @dataclasses.dataclass
@@ -44,6 +46,19 @@ class ModelOptions:
                                "embedding")
     max_length: int = option(100, "longest sequence in tokens: longer training pairs are "
                              "dropped, longer inputs truncated when translating", at_least=1)
+
+    # Transformer options that Marian (OPUS-MT) models need; see `TransformerFunctional`.
+    activation: str = option("relu", "Transformer feed-forward activation (swish: Marian)",
+                             choices=ACTIVATIONS)
+    norm_epsilon: float = option(1e-6, "Transformer LayerNorm epsilon", above=0)
+    position_layout: str = option("interleaved", "Transformer sinusoid table: sin and cos "
+                                  "interleaved (the paper) or in halves (Marian)",
+                                  choices=POSITION_LAYOUTS)
+    # On by default; only an import turns it off (the switch form cannot yet say "off").
+    scale_embeddings: bool = option(True, "Transformer: embeddings times sqrt(d_model) before "
+                                    "the positions are added")
+    output_bias: bool = option(False, "Transformer: a learned bias on the tied output "
+                               "projection's logits (Marian)")
 
     def __post_init__(self):
         check_options(self)

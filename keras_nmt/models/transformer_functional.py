@@ -8,6 +8,7 @@ symbolic tensors, into a training model and two inference models that share its 
 import keras
 from keras import ops
 
+from keras_nmt.layers.logits_bias import LogitsBias
 from keras_nmt.layers.positional_embedding import PositionalEmbedding
 from keras_nmt.layers.transformer_decoder_block import TransformerDecoderBlock
 from keras_nmt.layers.transformer_encoder_block import TransformerEncoderBlock
@@ -47,7 +48,8 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
     and `"target_embedding"` (one `"shared_embedding"` with `shared_embeddings=True`),
     `"source_embedding_dropout"`, `"target_embedding_dropout"`, `"encoder_block_{i}"`,
     `"decoder_block_{i}"`, `"encoder_final_norm"` and `"decoder_final_norm"` (pre-norm only),
-    `"output_projection"` (absent with `tied_output=True`).
+    `"output_projection"` (absent with `tied_output=True`), `"output_bias"` (with
+    `output_bias=True`).
 
     The defaults are the training defaults (`keras_nmt.models.configurations.OPTION_DEFAULTS`), so
     the class built without arguments is the model `keras-nmt train --model transformer` trains.
@@ -65,7 +67,20 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
         tied_output: logits = h · E^T with the target embedding E (section 3.4) instead of a
             separate `Dense` projection.
         max_length: the longest source, target or decoded sequence (size of the position table).
+        activation: the feed-forward networks' activation, `"relu"` (the paper) or `"swish"`
+            (Marian).
+        norm_epsilon: the LayerNorms' epsilon (transformers' Marian models: 1e-5).
+        position_layout: the sinusoid table's layout, `"interleaved"` (the paper) or `"halves"`
+            (sines then cosines, Marian); see `PositionalEmbedding`.
+        scale_embeddings: multiply the embeddings by sqrt(d_model) before adding positions.
+        output_bias: add a learned bias to the logits of the tied projection (`"output_bias"`,
+            Marian's `decoder_ff_logit_out_b`); the untied `Dense` projection has its own.
         **kwargs: base `Model` arguments (`name`, `trainable`).
+
+    The options after `max_length` exist for models imported from Marian (OPUS-MT, see
+    `keras_nmt.pretrained`): swish, 1e-5, `"halves"`, scaled, one shared embedding, tied output
+    with a bias, post-norm without final norm. Marian's decoder starts from the embedding of its
+    pad token; the import copies that row to `START_ID`, so decoding needs no special case.
 
     Example:
         >>> model = TransformerFunctional(20, 20, num_layers=2, d_model=16, num_heads=2, ff_dim=32)
@@ -96,6 +111,11 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
         shared_embeddings=False,
         tied_output=False,
         max_length=100,
+        activation="relu",
+        norm_epsilon=1e-6,
+        position_layout="interleaved",
+        scale_embeddings=True,
+        output_bias=False,
         **kwargs,
     ):
         if shared_embeddings and source_vocab_size != target_vocab_size:
@@ -105,39 +125,58 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
             )
         if d_model % num_heads:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
+        if output_bias and not tied_output:
+            raise ValueError("output_bias=True is for the tied output projection "
+                             "(tied_output=True); the untied Dense projection has its own bias")
         kwargs.setdefault("name", "transformer")
 
         # ---- Layers ----
+        embedding_options = {"position_layout": position_layout, "scale": scale_embeddings}
+        block_options = {"activation": activation, "norm_epsilon": norm_epsilon}
         if shared_embeddings:
             source_embedding = target_embedding = PositionalEmbedding(
-                source_vocab_size, d_model, max_length=max_length, name="shared_embedding"
+                source_vocab_size, d_model, max_length=max_length, name="shared_embedding",
+                **embedding_options
             )
         else:
             source_embedding = PositionalEmbedding(
-                source_vocab_size, d_model, max_length=max_length, name="source_embedding"
+                source_vocab_size, d_model, max_length=max_length, name="source_embedding",
+                **embedding_options
             )
             target_embedding = PositionalEmbedding(
-                target_vocab_size, d_model, max_length=max_length, name="target_embedding"
+                target_vocab_size, d_model, max_length=max_length, name="target_embedding",
+                **embedding_options
             )
         source_dropout = keras.layers.Dropout(dropout, name="source_embedding_dropout")
         target_dropout = keras.layers.Dropout(dropout, name="target_embedding_dropout")
         encoder_blocks = [
             TransformerEncoderBlock(
-                d_model, num_heads, ff_dim, dropout, pre_norm, name=f"encoder_block_{i}"
+                d_model, num_heads, ff_dim, dropout, pre_norm, name=f"encoder_block_{i}",
+                **block_options
             )
             for i in range(num_layers)
         ]
         decoder_blocks = [
             TransformerDecoderBlock(
-                d_model, num_heads, ff_dim, dropout, pre_norm, name=f"decoder_block_{i}"
+                d_model, num_heads, ff_dim, dropout, pre_norm, name=f"decoder_block_{i}",
+                **block_options
             )
             for i in range(num_layers)
         ]
         encoder_norm = decoder_norm = None
         if pre_norm:
             # Pre-norm leaves the residual stream unnormalised: normalise once at the top.
-            encoder_norm = keras.layers.LayerNormalization(epsilon=1e-6, name="encoder_final_norm")
-            decoder_norm = keras.layers.LayerNormalization(epsilon=1e-6, name="decoder_final_norm")
+            encoder_norm = keras.layers.LayerNormalization(
+                epsilon=norm_epsilon, name="encoder_final_norm"
+            )
+            decoder_norm = keras.layers.LayerNormalization(
+                epsilon=norm_epsilon, name="decoder_final_norm"
+            )
+        logits_bias = None
+        if output_bias:
+            logits_bias = LogitsBias(
+                target_vocab_size, dtype="float32", name="output_bias"
+            )
         output_projection = None
         if not tied_output:
             output_projection = keras.layers.Dense(
@@ -152,7 +191,8 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
                 logits = target_embedding(h, reverse=True)
             # The matmul runs in the policy's compute dtype; logits and softmax in float32, as in
             # the recurrent models.
-            return ops.cast(logits, "float32")
+            logits = ops.cast(logits, "float32")
+            return logits_bias(logits) if output_bias else logits
 
         # ---- Training model ----
         encoder_tokens = keras.Input(shape=(None,), dtype="int32", name="encoder_tokens")
@@ -187,6 +227,11 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
         self.shared_embeddings = shared_embeddings
         self.tied_output = tied_output
         self.max_length = max_length
+        self.activation = activation
+        self.norm_epsilon = norm_epsilon
+        self.position_layout = position_layout
+        self.scale_embeddings = scale_embeddings
+        self.output_bias = output_bias
 
         # ---- Inference models (the same layer objects, so the same weights) ----
         memory = {"encoder_output": encoder_output, "source_mask": source_mask}

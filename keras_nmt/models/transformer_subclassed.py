@@ -8,6 +8,7 @@ wiring runs in `call`, `encode` and `decode_step` each time they are called.
 import keras
 from keras import ops
 
+from keras_nmt.layers.logits_bias import LogitsBias
 from keras_nmt.layers.positional_embedding import PositionalEmbedding
 from keras_nmt.layers.transformer_decoder_block import TransformerDecoderBlock
 from keras_nmt.layers.transformer_encoder_block import TransformerEncoderBlock
@@ -46,7 +47,8 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
     and `"target_embedding"` (one `"shared_embedding"` with `shared_embeddings=True`),
     `"source_embedding_dropout"`, `"target_embedding_dropout"`, `"encoder_block_{i}"`,
     `"decoder_block_{i}"`, `"encoder_final_norm"` and `"decoder_final_norm"` (pre-norm only),
-    `"output_projection"` (absent with `tied_output=True`).
+    `"output_projection"` (absent with `tied_output=True`), `"output_bias"` (with
+    `output_bias=True`).
 
     The defaults are the training defaults (`keras_nmt.models.configurations.OPTION_DEFAULTS`), so
     the class built without arguments is the model `keras-nmt train --model transformer` trains.
@@ -64,7 +66,20 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
         tied_output: logits = h · E^T with the target embedding E (section 3.4) instead of a
             separate `Dense` projection.
         max_length: the longest source, target or decoded sequence (size of the position table).
+        activation: the feed-forward networks' activation, `"relu"` (the paper) or `"swish"`
+            (Marian).
+        norm_epsilon: the LayerNorms' epsilon (transformers' Marian models: 1e-5).
+        position_layout: the sinusoid table's layout, `"interleaved"` (the paper) or `"halves"`
+            (sines then cosines, Marian); see `PositionalEmbedding`.
+        scale_embeddings: multiply the embeddings by sqrt(d_model) before adding positions.
+        output_bias: add a learned bias to the logits of the tied projection (`"output_bias"`,
+            Marian's `decoder_ff_logit_out_b`); the untied `Dense` projection has its own.
         **kwargs: base `Model` arguments (`name`, `trainable`).
+
+    The options after `max_length` exist for models imported from Marian (OPUS-MT, see
+    `keras_nmt.pretrained`): swish, 1e-5, `"halves"`, scaled, one shared embedding, tied output
+    with a bias, post-norm without final norm. Marian's decoder starts from the embedding of its
+    pad token; the import copies that row to `START_ID`, so decoding needs no special case.
 
     Example:
         >>> model = TransformerSubclassed(20, 20, num_layers=2, d_model=16, num_heads=2, ff_dim=32)
@@ -95,6 +110,11 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
         shared_embeddings=False,
         tied_output=False,
         max_length=100,
+        activation="relu",
+        norm_epsilon=1e-6,
+        position_layout="interleaved",
+        scale_embeddings=True,
+        output_bias=False,
         **kwargs,
     ):
         if shared_embeddings and source_vocab_size != target_vocab_size:
@@ -104,6 +124,9 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
             )
         if d_model % num_heads:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
+        if output_bias and not tied_output:
+            raise ValueError("output_bias=True is for the tied output projection "
+                             "(tied_output=True); the untied Dense projection has its own bias")
         kwargs.setdefault("name", "transformer")
         super().__init__(**kwargs)
         self.source_vocab_size = source_vocab_size
@@ -117,30 +140,42 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
         self.shared_embeddings = shared_embeddings
         self.tied_output = tied_output
         self.max_length = max_length
+        self.activation = activation
+        self.norm_epsilon = norm_epsilon
+        self.position_layout = position_layout
+        self.scale_embeddings = scale_embeddings
+        self.output_bias = output_bias
 
         # ---- Layers ----
+        embedding_options = {"position_layout": position_layout, "scale": scale_embeddings}
+        block_options = {"activation": activation, "norm_epsilon": norm_epsilon}
         if shared_embeddings:
             self.source_embedding = self.target_embedding = PositionalEmbedding(
-                source_vocab_size, d_model, max_length=max_length, name="shared_embedding"
+                source_vocab_size, d_model, max_length=max_length, name="shared_embedding",
+                **embedding_options
             )
         else:
             self.source_embedding = PositionalEmbedding(
-                source_vocab_size, d_model, max_length=max_length, name="source_embedding"
+                source_vocab_size, d_model, max_length=max_length, name="source_embedding",
+                **embedding_options
             )
             self.target_embedding = PositionalEmbedding(
-                target_vocab_size, d_model, max_length=max_length, name="target_embedding"
+                target_vocab_size, d_model, max_length=max_length, name="target_embedding",
+                **embedding_options
             )
         self.source_dropout = keras.layers.Dropout(dropout, name="source_embedding_dropout")
         self.target_dropout = keras.layers.Dropout(dropout, name="target_embedding_dropout")
         self.encoder_blocks = [
             TransformerEncoderBlock(
-                d_model, num_heads, ff_dim, dropout, pre_norm, name=f"encoder_block_{i}"
+                d_model, num_heads, ff_dim, dropout, pre_norm, name=f"encoder_block_{i}",
+                **block_options
             )
             for i in range(num_layers)
         ]
         self.decoder_blocks = [
             TransformerDecoderBlock(
-                d_model, num_heads, ff_dim, dropout, pre_norm, name=f"decoder_block_{i}"
+                d_model, num_heads, ff_dim, dropout, pre_norm, name=f"decoder_block_{i}",
+                **block_options
             )
             for i in range(num_layers)
         ]
@@ -148,10 +183,15 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
         if pre_norm:
             # Pre-norm leaves the residual stream unnormalised: normalise once at the top.
             self.encoder_norm = keras.layers.LayerNormalization(
-                epsilon=1e-6, name="encoder_final_norm"
+                epsilon=norm_epsilon, name="encoder_final_norm"
             )
             self.decoder_norm = keras.layers.LayerNormalization(
-                epsilon=1e-6, name="decoder_final_norm"
+                epsilon=norm_epsilon, name="decoder_final_norm"
+            )
+        self.logits_bias = None
+        if output_bias:
+            self.logits_bias = LogitsBias(
+                target_vocab_size, dtype="float32", name="output_bias"
             )
         self.output_projection = None
         if not tied_output:
@@ -171,6 +211,8 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
             self.decoder_norm.build(hidden_shape)
         if self.output_projection is not None:
             self.output_projection.build(hidden_shape)
+        if self.output_bias:
+            self.logits_bias.build()
         self.built = True
 
     def project(self, h):
@@ -181,7 +223,8 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
             logits = self.target_embedding(h, reverse=True)
         # The matmul runs in the policy's compute dtype; logits and softmax in float32, as in
         # the recurrent models.
-        return ops.cast(logits, "float32")
+        logits = ops.cast(logits, "float32")
+        return self.logits_bias(logits) if self.output_bias else logits
 
     # ---- Training call ----
     def call(self, inputs, training=None):

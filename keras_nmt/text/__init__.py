@@ -5,7 +5,9 @@ Three kinds share one interface (:class:`Tokenizer`) and the reserved ids of
 
 - ``"char"``: :class:`CharTokenizer`, Unicode code points;
 - ``"word"``: :class:`WordTokenizer`, words and punctuation marks;
-- ``"subword"``: :class:`SubwordTokenizer`, SentencePiece unigram or BPE pieces.
+- ``"subword"``: :class:`SubwordTokenizer`, SentencePiece unigram or BPE pieces;
+- ``"marian"``: :class:`MarianTokenizer`, an imported Marian model's pieces and vocabulary
+  (made by ``keras-nmt import``, not built from text).
 
 Example:
     >>> tok = make_tokenizer("subword", vocab_size=1000).build(texts)
@@ -19,13 +21,16 @@ import os
 
 from keras_nmt.special_ids import TOKENIZER_KINDS
 from keras_nmt.text.char_tokenizer import CharTokenizer
+from keras_nmt.text.marian_tokenizer import MarianTokenizer
 from keras_nmt.text.subword_tokenizer import SubwordTokenizer
 from keras_nmt.text.tokenizer import Tokenizer, read_config
 from keras_nmt.text.word_tokenizer import WordTokenizer
 
-TOKENIZER_CLASSES: dict[str, type[Tokenizer]] = dict(
-    zip(TOKENIZER_KINDS, (CharTokenizer, WordTokenizer, SubwordTokenizer), strict=True)
-)
+# The kinds built from text (`TOKENIZER_KINDS`), and "marian", which `keras-nmt import` makes.
+TOKENIZER_CLASSES: dict[str, type[Tokenizer]] = {
+    **dict(zip(TOKENIZER_KINDS, (CharTokenizer, WordTokenizer, SubwordTokenizer), strict=True)),
+    "marian": MarianTokenizer,
+}
 
 
 def make_tokenizer(kind: str, **options) -> Tokenizer:
@@ -48,13 +53,14 @@ def make_tokenizer(kind: str, **options) -> Tokenizer:
 def load_tokenizer(directory: str | os.PathLike) -> Tokenizer:
     """Reads a tokenizer of any kind written by ``Tokenizer.save(directory)``."""
     kind = read_config(directory).get("kind")
-    if kind not in TOKENIZER_KINDS:
+    if kind not in TOKENIZER_CLASSES:
         raise ValueError(f"{directory}: unknown tokenizer kind {kind!r}")
     return TOKENIZER_CLASSES[kind].load(directory)
 
 
 __all__ = [
     "CharTokenizer",
+    "MarianTokenizer",
     "SubwordTokenizer",
     "TOKENIZER_KINDS",
     "Tokenizer",

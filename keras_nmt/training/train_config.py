@@ -13,6 +13,10 @@ from keras_nmt.models.registry import APIS, MODEL_NAMES
 from keras_nmt.option_fields import option
 from keras_nmt.special_ids import TOKENIZER_KINDS
 
+# The learning rate of a run started from another's weights (`init_from`), constant: the
+# from-scratch warm-up schedule peaks near 1e-3 and wrecks a pretrained model (transformers'
+# Marian fine-tuning examples use 2e-5 to 5e-5).
+FINE_TUNING_LEARNING_RATE = 5e-5
 # Keras dtype policies a run may ask for; `auto` is resolved by `training.precision`.
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 # Teacher-forcing schedules (`TeacherForcingSchedule`) and the default K of each.
@@ -86,7 +90,9 @@ class TrainConfig(ModelOptions):
     api: str = option("functional", "which twin: the functional graph or the subclassed step "
                       "loop", choices=APIS)
     # text and data
-    tokenizer: str = option("char", "token level of both sides", choices=TOKENIZER_KINDS)
+    tokenizer: str = option("char", "token level of both sides (marian: an imported Marian "
+                            "model's own, which --init-from keeps)",
+                            choices=(*TOKENIZER_KINDS, "marian"))
     vocab_size: int = option(8000, "word/subword vocabulary size", at_least=1)
     lowercase: bool = option(False, "lower-case all text")
     languages: str | None = option(
@@ -165,6 +171,10 @@ class TrainConfig(ModelOptions):
                            "own --output-dir); the batch size is the global batch, split across "
                            "replicas", choices=("default", "mirrored", "multi-worker"))
     # run
+    init_from: str | None = option(None, "fine-tune: start from this run folder's weights, "
+                                   "tokenizers and architecture (an imported OPUS-MT model or "
+                                   "any run); the learning rate is then constant (default 5e-5)",
+                                   metavar="RUN")
     seed: int = option(0, "seed for data order, initial weights and dropout: same seed, same "
                        "result", at_least=0)
     output: str = option("runs/default", "run folder (default: runs/MODEL-API); re-running the "

@@ -114,6 +114,14 @@ def make_tokenizers(config, train_pairs, run):
     directory = run / TOKENIZERS_DIR
     if (directory / "source").exists() and (directory / "target").exists():
         return load_tokenizer(directory / "source"), load_tokenizer(directory / "target")
+    if config.init_from:
+        # Fine-tuning keeps the vocabularies the weights were trained with.
+        for side in ("source", "target"):
+            partial = directory / temporary_name(side)
+            shutil.rmtree(partial, ignore_errors=True)
+            shutil.copytree(Path(config.init_from) / TOKENIZERS_DIR / side, partial)
+            os.replace(partial, directory / side)
+        return load_tokenizer(directory / "source"), load_tokenizer(directory / "target")
     options = {"lowercase": config.lowercase}
     if config.tokenizer in ("word", "subword"):
         options["max_vocab" if config.tokenizer == "word" else "vocab_size"] = config.vocab_size
@@ -138,9 +146,10 @@ def loss_and_metrics(config):
 
 
 def compile_model(model, config):
-    """Compiles with the masked loss and metrics and the model's recipe (`TRAINING_RECIPES`)."""
+    """Compiles with the masked loss and metrics and the model's recipe (`TRAINING_RECIPES`);
+    a run started from another's weights (`init_from`) keeps a constant learning rate."""
     recipe = TRAINING_RECIPES[config.model]
-    if recipe["schedule"] == "inverse_sqrt":
+    if recipe["schedule"] == "inverse_sqrt" and not config.init_from:
         learning_rate = InverseSqrtSchedule(config.d_model, warmup_steps=config.warmup_steps)
     else:
         learning_rate = config.learning_rate
@@ -306,6 +315,8 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
             dataclasses.asdict(config),
         )
         model(next(iter(valid_data))[0])  # builds the weights (the backup restores them)
+        if config.init_from:
+            model.load_weights(Path(config.init_from) / MODEL_FILE)
         compile_model(model, config)
     # One record of the run's clock and history, saved in every backup (see `RunState`).
     state = RunState(run / HISTORY_FILE)
@@ -331,6 +342,10 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         callbacks.insert(0, schedule)
     callbacks.extend(extra_callbacks)
 
+    if config.init_from and (epoch, batch) == (0, 0) and not finished:
+        before = next(c for c in callbacks if isinstance(c, ValidationScores)).evaluate()
+        print_fn(f"validation before fine-tuning (the weights of {config.init_from}): "
+                 f"BLEU {before['val_bleu']:.1f}, chrF {before['val_chrf']:.1f}")
     start = time.monotonic()
     if finished:
         print_fn(f"{run} finished earlier: nothing to train, evaluating its {MODEL_FILE}")

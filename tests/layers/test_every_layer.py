@@ -111,6 +111,17 @@ CASES = {
             ),
         ),
     ],
+    "LogitsBias": [
+        (
+            "logits",
+            dict(
+                init_kwargs=dict(vocab_size=7),
+                input_data={"logits": floats(BATCH, TGT, 7)},
+                expected_output_shape=(BATCH, TGT, 7),
+                expected_num_trainable_weights=1,
+            ),
+        ),
+    ],
     "LuongAttention": [
         (
             f"{score}-scale={scale}",

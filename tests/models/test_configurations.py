@@ -46,6 +46,8 @@ def test_benchmark_sizes():
     assert model_options("transformer", "benchmark") == {
         "num_layers": 3, "d_model": 256, "num_heads": 4, "ff_dim": 1024, "dropout": 0.1,
         "pre_norm": False, "shared_embeddings": False, "tied_output": False, "max_length": 256,
+        "activation": "relu", "norm_epsilon": 1e-6, "position_layout": "interleaved",
+        "scale_embeddings": True, "output_bias": False,
     }
     assert model_options("lstm", "benchmark") == {
         "embedding_dim": 256, "units": 512, "num_layers": 1, "dropout": 0.0,

@@ -17,6 +17,9 @@ SMALL = dict(num_layers=2, d_model=16, num_heads=2, ff_dim=32, dropout=0.1, max_
 VARIANTS = {
     "post_norm": {},
     "pre_norm_tied": dict(pre_norm=True, tied_output=True),
+    # What imported Marian (OPUS-MT) models use, with an unscaled embedding on top.
+    "marian": dict(tied_output=True, output_bias=True, activation="swish", norm_epsilon=1e-5,
+                   position_layout="halves", scale_embeddings=False),
 }
 
 

@@ -1,0 +1,9 @@
+"""`python apps/import.py ...` is `keras-nmt import ...`, run from a checkout."""
+
+import sys
+
+from keras_nmt.cli import run
+
+if __name__ == "__main__":
+    sys.argv.insert(1, "import")
+    run()

@@ -1,0 +1,52 @@
+"""An imported Marian model exports as a SavedModel and to CTranslate2 with the same outputs."""
+
+import numpy as np
+import pytest
+
+from keras_nmt.export import export_ctranslate2, export_translator
+from keras_nmt.inference import open_translator
+from tests.pretrained.conftest import MAX_NEW_TOKENS
+
+SENTENCES = 48
+
+
+@pytest.mark.parametrize("api", ["functional", pytest.param("subclassed", marks=pytest.mark.slow)])
+def test_saved_model_gives_the_in_process_outputs(imported, reference, tmp_path, api):
+    run_dir = imported(api).run_dir
+    export = export_translator(run_dir, base_dir=tmp_path, max_beam_size=4)
+    texts = reference.sentences[:SENTENCES]
+    ours, saved = open_translator(run_dir), open_translator(export)
+    for beam_size in (1, 4):
+        expected = ours.translate_batch(texts, beam_size=beam_size)
+        got = saved.translate_batch(texts, beam_size=beam_size)
+        assert [g.texts for g in got] == [e.texts for e in expected]
+        np.testing.assert_allclose([g.score for g in got], [e.score for e in expected],
+                                   rtol=1e-5, atol=1e-5)
+    assert len({r.text for r in expected}) > SENTENCES // 2
+
+
+@pytest.fixture(scope="module")
+def ctranslate2_export(imported, tmp_path_factory):
+    pytest.importorskip("ctranslate2")
+    return export_ctranslate2(imported().run_dir, tmp_path_factory.mktemp("ct2") / "model")
+
+
+def test_ctranslate2_export_gives_the_in_process_greedy_outputs(imported, reference,
+                                                                ctranslate2_export):
+    texts = reference.sentences
+    ours = open_translator(imported().run_dir).translate_batch(texts)
+    theirs = open_translator(ctranslate2_export).translate_batch(texts)
+    assert [t.texts for t in theirs] == [o.texts for o in ours]
+
+
+def test_ctranslate2_export_equals_ctranslate2s_own_marian_converter(reference,
+                                                                      ctranslate2_export):
+    """The reference is CTranslate2's `TransformersConverter` run on the same Hugging Face
+    directory (in `make_fixtures.py`): same pieces, greedy, 24 tokens at most."""
+    translator = open_translator(ctranslate2_export)
+    vocabulary = translator.source_tokenizer.vocabulary
+    tokens = [[vocabulary[i] for i in row] for row in translator.source_ids(reference.sentences)]
+    results = translator.engine.translate_batch(tokens, beam_size=1,
+                                                max_decoding_length=MAX_NEW_TOKENS)
+    ours = [" ".join(result.hypotheses[0]) for result in results]
+    assert ours == list(reference.arrays["ctranslate2_greedy"])
