@@ -62,7 +62,11 @@ def add_options(group, names, defaults, unset=None, helps=None):
             exclusive = exclusive or group.add_mutually_exclusive_group()
             target = exclusive
         if value_type(field) is bool:
-            target.add_argument(flag_of(field), dest=name, action="store_true", help=help)
+            if default:  # an option that is on unless turned off: --no-NAME turns it off
+                target.add_argument(flag_of(field), dest=name, default=None if unset else default,
+                                    action=argparse.BooleanOptionalAction, help=help)
+            else:
+                target.add_argument(flag_of(field), dest=name, action="store_true", help=help)
             continue
         if "(default:" not in help and (unset or default is not None):
             help += f" (default: {unset}; else {default})" if unset else " (default: %(default)s)"

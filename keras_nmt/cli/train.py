@@ -80,6 +80,9 @@ def parse(argv=None, prog=None):
         inherited = initial_run_fields(parser, known.init_from)
         parser.set_defaults(**inherited, learning_rate=FINE_TUNING_LEARNING_RATE)
     args = parser.parse_args(argv)
+    if args.tokenizer == "marian" and not known.init_from:
+        parser.error("--tokenizer marian: an imported model's own vocabulary, kept by "
+                     "--init-from RUN; a new vocabulary is char, word or subword")
     for name, value in inherited.items():
         if not hasattr(args, name):  # a model option without a flag (e.g. Marian's swish)
             setattr(args, name, value)

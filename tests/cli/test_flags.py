@@ -36,9 +36,18 @@ def test_a_reference_configuration_gives_the_defaults_and_flags_win():
     (["--output-dir", "runs/x"], "output", "runs/x"),
     (["--languages", "es,en"], "languages", "es,en"),
     (["--languages", "pt-BR,zh-Hant"], "languages", "pt-BR,zh-Hant"),
+    # An option that is on by default is turned off by its --no- form, never accepted and ignored.
+    ([], "scale_embeddings", True),
+    (["--no-scale-embeddings"], "scale_embeddings", False),
 ])
 def test_train_flags(argv, dest, value):
     assert getattr(train.parse(argv), dest) == value
+
+
+def test_a_marian_tokenizer_without_an_imported_run_is_refused(capsys):
+    with pytest.raises(SystemExit):
+        train.parse(["--tokenizer", "marian"])
+    assert "--tokenizer marian: an imported model's own vocabulary" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("pair", ["es", "es,en,fr", "ES,en", "es,", "spanish,english"])
@@ -189,14 +198,16 @@ def test_flags_are_made_from_fields_fairseq_style():
         rate: float = option(0.5, "a rate", "--the-rate", at_least=0, below=1)
         kind: str = option("a", "which kind", choices=("a", "b"))
         fast: bool = option(False, "go fast")
+        loud: bool = option(True, "speak up")
 
         def __post_init__(self):
             check_options(self)
 
     parser = new_parser("Test.")
-    add_options(parser, ["width", "rate", "kind", "fast"], Options())
-    args = parser.parse_args(["--width", "3", "--the-rate", "0.25", "--fast"])
-    assert Options(**vars(args)) == Options(3, 0.25, "a", True)
+    add_options(parser, ["width", "rate", "kind", "fast", "loud"], Options())
+    args = parser.parse_args(["--width", "3", "--the-rate", "0.25", "--fast", "--no-loud"])
+    assert Options(**vars(args)) == Options(3, 0.25, "a", True, False)
+    assert parser.parse_args([]).loud is True
     assert "how wide (default: 8)" in " ".join(parser.format_help().split())
     unset = new_parser("Test.")
     add_options(unset, ["width"], Options(), "the preset's")
