@@ -15,7 +15,13 @@ Example:
 import argparse
 import dataclasses
 
-from keras_nmt.cli.common import non_negative_int, positive_float, positive_int, rate
+from keras_nmt.cli.common import (
+    ACCEPT_DATA_HELP,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    rate,
+)
 from keras_nmt.models.registry import APIS, MODEL_NAMES
 from keras_nmt.training.train_config import PRECISIONS, TrainConfig
 
@@ -67,12 +73,14 @@ TRAIN_OPTIONS = {
     "data": _option("--data", "built-in dataset name ('dates'), a corpus file (TSV, "
                     ".gz/.xz/.zip), a path with {split} (e.g. ../shared/data/spa-eng.{split}.tsv) "
                     "or SOURCE_FILE,TARGET_FILE"),
-    "source_column": _option("--source-column", "which TSV column is the source: Tatoeba files "
-                             "are 'English<TAB>other', so 1 translates other->English",
-                             type=non_negative_int, aliases=("--column",)),
+    "source_column": _option("--source-column", "which TSV column is the source; the "
+                             "default reads 'source<TAB>target'. Tatoeba files are "
+                             "'English<TAB>other': 1 translates other->English (the spa-eng "
+                             "recipes say so)", type=non_negative_int, aliases=("--column",)),
     "target_column": _option("--target-column", "which TSV column is the target, for files "
                              "with more columns (default: the other one of columns 0 and 1)",
                              type=non_negative_int),
+    "accept_data": _switch("--accept-data", ACCEPT_DATA_HELP),
     "skip_bad_lines": _switch("--skip-bad-lines", "skip (and count) malformed corpus lines "
                               "instead of stopping at the first one; the first few are reported "
                               "as FILE:LINE"),

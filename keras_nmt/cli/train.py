@@ -41,9 +41,9 @@ def build_parser(prog=None):
     data.add_argument("--valid", default=None,
                       help="validation file (default: the {split} file, the built-in split, or a "
                       "seeded hold-out of --data)")
-    add_options(data, ["source_column", "target_column", "skip_bad_lines", "max_bad_fraction",
-                       "train_size", "valid_size", "tokenizer", "vocab_size", "lowercase",
-                       "max_length"], DEFAULTS)
+    add_options(data, ["source_column", "target_column", "accept_data", "skip_bad_lines",
+                       "max_bad_fraction", "train_size", "valid_size", "tokenizer", "vocab_size",
+                       "lowercase", "max_length"], DEFAULTS)
     add_options(parser.add_argument_group("training"), [
         "epochs", "steps_per_epoch", "batch_size", "batch_tokens", "learning_rate",
         "warmup_steps", "clipnorm", "label_smoothing", "teacher_forcing", "patience",

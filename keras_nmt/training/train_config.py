@@ -30,8 +30,9 @@ class TrainConfig(ModelOptions):
     lowercase: bool = False
     data: str = "dates"
     valid: str | None = None
-    source_column: int = 1
+    source_column: int = 0
     target_column: int | None = None
+    accept_data: bool = False
     skip_bad_lines: bool = False
     max_bad_fraction: float = 0.01
     train_size: int | None = None
