@@ -165,8 +165,8 @@ def test_max_chars_filters_and_counts(tmp_path):
     assert (corpus.stats.filtered_too_long, corpus.stats.kept, corpus.stats.read) == (2, 2, 4)
     assert corpus.stats.summary().endswith("kept 2 pairs; 2 longer than 10 characters filtered")
     # The limit is inclusive: "Hola, amigo mio." has 16 characters.
-    assert read_tsv(write(tmp_path / "b.tsv", text), max_chars=16, source_column=1).stats.filtered_too_long == 0
-    assert read_tsv(write(tmp_path / "c.tsv", text), max_chars=15, source_column=1).stats.filtered_too_long == 1
+    assert read_tsv(write(tmp_path / "b.tsv", text), max_chars=16).stats.filtered_too_long == 0
+    assert read_tsv(write(tmp_path / "c.tsv", text), max_chars=15).stats.filtered_too_long == 1
 
 
 def test_corpus_stats_docstring_example():
@@ -200,9 +200,9 @@ def test_load_corpus_builtin_and_paths(tmp_path):
 
     write(tmp_path / "s.txt", "uno\ndos\n")
     write(tmp_path / "t.txt", "one\ntwo\n")
-    aligned = load_corpus(f"{tmp_path / 's.txt'},{tmp_path / 't.txt'}", source_column=1)
+    aligned = load_corpus(f"{tmp_path / 's.txt'},{tmp_path / 't.txt'}")
     assert aligned.pairs == [("uno", "one"), ("dos", "two")]
-    assert load_corpus((tmp_path / "s.txt", tmp_path / "t.txt"), source_column=1).pairs == aligned.pairs
+    assert load_corpus((tmp_path / "s.txt", tmp_path / "t.txt")).pairs == aligned.pairs
 
     with pytest.raises(FileNotFoundError, match="not a built-in dataset"):
         load_corpus(str(tmp_path / "missing.tsv"), source_column=1)

@@ -33,7 +33,7 @@ def test_columns_of_a_wider_file(tmp_path):
     corpus = load_corpus(path, source_column=3, target_column=1)
     assert corpus.pairs == [("Ve.", "Go."), ("Corre.", "Run!")]
     with pytest.raises(CorpusError, match="line 1: expected 2 or 3"):
-        load_corpus(path, source_column=1)  # the default reader still refuses 5 columns, naming the line
+        load_corpus(path)  # the default reader still refuses 5 columns, naming the line
     with pytest.raises(CorpusError, match="at least 7"):
         read_tsv(path, source_column=6, target_column=1)
 
