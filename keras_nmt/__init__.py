@@ -21,7 +21,7 @@ TensorFlow):
     >>> translator = keras_nmt.open_translator("runs/quick")
     >>> translator(["3rd of March 2021"])                # a list of strings in, strings out
     >>> keras_nmt.export_translator("runs/quick")        # saved_models/quick/1
-    >>> keras_nmt.TrainConfig.from_recipe("spa-eng/transformer", data="spa-eng.{split}.tsv")
+    >>> keras_nmt.TrainConfig.from_configuration("spa-eng/transformer", data="spa-eng.{split}.tsv")
     >>> keras_nmt.build_model("luong", "functional", 64, 64, units=32)
     >>> keras_nmt.train(config, task=MyTask())           # other data: a TranslationTask subclass
 

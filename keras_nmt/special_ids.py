@@ -1,4 +1,4 @@
-"""Token ids reserved identically by every tokenizer.
+"""Token ids reserved identically by every tokenizer, and the kinds of tokenizer.
 
 Kept in a module free of TensorFlow imports so that models and decoding (written with
 ``keras.ops``) can use them under any Keras backend.
@@ -11,3 +11,6 @@ END_ID = 3  # end of sentence, last decoder target
 NUM_RESERVED = 4
 
 RESERVED_TOKENS = ("<pad>", "<unk>", "<s>", "</s>")
+
+# The tokenizer kinds (`keras_nmt.text.make_tokenizer`, `--tokenizer`): the one list.
+TOKENIZER_KINDS = ("char", "word", "subword")

@@ -21,12 +21,13 @@ if _WORKERS > 1:
 
 import pytest  # noqa: E402
 
+from keras_nmt.data.corpus import shared_data_dir  # noqa: E402
+
 # Directories of tests that all run under JAX as well: layers and decoding are backend-neutral.
 JAX_DIRECTORIES = ("layers", "decoding")
 TESTS = Path(__file__).resolve().parent
 
-DEFAULT_SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
-SHARED_DATA = Path(os.environ.get("KERAS_NMT_SHARED_DATA", DEFAULT_SHARED_DATA)).resolve()
+SHARED_DATA = shared_data_dir()
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker

@@ -23,7 +23,6 @@ from keras_nmt.text import make_tokenizer
 
 PIPELINE_FILE = "spa-eng.train.tsv.xz"
 TEST_FILE = "spa-eng.test.tsv"
-COMPUTE_DTYPES = {"float32": "float32", "mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}
 # The training pairs of --quick (a smoke test: the numbers mean nothing).
 QUICK_PAIRS = 2000
 

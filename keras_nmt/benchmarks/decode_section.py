@@ -1,16 +1,35 @@
 """Benchmark section "decode": sentences/s of greedy and beam search per model."""
 
+import tensorflow as tf
+
 from keras_nmt import markdown
-from keras_nmt.benchmarks.decode_speed import measure_decode_speed
-from keras_nmt.special_ids import PAD_ID
+from keras_nmt.benchmarks.speed import source_batches, time_decoding
+from keras_nmt.decoding import decode
 
 
-def _source_batches(tokenizer, texts, batch_size):
-    batches = []
-    for start in range(0, len(texts), batch_size):
-        ragged = tokenizer.tokenize(texts[start : start + batch_size])
-        batches.append(ragged.to_tensor(default_value=PAD_ID).numpy())
-    return batches
+def measure_decode_speed(model, batches, strategy="greedy", **options):
+    """Sentences per second of `keras_nmt.decoding.decode` inside one `tf.function`.
+
+    The function has a `(None, None)` int32 input signature, so it is traced once; the first
+    batch is decoded once untimed (tracing, graph optimization), then every batch is timed.
+
+    Args:
+        model: a model keeping the inference contract.
+        batches: a list of int32 `(batch, src_len)` source id arrays padded with 0.
+        strategy: `"greedy"` or `"beam"`.
+        **options: more `decode` options (`beam_size`, `max_length`, ...).
+
+    Returns:
+        `speed.time_decoding`'s dict.
+    """
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)])
+    def run(ids):
+        result = decode(model, ids, strategy, **options)
+        lengths = result.lengths if strategy != "beam" else result.lengths[:, 0]
+        return lengths
+
+    return time_decoding(lambda ids: run(tf.constant(ids, tf.int32)), batches, batches[:1])
 
 
 def run_decode(context):
@@ -26,7 +45,7 @@ def run_decode(context):
     records = []
     beam_sizes = [1, 2] if args.quick else args.beam_sizes
     for name, api, model, source_tokenizer, _, sources, state in context.inference_models("decode"):
-        batches = _source_batches(source_tokenizer, sources, args.batch_size)
+        batches = source_batches(source_tokenizer.tokenize(sources).to_list(), args.batch_size)
         for beam_size in beam_sizes:
             if beam_size == 1:
                 result = measure_decode_speed(model, batches, "greedy")

@@ -1,7 +1,7 @@
 """Training and decoding speed of the eight twins on synthetic batches, without TensorFlow.
 
 For a machine with JAX (e.g. a GPU) but no TensorFlow: token ids are random
-(`synthetic_batches`), models come from the registry, the loss and metrics are the training
+(`speed.token_batches`), models come from the registry, the loss and metrics are the training
 ones, and MFU is measured against a matmul peak taken in the same run (`peak`). Driven by
 `keras-nmt benchmark --backend jax` (`jax_run`; `apps/benchmark_jax.py` from a checkout);
 every function works under any Keras backend, the command sets JAX.
@@ -19,13 +19,11 @@ Presets (model options per model, the padded-token budget of a training batch, v
 import keras
 import numpy as np
 
-from keras_nmt.benchmarks.flops import training_flops
-from keras_nmt.benchmarks.train_speed import batch_lengths, measure_train_speed
+from keras_nmt.benchmarks.speed import time_decoding, train_measurement
 from keras_nmt.decoding import decode
 from keras_nmt.markdown import table
 from keras_nmt.models.configurations import TRAINING_RECIPES
 from keras_nmt.models.registry import build_model
-from keras_nmt.timing import time_call
 from keras_nmt.training.fused_adam import FusedAdam
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
@@ -59,7 +57,6 @@ PRESETS = {
         "vocab_size": 50,
     },
 }
-COMPUTE_DTYPES = {"float32": "float32", "mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}
 
 
 def model_options(preset, name):
@@ -109,51 +106,23 @@ def train_record(name, api, precision, preset, batches, steps, peak, vocab_size,
     try:
         model = build_model(name, api, vocab_size, vocab_size, model_options(preset, name))
         compile_for_speed(model, name)
-        result = measure_train_speed(model, batches, steps=steps)
-        source_lengths, target_lengths = batch_lengths(batches)
-        per_token = training_flops(name, model.get_config(), source_lengths, target_lengths)
-        per_token /= target_lengths.sum()
+        return {**record, **train_measurement(model, name, batches, steps, peak)}
     except Exception as error:  # one failing twin must not stop the others
         return {**record, "error": f"{type(error).__name__}: {str(error).strip()[:300]}"}
     finally:
         keras.mixed_precision.set_global_policy("float32")
-    achieved = per_token * result["tokens_per_second"]
-    step_seconds = sorted(result["step_seconds"])
-    return {
-        **record,
-        "tokens_per_second": result["tokens_per_second"],
-        "median_step_seconds": step_seconds[len(step_seconds) // 2],
-        "steps": result["steps"],
-        "warmup_seconds": result["warmup_seconds"],
-        "train_flops_per_token": per_token,
-        "achieved_flops_per_second": achieved,
-        "peak_flops_per_second": peak["flops_per_second"],
-        "peak_dtype": peak["dtype"],
-        "mfu": achieved / peak["flops_per_second"],
-        "parameters": int(model.count_params()),
-    }
 
 
 def decode_speed(model, sources, strategy, **options):
     """Sentences/s of `decode` over `sources` (each shape decoded once untimed first).
 
     Under JAX `decode` compiles once per shape bucket, so the untimed pass holds the
-    compilations. Returns `sentences_per_second`, `mean_output_length`, `warmup_seconds`.
+    compilations. Returns `speed.time_decoding`'s dict.
     """
-    one_per_shape = {ids.shape: ids for ids in sources}.values()
-    timing = time_call(
-        # A host copy of the lengths: the decode has finished.
-        lambda: [np.asarray(decode(model, ids, strategy, **options).best().lengths)
-                 for ids in sources],
-        warmup=lambda: [np.asarray(decode(model, ids, strategy, **options).lengths)
-                        for ids in one_per_shape],
+    one_per_shape = list({ids.shape: ids for ids in sources}.values())
+    return time_decoding(
+        lambda ids: decode(model, ids, strategy, **options).best().lengths, sources, one_per_shape
     )
-    lengths = np.concatenate(timing.result)
-    return {
-        "sentences_per_second": len(lengths) / timing.total,
-        "mean_output_length": float(lengths.mean()),
-        "warmup_seconds": timing.warmup_seconds,
-    }
 
 
 def decode_records(name, api, precision, preset, sources, beam_size, vocab_size, seed=0):

@@ -12,7 +12,9 @@ import numpy as np
 
 from keras_nmt.benchmarks import jax_benchmark as bench
 from keras_nmt.benchmarks.names import JAX_SECTION_NAMES
-from keras_nmt.benchmarks.synthetic_batches import (
+from keras_nmt.benchmarks.speed import (
+    COMPUTE_DTYPES,
+    random_rows,
     source_batches,
     synthetic_lengths,
     token_batches,
@@ -61,7 +63,7 @@ def run_jax_benchmark(args):
                   batches]
         print(f"train: {len(batches)} batches (batch, source, target): {shapes}")
         for precision in args.precisions:
-            dtype = bench.COMPUTE_DTYPES[precision]
+            dtype = COMPUTE_DTYPES[precision]
             peak = measure_peak_matmul(dtype, size=args.peak_size, repeats=5,
                                        chain=args.peak_chain)
             print(f"  peak {dtype} matmul: {peak['flops_per_second'] / 1e12:,.2f} TFLOP/s")
@@ -76,7 +78,7 @@ def run_jax_benchmark(args):
     if "decode" in sections:
         source_lengths, _ = synthetic_lengths(args.decode_sentences, rng,
                                               median=args.median_length, max_length=max_length)
-        sources = source_batches(source_lengths, vocab, rng)
+        sources = source_batches(random_rows(source_lengths, vocab, rng))
         print(f"decode: {args.decode_sentences} sentences in {len(sources)} batches")
         for precision in args.precisions:
             for name in args.models:

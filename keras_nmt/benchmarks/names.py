@@ -8,7 +8,7 @@ QUICK_VOCAB_SIZE = 300
 QUICK_SENTENCES = 16
 
 # `--backend jax` (`jax_benchmark`): its sections, presets (`PRESETS`) and dtype policies
-# (`COMPUTE_DTYPES`); "auto" is TensorFlow's device probe, so it is not among them.
+# (`speed.COMPUTE_DTYPES`); "auto" is TensorFlow's device probe, so it is not among them.
 JAX_SECTION_NAMES = ("train", "decode")
 JAX_PRESETS = ("reference", "gpu", "quick")
 JAX_PRECISIONS = ("float32", "mixed_bfloat16", "mixed_float16")

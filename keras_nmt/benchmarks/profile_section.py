@@ -31,10 +31,9 @@ import numpy as np
 from keras import ops
 
 from keras_nmt import markdown
-from keras_nmt.benchmarks.benchmark_context import COMPUTE_DTYPES
 from keras_nmt.benchmarks.flops import dense_flops, forward_flops
+from keras_nmt.benchmarks.speed import COMPUTE_DTYPES, batch_lengths
 from keras_nmt.benchmarks.train_section import fixed_batches
-from keras_nmt.benchmarks.train_speed import batch_lengths
 from keras_nmt.models.registry import build_model
 from keras_nmt.timing import time_in_turn
 from keras_nmt.training.precision import resolve_precision

@@ -1,11 +1,15 @@
 """The benchmark sections by name, and the Markdown report of their records."""
 
 from keras_nmt.benchmarks.decode_section import decode_table, run_decode
-from keras_nmt.benchmarks.export_section import export_table, run_export
 from keras_nmt.benchmarks.pipeline_section import pipeline_table, run_pipeline
 from keras_nmt.benchmarks.profile_section import profile_table, run_profile
 from keras_nmt.benchmarks.train_section import run_train, train_table
-from keras_nmt.benchmarks.translation_section import run_translation, translation_table
+from keras_nmt.benchmarks.translation_section import (
+    export_table,
+    run_export,
+    run_translation,
+    translation_table,
+)
 from keras_nmt.hardware.machine import machine_summary
 
 # name -> function(BenchmarkContext) -> list of JSON records, in the order they run.

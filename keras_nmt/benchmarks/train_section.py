@@ -4,9 +4,7 @@ import keras
 import numpy as np
 
 from keras_nmt import markdown
-from keras_nmt.benchmarks.benchmark_context import COMPUTE_DTYPES
-from keras_nmt.benchmarks.flops import training_flops
-from keras_nmt.benchmarks.train_speed import batch_lengths, measure_train_speed
+from keras_nmt.benchmarks.speed import COMPUTE_DTYPES, batch_lengths, train_measurement
 from keras_nmt.data import make_dataset
 from keras_nmt.models.registry import build_model
 from keras_nmt.training.precision import resolve_precision
@@ -106,12 +104,10 @@ def run_train(context):
                             precision=precision, **options,
                         )
                         compile_model(model, config)
-                        result = measure_train_speed(
-                            model, batches, steps=min(steps, args.eager_steps) if eager else steps
+                        result = train_measurement(
+                            model, name, batches,
+                            min(steps, args.eager_steps) if eager else steps, peak,
                         )
-                        per_token = training_flops(
-                            name, model.get_config(), source_lengths, target_lengths
-                        ) / target_lengths.sum()
                     except Exception as error:  # one failing configuration must not stop all
                         message = f"{type(error).__name__}: {str(error).strip()[:300]}"
                         print(f"  {name} {api} {precision} jit={jit} eager={eager}: FAILED "
@@ -125,7 +121,6 @@ def run_train(context):
                     finally:
                         _set_precision("float32")
                         keras.backend.clear_session()
-                    achieved = per_token * result["tokens_per_second"]
                     record = {
                         "section": "train", "model": name, "api": api, "precision": precision,
                         "jit_compile": jit, "run_eagerly": eager,
@@ -133,19 +128,8 @@ def run_train(context):
                         "batches": len(batches),
                         "same_shape": args.same_shape,
                         "source_target_ratio": round(float(ratio), 4),
-                        "tokens_per_second": round(result["tokens_per_second"], 2),
-                        "steps": result["steps"], "seconds": round(result["seconds"], 3),
-                        "warmup_steps": result["warmup_steps"],
-                        "warmup_seconds": round(result["warmup_seconds"], 3),
-                        "median_step_seconds": round(
-                            sorted(result["step_seconds"])[len(result["step_seconds"]) // 2], 4
-                        ),
-                        "train_flops_per_token": per_token,
-                        "achieved_flops_per_second": achieved,
-                        "peak_dtype": peak["dtype"], "peak_size": peak["size"],
-                        "peak_flops_per_second": peak["flops_per_second"],
-                        "mfu": achieved / peak["flops_per_second"],
-                        "parameters": int(model.count_params()),
+                        **{key: result[key] for key in _MEASURED},
+                        **{key: round(result[key], digits) for key, digits in _ROUNDED.items()},
                         "model_options": options,
                         "vocab_sizes": [source_tokenizer.vocab_size, target_tokenizer.vocab_size],
                         **context.environment(),
@@ -156,6 +140,12 @@ def run_train(context):
                           f"{record['tokens_per_second']:,.0f} tokens/s, "
                           f"MFU {record['mfu']:.2%} (warm-up {record['warmup_seconds']:.1f} s)")
     return records
+
+
+# The fields of `train_measurement` a record keeps as they are, and those it rounds.
+_MEASURED = ("steps", "warmup_steps", "train_flops_per_token", "achieved_flops_per_second",
+             "peak_dtype", "peak_size", "peak_flops_per_second", "mfu", "parameters")
+_ROUNDED = {"tokens_per_second": 2, "seconds": 3, "warmup_seconds": 3, "median_step_seconds": 4}
 
 
 def _train_key(r, **changes):

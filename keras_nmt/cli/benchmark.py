@@ -46,7 +46,7 @@ comma-separated):
 
 --backend jax runs two sections on synthetic token ids instead, for a GPU machine with JAX but
 no TensorFlow (nothing imports TensorFlow; keras, namex and optree are enough besides jax: see
-docs/scale.md). Model sizes come from --preset (keras_nmt.benchmarks.jax_benchmark):
+docs/scale.md). Model sizes come from --size (keras_nmt.benchmarks.jax_benchmark):
     train      each --models x --apis twin in each --precisions on synthetic token batches
                (log-normal lengths, median --median-length target tokens; --train-batches
                length-bucketed batches of at most --tokens-per-batch padded tokens), timed over
@@ -72,8 +72,8 @@ Examples:
     keras-nmt benchmark --only decode,export --run runs/spa-eng --decode-sentences 500
     keras-nmt benchmark --only translation --run runs/spa-eng --beam-sizes 4,8
     keras-nmt benchmark --quick --output-json /tmp/b.json   # tiny sizes: a smoke test
-    keras-nmt benchmark --backend jax --preset gpu --output-json jax.json --output-md jax.md
-    keras-nmt benchmark --backend jax --preset gpu --models transformer --apis functional
+    keras-nmt benchmark --backend jax --size gpu --output-json jax.json --output-md jax.md
+    keras-nmt benchmark --backend jax --size gpu --models transformer --apis functional
     keras-nmt benchmark --backend jax --quick   # tiny sizes: a smoke test (CPU is fine)
 """
 
@@ -91,22 +91,24 @@ from keras_nmt.benchmarks.names import (
     QUICK_SENTENCES,
     QUICK_VOCAB_SIZE,
     SECTION_NAMES,
-    TOKENIZER_KINDS,
 )
 from keras_nmt.cli.common import (
     add_debug_flag,
     command,
     exit_status,
     new_parser,
+    non_negative_int,
     positive_float,
     positive_int,
     start_tensorflow,
 )
+from keras_nmt.data.corpus import shared_data_dir
 from keras_nmt.models.registry import APIS, MODEL_NAMES
+from keras_nmt.special_ids import TOKENIZER_KINDS
 from keras_nmt.training.train_config import PRECISIONS
 
 # The shared corpora beside a checkout of the repository (tests and the documented runs).
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+DEFAULT_DATA_DIR = shared_data_dir()
 BACKENDS = ("tensorflow", "jax")
 
 
@@ -155,7 +157,7 @@ def build_parser(prog=None):
                         help=f"run only these sections (tensorflow: {', '.join(SECTION_NAMES)}; "
                         f"jax: {', '.join(JAX_SECTION_NAMES)}); repeatable or comma-separated "
                         "(default: all of the backend's sections)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=non_negative_int, default=0,
                         help="seed of the data (tensorflow: the dataset shuffles; jax: the "
                         "synthetic batches) and of the model initializations "
                         "(default: %(default)s)")
@@ -163,7 +165,7 @@ def build_parser(prog=None):
                         help="tiny sizes for tests and smoke runs (numbers are not meaningful); "
                         f"tensorflow: 2,000 pairs, vocabularies of {QUICK_VOCAB_SIZE}, models "
                         f"of width 16-64, 2 timed steps, {QUICK_SENTENCES} test sentences, greedy "
-                        "and beam 2; jax: --preset quick, 2 batches, 2 steps, 16 sentences, "
+                        "and beam 2; jax: --size quick, 2 batches, 2 steps, 16 sentences, "
                         "peak matmuls of 128")
     parser.add_argument("--output-json", default=None, metavar="PATH",
                         help="also write the records (one per measurement, with the machine "
@@ -235,13 +237,14 @@ def build_parser(prog=None):
          help="export: passes over the sentences for each translator, alternating, the best "
          "kept")
     # --backend jax
-    _add(parser, jax, "--preset", {"jax": "gpu"}, choices=JAX_PRESETS,
+    # dest `preset`: the name the jax benchmark (keras_nmt.benchmarks) reads.
+    _add(parser, jax, "--size", {"jax": "gpu"}, choices=JAX_PRESETS, dest="preset",
          help="model sizes and batch budget (keras_nmt.benchmarks.jax_benchmark): the "
          "reference configurations, the GPU-sized Transformer (d_model 512, 6+6 layers, ff "
          "2048, 32k-token batches), or tiny")
     _add(parser, jax, "--tokens-per-batch", {"jax": None}, type=positive_int,
-         help="padded-token budget of a training batch, batch x its longer side (default: the "
-         "preset's)")
+         help="padded-token budget of a training batch, batch x its longer side (default: "
+         "that of --size)")
     _add(parser, jax, "--median-length", {"jax": "20"}, type=positive_float,
          help="median target sentence length in tokens")
     _add(parser, jax, "--beam-size", {"jax": "4"}, type=positive_int,

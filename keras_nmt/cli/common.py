@@ -4,10 +4,11 @@ parser, the decoding flags, a quiet TensorFlow start, and one-line user errors.
 This module imports no TensorFlow: `keras-nmt SUBCOMMAND --help` answers from the parsers alone.
 
 Example:
-    >>> parser = new_parser("Train a model.", prog="keras-nmt train")
-    >>> _ = parser.add_argument("--epochs", type=positive_int)
-    >>> parser.parse_args(["--epochs", "3"]).epochs
-    3
+    >>> parser = new_parser("Export a run.", prog="keras-nmt export")
+    >>> _ = parser.add_argument("--version", type=positive_int)
+    >>> parser.parse_args(["--version", "0"])  # prints "error: --version 0: must be >= 1"
+    Traceback (most recent call last):
+    SystemExit: 2
 """
 
 import argparse
@@ -23,7 +24,8 @@ import time
 import traceback
 import zipfile
 
-from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE, GREEDY, DecodingOptions
+from keras_nmt.cli.options import add_options
+from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 
 # Errors a user causes (bad files, bad values, a folder already in use), printed as one line.
 # `ValueError` covers the library's `CorpusError` and `RunFolderError`.
@@ -39,16 +41,32 @@ EXIT_INTERRUPTED = 128 + signal.SIGINT
 EXIT_TERMINATED = 128 + signal.SIGTERM
 
 
+class Parser(argparse.ArgumentParser):
+    """An `ArgumentParser` whose value errors name the flag and the value
+    (`error: --seed -1: must be >= 0`), and that refuses abbreviations, its subcommands' parsers
+    too, so that a misspelt or old flag fails instead of matching another."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{**kwargs, "allow_abbrev": False})
+
+    def _get_value(self, action, arg_string):
+        # argparse's one hook between a flag's text and its type: it knows both.
+        try:
+            return super()._get_value(action, arg_string)
+        except argparse.ArgumentError as error:
+            name = "/".join(action.option_strings) or action.metavar or action.dest
+            raise argparse.ArgumentError(None, f"{name} {arg_string}: {error.message}") from None
+
+
 def new_parser(doc, prog=None):
-    """An `ArgumentParser` described by a module docstring (first paragraph: description, the
-    rest: epilog), with abbreviations off so that a misspelt flag fails instead of matching."""
+    """A `Parser` described by a module docstring (first paragraph: description, the rest:
+    epilog)."""
     description, _, epilog = doc.partition("\n\n")
-    return argparse.ArgumentParser(
+    return Parser(
         prog=prog,
         description=description,
         epilog=epilog or None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
     )
 
 
@@ -56,97 +74,62 @@ def _number(kind, text, name):
     try:
         return kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not {name}") from None
+        raise argparse.ArgumentTypeError(f"is not {name}") from None
 
 
 def positive_int(text):
-    """An int >= 1 (batch sizes, epochs, widths, lengths, beam sizes)."""
+    """An int >= 1 (batch sizes, versions, beam sizes of commands without a dataclass)."""
     value = _number(int, text, "an integer")
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+        raise argparse.ArgumentTypeError("must be >= 1")
     return value
 
 
 def non_negative_int(text):
-    """An int >= 0 (counts where 0 means none, e.g. --samples, --top-k)."""
+    """An int >= 0 (counts where 0 means none, e.g. --attention-sentences)."""
     value = _number(int, text, "an integer")
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+        raise argparse.ArgumentTypeError("must be >= 0")
     return value
 
 
 def positive_float(text):
-    """A finite float > 0 (learning rate, clip norm, minutes)."""
+    """A finite float > 0 (benchmark lengths)."""
     value = _number(float, text, "a number")
     if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return value
-
-
-def non_negative_float(text):
-    """A finite float >= 0 (length penalty, temperature)."""
-    value = _number(float, text, "a number")
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+        raise argparse.ArgumentTypeError("must be a finite number > 0")
     return value
 
 
 def rate(text):
-    """A float in [0, 1): dropout, label smoothing, a fraction of bad lines."""
+    """A float in [0, 1): a probability that is not certainty (spell's --noise-rate)."""
     value = _number(float, text, "a number")
     if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
+        raise argparse.ArgumentTypeError("must be in [0, 1)")
     return value
 
 
-def probability_mass(text):
-    """A float in (0, 1] (nucleus sampling's top-p)."""
-    value = _number(float, text, "a number")
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
-    return value
+# The `DecodingOptions` fields translate and evaluate offer as flags; `--sample` sets `strategy`.
+DECODING_FLAGS = ("beam_size", "length_penalty", "temperature", "top_k", "top_p")
 
 
-def add_decoding_arguments(parser):
-    """Adds --beam-size, --length-penalty, --sample, --temperature, --top-k and --top-p.
+def add_decoding_arguments(parser, names=DECODING_FLAGS):
+    """Adds `--sample` and the flags of `DecodingOptions` fields `names`, with its defaults, so
+    that the command line, the `Translator` and `decode` cannot disagree.
 
-    translate and evaluate share these flags; their defaults are `DecodingOptions`' own, so the
-    command line, the `Translator` and `decode` cannot disagree.
-
-    Each app adds its own --seed (default `DecodingOptions().seed`): it may seed more than
-    sampling (`keras-nmt evaluate` also draws its built-in test data with it).
+    Each app adds `seed` itself, with its own help: it may seed more than sampling
+    (`keras-nmt evaluate` also draws its built-in test data with it).
     """
-    parser.add_argument("--beam-size", type=positive_int, default=GREEDY.beam_size,
-                        help="1: greedy decoding; more: beam search width, at most "
-                        f"{DEFAULT_MAX_BEAM_SIZE} for a run directory and at most the "
-                        "export's --max-beam-size for a SavedModel (default: %(default)s)")
-    parser.add_argument("--length-penalty", type=non_negative_float, default=GREEDY.length_penalty,
-                        help="GNMT length penalty alpha of beam search, >= 0; 0 ranks beams by "
-                        "their sum of log-probabilities (Wu et al. 2016 use 0.6-0.7) "
-                        "(default: %(default)s)")
     parser.add_argument("--sample", action="store_true",
                         help="ancestral sampling instead of greedy/beam (run directories only)")
-    parser.add_argument("--temperature", type=non_negative_float, default=GREEDY.temperature,
-                        help="sampling temperature; 0 is arg-max (default: %(default)s)")
-    parser.add_argument("--top-k", type=non_negative_int, default=0,
-                        help="sample among the k most probable tokens; 0: off "
-                        "(default: %(default)s)")
-    parser.add_argument("--top-p", type=probability_mass, default=1.0,
-                        help="nucleus sampling mass in (0, 1]; 1: off (default: %(default)s)")
+    add_options(parser, names, GREEDY)
 
 
 def decoding_options(args, **fields):
     """The `DecodingOptions` of parsed `add_decoding_arguments` flags (plus other `fields`)."""
-    return DecodingOptions(
-        strategy="sample" if args.sample else None,
-        beam_size=args.beam_size,
-        length_penalty=args.length_penalty,
-        temperature=args.temperature,
-        top_k=args.top_k or None,
-        top_p=args.top_p if args.top_p != 1.0 else None,
-        seed=args.seed,
-        **fields,
-    )
+    chosen = {name: getattr(args, name) for name in DECODING_FLAGS if hasattr(args, name)}
+    return DecodingOptions(strategy="sample" if args.sample else None, seed=args.seed,
+                           **chosen, **fields)
 
 
 def add_parallel_batches_argument(parser):
@@ -361,7 +344,8 @@ def start_tensorflow(debug=False):
 
 
 class Progress:
-    """A bar on a terminal (stderr), nothing otherwise; then one line of totals on stderr."""
+    """A bar on a terminal (stderr), nothing otherwise; then one line of totals on stderr, unless
+    the command reports its speed itself (`finish(totals=False)`)."""
 
     def __init__(self, total):
         self.total, self.done, self.start = total, 0, time.monotonic()
@@ -375,10 +359,12 @@ class Progress:
             print(f"\r[{'=' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
                   "sentences", end="", file=sys.stderr, flush=True)
 
-    def finish(self):
+    def finish(self, totals=True):
         seconds = time.monotonic() - self.start
         if self.live:
             print(file=sys.stderr)
+        if not totals:
+            return
         rate = self.done / seconds if seconds > 0 else 0.0
         print(f"{self.done} sentences in {seconds:.1f} s ({rate:.1f} sentences/s)",
               file=sys.stderr)

@@ -43,6 +43,7 @@ from keras_nmt.cli.common import (
 )
 from keras_nmt.cli.options import SIZE_OPTIONS, add_options, config_fields
 from keras_nmt.comparison import get_preset, preset_names
+from keras_nmt.training.train_config import TrainConfig
 
 # Epochs when only --time-budget is given: the time budget stops training first.
 EPOCHS_FOR_TIME_BUDGET = 100_000
@@ -66,16 +67,16 @@ def build_parser(prog=None):
     parser.add_argument("--attention-sentences", type=non_negative_int, default=3,
                         help="evaluation sentences plotted side by side (default: %(default)s)")
 
-    preset = "the preset's"
+    preset, defaults = "the preset's", TrainConfig()
     add_options(parser.add_argument_group(
         "budget (per configuration; the preset's default when not given)"),
-        ["epochs", "time_budget"], None, preset)
+        ["epochs", "time_budget"], defaults, preset)
     add_options(parser.add_argument_group("data (the preset's default when not given)"),
-                DATA_OPTIONS, None, preset)
+                DATA_OPTIONS, defaults, preset)
     add_options(parser.add_argument_group(
         "model sizes and training (the preset's default when not given)"),
         [*SIZE_OPTIONS, "batch_size", "batch_tokens", "learning_rate", "warmup_steps",
-         "precision", "seed", "verbose"], None, preset)
+         "precision", "seed", "verbose"], defaults, preset)
     add_debug_flag(parser)
     return parser
 

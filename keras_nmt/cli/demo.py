@@ -7,7 +7,6 @@ Example:
     keras-nmt demo --model luong --time-budget 3
 """
 
-import argparse
 import dataclasses
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from keras_nmt.cli.options import add_options
 from keras_nmt.training.train_config import TrainConfig
 
 # The demo trains for 3 minutes unless told otherwise.
-DEFAULTS = dataclasses.replace(TrainConfig(), time_budget=3.0)
+DEFAULTS = dataclasses.replace(TrainConfig(), time_budget=3.0, output="runs/demo")
 EXAMPLES = ["3rd of March 2021", "Tuesday, July 4, 1989", "25.12.2001", "the first of may, 1999"]
 
 # Runs in a fresh interpreter that imports only TensorFlow and tensorflow-text.
@@ -50,10 +49,8 @@ RELOAD = textwrap.dedent(
 
 def build_parser(prog=None):
     parser = new_parser(__doc__, prog)
-    add_options(parser, ["model", "api", "time_budget", "seed"], DEFAULTS)
-    parser.add_argument("--output-dir", dest="output", default="runs/demo",
-                        help="run folder (default: %(default)s)")
-    parser.add_argument("--output", dest="output", help=argparse.SUPPRESS)  # the old spelling
+    add_options(parser, ["model", "api", "time_budget", "seed", "output"], DEFAULTS,
+                helps={"output": "run folder"})
     add_debug_flag(parser)
     return parser
 

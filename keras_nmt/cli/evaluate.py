@@ -16,7 +16,6 @@ refused. A test file that looks reversed, in another language or script than the
 training data, is refused (--accept-data insists); a header line is skipped, with a warning.
 """
 
-import argparse
 import sys
 
 from keras_nmt.atomic_file import write_json
@@ -38,6 +37,7 @@ from keras_nmt.cli.common import (
     use_parallel_batches,
     writing_to,
 )
+from keras_nmt.cli.options import add_options
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.lines import write_lines
 from keras_nmt.timing import time_call
@@ -62,19 +62,16 @@ def build_parser(prog=None):
                         help="score N sentences: the built-in data generates N pairs, a file's "
                         "first N source sentences are scored (default: all; built-in: its "
                         "test size)")
-    for old in ("--size", "--limit"):  # the old spellings
-        parser.add_argument(old, dest="test_size", type=positive_int, help=argparse.SUPPRESS)
     parser.add_argument("--batch-size", type=positive_int, default=64,
                         help="sentences translated together (default: %(default)s)")
     add_decoding_arguments(parser)
     add_parallel_batches_argument(parser)
-    parser.add_argument("--seed", type=int, default=GREEDY.seed,
-                        help="seed for built-in test data and sampling (default: %(default)s)")
+    add_options(parser, ["seed"], GREEDY,
+                helps={"seed": "seed for built-in test data and sampling"})
     parser.add_argument("--output", default=None, metavar="FILE",
                         help="file for the translations, one per line; never an input, nor a "
                         "file of the model (default: MODEL/hypotheses.txt for a run folder, none "
                         "for an export)")
-    parser.add_argument("--hypotheses", dest="output", help=argparse.SUPPRESS)  # old spelling
     parser.add_argument("--json", default=None, help="file for the JSON report")
     add_debug_flag(parser)
     return parser
@@ -138,11 +135,13 @@ def main(argv=None, prog=None):
         warmup=lambda: translator.translate_batch(sources[: args.batch_size], options))
     hypotheses = [result.text for result in timing.result]
     seconds, warmup_seconds = timing.median, timing.warmup_seconds
-    progress.finish()
+    # One speed: the table's sentences_per_second, without the warm-up (warmup_seconds).
+    progress.finish(totals=False)
     scores = score_all(hypotheses, references)
     shown = {"beam_size": args.beam_size, "length_penalty": args.length_penalty}
     if args.sample:
-        shown.update(sample=True, temperature=args.temperature, top_k=args.top_k, top_p=args.top_p)
+        shown.update(sample=True, temperature=options.temperature, top_k=options.top_k or 0,
+                     top_p=options.top_p or 1.0)
     scores.update(seconds=seconds, sentences_per_second=len(sources) / seconds,
                   warmup_seconds=warmup_seconds, **shown)
     print(format_table(scores))

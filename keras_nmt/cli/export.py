@@ -36,6 +36,7 @@ from keras_nmt.cli.common import (
     command,
     exit_status,
     new_parser,
+    non_negative_int,
     positive_int,
     start_tensorflow,
     writing_to,
@@ -70,7 +71,7 @@ def build_parser(prog=None):
                         help="the largest beam size the export serves; each size is a function "
                         "of its own in the SavedModel, so fewer sizes export faster; "
                         f"saved_model only (default: {DEFAULT_MAX_BEAM_SIZE})")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=non_negative_int, default=0,
                         help="random seed set before loading (export itself is deterministic; "
                         "default: %(default)s)")
     add_debug_flag(parser)

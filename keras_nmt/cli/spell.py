@@ -2,7 +2,7 @@
 
 Clean sentences come from --text (one per line, or one column of a tab-separated file); seeded
 typing noise (QWERTY neighbour substitutions and insertions, deletions, transpositions, doubled
-and dropped double letters, case flips, dropped accents: keras_nmt.data.noise) makes the inputs.
+and dropped double letters, case flips, dropped accents: keras_nmt.spelling.noise) makes the inputs.
 Validation and test sentences are noised once with fixed seeds; training sentences get fresh
 noise on every epoch. At the end, train reports on the test pairs the CER/WER of the noisy input
 and of the corrected output, the share of already-correct words the model changed, the share of
@@ -19,7 +19,6 @@ Examples:
         --time-budget 5 --train-size 20000 --output-dir runs/spell-compare
 """
 
-import argparse
 import dataclasses
 import os
 import sys
@@ -30,14 +29,16 @@ from keras_nmt.cli.common import (
     command,
     exit_status,
     new_parser,
+    non_negative_int,
     positive_int,
     rate,
     start_tensorflow,
     writing_to,
 )
 from keras_nmt.cli.options import add_options, config_fields
-from keras_nmt.decoding.decoding_options import DecodingOptions
+from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 from keras_nmt.lines import iter_lines, read_lines, write_lines
+from keras_nmt.special_ids import TOKENIZER_KINDS
 from keras_nmt.training.train_config import TrainConfig
 
 # Spelling runs print one line per epoch (a progress bar is rarely worth its output).
@@ -48,15 +49,12 @@ def add_data_arguments(parser):
     data = parser.add_argument_group("data and noise")
     data.add_argument("--text", required=True,
                       help="clean sentences, one per line (plain, .gz, .xz or .zip)")
-    data.add_argument("--source-column", dest="column", type=int, default=0,
+    data.add_argument("--source-column", dest="column", type=non_negative_int, default=0,
                       help="0-based column of a tab-separated file; a line without tabs is "
                       "column 0 (Tatoeba files: 0 is English) (default: %(default)s)")
-    data.add_argument("--column", dest="column", type=int, help=argparse.SUPPRESS)
     data.add_argument("--train-size", dest="max_sentences", type=positive_int, default=None,
                       help="use only the first N distinct sentences; the validation and test "
                       "sentences are held out of them (default: all)")
-    data.add_argument("--max-sentences", dest="max_sentences", type=positive_int,
-                      help=argparse.SUPPRESS)
     data.add_argument("--max-chars", type=positive_int, default=None,
                       help="skip sentences longer than this many characters (default: none)")
     data.add_argument("--valid-size", type=positive_int, default=None,
@@ -69,7 +67,7 @@ def add_data_arguments(parser):
                       help="per-operation rates inside a touched word, NAME=P,...; NAME is one "
                       "of deletion, insertion, substitution, transposition, doubling, "
                       "dropped_double (per site: letter, letter pair), case, accent (per word); "
-                      "unnamed ones keep their defaults (see keras_nmt/data/noise_rates.py)")
+                      "unnamed ones keep their defaults (see keras_nmt/spelling/noise.py)")
     add_options(data, ["vocab_size", "max_length"], DEFAULTS)
 
 
@@ -84,9 +82,8 @@ def add_training_arguments(parser):
     train = parser.add_argument_group("training (each epoch draws new noise)")
     add_options(train, ["epochs", "steps_per_epoch", "time_budget", "batch_size",
                         "learning_rate", "warmup_steps", "seed", "verbose"], DEFAULTS)
-    train.add_argument("--beam-size", type=positive_int, default=1,
-                       help="beam width for the test corrections; 1 = greedy "
-                       "(default: %(default)s)")
+    add_options(train, ["beam_size"], GREEDY,
+                helps={"beam_size": "beam width for the test corrections; 1 = greedy"})
 
 
 def build_parser(prog=None):
@@ -100,7 +97,6 @@ def build_parser(prog=None):
     add_training_arguments(train)
     train.add_argument("--output-dir", dest="output", default=None,
                        help="run folder (default: runs/spell-TOKENIZER-MODEL)")
-    train.add_argument("--output", dest="output", help=argparse.SUPPRESS)  # the old spelling
     train.add_argument("--export", action="store_true",
                        help="export a SavedModel to saved_models/<run name>/<version>/ at the end")
 
@@ -113,8 +109,7 @@ def build_parser(prog=None):
     correct.add_argument("--input", default=None, help="file of sentences, one per line")
     correct.add_argument("--output", default=None, metavar="FILE",
                          help="write the corrections to FILE (default: stdout)")
-    correct.add_argument("--beam-size", type=positive_int, default=1,
-                         help="beam width; 1 = greedy (default: %(default)s)")
+    add_options(correct, ["beam_size"], GREEDY, helps={"beam_size": "beam width; 1 = greedy"})
     correct.add_argument("--batch-size", type=positive_int, default=64,
                          help="sentences corrected together (default: %(default)s)")
 
@@ -125,10 +120,9 @@ def build_parser(prog=None):
     add_data_arguments(compare)
     add_model_arguments(compare, with_tokenizer=False)
     add_training_arguments(compare)
-    compare.add_argument("--tokenizers", dest="levels", default="char,word,subword",
+    compare.add_argument("--tokenizers", dest="levels", default=",".join(TOKENIZER_KINDS),
                          help="comma-separated token levels to compare (default: "
                          "%(default)s)")
-    compare.add_argument("--levels", dest="levels", help=argparse.SUPPRESS)
     compare.add_argument("--output-dir", default="runs/spell-compare",
                          help="one run folder per level, and the tables (default: %(default)s)")
     for subparser in (train, correct, compare):
@@ -145,9 +139,8 @@ def make_config(args, tokenizer, output):
 
 
 def load_data(args):
-    from keras_nmt.data.noise import NoiseGenerator  # noqa: PLC0415  (after parsing)
-    from keras_nmt.data.noise_rates import NoiseRates  # noqa: PLC0415
     from keras_nmt.spelling import SpellingData  # noqa: PLC0415
+    from keras_nmt.spelling.noise import NoiseGenerator, NoiseRates  # noqa: PLC0415  (after parsing)
 
     generator = NoiseGenerator(NoiseRates.parse(args.noise), args.noise_rate, seed=args.seed)
     return SpellingData.from_file(

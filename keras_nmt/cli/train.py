@@ -4,12 +4,11 @@ Examples:
     keras-nmt train --model lstm --api functional --output-dir runs/lstm     # built-in dates
     keras-nmt train --model luong --api subclassed --teacher-forcing inverse_sigmoid:300
     keras-nmt train --data my-pairs.tsv --train-size 5000 --time-budget 10   # one TSV file
-    keras-nmt train --recipe spa-eng/transformer --data ../shared/data/spa-eng.{split}.tsv \\
+    keras-nmt train --configuration spa-eng/transformer --data ../shared/data/spa-eng.{split}.tsv \\
         --output-dir runs/spa-eng-transformer
 Re-running the same command resumes an interrupted run exactly; Ctrl-C leaves it resumable.
 """
 
-import argparse
 import dataclasses
 import sys
 
@@ -21,27 +20,25 @@ from keras_nmt.cli.common import (
     start_tensorflow,
 )
 from keras_nmt.cli.options import MODEL_OPTIONS, add_options
-from keras_nmt.models.configurations import recipe_fields, recipe_names
+from keras_nmt.models.configurations import configuration_fields, configuration_names
 from keras_nmt.training.train_config import TrainConfig
 
 # `verbose` is chosen from the terminal when not given (`main`).
-DEFAULTS = dataclasses.replace(TrainConfig(), verbose=None)
+# `output` is named after the model when not given (`main`).
+DEFAULTS = dataclasses.replace(TrainConfig(), verbose=None, output=None)
 
 
 def build_parser(prog=None):
     parser = new_parser(__doc__, prog)
-    parser.add_argument("--recipe", choices=recipe_names(), default=None,
+    parser.add_argument("--configuration", choices=configuration_names(), default=None,
                         help="start from a reference configuration: its model, sizes, "
-                        "tokenizer, lengths and training recipe become the defaults, and the "
+                        "tokenizer, lengths and optimizer settings become the defaults, and the "
                         "flags given here still win (e.g. spa-eng/transformer, the reference "
                         "Transformer; choices: %(choices)s)")
     add_options(parser.add_argument_group("model"), MODEL_OPTIONS, DEFAULTS)
     data = parser.add_argument_group("data and tokenizers")
-    add_options(data, ["data"], DEFAULTS)
-    data.add_argument("--valid", default=None,
-                      help="validation file (default: the {split} file, the built-in split, or a "
-                      "seeded hold-out of --data)")
-    add_options(data, ["source_column", "target_column", "accept_data", "skip_bad_lines",
+    add_options(data, ["data", "valid", "source_column", "target_column", "accept_data",
+                       "skip_bad_lines",
                        "max_bad_fraction", "train_size", "valid_size", "tokenizer", "vocab_size",
                        "lowercase", "max_length"], DEFAULTS)
     add_options(parser.add_argument_group("training"), [
@@ -50,12 +47,7 @@ def build_parser(prog=None):
         "run_eagerly", "jit_compile", "precision", "time_budget", "average_checkpoints",
         "average_every", "strategy"], DEFAULTS)
     run = parser.add_argument_group("run")
-    add_options(run, ["seed"], DEFAULTS)
-    run.add_argument("--output-dir", dest="output", default=None,
-                     help="run folder (default: runs/MODEL-API); re-running the same "
-                     "command resumes exactly from its backup, or does nothing once finished; "
-                     "other options are refused")
-    run.add_argument("--output", dest="output", help=argparse.SUPPRESS)  # the old spelling
+    add_options(run, ["seed", "output"], DEFAULTS)
     run.add_argument("--fresh", action="store_true",
                      help="delete what an earlier run left in --output-dir (config, tokenizers, "
                      "backup, model) and start again")
@@ -67,11 +59,12 @@ def build_parser(prog=None):
 
 
 def parse(argv=None, prog=None):
-    """The `TrainConfig` fields of a command line: `--recipe` gives the defaults, flags win."""
+    """The `TrainConfig` fields of a command line: `--configuration` gives the defaults, flags
+    win."""
     parser = build_parser(prog)
     known, _ = parser.parse_known_args(argv)
-    if known.recipe:
-        parser.set_defaults(**recipe_fields(known.recipe))
+    if known.configuration:
+        parser.set_defaults(**configuration_fields(known.configuration))
     return parser.parse_args(argv)
 
 
@@ -84,7 +77,7 @@ def main(argv=None, prog=None):
     from keras_nmt.training.run_folder import prepare_run_folder  # noqa: PLC0415
     from keras_nmt.training.trainer import train  # noqa: PLC0415
 
-    skipped = ("export", "fresh", "debug", "recipe")
+    skipped = ("export", "fresh", "debug", "configuration")
     options = {k: v for k, v in vars(args).items() if k not in skipped}
     if options["output"] is None:
         options["output"] = f"runs/{args.model}-{args.api}"

@@ -33,6 +33,7 @@ from keras_nmt.cli.common import (
     use_parallel_batches,
     writing_to,
 )
+from keras_nmt.cli.options import add_options
 from keras_nmt.data.data_profile import implausibility
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.lines import iter_lines, one_line, read_lines, split_lines, write_lines
@@ -52,11 +53,7 @@ def build_parser(prog=None):
                         "(default: stdout)")
     add_decoding_arguments(parser)
     add_parallel_batches_argument(parser)
-    parser.add_argument("--n-best", type=positive_int, default=GREEDY.n_best,
-                        help="translations printed per sentence, at most --beam-size, with rank "
-                        "and score (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=GREEDY.seed,
-                        help="sampling seed (default: %(default)s)")
+    add_options(parser, ["n_best", "seed"], GREEDY)
     parser.add_argument("--batch-size", type=positive_int, default=64,
                         help="sentences per decoding call (default: %(default)s)")
     parser.add_argument("--attention-plot", metavar="DIR",

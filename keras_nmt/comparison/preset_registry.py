@@ -19,14 +19,14 @@ noise every epoch), see `Preset`.
 """
 
 import importlib
-from pathlib import Path
 
 from keras_nmt.comparison.configuration import Configuration
 from keras_nmt.comparison.preset import Preset
+from keras_nmt.data.corpus import shared_data_dir
 from keras_nmt.decoding import GREEDY, DecodingOptions
 from keras_nmt.models.configurations import (
     CHECKPOINT_AVERAGE,
-    RECIPE_DEFAULTS,
+    REFERENCE_DEFAULTS,
     reference_configuration,
     reference_description,
 )
@@ -36,11 +36,8 @@ _PRESETS = {}
 # name -> "module:function" of presets registered lazily (imported on first use).
 LAZY_PRESETS = {}
 
-# The reference corpus (../shared/data next to the repository), Spanish -> English.
-SPA_ENG_DATA = str(
-    (Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "spa-eng.{split}.tsv")
-    .resolve()
-)
+# The reference corpus (in `shared_data_dir()`), Spanish -> English.
+SPA_ENG_DATA = str(shared_data_dir() / "spa-eng.{split}.tsv")
 # Padded source + target tokens per batch of the spa-eng `*-tokens` configurations: the
 # `--batch-tokens` of the training-speed benchmark (1.6x Bahdanau's, 1.2x the Transformer's
 # tokens/s of batches of 64 there: docs/results/benchmark-train*.md, AMD EPYC with AVX2).
@@ -267,7 +264,7 @@ def spa_eng_preset():
             for name, model, changes, description in _SPA_ENG_VARIANTS
         ),
         decodings=(GREEDY, DecodingOptions(beam_size=5)),
-        defaults={"data": SPA_ENG_DATA, **RECIPE_DEFAULTS["spa-eng"]},
+        defaults={"data": SPA_ENG_DATA, **REFERENCE_DEFAULTS["spa-eng"]},
         evaluation_split="test",
     )
 

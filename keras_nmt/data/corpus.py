@@ -34,11 +34,10 @@ from pathlib import Path
 
 from keras_nmt.data.builtin import BUILTIN_DATASETS, builtin_pairs
 from keras_nmt.data.corpus_checks import compressed_file_errors, visible
-from keras_nmt.data.corpus_error import CorpusError
-from keras_nmt.data.corpus_stats import CorpusStats
 from keras_nmt.data.data_profile import looks_like_header
 from keras_nmt.data.download import download
-from keras_nmt.data.parallel_corpus import ParallelCorpus
+from keras_nmt.data.errors import CorpusError
+from keras_nmt.data.parallel_corpus import CorpusStats, ParallelCorpus
 
 ON_ERROR_CHOICES = ("raise", "skip")
 # Suffixes tried, in order, when a templated path (``{split}``) does not exist as written.
@@ -351,6 +350,13 @@ def filter_pairs(
 
 
 _ANKI_NAME = re.compile(r"^[a-z]{3}-eng$")
+
+
+def shared_data_dir() -> Path:
+    """The directory of the real corpora: ``$KERAS_NMT_SHARED_DATA``, else ``../shared/data``
+    next to the repository (see its SOURCES.md). It may not exist; callers skip or say so."""
+    default = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+    return Path(os.environ.get("KERAS_NMT_SHARED_DATA", default)).resolve()
 
 
 def has_splits(spec) -> bool:

@@ -20,7 +20,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from keras_nmt.data.corpus_error import CorpusError
+from keras_nmt.data.errors import CorpusError
 
 COMPRESSED_SUFFIXES = (".gz", ".xz", ".zip")
 DECOMPRESSION_ERRORS = (EOFError, lzma.LZMAError, zlib.error, zipfile.BadZipFile, OSError)

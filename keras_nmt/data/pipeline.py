@@ -46,8 +46,7 @@ from collections.abc import Sequence
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.data.padding_stats import PaddingStats
-from keras_nmt.data.tokenized_pairs import TokenizedPairs
+from keras_nmt.data.tokenized_pairs import PaddingStats, TokenizedPairs
 from keras_nmt.special_ids import END_ID, PAD_ID
 
 logger = logging.getLogger(__name__)

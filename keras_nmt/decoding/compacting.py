@@ -20,11 +20,8 @@ shapes) and sampling (its random draws depend on the batch's shape) keep the pla
 import tensorflow as tf
 from keras import ops
 
-from keras_nmt.decoding._stepwise import stepwise_result
-from keras_nmt.decoding.buffers import write_at
+from keras_nmt.decoding._stepwise import start_stepwise, stepwise_result, stepwise_step
 from keras_nmt.decoding.decoding_model import DecodingModel
-from keras_nmt.decoding.length_limits import cache_length, encode_source
-from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 
 # The CPU matmul kernels work on blocks of 8 rows and compute the rows of a last, partial block
 # of ``r`` rows in another order (one that depends on ``r``): a row's numbers depend on whether
@@ -129,29 +126,16 @@ def compacting_greedy(
     The arguments and the result are ``greedy_decode``'s (see there); the outputs are the same
     as the plain loop's.
     """
-    max_length, memory, batch, src_len, limits = encode_source(
-        model, encoder_tokens, max_length, max_length_a, max_length_b
+    max_length, memory, limits, carry = start_stepwise(
+        model, encoder_tokens, max_length, max_length_a, max_length_b, return_attention,
+        batch_cache,
     )
-    state = model.initial_state(memory, cache_length(limits, max_length, batch_cache))
-    want_attention = bool(return_attention) and bool(model.has_attention)
-
-    # The rows still in the batch ("rows": each one's index in the caller's batch), and the
-    # full-size outputs ("out"), written when rows leave the batch and at the end.
-    carry = {
-        "rows": tf.range(batch, dtype=tf.int32),
-        "memory": memory,
-        "state": state,
-        "limits": limits,
-        "input": tf.fill([batch], tf.constant(START_ID, tf.int32)),
-        "done": tf.zeros([batch], tf.bool),
-        "tokens": tf.zeros([batch, max_length], tf.int32),
-        "log_probs": tf.zeros([batch], tf.float32),
-        "lengths": tf.zeros([batch], tf.int32),
-    }
-    outputs = ["tokens", "log_probs", "lengths"]
-    if want_attention:
-        carry["attention"] = tf.zeros([batch, max_length, src_len], tf.float32)
-        outputs.append("attention")
+    batch = tf.shape(limits)[0]
+    outputs = [key for key in ("tokens", "log_probs", "lengths", "attention") if key in carry]
+    # The rows still in the batch ("rows": each one's index in the caller's batch), their
+    # memory and limits, and the full-size outputs ("out"), written when rows leave the batch
+    # and at the end.
+    carry.update(rows=tf.range(batch, dtype=tf.int32), memory=memory, limits=limits)
     carry["out"] = {key: carry[key] for key in outputs}
 
     def write_out(carry):
@@ -166,33 +150,15 @@ def compacting_greedy(
         return {**carry, "out": out}
 
     def body(t, carry):
-        logits, state, attention = model.decode_step(
-            carry["input"], carry["state"], carry["memory"]
-        )
-        logits = ops.cast(logits, "float32")
-        log_probs = ops.log_softmax(logits, axis=-1)  # (rows, vocab)
-        active = ops.logical_not(carry["done"])
-        token = ops.where(active, ops.cast(ops.argmax(logits, axis=-1), "int32"), PAD_ID)
-        token_log_prob = ops.take_along_axis(log_probs, token[:, None], axis=1)[:, 0]
-        done = ops.logical_or(
-            carry["done"],
-            ops.logical_or(ops.equal(token, END_ID), ops.greater_equal(t + 1, carry["limits"])),
-        )
-        new = dict(carry)
-        new.update(
-            state=state,
-            input=token,
-            done=done,
-            tokens=write_at(carry["tokens"], token, t, axis=1),
-            log_probs=carry["log_probs"] + ops.where(active, token_log_prob, 0.0),
-            lengths=carry["lengths"] + ops.cast(active, "int32"),
-        )
-        if want_attention:
-            step = ops.where(active[:, None], ops.cast(attention, "float32"), 0.0)
-            new["attention"] = write_at(carry["attention"], step, t, axis=1)
-        shrink, keep = plan(done, carry["rows"], batch)
+        new = stepwise_step(model, _argmax, t, carry, carry["memory"], carry["limits"])
+        shrink, keep = plan(new["done"], carry["rows"], batch)
         new = where(shrink, lambda: compact(new, keep), new)
         return t + 1, new
 
     _, carry = while_loop(cond, body, tf.constant(0, tf.int32), carry)
     return stepwise_result(write_out(carry), trim)
+
+
+def _argmax(logits, log_probs, t):
+    del log_probs, t  # greedy: the most probable token
+    return ops.argmax(logits, axis=-1)

@@ -11,7 +11,7 @@ class DecodingModel(Protocol):
     the layering stays one way: text/data -> models -> decoding. Every model twin in
     ``keras_nmt.models`` keeps it, as do the fake models of the decoding tests.
     ``isinstance(model, DecodingModel)`` checks only that the four members exist; the shapes
-    below are checked by ``tests/models/test_decoding_model.py`` on every model.
+    below are checked by ``tests/decoding/test_decoding_model.py`` on every model.
 
     Tensors are batch-major throughout: beam search tiles ``memory`` and reorders ``state`` with
     ``keras.ops.take(x, indices, axis=0)`` on every leaf. The state's shapes never change from

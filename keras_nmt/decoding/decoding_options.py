@@ -3,6 +3,8 @@
 import dataclasses
 from typing import Any
 
+from keras_nmt.option_fields import check_options, option
+
 DEFAULT_MAX_LENGTH = 100
 # Per-sentence length limit ``ceil(a * source_len + b)``: generous for translation (targets rarely
 # exceed 1.5x the source) and for spelling correction (target length ~ source length).
@@ -41,7 +43,8 @@ class DecodingOptions:
     Attributes:
         strategy: ``"greedy"``, ``"beam"`` or ``"sample"``; ``None`` (the default) chooses from
             ``beam_size``: beam search when it is above 1, else greedy decoding.
-        max_length: the most tokens per hypothesis, ``END`` included (``None``: 100, or the
+        max_length: the most tokens per hypothesis, ``END`` included (``None``:
+            ``DEFAULT_MAX_LENGTH``, or the
             model's own ``max_length`` when smaller).
         max_length_a: ``a`` of the per-sentence limit ``ceil(a * source_len + b)``.
         max_length_b: ``b`` of that limit.
@@ -56,8 +59,8 @@ class DecodingOptions:
             sum of log-probabilities.
         coverage_penalty: GNMT ``beta``.
         temperature: sampling temperature (0: arg-max).
-        top_k: sampling top-k (``None``: off).
-        top_p: sampling nucleus mass (``None``: off).
+        top_k: sampling top-k (``None`` or 0: off; 0 is stored as ``None``).
+        top_p: sampling nucleus mass (``None`` or 1: off; 1 is stored as ``None``).
         seed: sampling seed (python int, or ``None`` for a fresh draw each call).
 
     Example:
@@ -67,26 +70,39 @@ class DecodingOptions:
         'beam 4, alpha 0.6'
     """
 
-    strategy: str | None = None
-    max_length: int | None = None
-    max_length_a: float = DEFAULT_MAX_LENGTH_A
-    max_length_b: float = DEFAULT_MAX_LENGTH_B
+    strategy: str | None = option(None, "greedy, beam or sample", choices=STRATEGIES)
+    max_length: int | None = option(None, "the most tokens per hypothesis", at_least=1)
+    max_length_a: float = option(DEFAULT_MAX_LENGTH_A, "a of ceil(a * source_len + b)",
+                                 at_least=0)
+    max_length_b: float = option(DEFAULT_MAX_LENGTH_B, "b of ceil(a * source_len + b)")
     return_attention: bool = False
     trim: bool = True
     batch_cache: bool = True
-    beam_size: int = 1
-    n_best: int | None = 1
-    normalization: str = "gnmt"
-    length_penalty: float = DEFAULT_LENGTH_PENALTY
-    coverage_penalty: float = 0.0
-    temperature: float = 1.0
-    top_k: int | None = None
-    top_p: float | None = None
-    seed: int | None = 0
+    beam_size: int = option(1, "1: greedy decoding; more: beam search width, at most "
+                            f"{DEFAULT_MAX_BEAM_SIZE} for a run directory and at most the "
+                            "export's --max-beam-size for a SavedModel", at_least=1)
+    n_best: int | None = option(1, "translations printed per sentence, at most --beam-size, "
+                                "with rank and score", at_least=1)
+    normalization: str = option("gnmt", "beam score normalization",
+                                choices=("none", "average", "gnmt"))
+    length_penalty: float = option(DEFAULT_LENGTH_PENALTY, "GNMT length penalty alpha of beam "
+                                   "search, >= 0; 0 ranks beams by their sum of "
+                                   "log-probabilities (Wu et al. 2016 use 0.6-0.7)", at_least=0)
+    coverage_penalty: float = option(0.0, "GNMT coverage penalty beta", at_least=0)
+    temperature: float = option(1.0, "sampling temperature; 0 is arg-max", at_least=0)
+    top_k: int | None = option(None, "sample among the k most probable tokens; 0: off",
+                               at_least=0)
+    top_p: float | None = option(None, "nucleus sampling mass in (0, 1]; 1: off", above=0,
+                                 at_most=1)
+    seed: int | None = option(0, "sampling seed", at_least=0)
 
     def __post_init__(self):
-        if self.strategy is not None and self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
+        check_options(self)
+        # The one normalization of the sampling filters: 0 top-k and a top-p of 1 filter nothing.
+        if self.top_k == 0:
+            object.__setattr__(self, "top_k", None)
+        if self.top_p == 1:
+            object.__setattr__(self, "top_p", None)
 
     @property
     def chosen_strategy(self) -> str:

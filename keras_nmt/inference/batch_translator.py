@@ -66,12 +66,13 @@ def parallel_batches():
 class BatchTranslator:
     """`translate_batch`, `translate_texts` and `warn_if_truncated` over a translator's signatures.
 
-    Subclasses set `max_beam_size` and `max_source_length` (or `None`) and provide
-    `_signature(name)` (a callable taking the signature's inputs as keywords and returning its
-    outputs by name), `_sampler(options)` (the same for sampling), `_beam_functions()` (the
-    `Translator.beam_functions`, one per beam size, or `None` for an export without them) and
-    `_source_lengths(text)` (source tokens per input before truncation, or `None` when the
-    translator cannot tell). A file's sentences are translated in length order (fewer padded
+    Subclasses set `max_beam_size` and `max_source_length` (or `None`) and have the signatures
+    `serving_default`, `attention` and `beam_search` (callables taking the signature's inputs as
+    keywords and returning its outputs by name; `Translator`'s own methods, a SavedModel's
+    signatures), `beam_functions` (`Translator.beam_functions`, one per beam size, or `None` for
+    an export without them), `source_lengths(text)` (source tokens per input before truncation,
+    or `None` when the translator cannot tell) and `_sampler(options)` (a callable as a
+    signature, for sampling). A file's sentences are translated in length order (fewer padded
     positions and decoding steps per batch) and the results returned in input order.
     """
 
@@ -101,7 +102,7 @@ class BatchTranslator:
 
     def translate(self, text):
         """Greedy translation of a `tf.string (batch,)` tensor (the `serving_default` outputs)."""
-        return self._signature("serving_default")(text=tf.convert_to_tensor(text, tf.string))
+        return self.serving_default(text=tf.convert_to_tensor(text, tf.string))
 
     def translate_batch(
         self, texts, options=None, *, batch_size=64, on_batch=None, parallel=None, **changes
@@ -155,22 +156,18 @@ class BatchTranslator:
         if strategy == "sample":
             return self._sampler(options)(text=text), "greedy"
         if options.return_attention:
-            return self._signature("attention")(text=text), "attention"
-        if strategy == "beam":
-            return self._beam(text, options), "beam"
-        return self._signature("serving_default")(text=text), "greedy"
-
-    def _beam(self, text, options):
-        """The `beam_search` signature's outputs, from the function of that one beam size."""
+            return self.attention(text=text), "attention"
+        if strategy != "beam":
+            return self.serving_default(text=text), "greedy"
         length_penalty = tf.constant(options.length_penalty, tf.float32)
-        functions = self._beam_functions()
-        if functions is None:  # exported before the per-size functions: the signature
-            return self._signature("beam_search")(
+        if self.beam_functions is None:  # exported before the per-size functions: the signature
+            return self.beam_search(
                 text=text, beam_size=tf.constant(options.beam_size, tf.int32),
                 length_penalty=length_penalty,
-            )
-        outputs = functions[options.beam_size - 1](text, length_penalty)
-        return {key: value[:, : options.beam_size] for key, value in outputs.items()}
+            ), "beam"
+        # The function of that one beam size: the `beam_search` signature would prepare all.
+        outputs = self.beam_functions[options.beam_size - 1](text, length_penalty)
+        return {key: value[:, : options.beam_size] for key, value in outputs.items()}, "beam"
 
     def __call__(self, texts, options=None, **changes):
         """The translations of a list of strings (or of one string), as strings.
@@ -189,11 +186,9 @@ class BatchTranslator:
 
     def warn_if_truncated(self, texts, warn):
         """Calls `warn(message)` for each text with more than `max_source_length` tokens."""
-        if self.max_source_length is None or not len(texts):
+        if self.max_source_length is None or self.source_lengths is None or not len(texts):
             return
-        lengths = self._source_lengths(tf.constant(list(texts), tf.string))
-        if lengths is None:
-            return
+        lengths = self.source_lengths(tf.constant(list(texts), tf.string))
         lengths = np.asarray(lengths)
         for index in np.flatnonzero(lengths > self.max_source_length):
             warn(

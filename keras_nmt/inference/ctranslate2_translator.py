@@ -248,7 +248,7 @@ class CTranslate2Translator(BatchTranslator):
         return [t.decode("utf-8", "replace") for t in self.target_tokenizer.detokenize(
             ragged).numpy().tolist()]
 
-    def _source_lengths(self, text):
+    def source_lengths(self, text):
         return self.source_tokenizer.tokenize(text).row_lengths()
 
     def score_batch(self, sources, targets, batch_size=64):

@@ -26,6 +26,11 @@ class SavedTranslator(BatchTranslator):
         self.path = Path(path)
         self.module = tf.saved_model.load(str(self.path))
         self.signatures = self.module.signatures
+        self.serving_default = self.signatures["serving_default"]
+        self.attention = self.signatures["attention"]
+        self.beam_search = self.signatures["beam_search"]
+        self.beam_functions = getattr(self.module, "beam_functions", None)
+        self.source_lengths = getattr(self.module, "source_lengths", None)
         metadata = self.path / "assets.extra" / METADATA_FILE
         info = json.loads(metadata.read_text()) if metadata.exists() else {}
         self.max_source_length = info.get("max_source_length")
@@ -42,17 +47,6 @@ class SavedTranslator(BatchTranslator):
                 "attention are); translate with the run directory to sample"
             )
         super().check_options(options)
-
-    def _signature(self, name):
-        return self.signatures[name]
-
-    def _beam_functions(self):
-        return getattr(self.module, "beam_functions", None)
-
-    def _source_lengths(self, text):
-        if not hasattr(self.module, "source_lengths"):
-            return None
-        return self.module.source_lengths(text)
 
 
 def find_saved_model(path):

@@ -36,12 +36,11 @@ white-space-only inputs translate to "" with score 0 (zero attention), also in a
 """
 
 import functools
-import math
 
 import tensorflow as tf
 
 from keras_nmt.decoding import decode, within_model_limit
-from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
+from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE, DEFAULT_MAX_LENGTH
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.special_ids import PAD_ID
 
@@ -70,10 +69,6 @@ def _beam_outputs(texts, scores, empty):
     }
 
 
-# Longest source kept and longest translation, for models without a length limit of their own.
-DEFAULT_MAX_LENGTH = 128
-
-
 class Translator(BatchTranslator, tf.Module):
     """Tokenizes, decodes and detokenizes in one TensorFlow graph (see the module docstring).
 
@@ -82,7 +77,8 @@ class Translator(BatchTranslator, tf.Module):
         source_tokenizer: tokenizer of the source side (a `tf.Module`; its vocabulary file or
             SentencePiece model becomes a SavedModel asset or constant).
         target_tokenizer: tokenizer of the target side.
-        max_source_length: source tokens kept; longer inputs are truncated. None: 128, or the
+        max_source_length: source tokens kept; longer inputs are truncated. None:
+            ``DEFAULT_MAX_LENGTH`` (100, decoding's own default), or the
             model's ``max_length`` when it has a smaller one (a Transformer's positions).
         max_target_length: the most tokens a translation may have (END included). None: as
             for ``max_source_length``.
@@ -139,21 +135,8 @@ class Translator(BatchTranslator, tf.Module):
         ids = tf.pad(ids, [[0, 0], [0, tf.maximum(1 - tf.shape(ids)[1], 0)]])
         return tf.cast(ids, tf.int32), tf.equal(ragged.row_lengths(), 0)
 
-    def _greedy(self, ids, return_attention=False):
-        return decode(
-            self.model, ids, "greedy", max_length=self.max_target_length,
-            return_attention=return_attention,
-        )
-
-    def _beam_texts(self, ids, beam_size, length_penalty):
-        """Beam search with a Python `beam_size`: texts and scores padded to `max_beam_size`."""
-        result = decode(
-            self.model, ids, "beam", beam_size=beam_size, length_penalty=length_penalty,
-            max_length=self.max_target_length,
-        )
-        return self._pad_beam(result, beam_size)
-
     def _pad_beam(self, result, beam_size):
+        """Beam search's texts and scores, padded to `max_beam_size` columns."""
         batch = tf.shape(result.tokens)[0]
         flat = tf.reshape(result.tokens, [batch * beam_size, -1])
         texts = tf.reshape(self.target_tokenizer.detokenize(flat), [batch, beam_size])
@@ -169,7 +152,7 @@ class Translator(BatchTranslator, tf.Module):
     def serving_default(self, text):
         """Greedy: `text (batch,)` -> `translation` string and `score` float32, `(batch,)`."""
         ids, empty = self.source_ids(text)
-        result = self._greedy(ids)
+        result = decode(self.model, ids, "greedy", max_length=self.max_target_length)
         translation = self.target_tokenizer.detokenize(result.tokens)
         return {
             # An empty input translates to an empty string (nothing to condition on).
@@ -218,7 +201,9 @@ class Translator(BatchTranslator, tf.Module):
         def beam(text, length_penalty):
             _assert_valid_length_penalty(length_penalty)
             ids, empty = self.source_ids(text)
-            texts, scores = self._beam_texts(ids, beam_size, length_penalty)
+            result = decode(self.model, ids, "beam", beam_size=beam_size,
+                            length_penalty=length_penalty, max_length=self.max_target_length)
+            texts, scores = self._pad_beam(result, beam_size)
             return _beam_outputs(texts, scores, empty)
 
         return beam
@@ -227,7 +212,8 @@ class Translator(BatchTranslator, tf.Module):
     def attention(self, text):
         """Greedy with alignments: -> translation, tokens, source_tokens, weights (see module)."""
         ids, empty = self.source_ids(text)
-        result = self._greedy(ids, return_attention=True)
+        result = decode(self.model, ids, "greedy", max_length=self.max_target_length,
+                        return_attention=True)
         batch, target_len = tf.shape(result.tokens)[0], tf.shape(result.tokens)[1]
         source_len = tf.shape(ids)[1]
         if result.attention is None:  # a model without attention: zeros, same signature
@@ -275,31 +261,14 @@ class Translator(BatchTranslator, tf.Module):
     # ----------------------------------------------------------------------------------------------
     # Python API
     # ----------------------------------------------------------------------------------------------
-    def _signature(self, name):
-        return getattr(self, name)
-
-    def _source_lengths(self, text):
-        return self.source_lengths(text)
-
-    def _beam_functions(self):
-        return self.beam_functions
-
     def _sampler(self, options):
         """A cached `tf.function` sampling with these (Python) `DecodingOptions`."""
-        # 0 top-k and a top-p of 1 filter nothing, as the apps' flags say.
-        top_k, top_p = options.top_k or None, options.top_p
-        top_p = None if top_p is None or top_p == 1 else float(top_p)
-        key = (float(options.temperature), top_k, top_p, options.seed)
+        # `DecodingOptions` checked the values and made 0 top-k and a top-p of 1 `None`.
+        key = (float(options.temperature), options.top_k, options.top_p, options.seed)
         cache = self._sample_functions.functions
         if key not in cache:
-            if not (math.isfinite(key[0]) and key[0] >= 0):
-                raise ValueError(f"temperature must be >= 0, got {options.temperature!r}")
-            if (top_k is not None and top_k < 0) or (top_p is not None and not 0.0 < top_p <= 1.0):
-                raise ValueError(
-                    f"need top_k >= 0 and 0 < top_p <= 1, got {options.top_k!r}, {options.top_p!r}"
-                )
             sampling = dict(
-                temperature=key[0], top_k=top_k, top_p=top_p, seed=options.seed,
+                temperature=key[0], top_k=options.top_k, top_p=options.top_p, seed=options.seed,
                 max_length=self.max_target_length,
             )
 

@@ -3,14 +3,16 @@
 import keras
 from keras import ops
 
+from keras_nmt.layers.scaled_dot_product_attention import scaled_dot_product_attention
+
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
 class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
     """Multi-head attention whose keys and values can come from, or be written to, a cache.
 
-    The weights, projections and attention arithmetic are those of `keras.layers.MultiHeadAttention`
-    (its `_query_dense`, `_key_dense`, `_value_dense`, `_compute_attention`, `_output_dense`); only
-    `call` differs, in three ways:
+    The weights and projections are those of `keras.layers.MultiHeadAttention` (its `_query_dense`,
+    `_key_dense`, `_value_dense`, `_output_dense`, `_dropout_layer`); the heads attend through our
+    `scaled_dot_product_attention`, the paper's equation. `call` differs from Keras' in three ways:
 
     - Masks are explicit: `attention_mask` `(batch, query_len, key_len)` (or broadcastable) is the
       only mask used; Keras masks carried by the inputs are ignored, so a padded query row never
@@ -35,14 +37,11 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             values.
         cache_update_index: optional int `(batch,)`: where to write the new key and value.
         return_attention_scores: also return the weights `(batch, num_heads, query_len, key_len)`.
-        return_key_value: without a cache, also return the projected keys and values
-            `(batch, key_len, num_heads, key_dim)` (what a cache of the whole sequence holds).
         training: dropout on the attention weights when True.
 
     Returns:
         `attention_output` `(batch, query_len, dim)`; with `return_attention_scores`,
-        `(attention_output, scores)`; with a cache (or `return_key_value`),
-        `(attention_output, key_cache, value_cache)` or
+        `(attention_output, scores)`; with a cache, `(attention_output, key_cache, value_cache)` or
         `(attention_output, scores, key_cache, value_cache)`.
 
     Example:
@@ -69,19 +68,8 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             value = key
         return _project(self._key_dense, key), _project(self._value_dense, value)
 
-    def call(
-        self,
-        query,
-        value,
-        key=None,
-        attention_mask=None,
-        key_cache=None,
-        value_cache=None,
-        cache_update_index=None,
-        return_attention_scores=False,
-        return_key_value=False,
-        training=None,
-    ):
+    def call(self, query, value, key=None, attention_mask=None, key_cache=None, value_cache=None,
+             cache_update_index=None, return_attention_scores=False, training=None):
         if key is None:
             key = value
         query = _project(self._query_dense, query)  # (batch, query_len, heads, key_dim)
@@ -100,22 +88,16 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             write = write[:, :, None, None]  # (batch, cache_len, 1, 1)
             key = ops.where(write, new_key, key_cache)  # (batch, cache_len, heads, key_dim)
             value = ops.where(write, new_value, value_cache)
-        if attention_mask is not None:
-            attention_mask = ops.cast(attention_mask, "bool")
-        attention_output, scores = self._compute_attention(
-            query,
-            key,
-            value,
-            attention_mask=attention_mask,
-            training=training,
-            return_attention_scores=return_attention_scores,
+        # (batch, query_len, heads, key_dim), (batch, heads, query_len, key_len)
+        attention_output, scores = scaled_dot_product_attention(
+            query, key, value, attention_mask, dropout=self._dropout_layer, training=training
         )
         attention_output = _project(self._output_dense, attention_output)  # (batch, query_len, dim)
         outputs = (attention_output,)
         if return_attention_scores:
             outputs += (scores,)
-        if use_cache or return_key_value:
-            outputs += (key, value)  # the updated caches, or the projections of `value`/`key`
+        if use_cache:
+            outputs += (key, value)  # the caches, updated with `cache_update_index`
         return outputs[0] if len(outputs) == 1 else outputs
 
     def compute_output_spec(self, *args, **kwargs):

@@ -15,16 +15,14 @@ class TransformerDecoderBlock(keras.layers.Layer):
     dropout on its output, a residual connection and LayerNorm, after the sum (post-norm, the
     paper, default) or before the sub-layer (`pre_norm=True`, Xiong et al., 2020).
 
-    Whole-sequence mode (training, scoring): self-attention is causal and skips padding keys of
-    the target; cross-attention skips padding keys of the source.
+    `call` reads a whole target sequence (training, scoring): self-attention is causal and skips
+    padding keys of the target; cross-attention skips padding keys of the source.
 
-    Step mode (incremental decoding; `self_key_cache`, `self_value_cache` and `step` given): the
-    input is the single token at position `step`. Its self-attention keys and values are written
-    into fixed-size per-layer caches `(batch, max_length, num_heads, head_dim)` at `step`, and the
-    query attends to cache positions `<= step` only, so a sentence costs `n` steps each attending
-    over the cache instead of rerunning the prefix. With `cross_key`/`cross_value` (from
-    `cross_attention_cache(memory)`, once per sentence), the memory is not projected again at
-    every step.
+    `step` reads one token per row (incremental decoding): its self-attention keys and values are
+    written into fixed-size caches `(batch, max_length, num_heads, head_dim)` at the row's
+    position, and it attends to the cache positions written so far, so a sentence costs `n` steps
+    each attending over the cache instead of rerunning the prefix. Cross-attention reads the
+    memory's keys and values from `cross_attention_cache(memory)`, projected once per sentence.
 
     Args:
         d_model: model width.
@@ -35,40 +33,24 @@ class TransformerDecoderBlock(keras.layers.Layer):
         **kwargs: base `Layer` arguments.
 
     Call arguments:
-        inputs: `(batch, tgt_len, d_model)`; `(batch, 1, d_model)` in step mode.
-        memory: encoder output `(batch, src_len, d_model)`; may be None when `cross_key` and
-            `cross_value` are given.
-        inputs_mask: optional bool `(batch, tgt_len)`, True on real target tokens (whole-sequence
-            mode; taken from the Keras mask of `inputs`).
+        inputs: `(batch, tgt_len, d_model)`.
+        memory: encoder output `(batch, src_len, d_model)`.
+        inputs_mask: optional bool `(batch, tgt_len)`, True on real target tokens (taken from the
+            Keras mask of `inputs`).
         memory_mask: optional bool `(batch, src_len)`, True on real source tokens.
-        self_key_cache, self_value_cache: step mode, `(batch, max_length, num_heads, head_dim)`.
-        step: step mode, int `(batch,)`: the position of the input token.
-        cross_key, cross_value: optional precomputed cross-attention keys and values
-            `(batch, src_len, num_heads, head_dim)`.
-        return_head_attention: also return the cross-attention weights of every head.
-        only_cross_attention_cache: return `cross_attention_cache(memory)` only; `inputs` is
-            ignored (pass None, which also keeps a Keras mask off the results). This lets a
-            functional encoder model precompute the cross-attention keys and values through a
-            call of this layer.
+        return_attention_scores: also return the cross-attention weights of every head.
         training: dropout on when True.
 
     Returns:
-        `(outputs (batch, tgt_len, d_model), attention (batch, tgt_len, src_len), self_key,
-        self_value)`: `attention` is the cross-attention averaged over heads; in step mode
-        `self_key`/`self_value` are the updated caches, in whole-sequence mode the self-attention
-        keys and values of every position `(batch, tgt_len, num_heads, head_dim)` (the cache of
-        the whole prefix; the same structure in both modes keeps functional graphs valid). With
-        `return_head_attention=True`, the per-head weights `(batch, num_heads, tgt_len, src_len)`
-        are appended. With `only_cross_attention_cache=True`: `(cross_key, cross_value)`.
+        `outputs` `(batch, tgt_len, d_model)`; with `return_attention_scores=True`,
+        `(outputs, scores)`, `scores` `(batch, num_heads, tgt_len, src_len)`.
 
     Example:
         >>> block = TransformerDecoderBlock(d_model=16, num_heads=2, ff_dim=32)
-        >>> y, attention, _, _ = block(x, memory, inputs_mask=tgt != 0, memory_mask=src != 0)
+        >>> y = block(x, memory, inputs_mask=tgt != 0, memory_mask=src != 0)
         >>> cross_key, cross_value = block.cross_attention_cache(memory)
-        >>> y_t, attention_t, key_cache, value_cache = block(
-        ...     x_t, None, memory_mask=src != 0, self_key_cache=key_cache,
-        ...     self_value_cache=value_cache, step=step, cross_key=cross_key,
-        ...     cross_value=cross_value)
+        >>> y_t, scores_t, key_cache, value_cache = block.step(
+        ...     x_t, step, key_cache, value_cache, cross_key, cross_value, memory_mask=src != 0)
 
     References:
         Vaswani et al., 2017, "Attention Is All You Need", https://arxiv.org/abs/1706.03762;
@@ -119,6 +101,37 @@ class TransformerDecoderBlock(keras.layers.Layer):
         self.ffn_norm.build(inputs_shape)
         self.built = True
 
+    def call(
+        self,
+        inputs,
+        memory,
+        inputs_mask=None,
+        memory_mask=None,
+        return_attention_scores=False,
+        training=None,
+    ):
+        x = inputs  # (batch, tgt_len, d_model)
+        positions = ops.arange(ops.shape(x)[1], dtype="int32")
+        causal = positions[None, :, None] >= positions[None, None, :]  # (1, tgt_len, tgt_len)
+        if inputs_mask is not None:
+            # Keys only: a padded query row keeps its causal prefix and never goes empty.
+            causal = ops.logical_and(causal, ops.cast(inputs_mask, "bool")[:, None, :])
+        h = self._before(self.self_attention_norm, x)
+        h = self.self_attention(h, h, attention_mask=causal, training=training)
+        x = self._after(self.self_attention_norm, x, h, training)
+
+        h, scores = self.cross_attention(
+            self._before(self.cross_attention_norm, x),
+            memory,
+            attention_mask=_key_mask(memory_mask),
+            return_attention_scores=True,
+            training=training,
+        )
+        x = self._after(self.cross_attention_norm, x, h, training)
+
+        x = self._feed_forward(x, training)
+        return (x, scores) if return_attention_scores else x
+
     def cross_attention_cache(self, memory):
         """Projects the memory `(batch, src_len, d_model)` once for all decoding steps.
 
@@ -127,102 +140,63 @@ class TransformerDecoderBlock(keras.layers.Layer):
         """
         return self.cross_attention.project_key_value(memory)
 
-    def call(
-        self,
-        inputs,
-        memory=None,
-        inputs_mask=None,
-        memory_mask=None,
-        self_key_cache=None,
-        self_value_cache=None,
-        step=None,
-        cross_key=None,
-        cross_value=None,
-        return_head_attention=False,
-        only_cross_attention_cache=False,
-        training=None,
-    ):
-        if only_cross_attention_cache:
-            # A layer call (not the method) so that a functional encoder model can hold it.
-            return self.cross_attention_cache(memory)
-        step_mode = self_key_cache is not None
-        if step_mode and step is None:
-            raise ValueError("step mode (`self_key_cache` given) needs `step`.")
-        if memory is None and cross_key is None:
-            raise ValueError("give `memory` or the precomputed `cross_key` and `cross_value`.")
-        x = inputs  # (batch, tgt_len, d_model); tgt_len is 1 in step mode
+    def step(self, inputs, step, key_cache, value_cache, cross_key, cross_value, memory_mask=None):
+        """Decodes one token per row, the same numbers as `call` on the prefix (no dropout).
 
-        # Masked (causal) self-attention.
-        h = self.self_attention_norm(x) if self.pre_norm else x
-        if step_mode:
-            cache_len = ops.shape(self_key_cache)[1]
-            step = ops.reshape(ops.cast(step, "int32"), (-1, 1))  # (batch, 1)
-            seen = ops.arange(cache_len, dtype="int32")[None, :] <= step  # (batch, max_length)
-            h, self_key_cache, self_value_cache = self.self_attention(
-                h,
-                h,
-                attention_mask=seen[:, None, :],  # (batch, 1, max_length)
-                key_cache=self_key_cache,
-                value_cache=self_value_cache,
-                cache_update_index=step,
-                training=training,
-            )
-        else:
-            length = ops.shape(x)[1]
-            positions = ops.arange(length, dtype="int32")
-            causal = positions[None, :, None] >= positions[None, None, :]  # (1, tgt_len, tgt_len)
-            if inputs_mask is not None:
-                # Keys only: a padded query row keeps its causal prefix and never goes empty.
-                causal = ops.logical_and(causal, ops.cast(inputs_mask, "bool")[:, None, :])
-            h, self_key_cache, self_value_cache = self.self_attention(
-                h, h, attention_mask=causal, return_key_value=True, training=training
-            )
+        Args:
+            inputs: `(batch, 1, d_model)`, the tokens at positions `step`.
+            step: int `(batch,)`: each row's position; rows may be at different positions.
+            key_cache, value_cache: `(batch, max_length, num_heads, head_dim)` self-attention keys
+                and values of positions `< step` (what is after is never read).
+            cross_key, cross_value: `cross_attention_cache(memory)`.
+            memory_mask: optional bool `(batch, src_len)`, True on real source tokens.
+
+        Returns:
+            `(outputs (batch, 1, d_model), scores (batch, num_heads, 1, src_len), key_cache,
+            value_cache)`: the caches hold this step's key and value at `step` too.
+        """
+        x = inputs
+        step = ops.reshape(ops.cast(step, "int32"), (-1, 1))  # (batch, 1)
+        seen = ops.arange(ops.shape(key_cache)[1], dtype="int32")[None, :] <= step
+        h = self._before(self.self_attention_norm, x)
+        h, key_cache, value_cache = self.self_attention(
+            h,
+            h,
+            attention_mask=seen[:, None, :],  # (batch, 1, max_length)
+            key_cache=key_cache,
+            value_cache=value_cache,
+            cache_update_index=step,
+            training=False,
+        )
+        x = self._after(self.self_attention_norm, x, h, training=False)
+
+        h, scores, _, _ = self.cross_attention(
+            self._before(self.cross_attention_norm, x),
+            None,
+            attention_mask=_key_mask(memory_mask),
+            key_cache=cross_key,
+            value_cache=cross_value,
+            return_attention_scores=True,
+            training=False,
+        )
+        x = self._after(self.cross_attention_norm, x, h, training=False)
+
+        x = self._feed_forward(x, training=False)
+        return x, scores, key_cache, value_cache
+
+    def _before(self, norm, x):
+        """A sub-layer's input: `norm(x)` with pre-norm, `x` with post-norm."""
+        return norm(x) if self.pre_norm else x
+
+    def _after(self, norm, x, h, training):
+        """The residual sum `x + dropout(h)` of a sub-layer's output; then `norm` if post-norm."""
         x = x + self.dropout_layer(h, training=training)
-        if not self.pre_norm:
-            x = self.self_attention_norm(x)
+        return x if self.pre_norm else norm(x)
 
-        # Cross-attention over the memory.
-        memory_attention_mask = None
-        if memory_mask is not None:
-            memory_attention_mask = ops.cast(memory_mask, "bool")[:, None, :]  # (batch, 1, src_len)
-        h = self.cross_attention_norm(x) if self.pre_norm else x
-        if cross_key is not None:
-            h, head_attention, _, _ = self.cross_attention(
-                h,
-                None,
-                attention_mask=memory_attention_mask,
-                key_cache=cross_key,
-                value_cache=cross_value,
-                return_attention_scores=True,
-                training=training,
-            )
-        else:
-            h, head_attention = self.cross_attention(
-                h,
-                memory,
-                attention_mask=memory_attention_mask,
-                return_attention_scores=True,
-                training=training,
-            )
-        # head_attention: (batch, num_heads, tgt_len, src_len)
-        x = x + self.dropout_layer(h, training=training)
-        if not self.pre_norm:
-            x = self.cross_attention_norm(x)
-
-        # Position-wise feed-forward network.
-        h = self.ffn_norm(x) if self.pre_norm else x
-        h = self.ffn_outer(self.ffn_inner(h))  # (batch, tgt_len, ff_dim) -> (.., d_model)
-        x = x + self.dropout_layer(h, training=training)
-        if not self.pre_norm:
-            x = self.ffn_norm(x)
-
-        attention = ops.mean(head_attention, axis=1)  # (batch, tgt_len, src_len)
-        # Every mode returns the same structure: a layer reused in functional graphs (training,
-        # step) must keep the output count of its first call.
-        outputs = (x, attention, self_key_cache, self_value_cache)
-        if return_head_attention:
-            outputs += (head_attention,)
-        return outputs
+    def _feed_forward(self, x, training):
+        """The position-wise feed-forward sub-layer, with its residual sum and norm."""
+        h = self.ffn_outer(self.ffn_inner(self._before(self.ffn_norm, x)))  # via (.., ff_dim)
+        return self._after(self.ffn_norm, x, h, training)
 
     def compute_mask(self, inputs, previous_mask=None):
         return previous_mask
@@ -239,3 +213,8 @@ class TransformerDecoderBlock(keras.layers.Layer):
             }
         )
         return config
+
+
+def _key_mask(memory_mask):
+    """`(batch, src_len)` -> `(batch, 1, src_len)`: every query row sees the same keys."""
+    return None if memory_mask is None else ops.cast(memory_mask, "bool")[:, None, :]

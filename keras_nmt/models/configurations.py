@@ -122,8 +122,8 @@ REFERENCE_CONFIGURATIONS = {
 
 
 # The options of a reference configuration that are not its models': data, tokens, lengths,
-# budget. `keras-nmt train --recipe NAME/MODEL` and the comparison of that name share them.
-RECIPE_DEFAULTS = {
+# budget. `keras-nmt train --configuration NAME/MODEL` and the comparison of that name share them.
+REFERENCE_DEFAULTS = {
     "spa-eng": {
         "source_column": 1,
         "tokenizer": "subword",
@@ -135,24 +135,25 @@ RECIPE_DEFAULTS = {
 }
 
 
-def recipe_names():
+def configuration_names():
     """`NAME/MODEL` of every trainable reference configuration, e.g. ``spa-eng/transformer``."""
-    return tuple(f"{name}/{model}" for name in RECIPE_DEFAULTS
+    return tuple(f"{name}/{model}" for name in REFERENCE_DEFAULTS
                  for model in REFERENCE_CONFIGURATIONS[name])
 
 
-def recipe_fields(recipe):
-    """The `TrainConfig` fields of recipe ``NAME/MODEL``: the model, the recipe's data and
-    budget options (`RECIPE_DEFAULTS`) and the model's reference configuration.
+def configuration_fields(configuration):
+    """The `TrainConfig` fields of reference configuration ``NAME/MODEL``: the model, the data
+    and budget options of NAME (`REFERENCE_DEFAULTS`) and the model's reference configuration.
 
     Example:
-        >>> recipe_fields("spa-eng/transformer")["d_model"], recipe_fields("spa-eng/lstm")["model"]
-        (256, 'lstm')
+        >>> configuration_fields("spa-eng/transformer")["d_model"]
+        256
     """
-    name, _, model = recipe.partition("/")
-    if name not in RECIPE_DEFAULTS:
-        raise ValueError(f"unknown recipe {recipe!r}; choose from {', '.join(recipe_names())}")
-    return {"model": model, **RECIPE_DEFAULTS[name], **reference_configuration(name, model)}
+    name, _, model = configuration.partition("/")
+    if name not in REFERENCE_DEFAULTS:
+        raise ValueError(f"unknown reference configuration {configuration!r}; choose from "
+                         f"{', '.join(configuration_names())}")
+    return {"model": model, **REFERENCE_DEFAULTS[name], **reference_configuration(name, model)}
 
 
 def _reference(name, model):

@@ -2,6 +2,10 @@
 
 import dataclasses
 
+from keras_nmt.option_fields import check_options, option
+
+ATTENTION_SCORES = ("dot", "general", "concat")
+
 
 @dataclasses.dataclass
 class ModelOptions:
@@ -9,26 +13,37 @@ class ModelOptions:
 
     Each model takes the subset named in `keras_nmt.models.configurations.MODEL_ARGUMENTS`;
     `keras_nmt.training.TrainConfig` extends this class with the options of a training run.
+    Each field is also a flag of `keras-nmt train` (`keras_nmt.option_fields`).
 
     Example:
         >>> ModelOptions(units=512).units
         512
     """
 
-    embedding_dim: int = 128
-    units: int = 256
-    num_layers: int = 1
-    dropout: float = 0.0
-    reverse_source: bool = False
-    bidirectional: bool = False
-    attention_score: str = "general"
-    input_feeding: bool = False
-    attention_units: int | None = None
-    deep_output: bool = False
-    d_model: int = 128
-    num_heads: int = 4
-    ff_dim: int = 512
-    pre_norm: bool = False
-    shared_embeddings: bool = False
-    tied_output: bool = False
-    max_length: int = 100  # also the length filter of the training pairs
+    embedding_dim: int = option(128, "embedding width of the recurrent models", at_least=1)
+    units: int = option(256, "LSTM width of the recurrent models", at_least=1)
+    num_layers: int = option(1, "stacked layers in encoder and decoder", "--layers", at_least=1)
+    dropout: float = option(0.0, "dropout rate", at_least=0, below=1)
+    reverse_source: bool = option(False, "feed the source backwards (Sutskever et al. 2014, "
+                                  "§3.3)")
+    bidirectional: bool = option(False, "bidirectional encoder (LSTM and Luong models)")
+    attention_score: str = option("general", "Luong score function", choices=ATTENTION_SCORES)
+    input_feeding: bool = option(False, "Luong input feeding (§3.3); subclassed twin only")
+    attention_units: int | None = option(None, "Bahdanau attention width (default: --units)",
+                                         at_least=1)
+    deep_output: bool = option(False, "Bahdanau deep output: the previous token also feeds the "
+                               "output layer")
+    d_model: int = option(128, "Transformer model width", at_least=1)
+    num_heads: int = option(4, "Transformer attention heads", "--heads", at_least=1)
+    ff_dim: int = option(512, "Transformer feed-forward width", at_least=1)
+    pre_norm: bool = option(False, "Transformer layer norm before each sub-layer instead of "
+                            "after")
+    shared_embeddings: bool = option(False, "Transformer: one embedding for source and target "
+                                     "(same vocabulary)")
+    tied_output: bool = option(False, "Transformer: output projection tied to the target "
+                               "embedding")
+    max_length: int = option(100, "longest sequence in tokens: longer training pairs are "
+                             "dropped, longer inputs truncated when translating", at_least=1)
+
+    def __post_init__(self):
+        check_options(self)

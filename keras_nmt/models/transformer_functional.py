@@ -166,7 +166,7 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
         target_mask = ops.not_equal(decoder_tokens, PAD_ID)  # (batch, tgt_len)
         y = target_dropout(target_embedding(decoder_tokens))  # (batch, tgt_len, d_model)
         for block in decoder_blocks:
-            y = block(y, encoder_output, inputs_mask=target_mask, memory_mask=source_mask)[0]
+            y = block(y, encoder_output, inputs_mask=target_mask, memory_mask=source_mask)
         if pre_norm:
             y = decoder_norm(y)
         logits = project(y)  # (batch, tgt_len, target_vocab_size)
@@ -192,9 +192,9 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
         memory = {"encoder_output": encoder_output, "source_mask": source_mask}
         for i, block in enumerate(decoder_blocks):
             # (batch, src_len, num_heads, head_dim) each
-            memory[f"cross_key_{i}"], memory[f"cross_value_{i}"] = block(
-                None, encoder_output, only_cross_attention_cache=True
-            )
+            memory[f"cross_key_{i}"], memory[f"cross_value_{i}"] = _Method(
+                block, "cross_attention_cache"
+            )(encoder_output)
         self.encoder_model = keras.Model(encoder_tokens, memory, name="encoder_model")
 
         head_dim = d_model // num_heads
@@ -211,21 +211,22 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
         step_outputs = {"step": step + 1}
         y = target_dropout(target_embedding(ops.expand_dims(token, 1), start_index=step))
         for i, block in enumerate(decoder_blocks):
-            # y: (batch, 1, d_model); attention: (batch, 1, src_len)
-            y, attention, step_outputs[f"key_cache_{i}"], step_outputs[f"value_cache_{i}"] = block(
+            # y: (batch, 1, d_model); scores: (batch, num_heads, 1, src_len)
+            y, scores, step_outputs[f"key_cache_{i}"], step_outputs[f"value_cache_{i}"] = _Method(
+                block, "step"
+            )(
                 y,
-                None,
+                step,
+                step_inputs[f"key_cache_{i}"],
+                step_inputs[f"value_cache_{i}"],
+                step_inputs[f"cross_key_{i}"],
+                step_inputs[f"cross_value_{i}"],
                 memory_mask=step_inputs["source_mask"],
-                self_key_cache=step_inputs[f"key_cache_{i}"],
-                self_value_cache=step_inputs[f"value_cache_{i}"],
-                step=step,
-                cross_key=step_inputs[f"cross_key_{i}"],
-                cross_value=step_inputs[f"cross_value_{i}"],
             )
         if pre_norm:
             y = decoder_norm(y)
         step_outputs["logits"] = ops.squeeze(project(y), axis=1)  # (batch, target_vocab_size)
-        step_outputs["attention"] = ops.squeeze(attention, axis=1)  # (batch, src_len)
+        step_outputs["attention"] = ops.mean(scores[:, :, 0], axis=1)  # (batch, src_len)
         self.decoder_step_model = keras.Model(step_inputs, step_outputs, name="decoder_step_model")
 
     # ---- Inference contract ----
@@ -289,3 +290,21 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
         return outputs["logits"], new_state, outputs["attention"]
 
     # ---- Serialization ----
+
+
+class _Method(keras.layers.Layer):
+    """A method of a layer (`TransformerDecoderBlock.step`, `.cross_attention_cache`) as a node of
+    a functional graph, which holds layer calls only; the weights stay the layer's own."""
+
+    def __init__(self, layer, method, **kwargs):
+        super().__init__(name=f"{layer.name}_{method}", **kwargs)
+        self.layer = layer
+        self.method = method
+        # The methods take their masks as arguments: Keras masks are dropped without a warning.
+        self.supports_masking = True
+
+    def call(self, *args, **kwargs):
+        return getattr(self.layer, self.method)(*args, **kwargs)
+
+    def compute_mask(self, *args, **kwargs):
+        return None

@@ -198,7 +198,7 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
                 inputs_mask=target_mask,
                 memory_mask=source_mask,
                 training=training,
-            )[0]
+            )
         if self.pre_norm:
             y = self.decoder_norm(y)
         return self.project(y)  # (batch, tgt_len, target_vocab_size)
@@ -226,8 +226,8 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
         memory = {"encoder_output": encoder_output, "source_mask": source_mask}
         for i, block in enumerate(self.decoder_blocks):
             # (batch, src_len, num_heads, head_dim) each
-            memory[f"cross_key_{i}"], memory[f"cross_value_{i}"] = block(
-                None, encoder_output, only_cross_attention_cache=True
+            memory[f"cross_key_{i}"], memory[f"cross_value_{i}"] = block.cross_attention_cache(
+                encoder_output
             )
         return memory
 
@@ -272,22 +272,20 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
             self.target_embedding(ops.expand_dims(token, 1), start_index=step), training=False
         )
         for i, block in enumerate(self.decoder_blocks):
-            # y: (batch, 1, d_model); attention: (batch, 1, src_len)
-            y, attention, new_state[f"key_cache_{i}"], new_state[f"value_cache_{i}"] = block(
+            # y: (batch, 1, d_model); scores: (batch, num_heads, 1, src_len)
+            y, scores, new_state[f"key_cache_{i}"], new_state[f"value_cache_{i}"] = block.step(
                 y,
-                None,
+                step,
+                state[f"key_cache_{i}"],
+                state[f"value_cache_{i}"],
+                memory[f"cross_key_{i}"],
+                memory[f"cross_value_{i}"],
                 memory_mask=memory["source_mask"],
-                self_key_cache=state[f"key_cache_{i}"],
-                self_value_cache=state[f"value_cache_{i}"],
-                step=step,
-                cross_key=memory[f"cross_key_{i}"],
-                cross_value=memory[f"cross_value_{i}"],
-                training=False,
             )
         if self.pre_norm:
             y = self.decoder_norm(y)
         logits = ops.squeeze(self.project(y), axis=1)  # (batch, target_vocab_size)
-        attention = ops.squeeze(attention, axis=1)  # (batch, src_len)
+        attention = ops.mean(scores[:, :, 0], axis=1)  # (batch, src_len), the heads' mean
         return logits, {key: new_state[key] for key in state}, attention
 
     # ---- Serialization ----

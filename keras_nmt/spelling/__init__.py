@@ -8,7 +8,7 @@
   changed-correct, fixed and hallucination rates (`report`).
 - `compare_levels`, `markdown_table`, `write_comparison`: char vs word vs subword.
 
-The noise itself is `keras_nmt.data.noise.NoiseGenerator`. Only `report` and `sentences` load
+The noise itself is `keras_nmt.spelling.noise.NoiseGenerator`. Only `report` and `sentences` load
 without TensorFlow; the training parts import it.
 """
 

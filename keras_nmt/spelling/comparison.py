@@ -9,9 +9,9 @@ from keras_nmt import markdown
 from keras_nmt.comparison.runner import check_run_directory
 from keras_nmt.decoding import GREEDY
 from keras_nmt.inference.run_directory import SPELLING_FILE
+from keras_nmt.special_ids import TOKENIZER_KINDS
 from keras_nmt.spelling.training import train_speller, with_epoch_steps
 
-LEVELS = ("char", "word", "subword")
 # (column title, report key, format) of the comparison table.
 COLUMNS = (
     ("level", "level", "{}"),
@@ -30,7 +30,7 @@ COLUMNS = (
 )
 
 
-def compare_levels(config, data, levels=LEVELS, output_dir="runs/spelling", print_fn=print,
+def compare_levels(config, data, levels=TOKENIZER_KINDS, output_dir="runs/spelling", print_fn=print,
                    decoding=GREEDY):
     """Trains one corrector per level on `SpellingData` ``data`` and returns the test reports.
 
@@ -38,7 +38,7 @@ def compare_levels(config, data, levels=LEVELS, output_dir="runs/spelling", prin
     training noise stream (same seed) and the same `TrainConfig` (hence the same epochs and
     ``time_budget``); only ``tokenizer`` and ``output`` (``OUTPUT_DIR/LEVEL``) change. A level
     whose run directory already holds its report (``spelling.json``) is not trained again, so
-    levels trained separately (e.g. in parallel, ``--levels char``) combine into one table;
+    levels trained separately (e.g. in parallel, ``--tokenizers char``) combine into one table;
     delete ``OUTPUT_DIR/LEVEL`` to retrain it. ``decoding`` (`DecodingOptions`) decodes the test
     pairs.
 

@@ -30,7 +30,7 @@ import random
 
 import tensorflow as tf
 
-from keras_nmt.data.noise import NoiseGenerator
+from keras_nmt.spelling.noise import NoiseGenerator
 from keras_nmt.training.task import TrainingStream
 
 DEFAULT_BUCKET_WINDOW = 100

@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from keras_nmt.data.noise import NoiseGenerator, noisy_pairs
+from keras_nmt.spelling.noise import NoiseGenerator, noisy_pairs
 from keras_nmt.spelling.report import clean_vocabulary
 from keras_nmt.spelling.sentences import read_sentences, split_sentences
 

@@ -1,14 +1,14 @@
-"""`SpellingTask`: the spelling corrector's training data, as a `TranslationTask`."""
+"""`SpellingTask`: the spelling corrector's training data, a `Task` beside `TranslationTask`."""
 
 import dataclasses
 
 from keras_nmt.spelling.noisy_dataset import NoisyStream
 from keras_nmt.spelling.spelling_data import SpellingData
-from keras_nmt.training.task import TranslationTask
+from keras_nmt.training.task import Task
 
 
 @dataclasses.dataclass
-class SpellingTask(TranslationTask):
+class SpellingTask(Task):
     """Noisy -> clean sentences: fixed noise for validation, fresh noise on each training pass.
 
     The tokenizers are built on one seeded noisy version of the training sentences

@@ -17,16 +17,15 @@ from __future__ import annotations
 
 import os
 
+from keras_nmt.special_ids import TOKENIZER_KINDS
 from keras_nmt.text.char_tokenizer import CharTokenizer
 from keras_nmt.text.subword_tokenizer import SubwordTokenizer
 from keras_nmt.text.tokenizer import Tokenizer, read_config
 from keras_nmt.text.word_tokenizer import WordTokenizer
 
-TOKENIZER_KINDS: dict[str, type[Tokenizer]] = {
-    "char": CharTokenizer,
-    "word": WordTokenizer,
-    "subword": SubwordTokenizer,
-}
+TOKENIZER_CLASSES: dict[str, type[Tokenizer]] = dict(
+    zip(TOKENIZER_KINDS, (CharTokenizer, WordTokenizer, SubwordTokenizer), strict=True)
+)
 
 
 def make_tokenizer(kind: str, **options) -> Tokenizer:
@@ -43,7 +42,7 @@ def make_tokenizer(kind: str, **options) -> Tokenizer:
         raise ValueError(
             f"unknown tokenizer kind {kind!r}; expected one of {list(TOKENIZER_KINDS)}"
         )
-    return TOKENIZER_KINDS[kind](**options)
+    return TOKENIZER_CLASSES[kind](**options)
 
 
 def load_tokenizer(directory: str | os.PathLike) -> Tokenizer:
@@ -51,7 +50,7 @@ def load_tokenizer(directory: str | os.PathLike) -> Tokenizer:
     kind = read_config(directory).get("kind")
     if kind not in TOKENIZER_KINDS:
         raise ValueError(f"{directory}: unknown tokenizer kind {kind!r}")
-    return TOKENIZER_KINDS[kind].load(directory)
+    return TOKENIZER_CLASSES[kind].load(directory)
 
 
 __all__ = [

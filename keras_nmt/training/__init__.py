@@ -2,7 +2,7 @@
 
 `train` writes a run directory in the format of `keras_nmt.inference.run_directory` and
 translates through `keras_nmt.inference.Translator` (layering: docs/architecture.md); a
-`TranslationTask` (`task.py`) gives it the pairs and the training batches.
+`Task` (`task.py`; `TranslationTask` reads corpora) gives it the pairs and the training batches.
 """
 
 from keras_nmt._lazy import lazy_package
@@ -24,6 +24,7 @@ __all__ = lazy_package(
         "TrainConfig": "keras_nmt.training.train_config",
         "TrainResult": "keras_nmt.training.trainer",
         "TrainingStream": "keras_nmt.training.task",
+        "Task": "keras_nmt.training.task",
         "TranslationTask": "keras_nmt.training.task",
         "train": "keras_nmt.training.trainer",
     },

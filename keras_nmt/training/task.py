@@ -1,7 +1,7 @@
 """The task of a training run: where its pairs come from and how its training batches are made.
 
 As fairseq's task (`fairseq.tasks.FairseqTask`: datasets, dictionaries, batch iterator), a
-`TranslationTask` is the one extension point through which a kind of training data plugs into
+`Task` is the one extension point through which a kind of training data plugs into
 `keras_nmt.training.train`. It has two methods:
 
 - `load_pairs(config)`: ``(train_pairs, valid_pairs)``; the tokenizers are built on
@@ -15,10 +15,11 @@ default, one pass over the data. A stream gives any range of them from its seed 
 (`TrainingStream.batches`), so a run resumed at batch ``b`` of epoch ``e`` trains on exactly the
 batches an uninterrupted run would have, for every task (`keras_nmt.training.exact_backup`).
 
-The translation task reads ``config.data`` and shuffles the tokenized pairs each pass
-(`keras_nmt.data.make_dataset`); the spelling task (`keras_nmt.spelling.SpellingTask`) draws
-fresh noise over clean sentences each pass. A new kind of data subclasses `TranslationTask` and
-overrides one or both methods; validation, scores, the run folder and resumption stay common.
+Two siblings implement it: the translation task (`TranslationTask`) reads ``config.data`` and
+shuffles the tokenized pairs each pass (`keras_nmt.data.make_dataset`); the spelling task
+(`keras_nmt.spelling.SpellingTask`) draws fresh noise over clean sentences each pass. Other
+pairs of strings subclass `TranslationTask` and override `load_pairs`; another kind of batches
+subclasses `Task`. Validation, scores, the run folder and resumption stay common.
 
 Example:
     >>> class ReversedTask(TranslationTask):          # learn to reverse words  # doctest: +SKIP
@@ -28,6 +29,8 @@ Example:
     ...         return pairs, pairs
     >>> train(TrainConfig(tokenizer="char"), task=ReversedTask())  # doctest: +SKIP
 """
+
+import abc
 
 import numpy as np
 
@@ -85,11 +88,23 @@ class PairStream(TrainingStream):
         )
 
 
-class TranslationTask:
+class Task(abc.ABC):
+    """What `keras_nmt.training.train` asks of its data: `load_pairs` and `training_stream`
+    (see the module docstring)."""
+
+    @abc.abstractmethod
+    def load_pairs(self, config):
+        """``(train_pairs, valid_pairs)``: lists of ``(source, target)`` strings."""
+
+    @abc.abstractmethod
+    def training_stream(self, config, train_pairs, source_tokenizer, target_tokenizer):
+        """The run's `TrainingStream`, made with the tokenizers built on ``train_pairs``."""
+
+
+class TranslationTask(Task):
     """Parallel sentences from ``config.data`` (a built-in dataset or corpus files).
 
-    Subclass it to train on other data (see the module docstring); `load_pairs` and
-    `training_stream` are the whole interface `keras_nmt.training.train` uses.
+    Subclass it and override `load_pairs` to train on other pairs (see the module docstring).
     """
 
     def load_pairs(self, config):

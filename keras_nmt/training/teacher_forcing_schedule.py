@@ -4,7 +4,13 @@ import math
 
 import keras
 
-SCHEDULES = ("constant", "linear", "exponential", "inverse_sigmoid")
+from keras_nmt.training.train_config import (
+    SCHEDULE_DEFAULTS,
+    check_schedule,
+    teacher_forcing_values,
+)
+
+SCHEDULES = tuple(SCHEDULE_DEFAULTS)
 
 
 class TeacherForcingSchedule(keras.callbacks.Callback):
@@ -32,25 +38,13 @@ class TeacherForcingSchedule(keras.callbacks.Callback):
 
     def __init__(self, kind="constant", k=1.0, floor=0.0):
         super().__init__()
-        if kind not in SCHEDULES:
-            raise ValueError(f"unknown teacher-forcing schedule {kind!r}; choose from {SCHEDULES}")
-        if kind == "constant" and not 0.0 <= k <= 1.0:
-            raise ValueError(f"a constant teacher-forcing probability must be in [0, 1], got {k}")
-        if kind == "exponential" and not 0.0 < k < 1.0:
-            raise ValueError(f"the exponential schedule needs 0 < k < 1, got {k}")
-        if kind == "inverse_sigmoid" and k < 1.0:
-            raise ValueError(f"the inverse sigmoid schedule needs k >= 1, got {k}")
+        check_schedule(kind, k, floor)
         self.kind, self.k, self.floor = kind, float(k), float(floor)
 
     @classmethod
     def parse(cls, text):
         """Parses the `--teacher-forcing` flag: `KIND[:K[:FLOOR]]`, e.g. `linear:1e-4:0.25`."""
-        kind, *numbers = text.split(":")
-        defaults = {"constant": 1.0, "linear": 1e-4, "exponential": 0.999, "inverse_sigmoid": 500.0}
-        if kind not in defaults:
-            raise ValueError(f"unknown teacher-forcing schedule {kind!r}; choose from {SCHEDULES}")
-        values = [float(n) for n in numbers] + [defaults[kind], 0.0][len(numbers) :]
-        return cls(kind, *values[:2])
+        return cls(*teacher_forcing_values(text))
 
     @property
     def is_plain_teacher_forcing(self):

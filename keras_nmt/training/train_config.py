@@ -2,14 +2,59 @@
 
 import dataclasses
 import json
+import math
 from pathlib import Path
 
 from keras_nmt.atomic_file import write_json
-from keras_nmt.models.configurations import recipe_fields
+from keras_nmt.models.configurations import configuration_fields
 from keras_nmt.models.model_options import ModelOptions
+from keras_nmt.models.registry import APIS, MODEL_NAMES
+from keras_nmt.option_fields import option
+from keras_nmt.special_ids import TOKENIZER_KINDS
 
 # Keras dtype policies a run may ask for; `auto` is resolved by `training.precision`.
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
+# Teacher-forcing schedules (`TeacherForcingSchedule`) and the default K of each.
+SCHEDULE_DEFAULTS = {"constant": 1.0, "linear": 1e-4, "exponential": 0.999,
+                     "inverse_sigmoid": 500.0}
+
+
+def check_schedule(kind, k, floor):
+    """`ValueError` unless (`kind`, `k`, `floor`) is a teacher-forcing schedule (Bengio et al.
+    2015): probabilities in [0, 1], finite numbers."""
+    if kind not in SCHEDULE_DEFAULTS:
+        raise ValueError(f"unknown teacher-forcing schedule {kind!r}; choose from "
+                         f"{', '.join(SCHEDULE_DEFAULTS)}")
+    if not (math.isfinite(k) and math.isfinite(floor)):
+        raise ValueError("k and floor must be finite numbers")
+    if not 0.0 <= floor <= 1.0:
+        raise ValueError(f"floor is a probability in [0, 1], got {floor:g}")
+    if kind in ("constant", "linear") and not 0.0 <= k <= 1.0:
+        what = "probability" if kind == "constant" else "decrease per step"
+        raise ValueError(f"the {kind} schedule's k (a {what}) must be in [0, 1], got {k:g}")
+    if kind == "exponential" and not 0.0 < k < 1.0:
+        raise ValueError(f"the exponential schedule needs 0 < k < 1, got {k:g}")
+    if kind == "inverse_sigmoid" and k < 1.0:
+        raise ValueError(f"the inverse sigmoid schedule needs k >= 1, got {k:g}")
+
+
+def teacher_forcing_values(text):
+    """`(kind, k, floor)` of a `--teacher-forcing` value `KIND[:K[:FLOOR]]`, checked.
+
+    Example:
+        >>> teacher_forcing_values("linear:1e-4:0.25")
+        ('linear', 0.0001, 0.25)
+    """
+    kind, *numbers = text.split(":")
+    if len(numbers) > 2:
+        raise ValueError("expected KIND[:K[:FLOOR]]")
+    try:
+        values = [float(number) for number in numbers]
+    except ValueError:
+        raise ValueError("k and floor must be numbers (KIND[:K[:FLOOR]])") from None
+    k, floor = values + [SCHEDULE_DEFAULTS.get(kind, 1.0), 0.0][len(values):]
+    check_schedule(kind, k, floor)
+    return kind, k, floor
 
 
 @dataclasses.dataclass
@@ -22,50 +67,111 @@ class TrainConfig(ModelOptions):
     """
 
     # model (its options: `ModelOptions`)
-    model: str = "lstm"
-    api: str = "functional"
+    model: str = option("lstm", "architecture: LSTM encoder-decoder (Sutskever 2014), LSTM + "
+                        "Luong attention (2015), LSTM + Bahdanau attention (2014), Transformer "
+                        "(Vaswani 2017)", choices=MODEL_NAMES)
+    api: str = option("functional", "which twin: the functional graph or the subclassed step "
+                      "loop", choices=APIS)
     # text and data
-    tokenizer: str = "char"
-    vocab_size: int = 8000
-    lowercase: bool = False
-    data: str = "dates"
-    valid: str | None = None
-    source_column: int = 0
-    target_column: int | None = None
-    accept_data: bool = False
-    skip_bad_lines: bool = False
-    max_bad_fraction: float = 0.01
-    train_size: int | None = None
-    valid_size: int | None = None
+    tokenizer: str = option("char", "token level of both sides", choices=TOKENIZER_KINDS)
+    vocab_size: int = option(8000, "word/subword vocabulary size", at_least=1)
+    lowercase: bool = option(False, "lower-case all text")
+    data: str = option("dates", "built-in dataset name ('dates'), a corpus file (TSV, "
+                       ".gz/.xz/.zip), a path with {split} (e.g. "
+                       "../shared/data/spa-eng.{split}.tsv) or SOURCE_FILE,TARGET_FILE")
+    valid: str | None = option(None, "validation file (default: the {split} file, the built-in "
+                               "split, or a seeded hold-out of --data)")
+    source_column: int = option(0, "which TSV column is the source; the default reads "
+                                "'source<TAB>target'. Tatoeba files are 'English<TAB>other': 1 "
+                                "translates other->English (the spa-eng recipes say so)",
+                                at_least=0)
+    target_column: int | None = option(None, "which TSV column is the target, for files with "
+                                       "more columns (default: the other one of columns 0 and "
+                                       "1)", at_least=0)
+    accept_data: bool = option(False, "use the data as it is, although it looks wrong: a first "
+                               "line that reads as column names (source<TAB>target) is trained "
+                               "on as a pair, and a validation file that looks reversed or in "
+                               "another language or script, or a vocabulary that leaves most "
+                               "tokens unknown, is not refused (default: skip such a header with "
+                               "a warning, refuse the rest)")
+    skip_bad_lines: bool = option(False, "skip (and count) malformed corpus lines instead of "
+                                  "stopping at the first one; the first few are reported as "
+                                  "FILE:LINE")
+    max_bad_fraction: float = option(0.01, "with --skip-bad-lines, fail when more than this "
+                                     "fraction of the lines is malformed", at_least=0, below=1)
+    train_size: int | None = option(None, "training pairs: the built-in dataset generates N; a "
+                                    "corpus file is cut to a seeded sample of N (default: all; "
+                                    "built-in: 20,000)", at_least=1, metavar="N")
+    valid_size: int | None = option(None, "validation pairs: generated, held out of a single "
+                                    "file, or a seeded sample of the validation file (default: "
+                                    "all; built-in: 1,000; a single file: 5%% of it, at most "
+                                    "2,000)", at_least=1, metavar="N")
     # optimisation
-    epochs: int = 10
-    steps_per_epoch: int | None = None
-    batch_size: int = 64
-    batch_tokens: int | None = None
-    learning_rate: float = 1e-3
-    warmup_steps: int = 4000
-    clipnorm: float | None = 1.0
-    label_smoothing: float = 0.0
-    teacher_forcing: str = "constant:1.0"
-    patience: int | None = None
-    run_eagerly: bool = False
-    jit_compile: bool = False
-    precision: str = "auto"
-    time_budget: float | None = None
+    epochs: int = option(10, "training epochs", at_least=1)
+    steps_per_epoch: int | None = option(None, "batches per epoch (default: one pass over the "
+                                         "training data)", at_least=1)
+    batch_size: int = option(64, "pairs per batch", at_least=1)
+    batch_tokens: int | None = option(None, "instead of --batch-size: length-bucketed batches "
+                                      "of as many pairs as keep the padded source + target "
+                                      "tokens <= N (fairseq --max-tokens), e.g. 4096; "
+                                      "validation keeps --batch-size", at_least=1, metavar="N")
+    learning_rate: float = option(1e-3, "Adam learning rate of the recurrent models", above=0)
+    warmup_steps: int = option(4000, "Transformer warm-up steps of the inverse-square-root "
+                               "schedule", at_least=1)
+    clipnorm: float | None = option(1.0, "gradient norm clipping", above=0)
+    label_smoothing: float = option(0.0, "label smoothing epsilon", at_least=0, below=1)
+    teacher_forcing: str = option("constant:1.0", "scheduled sampling (Bengio 2015), "
+                                  "subclassed twins only: KIND[:K[:FLOOR]] with KIND "
+                                  "constant|linear|exponential|inverse_sigmoid, e.g. "
+                                  "inverse_sigmoid:300; constant:1.0 is plain teacher forcing",
+                                  check=teacher_forcing_values)
+    patience: int | None = option(None, "early stopping on validation BLEU after this many "
+                                  "epochs without improvement, ending with the best epoch's "
+                                  "weights; not with --average-checkpoints (default: off)",
+                                  at_least=1)
+    run_eagerly: bool = option(False, "run the training step eagerly (debugging; slow)")
+    jit_compile: bool = option(False, "compile with XLA")
+    precision: str = option("auto", "Keras dtype policy; logits and softmax stay float32. "
+                            "auto: mixed_float16 on a GPU; on a CPU mixed_bfloat16 where it is "
+                            "faster (see docs/decisions.md), else float32; the choice and why "
+                            "are printed and kept for a resumed run", choices=PRECISIONS)
+    time_budget: float | None = option(None, "stop after the epoch that crosses this many "
+                                       "minutes; the weights of the moment it runs out are "
+                                       "kept in budget.weights.h5 (where: budget.json)",
+                                       above=0, metavar="MINUTES")
     # The final model is the mean of this many weights kept every `average_every` optimizer
     # steps, the last included (`CheckpointAverage`); 1: the weights as trained.
-    average_checkpoints: int = 1
-    average_every: int = 200
-    strategy: str = "default"
+    average_checkpoints: int = option(1, "end with the mean of K weights: the last ones and K-1 "
+                                      "kept every --average-every optimizer steps (checkpoint "
+                                      "averaging, Vaswani et al. 2017); validation then scores "
+                                      "the mean (val_bleu) and the last weights "
+                                      "(val_last_bleu); 1: no averaging", at_least=1,
+                                      metavar="K")
+    average_every: int = option(200, "optimizer steps between the weights kept for "
+                                "--average-checkpoints", at_least=1, metavar="N")
+    strategy: str = option("default", "tf.distribute: one device, MirroredStrategy over this "
+                           "machine's GPUs (or logical CPUs), or MultiWorkerMirroredStrategy "
+                           "from TF_CONFIG (run the same command on every worker, each with its "
+                           "own --output-dir); the batch size is the global batch, split across "
+                           "replicas", choices=("default", "mirrored", "multi-worker"))
     # run
-    seed: int = 0
-    output: str = "runs/default"
-    backup_every: int = 200
-    validation_sentences: int = 500
-    samples: int = 5
-    verbose: int = 1
+    seed: int = option(0, "seed for data order, initial weights and dropout: same seed, same "
+                       "result", at_least=0)
+    output: str = option("runs/default", "run folder (default: runs/MODEL-API); re-running the "
+                         "same command resumes exactly from its backup, or does nothing once "
+                         "finished; other options are refused", "--output-dir",
+                         metavar="DIR")
+    backup_every: int = option(200, "batches between backups of weights and optimizer",
+                               at_least=1)
+    validation_sentences: int = option(500, "validation sentences translated after each epoch "
+                                       "for val_bleu etc.", at_least=1)
+    samples: int = option(5, "sample translations printed after each epoch", at_least=0)
+    verbose: int = option(1, "Keras progress: 0 silent, 1 a live progress bar, 2 one line per "
+                          "epoch (default: 1 on a terminal, 2 when the output is a file or a "
+                          "pipe)", choices=(0, 1, 2))
 
     def __post_init__(self):
+        super().__post_init__()
         # Early stopping restores the best epoch's weights as trained; the average would then
         # replace them, so the saved model would be neither the best epoch's nor the average.
         if self.patience is not None and self.average_checkpoints > 1:
@@ -76,15 +182,16 @@ class TrainConfig(ModelOptions):
             )
 
     @classmethod
-    def from_recipe(cls, recipe, **options):
-        """The `TrainConfig` of reference recipe ``NAME/MODEL``, with `options` on top (the
-        recipe's fields: `keras_nmt.models.configurations.recipe_fields`).
+    def from_configuration(cls, configuration, **options):
+        """The `TrainConfig` of reference configuration ``NAME/MODEL``, with `options` on top
+        (its fields: `keras_nmt.models.configurations.configuration_fields`).
 
         Example:
-            >>> TrainConfig.from_recipe("spa-eng/transformer", data="spa-eng.{split}.tsv").d_model
+            >>> config = TrainConfig.from_configuration("spa-eng/transformer", data="x.{split}.tsv")
+            >>> config.d_model
             256
         """
-        return cls(**{**recipe_fields(recipe), **options})
+        return cls(**{**configuration_fields(configuration), **options})
 
     def to_json(self, path):
         """Writes the options to `path` atomically (never a half-written file)."""

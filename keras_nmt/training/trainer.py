@@ -264,8 +264,8 @@ def train(config, print_fn=print, extra_callbacks=(), task=None, fresh=False):
         config: a `TrainConfig`.
         print_fn: where progress lines go.
         extra_callbacks: more Keras callbacks (tests use one that interrupts training).
-        task: the `TranslationTask` giving the pairs and the training batches (default: the
-            corpus of `config.data`); e.g. `keras_nmt.spelling.SpellingTask`.
+        task: the `Task` giving the pairs and the training batches (default: a
+            `TranslationTask`, the corpus of `config.data`); e.g. `keras_nmt.spelling.SpellingTask`.
         fresh: first delete what an earlier run wrote in `config.output`.
 
     Returns:

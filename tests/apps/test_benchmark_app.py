@@ -26,7 +26,7 @@ def test_help_groups_each_backends_own_flags_and_says_both_defaults(capsys):
         _app().main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
     jax_group = text[text.index("--backend jax only:"):]
-    for flag in ("--preset", "--tokens-per-batch", "--median-length", "--beam-size ",
+    for flag in ("--size", "--tokens-per-batch", "--median-length", "--beam-size ",
                  "--peak-chain"):
         assert flag in jax_group
     assert "(default: tensorflow 8; jax 4)" in text  # --train-batches
@@ -49,7 +49,7 @@ def test_each_backend_gets_its_own_defaults(backend, train_batches, precisions, 
 @pytest.mark.parametrize("argv, message", [
     (["--backend", "jax", "--batch-size", "64", "--same-shape"],
      "error: --batch-size, --same-shape do not apply to --backend jax\n"),
-    (["--preset", "gpu"], "error: --preset does not apply to --backend tensorflow\n"),
+    (["--size", "gpu"], "error: --size does not apply to --backend tensorflow\n"),
     (["--beam-size", "4"], "error: --beam-size does not apply to --backend tensorflow\n"),
 ])
 def test_a_flag_of_the_other_backend_is_refused_in_one_line(argv, message, capsys):

@@ -95,7 +95,7 @@ def test_the_weights_where_the_budget_ran_out_are_scored_too(tmp_path):
     # that epoch, and the record holds both the final scores and those of the kept weights.
     output, record_path = tmp_path / "compare", tmp_path / "tiny.json"
     assert compare_app.main(["--preset", "tiny", "--only", "lstm", "--output-dir", str(output),
-                             "--epochs", "2", "--minutes", "1e-7", "--verbose", "0",
+                             "--epochs", "2", "--time-budget", "1e-7", "--verbose", "0",
                              "--record", str(record_path)]) == 0
     run = output / "runs" / "lstm"
     entry = json.loads(record_path.read_text())["configurations"]["lstm"]
@@ -149,7 +149,7 @@ def test_list_and_bad_names(capsys):
 
 
 def test_user_options():
-    args = compare_app.build_parser().parse_args(["--minutes", "2", "--units", "16"])
+    args = compare_app.build_parser().parse_args(["--time-budget", "2", "--units", "16"])
     assert compare_app.user_options(args) == {
         "units": 16, "verbose": 2, "time_budget": 2.0,
         "epochs": compare_app.EPOCHS_FOR_TIME_BUDGET}

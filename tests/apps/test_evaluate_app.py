@@ -26,7 +26,7 @@ def test_scores_a_test_file_and_writes_hypotheses_and_json(run_dir, tmp_path, ca
     hypotheses_file = tmp_path / "hypotheses.txt"
     scores = evaluate.main([
         str(run_dir), "--data", str(test_file), "--json", str(report),
-        "--hypotheses", str(hypotheses_file), "--batch-size", "1",
+        "--output", str(hypotheses_file), "--batch-size", "1",
     ])
     hypotheses = read_lines(hypotheses_file)
     assert len(hypotheses) == 2  # "cab" twice -> one sentence with two references
@@ -41,12 +41,15 @@ def test_scores_a_test_file_and_writes_hypotheses_and_json(run_dir, tmp_path, ca
     assert scores["warmup_seconds"] > 0
     assert scores["sentences_per_second"] == pytest.approx(scores["sentences"] / scores["seconds"])
     assert json.loads(report.read_text())["bleu_signature"].startswith("nrefs:")
-    printed = capsys.readouterr().out
-    assert "| bleu |" in printed and "signature" in printed
+    captured = capsys.readouterr()
+    assert "| bleu |" in captured.out and "signature" in captured.out
+    # One speed figure, the table's (without the warm-up), not a second one on stderr.
+    assert "sentences/s" not in captured.err and "| sentences_per_second |" in captured.out
 
 
 def test_built_in_test_split_with_beam_search(run_dir):
-    scores = evaluate.main([str(run_dir), "--data", "dates", "--size", "8", "--beam-size", "2"])
+    scores = evaluate.main([str(run_dir), "--data", "dates", "--test-size", "8",
+                            "--beam-size", "2"])
     assert scores["sentences"] == 8 and scores["beam_size"] == 2
     assert 0.0 <= scores["exact_match"] <= 1.0
     assert (run_dir / "hypotheses.txt").read_text().count("\n") == 8
@@ -67,7 +70,7 @@ def test_scores_other_weights_in_the_run_directory(run_dir, tmp_path, capsys):
     test_file.write_text("abc\tx\ncab\tx\nbca\tx\n", encoding="utf-8")
     hypotheses = tmp_path / "hypotheses.txt"
     evaluate.main([str(run_dir), "--weights", str(weights), "--data", str(test_file),
-                   "--hypotheses", str(hypotheses)])
+                   "--output", str(hypotheses)])
     assert hypotheses.read_text(encoding="utf-8").splitlines() == expected
 
     assert evaluate.main([str(run_dir), "--weights", str(tmp_path / "none.weights.h5"),

@@ -105,7 +105,7 @@ def cpu_seconds(pid):
 @pytest.mark.slow
 def test_sigterm_ends_train_in_one_line_and_the_run_resumes(tmp_path):
     output = tmp_path / "run"
-    argv = ["train", "--output", str(output), "--epochs", "2", "--units", "8",
+    argv = ["train", "--output-dir", str(output), "--epochs", "2", "--units", "8",
             "--embedding-dim", "8", "--train-size", "20000", "--batch-size", "16"]
     process = start(*argv)
     # Once the first backup is written whole (the folder exists a moment before it).

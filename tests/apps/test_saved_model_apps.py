@@ -44,7 +44,7 @@ def test_translate_evaluate_and_spell_in_fresh_processes(models, capsys):
     expected = capsys.readouterr().out.splitlines()
     out = fresh_process("apps/translate.py", str(models["version"]), *SOURCES)
     assert out.splitlines() == expected
-    out = fresh_process("apps/evaluate.py", str(models["model"]), "--size", "4")
+    out = fresh_process("apps/evaluate.py", str(models["model"]), "--test-size", "4")
     assert "| bleu |" in out
     out = fresh_process("apps/spell.py", "correct", str(models["version"]), SOURCES[0])
     assert out.splitlines() == expected[:1]
@@ -56,7 +56,7 @@ def test_translate_and_evaluate_on_each_kind_of_folder(models, which, capsys):
     expected = capsys.readouterr().out.splitlines()
     assert translate_app.main([str(models[which]), *SOURCES]) == 0
     assert capsys.readouterr().out.splitlines() == expected
-    scores = evaluate_app.main([str(models[which]), "--size", "4"])
+    scores = evaluate_app.main([str(models[which]), "--test-size", "4"])
     assert scores["sentences"] == 4
     assert spell_app.main(["correct", str(models[which]), SOURCES[0]]) == expected[:1]
 

@@ -26,7 +26,7 @@ def tiny_run(tmp_path_factory):
     report = spell.main([
         "train", "--text", str(text), "--tokenizer", "char", "--model", "lstm", "--units", "16",
         "--embedding-dim", "8", "--epochs", "1", "--batch-size", "32", "--valid-size", "10",
-        "--test-size", "20", "--max-length", "40", "--verbose", "0", "--output", str(run),
+        "--test-size", "20", "--max-length", "40", "--verbose", "0", "--output-dir", str(run),
     ])
     return run, report
 

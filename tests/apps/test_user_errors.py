@@ -40,12 +40,12 @@ def test_numeric_flags_are_checked_by_the_parser(app, argv, capsys):
     with pytest.raises(SystemExit) as exit_info:
         app.build_parser().parse_args(argv)
     assert exit_info.value.code == 2
-    assert f"argument {argv[-2]}" in capsys.readouterr().err
+    assert f"error: {argv[-2]} {argv[-1]}: must be " in capsys.readouterr().err
 
 
 def test_epochs_zero_writes_no_folder(tmp_path):
     with pytest.raises(SystemExit):
-        train_app.main(["--epochs", "0", "--output", str(tmp_path / "run")])
+        train_app.main(["--epochs", "0", "--output-dir", str(tmp_path / "run")])
     assert not (tmp_path / "run").exists()
 
 
@@ -61,16 +61,16 @@ def test_train_prints_one_line_naming_file_and_line_and_writes_nothing(tmp_path,
     bad = tmp_path / "bad.tsv"
     bad.write_text("Go.\tVe.\nno tab here\n", encoding="utf-8")
     run = tmp_path / "run"
-    assert train_app.main(["--data", str(bad), "--output", str(run)]) == 1
+    assert train_app.main(["--data", str(bad), "--output-dir", str(run)]) == 1
     assert f"{bad}, line 2: expected 2 or 3" in error_line(capsys)
     assert not run.exists()
-    assert train_app.main(["--data", str(bad), "--output", str(run), "--debug"]) == 1
+    assert train_app.main(["--data", str(bad), "--output-dir", str(run), "--debug"]) == 1
     assert "Traceback" in capsys.readouterr().err
 
 
 def test_patience_with_checkpoint_averaging_is_refused_before_any_folder(tmp_path, capsys):
     run = tmp_path / "run"
-    argv = ["--patience", "2", "--average-checkpoints", "3", "--output", str(run)]
+    argv = ["--patience", "2", "--average-checkpoints", "3", "--output-dir", str(run)]
     assert train_app.main(argv) == 1
     assert "--patience and --average-checkpoints do not combine" in error_line(capsys)
     assert not run.exists()
@@ -85,7 +85,7 @@ def test_train_and_evaluate_name_bad_data(kind, tmp_path, capsys):
     else:
         data, expected = tmp_path / "c.tsv.gz", "c.tsv.gz: corrupt or truncated .gz"
         data.write_bytes(gzip.compress(b"Go.\tVe.\n" * 5000)[:60])
-    assert train_app.main(["--data", str(data), "--output", str(tmp_path / "run")]) == 1
+    assert train_app.main(["--data", str(data), "--output-dir", str(tmp_path / "run")]) == 1
     assert expected in error_line(capsys)
     assert evaluate_app.main([str(tmp_path / "run"), "--data", str(data)]) == 1
     assert expected in error_line(capsys)

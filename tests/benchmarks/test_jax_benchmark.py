@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from keras_nmt.benchmarks.synthetic_batches import (
+from keras_nmt.benchmarks.speed import (
+    random_rows,
     source_batches,
     synthetic_lengths,
     token_batches,
@@ -59,7 +60,7 @@ def test_synthetic_batches_respect_the_token_budget_and_the_data_format():
         np.testing.assert_array_equal(decoder[:, 1:][target[:, :-1] != END_ID],
                                       target[:, :-1][target[:, :-1] != END_ID])
         assert encoder.max() < 30 and target.max() < 40
-    ids = source_batches(sources[:100], 30, rng, batch_size=64)
+    ids = source_batches(random_rows(sources[:100], 30, rng), batch_size=64)
     assert [len(x) for x in ids] == [64, 36]
     np.testing.assert_array_equal((ids[1] != 0).sum(axis=1), sources[64:100])
 
@@ -116,8 +117,9 @@ def test_the_benchmark_command_sets_jax_itself_and_imports_no_tensorflow(tmp_pat
 
 
 def test_the_command_offers_the_presets_and_policies_of_the_jax_benchmark():
-    from keras_nmt.benchmarks.jax_benchmark import COMPUTE_DTYPES, PRESETS
+    from keras_nmt.benchmarks.jax_benchmark import PRESETS
     from keras_nmt.benchmarks.names import JAX_PRECISIONS, JAX_PRESETS
+    from keras_nmt.benchmarks.speed import COMPUTE_DTYPES
 
     assert JAX_PRESETS == tuple(PRESETS) and JAX_PRECISIONS == tuple(COMPUTE_DTYPES)
 

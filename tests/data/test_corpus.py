@@ -7,8 +7,8 @@ import zipfile
 import pytest
 
 from keras_nmt.data.corpus import filter_pairs, load_corpus, read_aligned, read_tsv, resolve_path
-from keras_nmt.data.corpus_error import CorpusError
-from keras_nmt.data.corpus_stats import CorpusStats
+from keras_nmt.data.errors import CorpusError
+from keras_nmt.data.parallel_corpus import CorpusStats
 
 TWO_COLUMNS = "Go.\tVe.\nHi.\tHola.\nRun!\t¡Corre!\n"
 THREE_COLUMNS = (

@@ -8,7 +8,7 @@ import pytest
 
 from keras_nmt.data.corpus import load_corpus, read_tsv
 from keras_nmt.data.corpus_checks import check_bad_lines
-from keras_nmt.data.corpus_error import CorpusError
+from keras_nmt.data.errors import CorpusError
 
 
 def write(path, text):

@@ -7,7 +7,7 @@ import pytest
 
 from keras_nmt.data.corpus import load_corpus
 from keras_nmt.data.download import anki_url, download
-from keras_nmt.data.download_error import DownloadError
+from keras_nmt.data.errors import DownloadError
 
 
 def test_anki_url():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.benchmarks.translation_speed import time_translation
+from keras_nmt.benchmarks.translation_section import time_translation
 from keras_nmt.export import export_translator
 from keras_nmt.inference import SavedTranslator, open_translator
 from keras_nmt.models import registry
@@ -109,6 +109,7 @@ def test_out_of_range_options_give_clear_errors(lstm_export):
 
 
 def test_length_limits_default_to_the_models_own():
+    from keras_nmt.decoding.decoding_options import DEFAULT_MAX_LENGTH
     from keras_nmt.inference import Translator
     from tests.export.helpers import SMALL, make_model
 
@@ -119,7 +120,7 @@ def test_length_limits_default_to_the_models_own():
     with pytest.raises(ValueError, match="exceeds the model's max_length"):
         Translator(model, source, target, max_target_length=SMALL["max_length"] + 1)
     recurrent = Translator(*make_model("lstm"))
-    assert recurrent.max_source_length == recurrent.max_target_length == 128
+    assert recurrent.max_source_length == recurrent.max_target_length == DEFAULT_MAX_LENGTH
 
 
 def test_in_process_and_saved_python_api_agree(lstm_export):

@@ -189,12 +189,7 @@ CASES = {
                     "inputs_mask": TARGET_MASK,
                     "memory_mask": SOURCE_MASK,
                 },
-                expected_output_shape=(
-                    (BATCH, TGT, 8),
-                    (BATCH, TGT, SRC),
-                    (BATCH, TGT, 2, 4),
-                    (BATCH, TGT, 2, 4),
-                ),
+                expected_output_shape=(BATCH, TGT, 8),
                 # two attentions (4 kernels + 4 biases each), 2 dense (kernel + bias), 3 norms
                 expected_num_trainable_weights=26,
                 masking=(TARGET_MASK, TARGET_MASK),

@@ -62,27 +62,25 @@ def test_decoder_block_cached_steps_equal_full_recompute(pre_norm):
     x = random_hidden(batch, tgt_len)
     memory = random_hidden(batch, src_len)
     memory_mask = np.array([[True, True, True, False], [True, True, True, True]])
-    full, full_attention, full_keys, _ = block(x, memory, memory_mask=memory_mask)
+    full, full_heads = block(x, memory, memory_mask=memory_mask, return_attention_scores=True)
+    full_attention = ops.mean(full_heads, axis=1)  # (batch, tgt_len, src_len)
+    # The self-attention keys of every position: what a cache of the whole sequence holds.
+    full_keys, _ = block.self_attention.project_key_value(
+        block.self_attention_norm(x) if pre_norm else x
+    )
     assert tuple(full_keys.shape) == (batch, tgt_len, HEADS, D_MODEL // HEADS)
 
     cross_key, cross_value = block.cross_attention_cache(memory)
     key_cache = value_cache = ops.zeros((batch, max_length, HEADS, D_MODEL // HEADS))
     for t in range(tgt_len):
         step = np.full((batch,), t, "int32")
-        y, attention, key_cache, value_cache, heads = block(
-            x[:, t : t + 1],
-            None,
-            memory_mask=memory_mask,
-            self_key_cache=key_cache,
-            self_value_cache=value_cache,
-            step=step,
-            cross_key=cross_key,
-            cross_value=cross_value,
-            return_head_attention=True,
+        y, heads, key_cache, value_cache = block.step(
+            x[:, t : t + 1], step, key_cache, value_cache, cross_key, cross_value, memory_mask
         )
+        attention = ops.mean(heads, axis=1)  # (batch, 1, src_len)
         assert tuple(key_cache.shape) == (batch, max_length, HEADS, D_MODEL // HEADS)
         if t > 0:  # (a one-token prefix is `full[:, 0]`, checked below)
-            prefix = block(x[:, : t + 1], memory, memory_mask=memory_mask)[0]
+            prefix = block(x[:, : t + 1], memory, memory_mask=memory_mask)
             np.testing.assert_allclose(numpy(y)[:, 0], numpy(prefix)[:, t], atol=1e-5)
         np.testing.assert_allclose(numpy(y)[:, 0], numpy(full)[:, t], atol=1e-5)
         np.testing.assert_allclose(numpy(attention)[:, 0], numpy(full_attention)[:, t], atol=1e-6)
@@ -95,16 +93,6 @@ def test_decoder_block_cached_steps_equal_full_recompute(pre_norm):
     attention = numpy(full_attention)
     np.testing.assert_allclose(attention.sum(-1), 1.0, atol=1e-5)
     assert np.all(attention[0, :, 3] == 0.0)
-    # Projecting the memory at every step (no precomputed cache) gives the same.
-    y_memory = block(
-        x[:, :1],
-        memory,
-        memory_mask=memory_mask,
-        self_key_cache=ops.zeros((batch, max_length, HEADS, D_MODEL // HEADS)),
-        self_value_cache=ops.zeros((batch, max_length, HEADS, D_MODEL // HEADS)),
-        step=np.zeros((batch,), "int32"),
-    )[0]
-    np.testing.assert_allclose(numpy(y_memory)[:, 0], numpy(full)[:, 0], atol=1e-5)
 
 
 def test_decoder_block_is_causal():
@@ -112,10 +100,10 @@ def test_decoder_block_is_causal():
     block = TransformerDecoderBlock(D_MODEL, HEADS, FF, dropout=0.0)
     x = random_hidden(2, 5)
     memory = random_hidden(2, 3)
-    out = numpy(block(x, memory)[0])
+    out = numpy(block(x, memory))
     changed = x.copy()
     changed[:, 3] += 5.0
-    out_changed = numpy(block(changed, memory)[0])
+    out_changed = numpy(block(changed, memory))
     np.testing.assert_allclose(out_changed[:, :3], out[:, :3], atol=1e-6)
     assert not np.allclose(out_changed[:, 3:], out[:, 3:])
 

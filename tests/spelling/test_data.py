@@ -5,9 +5,9 @@ import itertools
 import numpy as np
 import pytest
 
-from keras_nmt.data.noise import NoiseGenerator
 from keras_nmt.special_ids import END_ID, START_ID
 from keras_nmt.spelling import SpellingData, read_sentences, split_sentences
+from keras_nmt.spelling.noise import NoiseGenerator
 from keras_nmt.spelling.noisy_dataset import NoisyStream, noisy_batches, steps_per_epoch
 from keras_nmt.text import make_tokenizer
 

@@ -87,7 +87,7 @@ def test_two_workers_finish_with_the_same_weights(tmp_path):
             sys.executable, "apps/train.py", "--strategy", "multi-worker", "--epochs", "1",
             "--train-size", "128", "--valid-size", "16", "--units", "8", "--embedding-dim", "4",
             "--batch-size", "32", "--verbose", "0", "--validation-sentences", "8",
-            "--samples", "0", "--output", str(tmp_path / f"worker{index}"),
+            "--samples", "0", "--output-dir", str(tmp_path / f"worker{index}"),
         ]
         processes.append(subprocess.Popen(
             command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -80,7 +80,7 @@ sys.exit(train.main(argv) is None and 0)
 def start(output, kill="none"):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "2"}
     return subprocess.Popen(
-        [sys.executable, "-c", DRIVER, kill, *COMMAND, "--output", str(output)],
+        [sys.executable, "-c", DRIVER, kill, *COMMAND, "--output-dir", str(output)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
 

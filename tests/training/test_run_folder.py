@@ -32,7 +32,7 @@ def test_reused_folder(tmp_path, capsys):
     data.write_text("\n".join(lines) + "\n", encoding="utf-8")
     run = tmp_path / "run"
     command = [*TINY, "--data", str(data), "--valid", str(data), "--skip-bad-lines",
-               "--max-bad-fraction", "0.1", "--output", str(run)]
+               "--max-bad-fraction", "0.1", "--output-dir", str(run)]
     assert train_app.main(command) is not None
     out = capsys.readouterr().out
     assert f"first skipped: {data}:5" in out
@@ -67,7 +67,7 @@ def _may_data(tmp_path):
 def test_a_full_disk_while_writing_config_leaves_nothing_that_refuses_the_retry(
         tmp_path, capsys, monkeypatch):
     run = tmp_path / "run"
-    command = [*TINY, *_may_data(tmp_path), "--output", str(run)]
+    command = [*TINY, *_may_data(tmp_path), "--output-dir", str(run)]
     write_text = Path.write_text
 
     def full_disk(path, text, *args, **kwargs):
@@ -90,7 +90,7 @@ def test_a_run_dropping_every_pair_leaves_nothing_that_refuses_the_corrected_com
     run = tmp_path / "run"
     run.mkdir()
     (run / "notes.txt").write_text("mine\n")  # not the run's: kept
-    command = [*TINY, *_may_data(tmp_path), "--output", str(run)]
+    command = [*TINY, *_may_data(tmp_path), "--output-dir", str(run)]
     assert train_app.main([*command, "--max-length", "3"]) == 1
     capsys.readouterr()
     assert sorted(path.name for path in run.iterdir()) == ["notes.txt", "train.lock"]
@@ -101,7 +101,7 @@ def test_a_damaged_config_is_named_with_the_way_out(tmp_path, capsys):
     run = tmp_path / "run"
     run.mkdir()
     (run / "config.json").write_text("")
-    assert train_app.main([*TINY, "--output", str(run)]) == 1
+    assert train_app.main([*TINY, "--output-dir", str(run)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{run / 'config.json'} is damaged (empty)" in err
     assert "--fresh" in err
@@ -121,13 +121,13 @@ def _train_process(*arguments):
 @pytest.mark.slow
 def test_a_second_training_into_a_locked_folder_is_refused_until_the_first_dies(tmp_path):
     run = tmp_path / "run"
-    first = _train_process(*SLOW_RUN, "--output", str(run))
+    first = _train_process(*SLOW_RUN, "--output-dir", str(run))
     try:
         deadline = time.monotonic() + 300
         while not (run / "backup" / "state.npz").exists():  # training is under way
             assert first.poll() is None and time.monotonic() < deadline, first.communicate()
             time.sleep(0.2)
-        second = _train_process(*SLOW_RUN, "--output", str(run), "--fresh")
+        second = _train_process(*SLOW_RUN, "--output-dir", str(run), "--fresh")
         out, err = second.communicate(timeout=300)
         assert second.returncode == 1 and "Traceback" not in err
         assert err.splitlines()[-1] == (
@@ -137,7 +137,7 @@ def test_a_second_training_into_a_locked_folder_is_refused_until_the_first_dies(
     finally:
         first.kill()  # SIGKILL: the kernel releases the lock
         first.communicate()
-    third = _train_process(*SLOW_RUN, "--epochs", "1", "--output", str(run), "--fresh")
+    third = _train_process(*SLOW_RUN, "--epochs", "1", "--output-dir", str(run), "--fresh")
     out, err = third.communicate(timeout=300)
     assert third.returncode == 0, err
     assert (run / "train.lock").read_text() == f"{third.pid}\n"

@@ -5,9 +5,9 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.data.noise import NoiseGenerator
 from keras_nmt.data.pipeline import tokenize_pairs
 from keras_nmt.spelling import SpellingData, SpellingTask
+from keras_nmt.spelling.noise import NoiseGenerator
 from keras_nmt.text import make_tokenizer
 from keras_nmt.training.task import PairStream, TranslationTask
 from keras_nmt.training.train_config import TrainConfig

@@ -5,14 +5,14 @@ from collections import Counter
 
 import pytest
 
-from keras_nmt.data.noise import (
+from keras_nmt.spelling.noise import (
     QWERTY_NEIGHBOURS,
     NoiseGenerator,
+    NoiseRates,
     neighbour_keys,
     noisy_pairs,
     strip_accents,
 )
-from keras_nmt.data.noise_rates import NoiseRates
 
 WORDS = (
     "the quick brown fox jumps over the lazy dog while Tom keeps calling his little sister "

@@ -1,4 +1,4 @@
-"""The error raised for malformed or empty corpus files."""
+"""The errors raised for corpus files that cannot be read or downloaded."""
 
 from __future__ import annotations
 
@@ -24,3 +24,18 @@ class CorpusError(ValueError):
         self.reason = reason
         where = self.path if line is None else f"{self.path}, line {line}"
         super().__init__(f"{where}: {message}")
+
+
+class DownloadError(OSError):
+    """A corpus could not be downloaded (no network, blocked, or not found).
+
+    The message names the URL and tells the user to download the file by hand and pass the
+    local file with ``--data PATH``.
+
+    Attributes:
+        url: the URL that failed.
+    """
+
+    def __init__(self, url: str, message: str):
+        self.url = url
+        super().__init__(message)

@@ -1,0 +1,93 @@
+"""Adversarial flag values: each is refused by the parser, exit status 2, in one `error:` line
+that names the flag and the value, before any file is read or TensorFlow is started.
+
+The limits live beside the options (`keras_nmt.option_fields`), so a value refused here is
+refused alike from Python (the last tests).
+"""
+
+import math
+
+import pytest
+
+from keras_nmt.cli import main
+
+REFUSED = [
+    # teacher forcing: probabilities above 1, negative, not numbers, NaN
+    (["train", "--teacher-forcing", "linear:abc"], "k and floor must be numbers"),
+    (["train", "--teacher-forcing", "constant:1.5"], "must be in [0, 1]"),
+    (["train", "--teacher-forcing", "constant:-0.1"], "must be in [0, 1]"),
+    (["train", "--teacher-forcing", "linear:nan"], "finite"),
+    (["train", "--teacher-forcing", "linear:0.001:1.5"], "floor is a probability"),
+    (["train", "--teacher-forcing", "exponential:1.5"], "0 < k < 1"),
+    (["train", "--teacher-forcing", "inverse_sigmoid:0.5"], "k >= 1"),
+    (["train", "--teacher-forcing", "linear:0.1:0.2:0.3"], "KIND[:K[:FLOOR]]"),
+    (["train", "--teacher-forcing", "cosine"], "unknown teacher-forcing schedule"),
+    # training numbers: negative seeds, NaN and infinite rates, probabilities out of range
+    (["train", "--seed", "-1"], "must be >= 0"),
+    (["train", "--dropout", "nan"], "must be a finite number"),
+    (["train", "--learning-rate", "inf"], "must be a finite number"),
+    (["train", "--learning-rate", "-0.001"], "must be > 0"),
+    (["train", "--label-smoothing", "1"], "must be in [0, 1)"),
+    (["train", "--max-bad-fraction", "-0.5"], "must be in [0, 1)"),
+    (["train", "--time-budget", "nan"], "must be a finite number"),
+    (["train", "--source-column", "-1"], "must be >= 0"),
+    (["train", "--verbose", "3"], "must be one of 0, 1, 2"),
+    (["train", "--model", "gru"], "must be one of lstm"),
+    (["train", "--epochs", "two"], "is not an integer"),
+    (["compare", "--preset", "tiny", "--dropout", "1.5"], "must be in [0, 1)"),
+    (["demo", "--time-budget", "-3"], "must be > 0"),
+    (["spell", "train", "--text", "t", "--source-column", "-1"], "must be >= 0"),
+    (["spell", "train", "--text", "t", "--noise-rate", "1.5"], "must be in [0, 1)"),
+    # decoding
+    (["translate", "run", "--top-p", "0"], "must be in (0, 1]"),
+    (["translate", "run", "--top-p", "nan"], "must be a finite number"),
+    (["translate", "run", "--top-k", "-1"], "must be >= 0"),
+    (["translate", "run", "--temperature", "-0.5"], "must be >= 0"),
+    (["translate", "run", "--temperature", "inf"], "must be a finite number"),
+    (["translate", "run", "--length-penalty", "-1"], "must be >= 0"),
+    (["translate", "run", "--seed", "-7"], "must be >= 0"),
+    (["evaluate", "run", "--seed", "-3"], "must be >= 0"),
+    (["evaluate", "run", "--beam-size", "0"], "must be >= 1"),
+    (["export", "run", "--seed", "-1"], "must be >= 0"),
+    (["benchmark", "--seed", "-1"], "must be >= 0"),
+]
+
+
+@pytest.mark.parametrize("argv, reason", REFUSED, ids=[" ".join(argv) for argv, _ in REFUSED])
+def test_a_bad_flag_value_is_refused_in_one_line_naming_the_flag(argv, reason, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if "error: " in line]
+    assert len(errors) == 1 and "Traceback" not in err, err
+    flag, value = argv[-2], argv[-1]
+    assert f"error: {flag} {value}: " in errors[0] and reason in errors[0], errors[0]
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"seed": -1}, "--seed -1: must be >= 0"),
+    ({"teacher_forcing": "constant:2"}, "--teacher-forcing constant:2: the constant schedule"),
+    ({"dropout": math.nan}, "--dropout nan: must be a finite number"),
+    ({"tokenizer": "bpe"}, "--tokenizer bpe: must be one of char, word, subword"),
+])
+def test_a_trainconfig_refuses_the_same_values_naming_the_flag(changes, message):
+    from keras_nmt.training.train_config import TrainConfig
+
+    with pytest.raises(ValueError) as error:
+        TrainConfig(**changes)
+    assert str(error.value).startswith(message)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"top_p": 1.5}, "--top-p 1.5: must be in (0, 1]"),
+    ({"temperature": -1.0}, "--temperature -1.0: must be >= 0"),
+    ({"beam_size": 0}, "--beam-size 0: must be >= 1"),
+    ({"strategy": "nucleus"}, "--strategy nucleus: must be one of greedy, beam, sample"),
+])
+def test_decoding_options_refuse_the_same_values_naming_the_flag(changes, message):
+    from keras_nmt.decoding import DecodingOptions
+
+    with pytest.raises(ValueError) as error:
+        DecodingOptions(**changes)
+    assert str(error.value) == message
