@@ -41,6 +41,7 @@ from keras_nmt.cli.options import add_options
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.lines import write_lines
 from keras_nmt.timing import time_call
+from keras_nmt.training.train_config import TrainConfig
 
 
 def build_parser(prog=None):
@@ -57,7 +58,7 @@ def build_parser(prog=None):
                         help="which TSV column is the source (default: the one the model was "
                         "trained on, which run folders and exports record, and which refuses "
                         "another; else 0)")
-    parser.add_argument("--accept-data", action="store_true", help=ACCEPT_DATA_HELP)
+    add_options(parser, ["accept_data"], TrainConfig(), helps={"accept_data": ACCEPT_DATA_HELP})
     parser.add_argument("--test-size", type=positive_int, default=None,
                         help="score N sentences: the built-in data generates N pairs, a file's "
                         "first N source sentences are scored (default: all; built-in: its "
