@@ -13,6 +13,19 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e . || $(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
+# The explorer page's browser test drives Debian's chromium through its driver (no browser is
+# downloaded: only Debian's packages are reachable). Installed as root where apt-get exists (CI
+# runs as root); elsewhere the note says how, and that test skips.
+CHROMEDRIVER := /usr/bin/chromedriver
+$(CHROMEDRIVER):
+	@if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			chromium chromium-driver >/dev/null; \
+	else \
+		echo "note: no chromium-driver; as root: apt-get install chromium chromium-driver" \
+			"(the explorer page's browser test skips without it)"; \
+	fi
+
 .PHONY: setup demo test lint
 setup: $(STAMP)
 
@@ -30,7 +43,7 @@ JAX_XLA_FLAGS := --xla_backend_optimization_level=0 --xla_llvm_disable_expensive
 # Two pytest workers (pytest-xdist; a module's tests stay on one worker, so its fixtures are built
 # once): one TensorFlow process leaves much of the second core idle (tracing, Python, subprocesses).
 XDIST := -n 2 --dist loadscope
-test: $(STAMP)
+test: $(STAMP) $(CHROMEDRIVER)
 	$(PY) -m pytest -q -ra $(XDIST) --durations=15
 	KERAS_BACKEND=jax XLA_FLAGS="$(JAX_XLA_FLAGS)" $(PY) -m pytest -q -ra $(XDIST) -m "jax and not slow" --durations=10
 

@@ -40,7 +40,8 @@ def atomic_path(path, temporary=None):
 
     `os.replace` within one folder is atomic: readers (and a resumed run) see the old file or
     the new one, never a half-written one. An exception in the block deletes the temporary file;
-    a kill leaves it, under a name no reader opens.
+    a kill leaves it, under a name no reader opens. An `OSError` of the block that names no
+    file, or the temporary one (a full disk, a read-only folder), is raised naming `path`.
 
     Args:
         path: the file to write.
@@ -53,6 +54,13 @@ def atomic_path(path, temporary=None):
     try:
         yield temporary
         os.replace(temporary, path)  # fails on a folder called `path`: nothing stray is left
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        # `write()` reports a full disk without a path, `open()` names the hidden temporary:
+        # the error names the file the user knows.
+        if error.errno is not None and error.filename in (None, str(temporary)):
+            raise OSError(error.errno, error.strerror, str(path)) from error
+        raise
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise

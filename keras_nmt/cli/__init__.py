@@ -4,6 +4,7 @@
     keras-nmt translate   translate sentences with a run folder or an export
     keras-nmt evaluate    score a run folder or an export on a test set (BLEU, chrF, CER, WER)
     keras-nmt export      export a run folder as a SavedModel
+    keras-nmt serve       serve models over HTTP (LibreTranslate API, explorer page)
     keras-nmt compare     train a matrix of configurations the same way and compare them
     keras-nmt benchmark   measure throughput (pipeline, training, decoding, translation)
     keras-nmt spell       spelling correction: compare token levels, train, correct
@@ -22,9 +23,12 @@ import importlib
 import sys
 
 import keras_nmt
+from keras_nmt import interruption
 from keras_nmt.cli.common import exit_status, new_parser
 
-COMMANDS = ("train", "translate", "evaluate", "export", "compare", "benchmark", "spell", "demo")
+COMMANDS = (
+    "train", "translate", "evaluate", "export", "serve", "compare", "benchmark", "spell", "demo",
+)
 
 
 def summary(name):
@@ -45,8 +49,16 @@ def build_parser():
 
 
 def main(argv=None):
-    """Runs `keras-nmt ARGV...`; returns the subcommand's result (an exit status on failure)."""
+    """Runs `keras-nmt ARGV...`; returns the subcommand's result (an exit status on failure,
+    130 / 143 after a signal, also one arriving while the subcommand's module is imported)."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as error:
+        return interruption.report(error, "--debug" in argv)
+
+
+def _main(argv):
     if not argv or argv[0].startswith("-"):
         build_parser().parse_args(argv or ["--help"])  # --help, --version, or a usage error
     name, rest = argv[0], argv[1:]
@@ -58,4 +70,5 @@ def main(argv=None):
 
 def run():
     """The console script's entry point: `keras-nmt ...` exits with the command's status."""
-    sys.exit(exit_status(main()))
+    interruption.install()
+    interruption.exit_now(exit_status(main()))

@@ -17,13 +17,12 @@ import errno
 import functools
 import lzma
 import os
-import signal
 import sys
-import threading
 import time
 import traceback
 import zipfile
 
+from keras_nmt import interruption
 from keras_nmt.cli.options import add_options
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 
@@ -36,9 +35,6 @@ ACCEPT_DATA_HELP = (
     "(source<TAB>target) is read as a pair, and a file that looks reversed or in another "
     "language or script than the model's, or a vocabulary that leaves most tokens unknown, is "
     "not refused (default: skip such a header with a warning, refuse the rest)")
-# Exit statuses of a command ended by a signal, as a shell reports them (128 + the signal).
-EXIT_INTERRUPTED = 128 + signal.SIGINT
-EXIT_TERMINATED = 128 + signal.SIGTERM
 
 
 class Parser(argparse.ArgumentParser):
@@ -167,60 +163,49 @@ def add_debug_flag(parser):
                         "'error: ...' line")
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread like Ctrl-C so that the same clean-up runs."""
-
-
-def _raise_terminated(signum, frame):
-    raise Terminated()
-
-
 def command(main):
     """Wraps a subcommand's `main(argv=None, prog=None)`: a user error prints one
     `error: ...` line and returns 1; Ctrl-C (SIGINT) and SIGTERM print one line saying what was
-    left and return 130 / 143 instead of a traceback. With `--debug` among the arguments the
-    traceback is printed as well. A library error may carry `.left` (what state it left, e.g.
-    "the run folder resumes from its last backup"), printed on the same line.
+    left and return 130 / 143 instead of a traceback (`keras_nmt.cli.interruption`), also when a
+    library swallowed the signal and the command ran on. With `--debug` among the arguments the
+    traceback is printed as well. Any error raised after a signal is that signal's doing (a
+    library importing or tracing turned the `KeyboardInterrupt` into an `ImportError` or a
+    `ValueError`): it ends the command as the signal does. A library error may carry `.left`
+    (what state it left, e.g. "the run folder resumes from its last backup"), printed on the
+    same line.
     """
 
     @functools.wraps(main)
     def wrapper(argv=None, prog=None):
         arguments = sys.argv[1:] if argv is None else list(argv)
         debug = "--debug" in arguments
-        previous = signal.getsignal(signal.SIGTERM)
-        in_main_thread = _in_main_thread()
-        if in_main_thread:
-            signal.signal(signal.SIGTERM, _raise_terminated)
+        previous = interruption.install()
         try:
-            return main(argv, prog=prog) if prog else main(argv)
+            result = main(argv, prog=prog) if prog else main(argv)
+            swallowed = interruption.swallowed()
+            if swallowed is not None and exit_status(result) == 0:
+                return interruption.report(swallowed)
+            return result
         except KeyboardInterrupt as error:
-            if debug:
-                traceback.print_exc()
-            name = "terminated (SIGTERM)" if isinstance(error, Terminated) else "interrupted"
-            left = getattr(error, "left", None) or "nothing was left half-written"
-            print(f"{name}: {left}", file=sys.stderr)
-            return EXIT_TERMINATED if isinstance(error, Terminated) else EXIT_INTERRUPTED
-        except USER_ERRORS as error:
-            if debug:
-                traceback.print_exc()
-            print(f"error: {describe(error)}", file=sys.stderr)
-            return 1
+            return interruption.report(error, debug)
         except Exception as error:
-            if not _out_of_space(error):
+            swallowed = interruption.swallowed()
+            if swallowed is not None:  # a library turned the signal into its own error
+                return interruption.report(swallowed, debug)
+            if not isinstance(error, USER_ERRORS) and not _out_of_space(error):
                 raise
-            if debug:
-                traceback.print_exc()
-            print(f"error: {describe(error)}", file=sys.stderr)
-            return 1
+            return _report_error(error, debug)
         finally:
-            if in_main_thread:
-                signal.signal(signal.SIGTERM, previous)
+            interruption.restore(previous)
 
     return wrapper
 
 
-def _in_main_thread():
-    return threading.current_thread() is threading.main_thread()
+def _report_error(error, debug):
+    if debug:
+        traceback.print_exc()
+    print(f"error: {describe(error)}", file=sys.stderr)
+    return 1
 
 
 def _out_of_space(error):
@@ -242,8 +227,8 @@ def writing_to(path):
     except Exception as error:
         if str(path) in str(error) or not (isinstance(error, OSError) or _out_of_space(error)):
             raise
-        if isinstance(error, OSError) and error.filename:
-            raise
+        if isinstance(error, OSError) and (error.filename or error.errno is None):
+            raise  # it names its file, or it is a message of ours (no errno) that says where
         code = errno.ENOSPC if _out_of_space(error) else getattr(error, "errno", None)
         reason = os.strerror(code) if code else str(error)
         raise OSError(code, reason, str(path)) from error
@@ -292,16 +277,29 @@ def check_outputs(outputs, inputs, replaceable=()):
             if os.path.realpath(path) == os.path.realpath(other_path):
                 raise ValueError(f"{flag} {path} is also {other}: choose two files")
         seen[flag] = path
+# The way out of an OS error on a file the command writes, by errno.
+_WAYS_OUT = {
+    errno.ENOSPC: "free some space and run the command again (a training resumes from its last "
+                  "backup)",
+    errno.EROFS: "the folder is read-only: write elsewhere with --output-dir (train, export) "
+                 "or --output (translate, evaluate)",
+    errno.EACCES: "the folder is not writable by you: write elsewhere with --output-dir (train, "
+                  "export) or --output (translate, evaluate)",
+}
 
 
 def describe(error):
-    """One line for `error`, naming the file where the error object knows it."""
+    """One line for `error`, naming the file where the error object knows it, and for a full
+    disk or a folder that cannot be written, the way out."""
     text = str(error) or type(error).__name__
     filename = getattr(error, "filename", None)
     if isinstance(error, OSError) and filename and str(filename) not in text:
         text = f"{filename}: {text}"
     if _out_of_space(error) and "No space left" not in text:
         text = f"no space left on the device: {text}"
+    code = errno.ENOSPC if _out_of_space(error) else getattr(error, "errno", None)
+    if code in _WAYS_OUT and (isinstance(error, OSError) or _out_of_space(error)):
+        text = f"{text}; {_WAYS_OUT[code]}"
     return " ".join(text.split())
 
 
@@ -327,6 +325,7 @@ def start_tensorflow(debug=False):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "0" if debug else "3")
     os.environ.setdefault("KERAS_BACKEND", "tensorflow")
     if debug or "tensorflow" in sys.modules:
+        interruption.check()
         return
     sys.stderr.flush()
     saved = os.dup(2)
@@ -341,6 +340,7 @@ def start_tensorflow(debug=False):
     finally:
         os.dup2(saved, 2)
         os.close(saved)
+    interruption.check()  # a signal that TensorFlow's import swallowed ends the command here
 
 
 class Progress:

@@ -113,7 +113,8 @@ def list_presets(print_fn=print):
 
 def describe(preset, options):
     """The Markdown header of results.md."""
-    config = preset.configurations[0].resolve(preset.defaults, options)
+    # The preset's own values: a configuration may be invalid (it fails alone, reported).
+    config = TrainConfig(**{**preset.defaults, **options})
     budget = f"{config.epochs} epoch{'s' if config.epochs != 1 else ''}"
     if config.time_budget:
         budget = f"{config.time_budget:g} min" + (

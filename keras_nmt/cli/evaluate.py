@@ -7,7 +7,7 @@ several translations of one sentence) are merged into one sentence with several 
 Examples:
     keras-nmt evaluate runs/lstm-functional                       # built-in dates test split
     keras-nmt evaluate runs/spa-eng --data ../shared/data/spa-eng.test.tsv --beam-size 5
-    keras-nmt evaluate runs/spa-eng --weights runs/spa-eng/budget.weights.h5 \
+    keras-nmt evaluate runs/spa-eng --weights runs/spa-eng/budget.weights.h5 \\
         --data ../shared/data/spa-eng.test.tsv --beam-size 5
     keras-nmt evaluate saved_models/spa-eng/1 --data ../shared/data/spa-eng.test.tsv
 A model is scored in the direction it was trained in: run folders and exports (SavedModel and

@@ -40,7 +40,7 @@ def build_parser(prog=None):
     add_options(data, ["data", "valid", "source_column", "target_column", "accept_data",
                        "skip_bad_lines",
                        "max_bad_fraction", "train_size", "valid_size", "tokenizer", "vocab_size",
-                       "lowercase", "max_length"], DEFAULTS)
+                       "lowercase", "max_length", "languages"], DEFAULTS)
     add_options(parser.add_argument_group("training"), [
         "epochs", "steps_per_epoch", "batch_size", "batch_tokens", "learning_rate",
         "warmup_steps", "clipnorm", "label_smoothing", "teacher_forcing", "patience",
@@ -74,7 +74,11 @@ def main(argv=None, prog=None):
     start_tensorflow(args.debug)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.export import export_translator  # noqa: PLC0415
-    from keras_nmt.training.run_folder import prepare_run_folder  # noqa: PLC0415
+    from keras_nmt.training.run_folder import (  # noqa: PLC0415
+        finished_message,
+        finished_record,
+        prepare_run_folder,
+    )
     from keras_nmt.training.trainer import train  # noqa: PLC0415
 
     skipped = ("export", "fresh", "debug", "configuration")
@@ -85,8 +89,7 @@ def main(argv=None, prog=None):
         options["verbose"] = 1 if sys.stdout.isatty() else 2
     config = TrainConfig(**options)
     if prepare_run_folder(config, fresh=args.fresh):
-        print(f"{config.output} is finished ({config.epochs} epochs): nothing to do. Raise "
-              "--epochs to train on, or add --fresh to start again")
+        print(finished_message(config, finished_record(config.output)))
         return None
     try:
         result = train(config)

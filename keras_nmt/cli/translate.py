@@ -91,10 +91,14 @@ def warn_if_implausible(sentences, profile, name, warn):
 def interactive(translator, options, warn):
     """Translates each line typed at a terminal as soon as it is entered (until end of file)."""
     stdin = getattr(sys.stdin, "buffer", sys.stdin)
+    # The prompt goes to stderr: stdout holds the translations alone.
+    print("type a sentence and press Enter to translate it; Ctrl-D ends", file=sys.stderr)
+    print("> ", end="", file=sys.stderr, flush=True)
     for line in iter_lines(stdin):
         translator.warn_if_truncated([line], warn)
         for output in format_results(translator.translate_batch([line], options), options.n_best):
             print(output, flush=True)
+        print("> ", end="", file=sys.stderr, flush=True)
 
 
 def write_attention_plots(translator, sentences, directory, batch_size, warn):
@@ -103,7 +107,8 @@ def write_attention_plots(translator, sentences, directory, batch_size, warn):
     if has_attention is None:
         has_attention = bool(getattr(getattr(translator, "model", None), "has_attention", False))
     if not has_attention:
-        warn("this model has no attention (plain LSTM encoder-decoder): no attention plots")
+        warn("this model returns no attention weights (a plain LSTM has none, and a "
+             "CTranslate2 export does not give them): no attention plots")
         return []
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

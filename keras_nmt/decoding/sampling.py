@@ -17,7 +17,8 @@ def filter_top_k(logits, k: int):
     """Keeps the ``k`` largest logits per row, the others become ``-inf``.
 
     Fan, Lewis & Dauphin (2018), "Hierarchical Neural Story Generation". Ties with the ``k``-th
-    largest value are kept.
+    largest value are kept. A ``k`` above the vocabulary keeps every token (the k most probable
+    of fewer tokens are all of them; `tf.math.top_k` would fail).
 
     Args:
         logits: float ``(batch, vocab)``.
@@ -26,6 +27,9 @@ def filter_top_k(logits, k: int):
     Returns:
         float ``(batch, vocab)``.
     """
+    vocab = logits.shape[-1]
+    if vocab is not None and k >= vocab:
+        return logits
     kth = ops.min(ops.top_k(logits, k)[0], axis=-1, keepdims=True)  # (batch, 1)
     return ops.where(ops.less(logits, kth), float("-inf"), logits)
 

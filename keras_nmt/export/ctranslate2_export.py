@@ -39,6 +39,7 @@ Example:
 """
 
 import contextlib
+import errno
 import fcntl
 import os
 import shutil
@@ -53,6 +54,7 @@ from keras_nmt.export.formats import QUANTIZATIONS
 from keras_nmt.inference import RunDirectory
 from keras_nmt.inference.ctranslate2_translator import METADATA_FILE
 from keras_nmt.inference.run_directory import DATA_FILE, TOKENIZERS_DIR, run_columns
+from keras_nmt.interruption import deferred
 
 # Fields of config.json copied into the metadata (the data a model was trained on).
 _CONFIG_FIELDS = ("source_column", "target_column", "data", "tokenizer", "max_length")
@@ -187,6 +189,17 @@ def _locked(directory):
         os.close(descriptor)
 
 
+def _copy_tree(source, destination, output_dir):
+    """`shutil.copytree`, whose error lists every file that failed (hundreds of characters on a
+    full disk) as one `OSError` naming `output_dir` and the first reason."""
+    try:
+        shutil.copytree(source, destination)
+    except shutil.Error as error:
+        reason = str(error.args[0][0][2]) if error.args and error.args[0] else str(error)
+        code = errno.ENOSPC if "No space left" in reason else errno.EIO
+        raise OSError(code, os.strerror(code), str(output_dir)) from error
+
+
 def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False):
     """Converts a Transformer run directory into a CTranslate2 model directory, atomically.
 
@@ -230,7 +243,8 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
     spec = transformer_spec(
         run.model, run.source_tokenizer.vocabulary, run.target_tokenizer.vocabulary
     )
-    spec.optimize(quantization=quantization)
+    with deferred():
+        spec.optimize(quantization=quantization)
 
     # The length limits of the run directory's own Translator.
     limits = run.translator(max_beam_size=1)
@@ -253,8 +267,9 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
     temporary = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.partial-{os.getpid()}-",
                                       dir=output_dir.parent))
     try:
-        spec.save(str(temporary))
-        shutil.copytree(run_dir / TOKENIZERS_DIR, temporary / TOKENIZERS_DIR)
+        with deferred():  # a signal raised inside the converter's native code killed Python
+            spec.save(str(temporary))
+        _copy_tree(run_dir / TOKENIZERS_DIR, temporary / TOKENIZERS_DIR, output_dir)
         write_json(temporary / METADATA_FILE, metadata, indent=2)
         if (run_dir / DATA_FILE).is_file():  # the run's data fingerprints and profile
             shutil.copyfile(run_dir / DATA_FILE, temporary / DATA_FILE)

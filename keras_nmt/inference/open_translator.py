@@ -2,6 +2,7 @@
 any of them records of the data it was trained on."""
 
 import dataclasses
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from keras_nmt.inference.run_directory import (
     DATA_FILE,
     MODEL_FILE,
     RunDirectory,
+    check_finite_weights,
     read_run_config,
     run_columns,
 )
@@ -105,8 +107,22 @@ def open_translator(path, weights=None):
     if weights is not None:
         if not Path(weights).is_file():
             raise FileNotFoundError(f"{weights} does not exist")
-        run.model.load_weights(weights)
+        _load_weights(run.model, weights, path)
     return run.translator()
+
+
+def _load_weights(model, weights, run):
+    """Loads the `.weights.h5` file `weights` into `run`'s model; weights of another model
+    (Keras' error lists every tensor) or non-finite ones are refused in one line."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Keras warns of each layer it skips, then raises
+        try:
+            model.load_weights(weights)
+        except ValueError as error:
+            raise ValueError(f"{weights} does not fit the model of {run} (other layers or "
+                             "sizes: it was saved by another model); pass the weights of this "
+                             "run, e.g. its budget.weights.h5") from error
+    check_finite_weights(model, weights)
 
 
 def _check_model_file(path):

@@ -35,6 +35,7 @@ import dataclasses
 from pathlib import Path
 
 import keras
+import numpy as np
 
 from keras_nmt.atomic_file import read_json
 from keras_nmt.inference.translator import Translator
@@ -83,6 +84,26 @@ def run_columns(config):
     return source, (1 - source if target is None else target)
 
 
+def non_finite_weights(variables):
+    """The paths of the Keras `variables` holding a NaN or an infinity (a diverged training)."""
+    bad = []
+    for variable in variables:
+        value = keras.ops.convert_to_numpy(variable)
+        if np.issubdtype(value.dtype, np.floating) and not np.isfinite(value).all():
+            bad.append(variable.path)
+    return bad
+
+
+def check_finite_weights(model, path):
+    """Raises `ValueError` naming `path` when `model`'s weights are not all finite: a model
+    that would translate everything to empty lines is refused by every command."""
+    bad = non_finite_weights(model.weights)
+    if bad:
+        raise ValueError(f"{path} holds non-finite weights (NaN or inf in {len(bad)} of "
+                         f"{len(model.weights)} weights, e.g. {bad[0]}): its training diverged; "
+                         "train again with a lower --learning-rate")
+
+
 def temporary_name(name):
     """The name `keras_nmt.atomic_file.atomic_path` writes `name` under before renaming it."""
     return f".{name}"
@@ -120,12 +141,14 @@ class RunDirectory:
                 "train one with keras-nmt train --output-dir DIR"
             )
         register_models()
+        model = keras.models.load_model(path / MODEL_FILE, compile=False)
+        check_finite_weights(model, path / MODEL_FILE)
         return cls(
             path=path,
             config=read_run_config(path / CONFIG_FILE),
             source_tokenizer=load_tokenizer(path / TOKENIZERS_DIR / "source"),
             target_tokenizer=load_tokenizer(path / TOKENIZERS_DIR / "target"),
-            model=keras.models.load_model(path / MODEL_FILE, compile=False),
+            model=model,
         )
 
     def translator(self, **options):

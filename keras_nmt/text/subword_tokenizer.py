@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -103,42 +105,30 @@ class SubwordTokenizer(Tokenizer):
         if not sentences:
             raise ValueError("SubwordTokenizer.build needs at least one non-empty text")
         model = io.BytesIO()
-        spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(sentences),
-            model_writer=model,
-            vocab_size=self.requested_vocab_size,
-            model_type=self.model_type,
-            character_coverage=self.character_coverage,
-            input_sentence_size=self.input_sentence_size,
-            shuffle_input_sentence=True,
-            pad_id=PAD_ID,
-            unk_id=UNK_ID,
-            bos_id=START_ID,
-            eos_id=END_ID,
-            pad_piece=RESERVED_TOKENS[PAD_ID],
-            unk_piece=RESERVED_TOKENS[UNK_ID],
-            bos_piece=RESERVED_TOKENS[START_ID],
-            eos_piece=RESERVED_TOKENS[END_ID],
-            # We normalize (NFKC, spaces) ourselves, in TF ops, identically for every tokenizer.
-            normalization_rule_name="identity",
-            hard_vocab_limit=False,
-            byte_fallback=False,
-            # Sentences longer than this (in bytes) would be dropped silently from training.
-            max_sentence_length=1 << 16,
-            num_threads=max(1, min(4, os.cpu_count() or 1)),
-            minloglevel=2,
-        )
+        try:
+            with _native_info_discarded():
+                _train_sentencepiece(self, sentences, model)
+        except RuntimeError as error:
+            # SentencePiece's own check, e.g. "Vocabulary size is smaller than required_chars.
+            # 5 vs 63", under a C++ source location.
+            reason = str(error).split("] ")[-1].split(". Increase")[0]
+            raise ValueError(f"a subword vocabulary of {self.requested_vocab_size} pieces cannot "
+                             f"be built on this data ({reason}): raise --vocab-size (the "
+                             "characters of the data and the 4 reserved tokens need a piece "
+                             "each)") from None
         self._set_model(model.getvalue())
         return self
 
     # ----------------------------------------------------------------------------------------------
     def _set_model(self, model_proto: bytes) -> None:
-        processor = spm.SentencePieceProcessor(model_proto=model_proto)
+        with _native_info_discarded():
+            processor = spm.SentencePieceProcessor(model_proto=model_proto)
         vocab = tuple(processor.id_to_piece(i) for i in range(processor.get_piece_size()))
         if vocab[: len(RESERVED_TOKENS)] != tuple(RESERVED_TOKENS):
             raise ValueError(f"SentencePiece model must start with {RESERVED_TOKENS}: {vocab[:4]}")
         self._model_proto = model_proto
-        self._sp = tf_text.SentencepieceTokenizer(model=model_proto, out_type=tf.int32)
+        with _native_info_discarded():  # the constructor loads the model once more
+            self._sp = tf_text.SentencepieceTokenizer(model=model_proto, out_type=tf.int32)
         self._sp._model_resource = _SharedSentencepieceResource(model_proto)
         self._vocab = vocab
 
@@ -184,7 +174,53 @@ class _SharedSentencepieceResource(sentencepiece_tokenizer._SentencepieceModelRe
         super().__init__(model_proto, None)
 
     def _create_resource(self):
-        with tf.name_scope("SentenceTokenizerInitializer"):
+        with tf.name_scope("SentenceTokenizerInitializer"), _native_info_discarded():
             return sentencepiece_tokenizer.gen_sentencepiece_tokenizer.sentencepiece_op(
                 model=self._model, shared_name=self._shared_name
             )
+
+
+@contextlib.contextmanager
+def _native_info_discarded():
+    """Discards what native code writes to file descriptor 2 in the block: the SentencePiece
+    copy inside tensorflow-text logs "normalizer.cc(51) LOG(INFO) precompiled_charsmap is
+    empty" each time it loads one of our models (we normalize in TF ops, so the map is empty on
+    purpose), and has no setting to silence it. Its real errors reach Python as exceptions."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _train_sentencepiece(tokenizer, sentences, model):
+    """Trains `tokenizer`'s SentencePiece model on `sentences`, written to the stream `model`."""
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(sentences),
+        model_writer=model,
+        vocab_size=tokenizer.requested_vocab_size,
+        model_type=tokenizer.model_type,
+        character_coverage=tokenizer.character_coverage,
+        input_sentence_size=tokenizer.input_sentence_size,
+        shuffle_input_sentence=True,
+        pad_id=PAD_ID,
+        unk_id=UNK_ID,
+        bos_id=START_ID,
+        eos_id=END_ID,
+        pad_piece=RESERVED_TOKENS[PAD_ID],
+        unk_piece=RESERVED_TOKENS[UNK_ID],
+        bos_piece=RESERVED_TOKENS[START_ID],
+        eos_piece=RESERVED_TOKENS[END_ID],
+        # We normalize (NFKC, spaces) ourselves, in TF ops, identically for every tokenizer.
+        normalization_rule_name="identity",
+        hard_vocab_limit=False,
+        byte_fallback=False,
+        # Sentences longer than this (in bytes) would be dropped silently from training.
+        max_sentence_length=1 << 16,
+        num_threads=max(1, min(4, os.cpu_count() or 1)),
+        minloglevel=2,
+    )

@@ -25,13 +25,15 @@ Example:
 """
 
 import json
+import zipfile
 from pathlib import Path
 
 import keras
 import numpy as np
 
 from keras_nmt.atomic_file import atomic_path
-from keras_nmt.inference.run_directory import BACKUP_STATE_FILE
+from keras_nmt.inference.run_directory import BACKUP_STATE_FILE, non_finite_weights
+from keras_nmt.training.divergence import WAY_OUT, TrainingDiverged, where_kept
 
 
 class ExactBackup(keras.callbacks.Callback):
@@ -51,6 +53,7 @@ class ExactBackup(keras.callbacks.Callback):
         self.state = state
         self.epoch = 0
         self.batches_done = 0
+        self._cut_short = False  # the epoch stopped before its last batch (a time budget)
         self._resume_at = (0, 0)
         self.saved_at = None  # the position of the last backup, once one exists
         self._metrics = None  # the restored running sums (`_continue_metrics`)
@@ -73,13 +76,20 @@ class ExactBackup(keras.callbacks.Callback):
         if not self.path.exists():
             return 0, 0
         variables = self._variables(model)
-        with np.load(self.path) as state:
-            values = [state[f"v{i}"] for i in range(int(state["count"]))]
-            position = int(state["epoch"]), int(state["batch"])
-            if "metric_count" in state:
-                self._metrics = [state[f"m{i}"] for i in range(int(state["metric_count"]))]
-            if self.state is not None and "run_state" in state:
-                self.state.load(json.loads(str(state["run_state"])))
+        try:
+            with np.load(self.path) as state:
+                values = [state[f"v{i}"] for i in range(int(state["count"]))]
+                position = int(state["epoch"]), int(state["batch"])
+                if "metric_count" in state:
+                    self._metrics = [state[f"m{i}"] for i in range(int(state["metric_count"]))]
+                if self.state is not None and "run_state" in state:
+                    self.state.load(json.loads(str(state["run_state"])))
+        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as error:
+            # Cut short, emptied or bit-flipped (a copy or a disk that failed): numpy says
+            # "File is not a zip file" or "Bad CRC-32" without naming the file.
+            raise ValueError(
+                f"{self.path} is damaged ({error}); add --fresh to start the run again, or put "
+                "back a good copy of it") from error
         if len(values) != len(variables):
             raise ValueError(
                 f"{self.path} holds {len(values)} variables, the model has {len(variables)}; "
@@ -92,7 +102,13 @@ class ExactBackup(keras.callbacks.Callback):
         return position
 
     def save(self, epoch, batch):
-        """Writes the state at position `(epoch, batch)` atomically."""
+        """Writes the state at position `(epoch, batch)` atomically; a state with non-finite
+        weights is refused (`TrainingDiverged`), so the backup on disk stays the last good one."""
+        bad = non_finite_weights(self.model.trainable_variables)
+        if bad:
+            raise TrainingDiverged(
+                f"training diverged before epoch {epoch + 1}, batch {batch}: {bad[0]} is not "
+                f"finite; {where_kept(self)}, no model was written; {WAY_OUT}")
         self.directory.mkdir(parents=True, exist_ok=True)
         variables = [keras.ops.convert_to_numpy(v) for v in self._variables(self.model)]
         # Mid-epoch, the metrics hold the epoch's running sums (at its end, validation's).
@@ -111,6 +127,7 @@ class ExactBackup(keras.callbacks.Callback):
     def on_epoch_begin(self, epoch, logs=None):
         self.epoch = epoch
         self.batches_done = self._resume_at[1] if epoch == self._resume_at[0] else 0
+        self._cut_short = False
         if not self.batches_done:
             self._metrics = None
 
@@ -135,11 +152,15 @@ class ExactBackup(keras.callbacks.Callback):
         self.batches_done += 1
         # The epoch's last batch is saved by `on_epoch_end`, as the next epoch's start.
         last = batch + 1 == self.params.get("steps")
-        if self.batches_done % self.every == 0 and not last:
+        # A callback before this one stopped training (the time budget): Keras ends the epoch
+        # after this batch, so the position inside it is saved now, before validation runs.
+        self._cut_short = self.model.stop_training and not last
+        if (self.batches_done % self.every == 0 or self._cut_short) and not last:
             self.save(self.epoch, self.batches_done)
 
     def on_epoch_end(self, epoch, logs=None):
-        self.save(epoch + 1, 0)
+        if not self._cut_short:  # a cut-short epoch was saved at its last batch
+            self.save(epoch + 1, 0)
 
 
 def fit_from(model, data, batches_per_epoch, epoch, batch, epochs, **fit_options):

@@ -43,6 +43,7 @@ from keras_nmt.training.precision import PrecisionChoice, resolve_precision
 # (`epochs` may grow: epoch e is the same whatever the total, so a longer run continues.)
 HARMLESS_OPTIONS = (
     "epochs", "output", "verbose", "samples", "backup_every", "time_budget", "run_eagerly",
+    "languages",
 )
 # The folders this process holds locked (`lock_run_folder`), resolved.
 _HELD = set()
@@ -78,20 +79,46 @@ def check_run_folder(config, config_file):
     if differing:
         raise RunFolderError(
             f"{path.parent} holds a run made with other options: {'; '.join(differing)}. "
-            "Re-run with the same options to resume it, choose another --output, or add "
+            "Re-run with the same options to resume it, choose another --output-dir, or add "
             "--fresh to delete it and start again"
         )
 
 
-def finished_epochs(run):
-    """The epoch count a finished run in `run` was trained for, or `None` if unfinished."""
+def finished_record(run):
+    """The `finished.json` of a finished run in `run` (`mark_finished`), or `None`."""
     path = Path(run) / FINISHED_FILE
-    return read_run_json(path)["epochs"] if path.exists() else None
+    return read_run_json(path) if path.exists() else None
 
 
-def mark_finished(run, epochs):
-    """Records that the run in `run` finished after being asked for `epochs` epochs."""
-    write_json(Path(run) / FINISHED_FILE, {"epochs": epochs})
+def mark_finished(run, epochs, trained=None, time_budget=None):
+    """Records that the run in `run` finished after being asked for `epochs` epochs, having
+    trained `trained` (fractional) epochs; `time_budget`: the minutes that stopped it early."""
+    record = {"epochs": epochs, "trained_epochs": trained}
+    if time_budget is not None:
+        record["time_budget"] = time_budget
+    write_json(Path(run) / FINISHED_FILE, record)
+
+
+def is_finished(config, record):
+    """Whether a run whose `finished.json` is `record` has nothing left to train for `config`:
+    its epochs were all asked for, and no larger time budget lets a budget-stopped run go on."""
+    if record is None or record["epochs"] < config.epochs:
+        return False
+    stopped_by = record.get("time_budget")
+    return stopped_by is None or (config.time_budget or float("inf")) <= stopped_by
+
+
+def finished_message(config, record):
+    """What re-running a finished run says: how it ended and how to continue."""
+    run = config.output
+    if record.get("time_budget") is not None:
+        return (f"{run} stopped at its time budget of {record['time_budget']:g} minutes after "
+                f"{record.get('trained_epochs'):g} of {record['epochs']} epochs: nothing to do. A "
+                "larger --time-budget (it counts the whole run), or none, trains on from its "
+                "backup; --fresh starts again")
+    epochs = "1 epoch" if record["epochs"] == 1 else f"{record['epochs']} epochs"
+    return (f"{run} is finished ({epochs}): nothing to do. Raise --epochs to train on, or add "
+            "--fresh to start again")
 
 
 def clear_run_folder(run):
@@ -131,7 +158,7 @@ def _try_lock(run):
                 raise
             raise RunFolderError(
                 f"{run} is in use by another training (PID {_holder(lock)}, holding {lock}); "
-                "wait for it to end, or choose another --output"
+                "wait for it to end, or choose another --output-dir"
             ) from None
         # A holder that gave up deletes the lock file (`lock_run_folder`): locked a deleted
         # file, try again with the new one.
@@ -234,13 +261,13 @@ def check_data_unchanged(run):
                 "back, train into another --output-dir, or add --fresh to start again")
 
 
-def check_resumable(run, done, epochs):
+def check_resumable(run, finished):
     """Raises `RunFolderError` when the run in `run` trained (a model or a history) but its
     backup is gone and training is asked for: it would start again from epoch 1 and replace
     the model."""
     run = Path(run)
     trained = [name for name in (MODEL_FILE, FINISHED_FILE, HISTORY_FILE) if (run / name).exists()]
-    if trained and not has_backup(run) and (done is None or done < epochs):
+    if trained and not has_backup(run) and not finished:
         raise RunFolderError(
             f"{run / BACKUP_DIR / BACKUP_STATE_FILE} is missing, but the run in {run} has trained "
             f"({', '.join(trained)} are there): training again would start from epoch 1 and "
@@ -265,9 +292,9 @@ def prepare_run_folder(config, fresh=False):
         clear_run_folder(run)
     check_run_folder(config, run / CONFIG_FILE)
     check_data_unchanged(run)
-    done = finished_epochs(run)
-    check_resumable(run, done, config.epochs)
-    return done is not None and done >= config.epochs and (run / MODEL_FILE).exists()
+    finished = is_finished(config, finished_record(run)) and (run / MODEL_FILE).exists()
+    check_resumable(run, finished)
+    return finished
 
 
 def run_precision(run, requested, shapes=None):

@@ -1,4 +1,4 @@
-"""Stops training cleanly after the epoch that crosses a wall-clock budget, across resumptions."""
+"""Stops training cleanly at the batch that crosses a wall-clock budget, across resumptions."""
 
 import contextlib
 from pathlib import Path
@@ -10,7 +10,11 @@ from keras_nmt.training.run_state import RunState
 
 
 class TimeBudget(keras.callbacks.Callback):
-    """Sets `model.stop_training` at the end of the first epoch that ends past `minutes`.
+    """Sets `model.stop_training` at the end of the first batch that ends past `minutes`.
+
+    The budget is a wall-clock promise: training stops one batch after it runs out (Keras then
+    ends the epoch early: validation and the epoch's backup, which `ExactBackup` saves as the
+    position inside the epoch, so that a re-run with a larger budget continues exactly).
 
     The clock is the run's, not the process's: with the run's `RunState` as ``clock`` (saved in
     every exact-resume backup), a resumed run (a new process, or the second `fit` of
@@ -18,10 +22,10 @@ class TimeBudget(keras.callbacks.Callback):
     restored, so an interrupted run trains for the same budget in all as an uninterrupted one
     (the time after that backup is lost with the batches the resumed run trains again).
 
-    Since the last epoch runs on past the budget, ``snapshot_weights`` and ``snapshot_point``
-    also keep the weights of the moment the budget ran out (the end of the first batch, or
-    epoch, that ends past it): the weights (a ``.weights.h5`` file), then where (``{"epochs":
-    fractional epochs trained, "seconds": budget seconds spent}``, JSON), once per run.
+    ``snapshot_weights`` and ``snapshot_point`` also keep the weights of the moment the budget
+    ran out (the end of the first batch that ends past it; the comparison scores them): the
+    weights (a ``.weights.h5`` file), then where (``{"epochs": fractional epochs trained,
+    "seconds": budget seconds spent}``, JSON), once per run.
 
     Args:
         minutes: the budget, counted from the start of the first `fit` of the run.
@@ -57,9 +61,13 @@ class TimeBudget(keras.callbacks.Callback):
         """Seconds of the budget spent so far (earlier processes included)."""
         return self.clock.seconds()
 
+    def ran_out(self):
+        """Whether the budget is spent."""
+        return self.elapsed() >= self.seconds
+
     def _snapshot(self, epochs):
         """Keeps the weights and the position, the first time the budget has run out."""
-        if self.snapshot_point is None or self.snapshot_taken or self.elapsed() < self.seconds:
+        if self.snapshot_point is None or self.snapshot_taken or not self.ran_out():
             return
         averaged = self.average.applied() if self.average else contextlib.nullcontext()
         with averaged, atomic_path(self.snapshot_weights) as temporary:
@@ -81,8 +89,10 @@ class TimeBudget(keras.callbacks.Callback):
             whole = self.batches_per_epoch or self.params["steps"]
             done = whole - self.params["steps"] + batch + 1
             self._snapshot(self.epoch + done / whole)
+        if self.ran_out():
+            self.model.stop_training = True
 
     def on_epoch_end(self, epoch, logs=None):
         self._snapshot(epoch + 1)
-        if self.elapsed() >= self.seconds:
+        if self.ran_out():
             self.model.stop_training = True

@@ -3,6 +3,7 @@
 import dataclasses
 import json
 import math
+import re
 from pathlib import Path
 
 from keras_nmt.atomic_file import write_json
@@ -17,6 +18,18 @@ PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 # Teacher-forcing schedules (`TeacherForcingSchedule`) and the default K of each.
 SCHEDULE_DEFAULTS = {"constant": 1.0, "linear": 1e-4, "exponential": 0.999,
                      "inverse_sigmoid": 500.0}
+
+
+# A language code as LibreTranslate clients send it: ISO 639 letters, an optional region or
+# script after a hyphen (en, es, zh-Hant, pt-BR).
+LANGUAGE_CODE = r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?"
+
+
+def check_language_pair(text):
+    """`ValueError` unless `text` is two language codes `SOURCE,TARGET` (e.g. `es,en`)."""
+    codes = text.split(",")
+    if len(codes) != 2 or not all(re.fullmatch(LANGUAGE_CODE, code) for code in codes):
+        raise ValueError("must be two language codes SOURCE,TARGET such as es,en")
 
 
 def check_schedule(kind, k, floor):
@@ -76,6 +89,10 @@ class TrainConfig(ModelOptions):
     tokenizer: str = option("char", "token level of both sides", choices=TOKENIZER_KINDS)
     vocab_size: int = option(8000, "word/subword vocabulary size", at_least=1)
     lowercase: bool = option(False, "lower-case all text")
+    languages: str | None = option(
+        None, "the language pair as codes (e.g. es,en), stored in the run's config.json: "
+        "`keras-nmt serve` offers the model to LibreTranslate clients under it",
+        check=check_language_pair, metavar="SRC,TGT")
     data: str = option("dates", "built-in dataset name ('dates'), a corpus file (TSV, "
                        ".gz/.xz/.zip), a path with {split} (e.g. "
                        "../shared/data/spa-eng.{split}.tsv) or SOURCE_FILE,TARGET_FILE")

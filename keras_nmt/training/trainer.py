@@ -26,6 +26,7 @@ from keras_nmt.inference.run_directory import (
     LOGS_DIR,
     MODEL_FILE,
     TOKENIZERS_DIR,
+    check_finite_weights,
     temporary_name,
 )
 from keras_nmt.metrics import ValidationScores, group_references
@@ -35,6 +36,7 @@ from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.text import load_tokenizer, make_tokenizer
 from keras_nmt.training.checkpoint_average import CheckpointAverage
+from keras_nmt.training.divergence import StopOnDivergence
 from keras_nmt.training.exact_backup import ExactBackup, fit_from
 from keras_nmt.training.fused_adam import FusedAdam
 from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
@@ -94,18 +96,28 @@ def interrupted_at(backup, run):
             "command to resume from it")
 
 
-def stop_reason(config, callbacks, history):
-    """Why `fit` ended: its epochs done, the time budget, early stopping or a NaN loss."""
+def plural(count, noun):
+    """`1 epoch`, `2 epochs`, `1.5 epochs`."""
+    return f"{count:g} {noun}" if count == 1 else f"{count:g} {noun}s"
+
+
+def budget_ran_out(callbacks):
+    """Whether a `TimeBudget` among `callbacks` stopped the training."""
+    return any(isinstance(c, TimeBudget) and c.ran_out() for c in callbacks)
+
+
+def stop_reason(config, callbacks, trained):
+    """Why `fit` ended (`trained`: the epochs trained in all): its epochs done, the time budget
+    or early stopping."""
+    if budget_ran_out(callbacks):
+        return (f"the time budget of {config.time_budget:g} minutes ran out after "
+                f"{plural(trained, 'epoch')} of {config.epochs}; a larger --time-budget (it "
+                "counts the whole run) continues from there")
     for callback in callbacks:
-        if isinstance(callback, TimeBudget) and callback.elapsed() >= callback.seconds:
-            return f"the time budget of {config.time_budget:g} minutes ran out"
         if isinstance(callback, keras.callbacks.EarlyStopping) and callback.stopped_epoch:
             return (f"no better val_bleu for {config.patience} epochs (early stopping; the best "
                     "epoch's weights kept)")
-    losses = history.get("loss", [])
-    if losses and not np.isfinite(losses[-1]):
-        return "the loss became NaN"
-    return f"all {config.epochs} epochs done"
+    return f"all {plural(config.epochs, 'epoch')} done"
 
 
 def make_tokenizers(config, train_pairs, run):
@@ -190,10 +202,10 @@ def make_callbacks(config, translator, sources, references, state, backup, batch
                    print_fn):
     """The run's callbacks, in the order they must run, and its `CheckpointAverage` (or None).
 
-    Validation scores and sample translations come first (they add to the epoch's logs), then
-    the run state (which records those logs) and the backup (which saves the state), then
-    NaN termination and TensorBoard; checkpoint averaging, early stopping and the time budget
-    when the config asks for them.
+    First the divergence check (a non-finite batch is never saved); validation scores and
+    sample translations (they add to the epoch's logs); the time budget (it may stop at a
+    batch), the run state (which records the logs) and the backup (which saves the state),
+    then TensorBoard; checkpoint averaging and early stopping when the config asks for them.
     """
     run = Path(config.output)
     average = None
@@ -203,6 +215,8 @@ def make_callbacks(config, translator, sources, references, state, backup, batch
                                     config.average_every)
         validate = average.wrap(translator.translate_texts)  # val_* scores the averaged model
     callbacks = [
+        StopOnDivergence(run, backup, None if TRAINING_RECIPES[config.model]["schedule"]
+                         == "inverse_sqrt" else config.learning_rate),
         ValidationScores(validate, sources, references, max_sentences=config.validation_sentences),
         SampleTranslations(
             validate, sources[: config.samples],
@@ -210,28 +224,28 @@ def make_callbacks(config, translator, sources, references, state, backup, batch
         ),
         state,  # after the callbacks adding to the logs, before the backup saving it
         backup,
-        keras.callbacks.TerminateOnNaN(),
         keras.callbacks.TensorBoard(str(run / LOGS_DIR), write_graph=False),
     ]
     if average is not None:
         # The weights as trained, scored too (val_last_*): what averaging adds, epoch by epoch.
-        callbacks[1:1] = [
+        callbacks[2:2] = [
             ValidationScores(translator.translate_texts, sources, references,
                              max_sentences=config.validation_sentences, prefix="val_last_"),
             average,
         ]
+    if config.time_budget is not None:
+        # Before the run state and the backup: the batch it stops at is backed up as the end.
+        callbacks.insert(callbacks.index(state), TimeBudget(
+            config.time_budget, clock=state, snapshot_weights=run / BUDGET_WEIGHTS_FILE,
+            snapshot_point=run / BUDGET_POINT_FILE, batches_per_epoch=batches_per_epoch,
+            average=average,
+        ))
     if config.patience is not None:
         callbacks.append(
             keras.callbacks.EarlyStopping(
                 monitor="val_bleu", mode="max", patience=config.patience, restore_best_weights=True
             )
         )
-    if config.time_budget is not None:
-        callbacks.append(TimeBudget(
-            config.time_budget, clock=state, snapshot_weights=run / BUDGET_WEIGHTS_FILE,
-            snapshot_point=run / BUDGET_POINT_FILE, batches_per_epoch=batches_per_epoch,
-            average=average,
-        ))
     return callbacks, average
 
 
@@ -383,18 +397,23 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
             raise
         if average is not None:
             average.apply()
+        check_finite_weights(model, run)
         with atomic_path(run / MODEL_FILE) as temporary:
             model.save(temporary)
-        mark_finished(run, config.epochs)
+        epoch, batch = backup.saved_at or (epoch, batch)
+        trained = round(epoch + batch / batches_per_epoch, 4)
+        budget = config.time_budget if budget_ran_out(callbacks) else None
+        mark_finished(run, config.epochs, trained, budget)
     seconds = time.monotonic() - start
 
     if precision.policy != "float32":
         # Layers take the global policy when built: load the saved model as a new process does.
         keras.mixed_precision.set_global_policy("float32")
         translator = RunDirectory.load(run).translator()
-    print_fn(f"trained {len(next(iter(history.values()), []))} epochs in {seconds:.0f} s")
+    print_fn(f"trained {plural(len(next(iter(history.values()), [])), 'epoch')} in "
+             f"{seconds:.0f} s")
     if not finished:
-        print_fn(f"stopped: {stop_reason(config, callbacks, history)}; the model is "
+        print_fn(f"stopped: {stop_reason(config, callbacks, trained)}; the model is "
                  f"{run / MODEL_FILE}")
     scores = report_scores(config, translator, sources, references, seconds, print_fn)
     tokens = stream.target_tokens_per_pass * batches_per_epoch / stream.batches_per_pass

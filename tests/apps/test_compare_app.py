@@ -129,10 +129,10 @@ def test_failed_configuration_is_reported_and_the_others_run(tmp_path, monkeypat
     results = json.loads((output / "results.json").read_text())
     assert [(r["configuration"], r["status"]) for r in results] == [
         ("bad-model", "failed"), ("lstm", "ok"), ("bad-schedule", "failed")]
-    assert "'gru'" in results[0]["error"]
+    assert "--model gru: must be one of" in results[0]["error"]
     assert "needs --api subclassed" in results[2]["error"]
     _, rows = _table((output / "results.md").read_text())
-    assert rows[0][-1].startswith("failed: KeyError: 'gru'") and rows[1][-1] == "ok"
+    assert rows[0][-1].startswith("failed: ValueError: --model gru") and rows[1][-1] == "ok"
     assert rows[0][2:11] == ["n/a"] * 9
 
 

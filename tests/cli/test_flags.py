@@ -34,9 +34,18 @@ def test_a_reference_configuration_gives_the_defaults_and_flags_win():
 @pytest.mark.parametrize("argv, dest, value", [
     (["--time-budget", "2"], "time_budget", 2.0),
     (["--output-dir", "runs/x"], "output", "runs/x"),
+    (["--languages", "es,en"], "languages", "es,en"),
+    (["--languages", "pt-BR,zh-Hant"], "languages", "pt-BR,zh-Hant"),
 ])
 def test_train_flags(argv, dest, value):
     assert getattr(train.parse(argv), dest) == value
+
+
+@pytest.mark.parametrize("pair", ["es", "es,en,fr", "ES,en", "es,", "spanish,english"])
+def test_a_language_pair_that_is_not_two_codes_is_refused(pair, capsys):
+    with pytest.raises(SystemExit):
+        train.parse(["--languages", pair])
+    assert "must be two language codes SOURCE,TARGET" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("module, argv, dest, value", [

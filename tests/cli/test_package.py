@@ -48,6 +48,8 @@ def test_the_wheel_carries_the_command_line_and_its_entry_point(wheel):
     names = set(wheel.namelist())
     assert {f"keras_nmt/cli/{command}.py" for command in COMMANDS} <= names
     assert "keras_nmt/cli/common.py" in names and "keras_nmt/__main__.py" in names
+    assert {f"keras_nmt/serve/static/{name}" for name in (
+        "index.html", "explorer.js", "explorer.css")} <= names  # the page, without a build step
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     assert "keras-nmt = keras_nmt.cli:run" in wheel.read(entry_points).decode()
 

@@ -14,7 +14,8 @@ from tests.docs.markdown_blocks import REPOSITORY, fence_after, fences
 DOCUMENTS = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").rglob("*.md"))]
 # Pages whose diagrams use plain fences; the language rule below applies to all the others.
 PLAIN_FENCES_ALLOWED = {"docs/architecture.md"}
-SUBCOMMANDS = ("train", "translate", "evaluate", "export", "compare", "benchmark", "spell", "demo")
+SUBCOMMANDS = ("train", "translate", "evaluate", "export", "serve", "compare", "benchmark", "spell",
+               "demo")
 # Sizes the README's Python quickstart is run with here: the same code, a few seconds of training.
 TINY = {"train_size": 200, "epochs": 1, "units": 16, "embedding_dim": 8}
 

@@ -1,0 +1,199 @@
+"""Load test of `keras-nmt serve`: concurrent LibreTranslate clients against offline batches.
+
+For each model (a run folder, its CTranslate2 export...), in one run:
+
+1. offline: `translate_batch` over all the sentences the clients will send, after
+   `configure_decoding_threads` (as the server does), in sentences/s;
+2. the server: `python -m keras_nmt serve SRC:TGT=MODEL --port 0` (localhost only), warmed up,
+   then `clients` threads each sending `requests` LibreTranslate `POST /translate` requests of
+   1-8 sentences (seeded), one keep-alive connection per client. It reports sentences/s over
+   the wall time, p50/p99 request latency, errors (any status but 200), and the server's
+   resident memory (VmRSS) after warm-up, after the first half of the requests and at the end,
+   with the batch sizes the server formed (`GET /health`).
+
+Bounded: at most `clients * requests` requests and `max_seconds` per model (clients stop
+sending after it). Run as a script (results as a Markdown table, also written with
+`--output`):
+
+    python -m keras_nmt.benchmarks.serve_load runs/dates exports/dates-ct2 --pair en:de \\
+        --output docs/results/serving-load.md
+"""
+
+import argparse
+import http.client
+import json
+import random
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from keras_nmt.data.builtin import builtin_pairs
+from keras_nmt.hardware.machine import describe_machine, machine_summary
+from keras_nmt.inference import open_translator
+from keras_nmt.inference.batch_translator import configure_decoding_threads
+from keras_nmt.markdown import table as markdown_table
+
+
+def resident_mb(pid):
+    """A process's resident memory (VmRSS) in MiB (Linux)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+) kB", status)[1]) / 1024
+
+
+def client_requests(sentences, clients, requests, seed=0):
+    """Per client, its requests: lists of 1-8 sentences drawn (seeded) from `sentences`."""
+    rng = random.Random(seed)
+    return [[rng.sample(sentences, rng.randint(1, 8)) for _ in range(requests)]
+            for _ in range(clients)]
+
+
+def offline_speed(path, batches):
+    """Sentences/s of `translate_batch` over every sentence of `batches` (after a warm-up)."""
+    translator = open_translator(path)
+    texts = [text for client in batches for request in client for text in request]
+    translator.translate_batch(texts[:64])
+    start = time.perf_counter()
+    translator.translate_batch(texts, batch_size=64)
+    return len(texts) / (time.perf_counter() - start)
+
+
+class _Server:
+    def __init__(self, pair, path, max_wait_ms):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "keras_nmt", "serve", f"{pair}={path}", "--port", "0",
+             "--max-sentences", "8", "--max-queue", "1024", "--timeout", "120",
+             "--max-wait-ms", str(max_wait_ms)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        for line in self.process.stdout:
+            match = re.match(r"serving on http://([\d.]+):(\d+)/", line)
+            if match:
+                self.host, self.port = match[1], int(match[2])
+                # Keep reading its output, so that the server never blocks on a full pipe.
+                threading.Thread(target=self.process.stdout.read, daemon=True).start()
+                return
+        raise RuntimeError(f"the server for {path} did not start")
+
+    def post(self, connection, texts, source, target):
+        body = json.dumps({"q": texts, "source": source, "target": target})
+        connection.request("POST", "/translate", body, {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        response.read()
+        return response.status
+
+    def health(self):
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        connection.request("GET", "/health")
+        return json.loads(connection.getresponse().read())["counters"]
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(30)
+
+
+def load(path, pair, batches, max_seconds, max_wait_ms=30.0):
+    """Runs the clients against a fresh server of `path`; returns the measurements."""
+    source, target = pair.split(":")
+    server = _Server(pair, path, max_wait_ms)
+    try:
+        warm = http.client.HTTPConnection(server.host, server.port, timeout=120)
+        for request in batches[0][:5]:
+            server.post(warm, request, source, target)
+        memory = {"after warm-up": resident_mb(server.process.pid)}
+        latencies, errors, sent = [], [0], [0]
+        lock = threading.Lock()
+        half = len(batches) * len(batches[0]) // 2
+        deadline = time.monotonic() + max_seconds
+
+        def client(requests):
+            connection = http.client.HTTPConnection(server.host, server.port, timeout=120)
+            for texts in requests:
+                if time.monotonic() > deadline:
+                    return
+                start = time.perf_counter()
+                try:
+                    status = server.post(connection, texts, source, target)
+                except (OSError, http.client.HTTPException):
+                    status = None
+                    connection = http.client.HTTPConnection(server.host, server.port,
+                                                            timeout=120)
+                with lock:
+                    latencies.append(time.perf_counter() - start)
+                    sent[0] += len(texts)
+                    errors[0] += status != 200
+                    if len(latencies) == half:
+                        memory["after half the requests"] = resident_mb(server.process.pid)
+
+        threads = [threading.Thread(target=client, args=(requests,)) for requests in batches]
+        start = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        seconds = time.perf_counter() - start
+        memory["at the end"] = resident_mb(server.process.pid)
+        counters = server.health()
+    finally:
+        server.stop()
+    latencies.sort()
+    return {
+        "requests": len(latencies), "sentences": sent[0], "errors": errors[0],
+        "seconds": seconds, "sentences_per_second": sent[0] / seconds,
+        "p50_ms": 1000 * latencies[len(latencies) // 2],
+        "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
+        "memory_mb": memory, "mean_batch": counters["mean_batch_size"],
+        "largest_batch": counters["largest_batch"],
+    }
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
+    parser.add_argument("models", nargs="+", help="run folders or exports of one model")
+    parser.add_argument("--pair", default="en:de",
+                        help="SRC:TGT the models are served under (default: %(default)s)")
+    parser.add_argument("--sentences", default=None,
+                        help="a file of source sentences, one per line (default: the built-in "
+                        "dates test split)")
+    parser.add_argument("--clients", type=int, default=32, help="concurrent clients (32)")
+    parser.add_argument("--requests", type=int, default=100, help="requests per client (100)")
+    parser.add_argument("--max-seconds", type=float, default=900,
+                        help="per model: clients stop sending after this (900)")
+    parser.add_argument("--max-wait-ms", type=float, default=30.0,
+                        help="the server's --max-wait-ms (default: %(default)s, its own)")
+    parser.add_argument("--output", default=None, help="also write the table to this file")
+    args = parser.parse_args(argv)
+    if args.sentences:
+        sentences = Path(args.sentences).read_text().splitlines()
+    else:
+        sentences = [source for source, _ in builtin_pairs("dates", "test")]
+    batches = client_requests(sentences, args.clients, args.requests)
+    configure_decoding_threads()
+    rows = []
+    for path in args.models:
+        offline = offline_speed(path, batches)
+        served = load(path, args.pair, batches, args.max_seconds, args.max_wait_ms)
+        memory = served["memory_mb"]
+        rows.append([
+            path, f"{served['requests']}", f"{served['errors']}",
+            f"{served['sentences_per_second']:.0f}", f"{offline:.0f}",
+            f"{served['sentences_per_second'] / offline:.0%}",
+            f"{served['p50_ms']:.0f}", f"{served['p99_ms']:.0f}",
+            " / ".join(f"{value:.0f}" for value in memory.values()),
+            f"{served['mean_batch']:.1f} ({served['largest_batch']})",
+        ])
+        print(json.dumps({"model": path, "offline_sentences_per_second": offline, **served}),
+              flush=True)
+    table = markdown_table(
+        ["model", "requests", "errors", "served sent/s", "offline sent/s", "served/offline",
+         "p50 ms", "p99 ms", "RSS MiB (warm / half / end)", "mean batch (largest)"], rows)
+    text = f"{machine_summary(describe_machine())}\n\n{table}\n"
+    print(text)
+    if args.output:
+        Path(args.output).write_text(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""Serve models over HTTP: a LibreTranslate-compatible API and an explorer page.
+
+Examples:
+    keras-nmt serve es:en=runs/spa-eng                  # then open http://127.0.0.1:5000/
+    keras-nmt serve runs/spa-eng exports/spa-eng-ct2 --port 8080   # pairs from --languages
+    keras-nmt serve es:en=saved_models/spa-eng --api-key SECRET --host 0.0.0.0
+Each MODEL is a run folder, a SavedModel or a CTranslate2 export, as PATH (a run trained with
+--languages SRC,TGT) or SRC:TGT=PATH. Clients: any LibreTranslate client (POST /translate,
+GET /languages); the page at / shows the n-best list, attention and the beam search tree.
+Needs the serve extra: pip install keras_nmt[serve].
+"""
+
+import asyncio
+import os
+import sys
+
+from keras_nmt.cli.common import (
+    add_debug_flag,
+    command,
+    exit_status,
+    new_parser,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    start_tensorflow,
+)
+
+
+def build_parser(prog=None):
+    parser = new_parser(__doc__, prog)
+    parser.add_argument("models", nargs="+", metavar="MODEL",
+                        help="PATH or SRC:TGT=PATH: a run folder, a SavedModel or a CTranslate2 "
+                        "export; the first model of a language pair serves it")
+    net = parser.add_argument_group("network")
+    net.add_argument("--host", default="127.0.0.1",
+                     help="address to listen on (default: %(default)s, this machine only; "
+                     "0.0.0.0 listens on every interface)")
+    net.add_argument("--port", type=non_negative_int, default=5000,
+                     help="port (default: %(default)s; 0: a free one, printed)")
+    net.add_argument("--api-key", default=os.environ.get("KERAS_NMT_API_KEY"),
+                     help="require this key on every API request (field api_key, or header "
+                     "X-API-Key or Authorization: Bearer KEY); default: $KERAS_NMT_API_KEY, "
+                     "else none")
+    limits = parser.add_argument_group("limits (a request beyond them gets a 4xx JSON error)")
+    limits.add_argument("--max-chars", type=positive_int, default=5000,
+                        help="characters per request (default: %(default)s)")
+    limits.add_argument("--max-sentence-chars", type=positive_int, default=500,
+                        help="characters per sentence (default: %(default)s)")
+    limits.add_argument("--max-sentences", type=positive_int, default=64,
+                        help="sentences per request (default: %(default)s)")
+    limits.add_argument("--max-beam-size", type=positive_int, default=8,
+                        help="beam size, and alternatives + 1 (default: %(default)s)")
+    limits.add_argument("--timeout", type=positive_float, default=30.0,
+                        help="seconds before a request is answered 503 (default: %(default)s)")
+    batching = parser.add_argument_group("batching")
+    batching.add_argument("--max-batch", type=positive_int, default=64,
+                          help="sentences translated together (default: %(default)s)")
+    batching.add_argument("--max-wait-ms", type=positive_float, default=30.0,
+                          help="milliseconds a batch waits for more sentences after its first "
+                          "request (default: %(default)s; more: fuller batches under load, "
+                          "slower answers to a lone request)")
+    batching.add_argument("--max-queue", type=positive_int, default=256,
+                          help="requests waiting per model; more are answered 429 (default: "
+                          "%(default)s)")
+    batching.add_argument("--workers", type=positive_int, default=None,
+                          help="batches translated at once per model (default: the CPU count)")
+    add_debug_flag(parser)
+    return parser
+
+
+@command
+def main(argv=None, prog=None):
+    args = build_parser(prog).parse_args(argv)
+    start_tensorflow(args.debug)
+    # Imported after parsing: `--help` and flag errors must not wait for TensorFlow, and the
+    # serve extra (Starlette, uvicorn) is needed only here.
+    import uvicorn  # noqa: PLC0415
+
+    from keras_nmt.inference.batch_translator import configure_decoding_threads  # noqa: PLC0415
+    from keras_nmt.serve import (  # noqa: PLC0415
+        BatchSettings,
+        Limits,
+        create_app,
+        load_served_models,  # noqa: PLC0415
+    )
+
+    workers = configure_decoding_threads(args.workers)
+    models = load_served_models(args.models)
+    limits = Limits(
+        max_chars=args.max_chars, max_sentence_chars=args.max_sentence_chars,
+        max_sentences=args.max_sentences, max_beam_size=args.max_beam_size,
+        timeout=args.timeout,
+        max_body_bytes=max(65536, 8 * args.max_chars),
+    )
+    batching = BatchSettings(max_batch=args.max_batch, max_wait=args.max_wait_ms / 1000,
+                             max_queue=args.max_queue, workers=workers)
+    app = create_app(models, limits, batching, api_key=args.api_key)
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
+                            timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
+    for model in models:
+        # Traced (prepared) before the first client waits on it, and a broken model fails here.
+        model.translator.translate_batch(["warm up"])
+        print(f"{model.pair[0]}->{model.pair[1]}: {model.name} ({model.kind}, {model.path})",
+              flush=True)
+
+    async def announce():  # the bound port (also with --port 0), once the socket listens
+        while not server.started:
+            await asyncio.sleep(0.05)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        print(f"serving on http://{args.host}:{port}/", flush=True)
+
+    async def serve():
+        await asyncio.gather(server.serve(), announce())
+
+    asyncio.run(serve())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(exit_status(main()))

@@ -1,0 +1,134 @@
+"""Ctrl-C (SIGINT) and SIGTERM end every command in one line, at any moment, with 130 / 143.
+
+`install` puts the handlers in place first thing (`keras_nmt.cli.run`, before any subcommand
+or TensorFlow is imported), so a signal during start-up, during the imports of TensorFlow or
+matplotlib, or during an export is the same `KeyboardInterrupt` (`Terminated` for SIGTERM) that
+the commands' clean-up already handles (`keras_nmt.cli.common.command`):
+
+- the first signal raises in the main thread; later ones are only recorded, so the clean-up
+  of the first (removing a half-written file, naming the last backup) runs to its end;
+- `deferred` holds a signal back while native code runs that must not be unwound midway (the
+  CTranslate2 converter: a `KeyboardInterrupt` raised inside its callbacks killed the process
+  with "Fatal Python error: PyThreadState_Get"), and raises it when the block ends;
+- `swallowed` turns a command that returned normally after a signal (an exception swallowed
+  by a library during its import) into 130 / 143 all the same, so a signal never exits 0;
+- `exit_now` leaves without the interpreter's shutdown once the line is printed: TensorFlow's
+  and tf.data's threads made an interrupted training wait ~20 s there.
+
+Example:
+    >>> previous = install()
+    >>> with deferred():          # doctest: +SKIP
+    ...     spec.save(directory)  # a Ctrl-C here is raised after the save
+"""
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import traceback
+
+# Exit statuses of a command ended by a signal, as a shell reports them (128 + the signal).
+EXIT_INTERRUPTED = 128 + signal.SIGINT
+EXIT_TERMINATED = 128 + signal.SIGTERM
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+_received = []  # the signals received by this process, in order
+_deferring = []  # one entry per open `deferred` block
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C so that the same clean-up runs."""
+
+
+def _interruption(signum):
+    return Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _handle(signum, frame):
+    del frame
+    _received.append(signum)
+    if len(_received) == 1 and not _deferring:
+        raise _interruption(signum)
+
+
+def install():
+    """Installs the handlers (in the main thread; elsewhere nothing); returns the previous ones
+    for `restore`."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
+    for signum in SIGNALS:
+        signal.signal(signum, _handle)
+    return previous
+
+
+def restore(previous):
+    """Puts back the handlers `install` replaced; the outermost `install`'s restore also
+    forgets the signals received (a test calling one command after another)."""
+    if previous is None:
+        return
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+    if previous[signal.SIGINT] is not _handle:
+        _received.clear()
+
+
+def received():
+    """The first signal received since `install`, or None."""
+    return _received[0] if _received else None
+
+
+@contextlib.contextmanager
+def deferred():
+    """Holds signals back for the block; one received meanwhile is raised when it ends."""
+    before = len(_received)
+    _deferring.append(True)
+    try:
+        yield
+    finally:
+        _deferring.pop()
+    if len(_received) > before and not _deferring:
+        raise _interruption(_received[before])
+
+
+def check():
+    """Raises the interruption of a signal received earlier (a safe point after imports)."""
+    if _received:
+        raise _interruption(_received[0])
+
+
+def status(error):
+    """The exit status of an interruption: 143 for SIGTERM, 130 for Ctrl-C."""
+    return EXIT_TERMINATED if isinstance(error, Terminated) else EXIT_INTERRUPTED
+
+
+def describe(error):
+    """The one line of an interruption: what ended the command, and what it left."""
+    name = "terminated (SIGTERM)" if isinstance(error, Terminated) else "interrupted"
+    left = getattr(error, "left", None) or "nothing was left half-written"
+    return f"{name}: {left}"
+
+
+def report(error, debug=False):
+    """Prints the one line of interruption `error` (and its traceback with `debug`); returns
+    its exit status."""
+    if debug:
+        traceback.print_exception(error)
+    print(describe(error), file=sys.stderr)
+    return status(error)
+
+
+def swallowed():
+    """The interruption of a signal that arrived and was swallowed (the command went on), or
+    None: the caller reports it instead of succeeding."""
+    return _interruption(_received[0]) if _received else None
+
+
+def exit_now(exit_status):
+    """Exits with `exit_status`; after a signal, without the interpreter's shutdown."""
+    if _received or exit_status in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(exit_status)
+    sys.exit(exit_status)

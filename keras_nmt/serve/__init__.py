@@ -1,0 +1,27 @@
+"""Serving: `keras-nmt serve`'s HTTP application, its request batcher and the explorer page.
+
+A LibreTranslate-compatible API (`POST /translate`, `GET /languages`) over run folders,
+SavedModels and CTranslate2 exports, with the sentences of concurrent requests batched
+together; a richer JSON API and a page (`static/`) that shows the n-best list, the attention
+of every layer and head and the beam search tree. Needs the `serve` extra (Starlette,
+uvicorn). Uses `inference` and `decoding` only (docs/architecture.md); `cli.serve` runs it.
+
+Example:
+    >>> app = create_app(load_served_models(["es:en=runs/spa"]))
+    >>> uvicorn.run(app, host="127.0.0.1", port=5000)                     # doctest: +SKIP
+"""
+
+from keras_nmt._lazy import lazy_package
+
+__all__ = lazy_package(
+    __name__,
+    {
+        "BatchSettings": "keras_nmt.serve.app",
+        "Batcher": "keras_nmt.serve.batcher",
+        "Limits": "keras_nmt.serve.app",
+        "ModelLoadError": "keras_nmt.serve.served_model",
+        "ServedModel": "keras_nmt.serve.served_model",
+        "create_app": "keras_nmt.serve.app",
+        "load_served_models": "keras_nmt.serve.served_model",
+    },
+)

@@ -1,0 +1,228 @@
+"""The models a server offers: where each comes from, its language pair, and what it can show.
+
+`load_served_models(["es:en=runs/spa", "exports/fra-eng"])` opens each with
+`keras_nmt.inference.open_translator` (a run folder, a SavedModel or a CTranslate2 export). The
+pair comes from the command line (`SRC:TGT=PATH`) or from the run's `config.json`
+(`keras-nmt train --languages es,en`). A run folder keeps its Keras model, so the explorer can
+draw the beam search tree and the attention of every layer and head (`explore`); an export
+offers translations and n-best lists (and a SavedModel its greedy attention).
+
+Example:
+    >>> [model] = load_served_models(["es:en=runs/spa"])
+    >>> model.pair, model.kind
+    (('es', 'en'), 'run folder')
+"""
+
+import dataclasses
+import json
+import re
+import threading
+from pathlib import Path
+
+import numpy as np
+import tensorflow as tf
+
+from keras_nmt.atomic_file import read_json
+from keras_nmt.decoding.beam_tree import beam_tree
+from keras_nmt.inference import CTranslate2Translator, SavedTranslator, open_translator
+from keras_nmt.inference.run_directory import CONFIG_FILE
+from keras_nmt.special_ids import END_ID, START_ID
+from keras_nmt.training.train_config import LANGUAGE_CODE
+
+_SPEC = re.compile(f"(?P<source>{LANGUAGE_CODE}):(?P<target>{LANGUAGE_CODE})=(?P<path>.+)")
+
+
+class ModelLoadError(ValueError):
+    """A model named on the command line cannot be served (its path is in the message)."""
+
+
+@dataclasses.dataclass
+class ServedModel:
+    """One model behind the server.
+
+    Attributes:
+        name: how the API names it: the folder's name (a SavedModel version folder: its
+            model's), made unique by `load_served_models` with primes.
+        path: where it was loaded from.
+        pair: `(source, target)` language codes.
+        translator: a `Translator`, `SavedTranslator` or `CTranslate2Translator`.
+    """
+
+    name: str
+    path: Path
+    pair: tuple
+    translator: object
+    # The explorer's eager model calls are not run concurrently on one model.
+    lock: threading.Lock = dataclasses.field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def kind(self):
+        if isinstance(self.translator, CTranslate2Translator):
+            return "CTranslate2 export"
+        if isinstance(self.translator, SavedTranslator):
+            return "SavedModel"
+        return "run folder"
+
+    @property
+    def keras_model(self):
+        """The Keras model of a run folder, `None` for an export."""
+        return getattr(self.translator, "model", None) if self.kind == "run folder" else None
+
+    def describe(self):
+        """What `GET /api/models` says about the model."""
+        model = self.keras_model
+        return {
+            "name": self.name, "source": self.pair[0], "target": self.pair[1],
+            "kind": self.kind, "path": str(self.path),
+            "model_class": type(model).__name__ if model is not None else None,
+            "max_beam_size": self.translator.max_beam_size,
+            "beam_tree": model is not None,
+            "attention": model is not None and bool(model.has_attention),
+        }
+
+
+def parse_model_spec(spec):
+    """`(pair or None, path)` of `SRC:TGT=PATH` or `PATH`."""
+    match = _SPEC.fullmatch(spec)
+    if match:
+        return (match["source"], match["target"]), Path(match["path"])
+    return None, Path(spec)
+
+
+def recorded_pair(path):
+    """The pair a run folder recorded at training (`--languages es,en`), or `None`."""
+    config = Path(path) / CONFIG_FILE
+    if not config.is_file():
+        return None
+    languages = read_json(config, "train again with --languages", expect=dict).get("languages")
+    return tuple(languages.split(",")) if languages else None
+
+
+def load_served_models(specs):
+    """Opens every `SRC:TGT=PATH` / `PATH` of `specs`; raises `ModelLoadError` naming the path."""
+    models, names = [], set()
+    for spec in specs:
+        pair, path = parse_model_spec(spec)
+        try:
+            pair = pair or recorded_pair(path)
+            if pair is None:
+                raise ModelLoadError(
+                    f"{path}: no language pair; give it as SRC:TGT={path} (e.g. es:en={path}) "
+                    "or train with --languages SRC,TGT")
+            translator = open_translator(path)
+        except ModelLoadError:
+            raise
+        except (OSError, ValueError, json.JSONDecodeError) as error:
+            raise ModelLoadError(f"cannot load {path}: {error}") from error
+        folder = path.resolve()
+        # A SavedModel version folder (saved_models/NAME/1) is named after its model.
+        name = folder.parent.name if folder.name.isdigit() else folder.name
+        while name in names:
+            name += "'"
+        names.add(name)
+        models.append(ServedModel(name, path, pair, translator))
+    return models
+
+
+def _tokens(tokenizer, ids):
+    """Token strings of a list of ids."""
+    ragged = tf.ragged.constant([list(ids)], dtype=tf.int32)
+    return [t.decode("utf-8", "replace") for t in tokenizer.ids_to_tokens(ragged)[0].numpy()]
+
+
+def head_attention(model, source_ids, target_ids):
+    """Cross-attention of every decoder layer and head of a Transformer, teacher-forced.
+
+    Runs the encoder and the decoder blocks (found by their layer names, which both twins
+    share) over `[START] + target_ids[:-1]` in whole-sequence mode, the way training sees the
+    sentence; the last layer's mean over heads is what `decode_step` returns at each step.
+
+    Args:
+        model: a Transformer twin.
+        source_ids: int32 `(1, src_len)`.
+        target_ids: the produced ids (`END` included).
+
+    Returns:
+        float32 `(layers, heads, len(target_ids), src_len)`.
+    """
+    source = tf.constant(source_ids, tf.int32)
+    source_mask = tf.not_equal(source, 0)
+    embedding = _layer(model, "source_embedding") or model.get_layer("shared_embedding")
+    x = embedding(source)
+    for i in range(model.num_layers):
+        x = model.get_layer(f"encoder_block_{i}")(x, mask=source_mask)
+    norm = _layer(model, "encoder_final_norm")
+    memory = norm(x) if norm is not None else x
+    decoder_tokens = tf.constant([[START_ID, *list(target_ids)[:-1]]], tf.int32)
+    target = _layer(model, "target_embedding") or model.get_layer("shared_embedding")
+    y = target(decoder_tokens)
+    layers = []
+    for i in range(model.num_layers):
+        y, scores = model.get_layer(f"decoder_block_{i}")(
+            y, memory, inputs_mask=tf.not_equal(decoder_tokens, 0), memory_mask=source_mask,
+            return_attention_scores=True,
+        )
+        layers.append(np.asarray(scores)[0])  # (heads, tgt_len, src_len)
+    return np.stack(layers).astype(np.float32)
+
+
+def _layer(model, name):
+    try:
+        return model.get_layer(name)
+    except ValueError:
+        return None
+
+
+def explore(served, text, beam_size, n_best, length_penalty, top_k):
+    """The explorer's view of one sentence (a run folder's model): tree, n-best, attention.
+
+    Returns:
+        A JSON-ready dict: `source_tokens`; `hypotheses` (best first: `text`, `tokens`,
+        `token_log_probs`, `score`, `log_prob`, `finished`); `tree` (the `BeamTree` steps with
+        token strings); `attention` `{"layers": [[heads: rows target x source]]}` of the best
+        hypothesis (per layer and head for a Transformer, one map otherwise) or `None`.
+    """
+    translator, model = served.translator, served.keras_model
+    ids, _ = translator.source_ids(tf.constant([text]))
+    ids = ids.numpy()
+    source_tokens = _tokens(translator.source_tokenizer, [i for i in ids[0] if i != 0])
+    with served.lock:
+        tree = beam_tree(model, ids, beam_size=beam_size, n_best=n_best,
+                         length_penalty=length_penalty,
+                         max_length=translator.max_target_length, top_k=top_k)
+        best = tree.hypotheses[0]["tokens"]
+        heads = None
+        if best and hasattr(model, "num_heads") and model.has_attention:
+            heads = head_attention(model, ids, best)
+    target = translator.target_tokenizer
+
+    def text_of(tokens):
+        kept = [t for t in tokens if t != END_ID]
+        return target.detokenize(tf.constant([kept], tf.int32)).numpy()[0].decode("utf-8")
+
+    hypotheses = [
+        {"text": text_of(h["tokens"]), "tokens": _tokens(target, h["tokens"]),
+         "token_log_probs": h["token_log_probs"], "score": h["score"],
+         "log_prob": h["log_prob"], "finished": h["finished"]}
+        for h in tree.hypotheses
+    ]
+    vocabulary = {}
+
+    def name(token):
+        if token not in vocabulary:
+            vocabulary[token] = _tokens(target, [token])[0]
+        return vocabulary[token]
+
+    steps = []
+    for step in tree.steps:
+        steps.append({
+            "candidates": [{**c, "text": name(c["token"])} for c in step["candidates"]],
+            "top_k": [{**t, "texts": [name(i) for i in t["tokens"]]} for t in step["top_k"]],
+        })
+    attention = None
+    if heads is not None:
+        attention = {"layers": heads.tolist(), "averaged": "decoder cross-attention per head"}
+    elif tree.attention is not None:
+        attention = {"layers": [[tree.attention[0]]], "averaged": "the model's attention"}
+    return {"source_tokens": source_tokens, "hypotheses": hypotheses,
+            "tree": {"steps": steps}, "attention": attention}

@@ -1,0 +1,219 @@
+// The explorer page: asks /api/explore (run folders) or /api/translate (exports) and draws
+// the n-best list, the attention heatmap (layer and head chosen), the beam search tree step by
+// step and the top-k next tokens of each step. Plain DOM and SVG: no library, no build step.
+"use strict";
+
+const $ = (selector, root = document) => root.querySelector(selector);
+let MODELS = [];
+
+function element(tag, attributes = {}, text = null) {
+  const svg = ["svg", "g", "rect", "text", "path", "title"].includes(tag);
+  const node = svg ? document.createElementNS("http://www.w3.org/2000/svg", tag)
+                   : document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  if (text !== null) node.textContent = text;
+  return node;
+}
+
+async function post(path, body) {
+  const response = await fetch(path, {
+    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+  });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(answer.error || response.statusText);
+  return answer;
+}
+
+async function loadModels() {
+  const answer = await (await fetch("/api/models")).json();
+  MODELS = answer.models;
+  for (const select of [$("#model-a"), $("#model-b")]) {
+    for (const model of MODELS) {
+      select.append(element("option", {value: model.name},
+        `${model.name} (${model.source}→${model.target}, ${model.kind})`));
+    }
+  }
+  if (MODELS.length > 1) $("#model-b").value = MODELS[1].name;
+}
+
+function show(panel, view, model) {
+  const best = view.hypotheses[0];
+  $(".model-name", panel).textContent = `${model.name}: ${model.model_class || model.kind}`;
+  $(".translation", panel).textContent = best.text;
+  const body = $(".nbest tbody", panel);
+  view.hypotheses.forEach((h, i) => {
+    const tokens = (h.tokens || []).map((t, j) =>
+      `${t} (${h.token_log_probs[j].toFixed(2)})`).join(" ");
+    const row = element("tr", {class: "hypothesis"});
+    for (const cell of [i + 1, h.text, h.score.toFixed(3),
+                        h.log_prob === undefined ? "" : h.log_prob.toFixed(3), tokens]) {
+      row.append(element("td", {}, String(cell)));
+    }
+    body.append(row);
+  });
+  drawAttentionControls(panel, view, best);
+  if (view.tree) drawTreeControls(panel, view);
+  else $(".tree-box", panel).hidden = true;
+}
+
+function drawAttentionControls(panel, view, best) {
+  const box = $(".attention-box", panel);
+  if (!view.attention) { box.hidden = true; return; }
+  const layers = view.attention.layers;
+  const layerSelect = $(".layer", panel), headSelect = $(".head", panel);
+  layers.forEach((_, i) => layerSelect.append(element("option", {value: i}, `${i + 1}`)));
+  layerSelect.value = layers.length - 1;
+  const fillHeads = () => {
+    headSelect.replaceChildren();
+    const heads = layers[layerSelect.value];
+    heads.forEach((_, i) => headSelect.append(element("option", {value: i}, `${i + 1}`)));
+    if (heads.length > 1) headSelect.append(element("option", {value: "mean"}, "mean"));
+    headSelect.value = heads.length > 1 ? "mean" : 0;
+  };
+  const draw = () => {
+    const heads = layers[layerSelect.value];
+    let rows;
+    if (headSelect.value === "mean") {
+      rows = heads[0].map((row, i) => row.map((_, j) =>
+        heads.reduce((sum, head) => sum + head[i][j], 0) / heads.length));
+    } else {
+      rows = heads[headSelect.value];
+    }
+    drawHeatmap($(".heatmap", panel), rows, view.source_tokens, best.tokens);
+  };
+  layerSelect.onchange = () => { fillHeads(); draw(); };
+  headSelect.onchange = draw;
+  fillHeads();
+  draw();
+}
+
+function drawHeatmap(box, rows, sourceTokens, targetTokens) {
+  const table = element("table", {class: "attention"});
+  const head = element("tr");
+  head.append(element("th"));
+  sourceTokens.forEach(t => head.append(element("th", {class: "source"}, t)));
+  table.append(head);
+  rows.slice(0, targetTokens.length).forEach((row, i) => {
+    const tr = element("tr");
+    tr.append(element("th", {class: "target"}, targetTokens[i]));
+    row.slice(0, sourceTokens.length).forEach((weight, j) => {
+      const td = element("td", {class: "cell", "data-row": i, "data-col": j,
+        title: `${targetTokens[i]} ← ${sourceTokens[j]}: ${weight.toFixed(3)}`});
+      td.style.background = `rgba(31, 79, 181, ${Math.min(1, Math.max(0, weight))})`;
+      tr.append(td);
+    });
+    table.append(tr);
+  });
+  box.replaceChildren(table);
+}
+
+function drawTreeControls(panel, view) {
+  const steps = view.tree.steps;
+  const slider = $(".step", panel);
+  slider.max = steps.length;
+  slider.value = steps.length;
+  const draw = () => {
+    const upTo = Number(slider.value);
+    $(".step-label", panel).textContent = `${upTo} of ${steps.length}`;
+    drawTree($(".tree", panel), steps, upTo);
+    drawTopK($(".topk", panel), steps[upTo - 1]);
+  };
+  slider.oninput = draw;
+  $(".play", panel).onclick = () => {
+    slider.value = 1; draw();
+    const timer = setInterval(() => {
+      if (Number(slider.value) >= steps.length) { clearInterval(timer); return; }
+      slider.value = Number(slider.value) + 1; draw();
+    }, 600);
+  };
+  draw();
+}
+
+// Steps left to right, candidates of a step top to bottom in their rank order.
+function drawTree(box, steps, upTo) {
+  const width = 88, height = 34, boxWidth = 76, boxHeight = 26;
+  const rows = Math.max(...steps.map(s => s.candidates.length), 1);
+  const svg = element("svg", {width: (upTo + 1) * width + 20, height: rows * height + 10});
+  const place = {root: [4, (rows * height) / 2 - boxHeight / 2]};
+  const edges = element("g"), nodes = element("g");
+  svg.append(edges, nodes);
+  const root = element("g", {class: "node root", "data-id": "root"});
+  root.append(element("rect", {x: place.root[0], y: place.root[1], width: boxWidth,
+                               height: boxHeight, rx: 4}),
+              element("text", {x: place.root[0] + 6, y: place.root[1] + 17}, "<s>"));
+  nodes.append(root);
+  steps.slice(0, upTo).forEach((step, t) => {
+    step.candidates.forEach((c, rank) => {
+      const x = 4 + (t + 1) * width, y = 5 + rank * height;
+      place[c.id] = [x, y];
+      const [px, py] = place[c.parent] || place.root;
+      edges.append(element("path", {class: `edge ${c.status}`,
+        d: `M${px + boxWidth},${py + boxHeight / 2} C${px + boxWidth + 8},${py + boxHeight / 2} ${x - 8},${y + boxHeight / 2} ${x},${y + boxHeight / 2}`}));
+      const g = element("g", {class: `node ${c.status}`, "data-id": c.id,
+                              "data-parent": c.parent, "data-step": t});
+      g.append(element("rect", {x, y, width: boxWidth, height: boxHeight, rx: 4}),
+               element("text", {x: x + 4, y: y + 11}, c.text),
+               element("text", {x: x + 4, y: y + 23},
+                       c.log_prob.toFixed(2) + (c.score !== undefined ? ` / ${c.score.toFixed(2)}` : "")),
+               element("title", {}, `${c.text}: step log-prob ${c.token_log_prob.toFixed(3)}, ` +
+                       `total ${c.log_prob.toFixed(3)} (${c.status})`));
+      nodes.append(g);
+    });
+  });
+  box.replaceChildren(svg);
+}
+
+function drawTopK(box, step) {
+  box.replaceChildren();
+  for (const entry of step.top_k) {
+    const table = element("table", {class: "topk-table"});
+    table.append(element("caption", {}, `after ${entry.node}`));
+    entry.texts.forEach((text, i) => {
+      const tr = element("tr");
+      const bar = element("span", {class: "bar"});
+      bar.style.width = `${Math.round(entry.probs[i] * 120)}px`;
+      const cell = element("td");
+      cell.append(bar);
+      tr.append(element("td", {}, text), cell, element("td", {}, entry.probs[i].toFixed(3)));
+      table.append(tr);
+    });
+    box.append(table);
+  }
+}
+
+async function translate(event) {
+  event.preventDefault();
+  const sentence = $("#sentence").value;
+  const names = [$("#model-a").value, $("#model-b").value].filter(Boolean);
+  const panels = $("#panels");
+  panels.replaceChildren();
+  $("#status").textContent = "translating…";
+  const beam = Number($("#beam").value), topK = Number($("#topk").value);
+  const alpha = Number($("#alpha").value);
+  try {
+    await Promise.all(names.map(async name => {
+      const model = MODELS.find(m => m.name === name);
+      const panel = $("#panel-template").content.firstElementChild.cloneNode(true);
+      panels.append(panel);
+      const beamSize = Math.min(beam, model.max_beam_size);
+      if (model.beam_tree) {
+        const view = await post("/api/explore", {model: name, q: sentence, beam_size: beamSize,
+                                                 top_k: topK, length_penalty: alpha});
+        show(panel, view, model);
+      } else {
+        const answer = await post("/api/translate", {model: name, q: sentence,
+          beam_size: beamSize, length_penalty: alpha, strategy: beamSize > 1 ? "beam" : "greedy"});
+        const hypotheses = answer.translations[0].map(h => ({...h, tokens: [], token_log_probs: []}));
+        show(panel, {hypotheses, attention: null, tree: null}, model);
+        $(".note", panel).textContent = `${model.kind}: n-best only (the tree and attention ` +
+          "need the Keras model of a run folder)";
+      }
+    }));
+    $("#status").textContent = "done";
+  } catch (error) {
+    $("#status").textContent = `error: ${error.message}`;
+  }
+}
+
+$("#ask").addEventListener("submit", translate);
+loadModels().catch(error => { $("#status").textContent = `error: ${error.message}`; });

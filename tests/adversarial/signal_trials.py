@@ -1,0 +1,124 @@
+"""Real-signal trials: SIGINT or SIGTERM at random moments to real `keras-nmt` processes.
+
+Each trial starts a command, waits a random time within its usual life (start-up, imports,
+work, writing), sends SIGINT or SIGTERM (alternately), and checks that the process ended with
+130 / 143 (or 0 / 1 when it had already finished), printed at most one line to stderr and no
+traceback, and left nothing half-written that the next command trips on (the same command,
+re-run, succeeds). Prints one line per trial and a summary table (Markdown) at the end.
+
+    python tests/adversarial/signal_trials.py --trials 30            # every command
+    python tests/adversarial/signal_trials.py --trials 5 --commands translate export
+
+The tests run a small version (`test_signal_trials`); docs/reliability.md records a full run.
+"""
+
+import argparse
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+COMMANDS = ("train", "translate", "export", "ctranslate2")
+
+
+def command_line(name, work, runs):
+    """The argv of command `name` writing under `work` (`runs`: prepared run folders)."""
+    if name == "train":
+        return ["train", "--output-dir", str(work / "run"), "--epochs", "1", "--units", "8",
+                "--embedding-dim", "8", "--train-size", "300", "--valid-size", "8",
+                "--batch-size", "16", "--samples", "0", "--verbose", "0", "--backup-every", "5"]
+    if name == "translate":
+        return ["translate", str(runs["lstm"]), "--input", str(runs["input"]), "--output",
+                str(work / "out.txt")]
+    if name == "export":
+        return ["export", str(runs["lstm"]), "--output-dir", str(work / "saved"),
+                "--max-beam-size", "1"]
+    return ["export", str(runs["transformer"]), "--format", "ctranslate2", "--output-dir",
+            str(work / "ct2")]
+
+
+def start(argv):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
+    return subprocess.Popen([sys.executable, "-m", "keras_nmt", *argv], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def trial(name, work, runs, delay, signum):
+    """One trial; returns (ok, description)."""
+    argv = command_line(name, work, runs)
+    process = start(argv)
+    time.sleep(delay)
+    sent = process.poll() is None
+    if sent:
+        process.send_signal(signum)
+    began = time.monotonic()
+    _, err = process.communicate(timeout=600)
+    exit_seconds = time.monotonic() - began
+    expected = {signal.SIGINT: 130, signal.SIGTERM: 143}[signum]
+    lines = err.strip().splitlines()
+    problems = []
+    if sent and process.returncode not in (expected, 0):
+        problems.append(f"rc {process.returncode}")
+    if "Traceback" in err or "Fatal Python error" in err or len(lines) > 1:
+        problems.append(f"{len(lines)} lines: {err.strip()[-300:]!r}")
+    # The next command must not trip on what was left.
+    again = start(argv + (["--force"] if name == "ctranslate2" else []))
+    _, err_again = again.communicate(timeout=900)
+    if again.returncode != 0:
+        problems.append(f"re-run rc {again.returncode}: {err_again.strip()[-300:]!r}")
+    said = lines[-1] if lines else ""
+    return not problems, (f"{name:12} {signal.Signals(signum).name:7} at {delay:5.2f} s: rc "
+                          f"{process.returncode}, exit {exit_seconds:.1f} s after the signal; "
+                          f"{'; '.join(problems) or said}")
+
+
+def prepare(directory):
+    from tests.export.helpers import make_run_directory  # noqa: PLC0415  (loads TensorFlow)
+
+    runs = {"lstm": make_run_directory(directory / "lstm"),
+            "transformer": make_run_directory(directory / "transformer", name="transformer"),
+            "input": directory / "input.txt"}
+    runs["input"].write_text("3rd of March 2021\n" * 20_000, encoding="utf-8")
+    return runs
+
+
+# The window of random moments per command (seconds after the start), on a loaded 2-core CPU.
+WINDOWS = {"train": 25.0, "translate": 15.0, "export": 30.0, "ctranslate2": 25.0}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
+    parser.add_argument("--trials", type=int, default=30, help="trials per command")
+    parser.add_argument("--commands", nargs="+", choices=COMMANDS, default=list(COMMANDS))
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    failures = {}
+    with tempfile.TemporaryDirectory() as directory:
+        runs = prepare(Path(directory))
+        for name in args.commands:
+            failures[name] = 0
+            for index in range(args.trials):
+                work = Path(directory) / f"{name}-{index}"
+                work.mkdir()
+                signum = (signal.SIGINT, signal.SIGTERM)[index % 2]
+                ok, text = trial(name, work, runs, rng.uniform(0.1, WINDOWS[name]), signum)
+                failures[name] += not ok
+                print(("ok   " if ok else "FAIL ") + text, flush=True)
+    print("\n| command | trials | failed |\n|---|---|---|")
+    for name, count in failures.items():
+        print(f"| {name} | {args.trials} | {count} |")
+    return 1 if any(failures.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

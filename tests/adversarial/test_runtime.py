@@ -1,0 +1,417 @@
+"""Runs, signals and errors: a diverged training, a time budget, a signal at any moment, a
+damaged file, a full disk or a read-only folder each end in one line that names the file or the
+flag and the way out, with the exit status a shell expects, and nothing half-written.
+
+Tiny models; one untrained run directory per module (`tests.export.helpers`), and two short
+in-process trainings. The real-signal trials with many random moments: `signal_trials.py` here
+(their results: docs/reliability.md).
+"""
+
+import errno
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import keras
+import numpy as np
+import pytest
+
+from keras_nmt import interruption
+from keras_nmt.atomic_file import atomic_path
+from keras_nmt.cli import common
+from keras_nmt.cli import evaluate as evaluate_app
+from keras_nmt.cli import export as export_app
+from keras_nmt.cli import train as train_app
+from keras_nmt.cli import translate as translate_app
+from keras_nmt.training.divergence import StopOnDivergence, TrainingDiverged
+from keras_nmt.training.exact_backup import ExactBackup
+from keras_nmt.training.run_folder import finished_message, is_finished
+from keras_nmt.training.time_budget import TimeBudget
+from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.training.trainer import plural
+from tests.export.helpers import make_model, make_run_directory
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ["--units", "8", "--embedding-dim", "8", "--train-size", "64", "--valid-size", "8",
+        "--batch-size", "16", "--samples", "0", "--verbose", "0"]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    return make_run_directory(tmp_path_factory.mktemp("runtime") / "run")
+
+
+@pytest.fixture(scope="module")
+def nan_run(tmp_path_factory):
+    """A run folder whose model.keras holds NaN weights (as a diverged training left them)."""
+    path = make_run_directory(tmp_path_factory.mktemp("nan") / "run")
+    model = keras.models.load_model(path / "model.keras", compile=False)
+    kernel = model.weights[0]
+    kernel.assign(np.full(kernel.shape, np.nan, np.float32))
+    model.save(path / "model.keras")
+    return path
+
+
+def one_error_line(capsys):
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    lines = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+# --- Divergence: never a finished run --------------------------------------------------------
+
+@pytest.mark.parametrize("rate", ["1e38", "1e30"])  # NaN weights; a loss of ~1e31 (ppl inf)
+def test_a_diverging_training_is_an_error_and_leaves_no_model(rate, tmp_path, capsys):
+    output = tmp_path / "run"
+    status = train_app.main(["--output-dir", str(output), "--epochs", "2",
+                             "--learning-rate", rate, *TINY])
+    assert status == 1
+    line = one_error_line(capsys)
+    assert f"training in {output} diverged" in line and "--learning-rate" in line, line
+    assert not (output / "finished.json").exists() and not (output / "model.keras").exists()
+
+
+def test_the_divergence_check_stops_at_the_first_non_finite_batch():
+    check = StopOnDivergence("runs/x", learning_rate=0.5)
+    check.on_train_batch_end(0, {"loss": 3.2, "perplexity": 24.5})  # fine: nothing happens
+    with pytest.raises(TrainingDiverged, match=r"batch 2 \(loss 8e\+31, perplexity inf\)"):
+        check.on_train_batch_end(1, {"loss": 8e31, "perplexity": float("inf")})
+
+
+def test_a_backup_of_non_finite_weights_is_refused_and_the_good_one_kept(tmp_path):
+    model, _, _ = make_model()
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    backup = ExactBackup(tmp_path / "backup", every=1)
+    backup.set_model(model)
+    backup.save(0, 3)
+    good = backup.path.read_bytes()
+    model.trainable_variables[0].assign(np.full(model.trainable_variables[0].shape, np.inf))
+    with pytest.raises(TrainingDiverged, match=r"the last good backup \(epoch 1, batch 3\)"):
+        backup.save(0, 4)
+    assert backup.path.read_bytes() == good
+
+
+@pytest.mark.parametrize("argv", [
+    ["export", "{run}", "--output-dir", "{tmp}"],
+    ["translate", "{run}", "3rd of March 2021"],
+    ["evaluate", "{run}", "--output", "{tmp}/h.txt"],
+], ids=["export", "translate", "evaluate"])
+def test_every_command_refuses_a_model_with_nan_weights(argv, nan_run, tmp_path, capsys):
+    apps = {"export": export_app, "translate": translate_app, "evaluate": evaluate_app}
+    args = [a.format(run=nan_run, tmp=tmp_path) for a in argv[1:]]
+    assert apps[argv[0]].main(args) == 1
+    line = one_error_line(capsys)
+    assert f"{nan_run / 'model.keras'} holds non-finite weights" in line, line
+    assert not list(tmp_path.iterdir())  # nothing exported, nothing written
+
+
+def test_the_ctranslate2_export_refuses_nan_weights(nan_run, tmp_path, capsys):
+    pytest.importorskip("ctranslate2")
+    assert export_app.main([str(nan_run), "--format", "ctranslate2",
+                            "--output-dir", str(tmp_path)]) == 1
+    assert "holds non-finite weights" in one_error_line(capsys)
+
+
+# --- The time budget: a wall-clock promise ---------------------------------------------------
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def start(self):
+        pass
+
+    def seconds(self):
+        return self.now
+
+
+def test_the_time_budget_stops_at_the_batch_that_crosses_it():
+    model, _, _ = make_model()
+    clock = FakeClock()
+    budget = TimeBudget(1, clock=clock)
+    budget.set_model(model)
+    budget.set_params({"steps": 1000})
+    model.stop_training = False
+    budget.on_train_begin()
+    budget.on_epoch_begin(0)
+    budget.on_train_batch_end(0)
+    assert not model.stop_training
+    clock.now = 60.5  # mid-epoch: one batch past the minute
+    budget.on_train_batch_end(1)
+    assert model.stop_training
+
+
+def test_an_epoch_cut_short_is_backed_up_where_it_stopped(tmp_path):
+    model, _, _ = make_model()
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    backup = ExactBackup(tmp_path / "backup", every=100)
+    backup.set_model(model)
+    backup.set_params({"steps": 50})
+    model.stop_training = False
+    backup.on_epoch_begin(0)
+    backup.on_train_batch_end(0)
+    model.stop_training = True  # the budget ran out at the second batch
+    backup.on_train_batch_end(1)
+    backup.on_epoch_end(0)
+    assert backup.saved_at == (0, 2)  # not (1, 0): the epoch is not done
+    with np.load(backup.path) as state:
+        assert (int(state["epoch"]), int(state["batch"])) == (0, 2)
+
+
+def test_a_rerun_after_a_budget_stop_says_so_and_how_to_continue():
+    config = TrainConfig(output="runs/x", epochs=10, time_budget=5)
+    record = {"epochs": 10, "trained_epochs": 1.25, "time_budget": 5}
+    assert is_finished(config, record)
+    said = finished_message(config, record)
+    assert "stopped at its time budget of 5 minutes after 1.25 of 10 epochs" in said
+    assert "--time-budget" in said and "finished (10 epochs)" not in said
+    # A larger budget, or none, trains on; a smaller one does not.
+    assert not is_finished(TrainConfig(output="runs/x", epochs=10, time_budget=8), record)
+    assert not is_finished(TrainConfig(output="runs/x", epochs=10), record)
+    assert is_finished(TrainConfig(output="runs/x", epochs=10, time_budget=3), record)
+
+
+def test_one_epoch_is_singular():
+    assert (plural(1, "epoch"), plural(2, "epoch"), plural(0.5, "epoch")) == (
+        "1 epoch", "2 epochs", "0.5 epochs")
+    said = finished_message(TrainConfig(output="runs/x", epochs=1), {"epochs": 1})
+    assert "(1 epoch)" in said
+
+
+# --- Signals, in process ---------------------------------------------------------------------
+
+@common.command
+def _swallowing(argv=None):
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.1)
+    except BaseException:  # a library that swallows the interruption
+        pass
+    return 0
+
+
+@common.command
+def _converting(argv=None):
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.1)
+    except BaseException as error:  # an import or a trace turning it into its own error
+        raise ImportError("cannot import name 'x'") from error
+
+
+@common.command
+def _deferring(argv=None):
+    with interruption.deferred():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        reached = True  # the native call ran to its end
+    assert reached
+    return 0
+
+
+@pytest.mark.parametrize("function, status", [
+    (_swallowing, 130), (_converting, 143), (_deferring, 130)],
+    ids=["swallowed", "converted-to-ImportError", "deferred"])
+def test_a_signal_ends_the_command_whatever_a_library_does_with_it(function, status, capsys):
+    assert function([]) == status
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+# --- Signals, real processes -----------------------------------------------------------------
+
+def start(*argv):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
+    return subprocess.Popen([sys.executable, "-m", "keras_nmt", *argv], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def handles_sigterm(pid):
+    """Whether process `pid` has installed its SIGTERM handler (keras_nmt.interruption)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    caught = int(re.search(r"SigCgt:\s*([0-9a-f]+)", status)[1], 16)
+    return bool(caught & (1 << (signal.SIGTERM - 1)))
+
+
+@pytest.mark.parametrize("signum, status, delay", [
+    (signal.SIGINT, 130, 0.0),   # as soon as the handlers are in: importing the subcommand
+    (signal.SIGTERM, 143, 0.0),
+    (signal.SIGINT, 130, 1.5),   # then importing TensorFlow / matplotlib
+])
+def test_a_signal_during_start_up_ends_translate_in_one_line(run, signum, status, delay):
+    process = start("translate", str(run), "3rd of March 2021")
+    # Not a fixed delay: on a loaded machine Python itself may still be starting (before any
+    # keras_nmt code runs, a signal ends Python its own way).
+    deadline = time.monotonic() + 60
+    while not handles_sigterm(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(delay)
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == status, err[-2000:]
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert out == ""  # it did not run on
+
+
+# --- Errors name the file or the flag, and the way out ---------------------------------------
+
+@pytest.mark.parametrize("damage", ["truncated", "empty", "bit-flipped", "not-a-zip"])
+def test_a_damaged_backup_is_named_with_the_way_out(damage, tmp_path):
+    model, _, _ = make_model()
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    backup = ExactBackup(tmp_path / "backup", every=1)
+    backup.set_model(model)
+    backup.save(0, 1)
+    data = bytearray(backup.path.read_bytes())
+    if damage == "truncated":
+        data = data[: len(data) // 2]
+    elif damage == "empty":
+        data = b""
+    elif damage == "bit-flipped":
+        data[len(data) // 3] ^= 0xFF
+    else:
+        data = b"hello"
+    backup.path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=re.escape(f"{backup.path} is damaged")) as caught:
+        backup.restore(model)
+    assert "--fresh" in str(caught.value)
+
+
+def test_weights_of_another_model_are_refused_without_a_tensor_dump(run, tmp_path, capsys):
+    other, _, _ = make_model("luong")
+    weights = tmp_path / "other.weights.h5"
+    other.save_weights(weights)
+    assert evaluate_app.main([str(run), "--weights", str(weights),
+                              "--output", str(tmp_path / "h.txt")]) == 1
+    line = one_error_line(capsys)
+    assert f"{weights} does not fit the model of {run}" in line and "value=" not in line
+    assert len(line) < 300
+
+
+def test_export_of_a_missing_folder_names_it_not_the_output(tmp_path, capsys):
+    assert export_app.main([str(tmp_path / "nonexist"), "--output-dir", str(tmp_path)]) == 1
+    line = one_error_line(capsys)
+    assert "Errno None" not in line and f"{tmp_path / 'nonexist'} is not a finished run" in line
+
+
+def test_a_subword_vocabulary_too_small_names_the_flag(tmp_path, capsys):
+    assert train_app.main(["--output-dir", str(tmp_path / "run"), "--tokenizer", "subword",
+                           "--vocab-size", "5", *TINY]) == 1
+    line = one_error_line(capsys)
+    assert "--vocab-size" in line and "5 pieces" in line
+    assert not (tmp_path / "run").exists()
+
+
+def test_top_k_above_the_vocabulary_samples_among_all_tokens(run, capsys):
+    assert translate_app.main([str(run), "3rd of March 2021", "--sample", "--top-k", "500"]) \
+        in (0, None)
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("code, way_out", [
+    (errno.ENOSPC, "free some space"), (errno.EROFS, "--output-dir"), (errno.EACCES, "--output")])
+def test_an_os_error_while_writing_names_the_real_file_and_the_way_out(code, way_out, tmp_path):
+    target = tmp_path / "hypotheses.txt"
+    with pytest.raises(OSError) as caught, atomic_path(target) as temporary:
+        # open() names the hidden temporary, write() names nothing: both become the target.
+        raise OSError(code, os.strerror(code), str(temporary))
+    assert caught.value.filename == str(target)
+    line = common.describe(caught.value)
+    assert str(target) in line and way_out in line and ".hypotheses.txt" not in line
+
+
+def test_a_full_disk_during_a_backup_names_the_backup(tmp_path, monkeypatch):
+    model, _, _ = make_model()
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    backup = ExactBackup(tmp_path / "backup", every=1)
+    backup.set_model(model)
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(np, "savez", full)
+    with pytest.raises(OSError) as caught:
+        backup.save(0, 1)
+    assert caught.value.filename == str(backup.path)
+    assert not list(backup.directory.iterdir())  # no partial file left
+
+
+def test_a_full_disk_in_the_ctranslate2_copy_is_one_short_line(tmp_path, monkeypatch):
+    from keras_nmt.export import ctranslate2_export  # noqa: PLC0415
+
+    def full(source, destination):
+        why = f"[Errno 28] No space left on device: '{source}/vocab.txt'"
+        raise shutil.Error([(f"{source}/vocab.txt", f"{destination}/vocab.txt", why)] * 20)
+
+    monkeypatch.setattr(shutil, "copytree", full)
+    with pytest.raises(OSError) as caught:
+        ctranslate2_export._copy_tree(tmp_path / "a", tmp_path / "b", tmp_path / "out")
+    line = common.describe(caught.value)
+    assert str(tmp_path / "out") in line and "free some space" in line and len(line) < 250
+
+
+def test_a_read_only_run_folder_names_the_folder_and_the_flag(run, tmp_path, monkeypatch,
+                                                            capsys):
+    def read_only(path, *args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+
+    monkeypatch.setattr("keras_nmt.lines.open", read_only, raising=False)
+    output = tmp_path / "h.txt"
+    assert evaluate_app.main([str(run), "--output", str(output)]) == 1
+    line = one_error_line(capsys)
+    assert str(output) in line and "--output" in line and f".{output.name}" not in line
+
+
+def test_the_folder_mismatch_names_the_output_dir_flag(tmp_path, capsys):
+    output = tmp_path / "run"
+    output.mkdir()
+    TrainConfig(output=str(output), units=16).to_json(output / "config.json")
+    assert train_app.main(["--output-dir", str(output), *TINY]) == 1
+    line = one_error_line(capsys)
+    assert "choose another --output-dir" in line
+
+
+# --- Also seen --------------------------------------------------------------------------------
+
+def test_sentencepiece_prints_nothing(tmp_path, capfd):
+    from keras_nmt.text import load_tokenizer, make_tokenizer  # noqa: PLC0415
+
+    texts = ["the cat sat on the mat", "a dog ran in the park"] * 20
+    make_tokenizer("subword", vocab_size=40).build(texts).save(tmp_path / "subword")
+    load_tokenizer(tmp_path / "subword")
+    assert "LOG(INFO)" not in capfd.readouterr().err
+
+
+def test_the_attention_warning_does_not_call_every_model_a_plain_lstm():
+    source = (ROOT / "keras_nmt" / "cli" / "translate.py").read_text()
+    assert "no attention (plain LSTM encoder-decoder)" not in source
+    assert "returns no attention weights" in source
+
+
+def test_the_evaluate_help_keeps_its_line_continuation(capsys):
+    with pytest.raises(SystemExit):
+        evaluate_app.main(["--help"])
+    out = capsys.readouterr().out
+    assert re.search(r"budget\.weights\.h5 \\\n\s+--data", out), out
+
+
+def test_the_example_plots_folder_is_ignored_by_git():
+    assert "plots/" in (ROOT / ".gitignore").read_text().split()
+
+
+def test_signal_trials_small():
+    """The real-signal trials script, one trial of translate (the full count: docs)."""
+    from tests.adversarial import signal_trials  # noqa: PLC0415
+
+    assert signal_trials.main(["--trials", "2", "--commands", "translate"]) == 0

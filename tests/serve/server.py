@@ -1,0 +1,78 @@
+"""Starting `keras-nmt serve` as a subprocess on a free localhost port, for the server tests."""
+
+import json
+import os
+import re
+import selectors
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from tests.export.helpers import make_run_directory
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def make_runs(root):
+    """Two tiny untrained run folders: a Transformer (pair recorded as at training) and a
+    Luong model (pair given on the command line)."""
+    transformer = make_run_directory(root / "transformer", "transformer", "subclassed")
+    config = json.loads((transformer / "config.json").read_text())
+    (transformer / "config.json").write_text(json.dumps({**config, "languages": "es,en"}))
+    luong = make_run_directory(root / "luong", "luong", "functional")
+    return transformer, luong
+
+
+class Server:
+    """`python -m keras_nmt serve ARGS --port 0`; `url` once it listens; `stop()` ends it."""
+
+    def __init__(self, *args, timeout=180):
+        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONUNBUFFERED": "1"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "keras_nmt", "serve", *map(str, args), "--port", "0"],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        )
+        self.output = []
+        selector = selectors.DefaultSelector()
+        selector.register(self.process.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + timeout
+        self.url = None
+        while self.url is None:
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                self.stop()
+                raise RuntimeError("the server did not start:\n" + "".join(self.output))
+            if selector.select(timeout=1):
+                line = self.process.stdout.readline()
+                self.output.append(line)
+                match = re.match(r"serving on (http://\S+)", line)
+                if match:
+                    self.url = match[1]
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def request(url, body=None, *, method=None, headers=None, raw=None):
+    """`(status, parsed JSON or text)` of one HTTP request; `body` is sent as JSON."""
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    headers = {"Content-Type": "application/json", **(headers or {})} if data is not None \
+        else (headers or {})
+    req = urllib.request.Request(url, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=120) as response:
+            status, text = response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        status, text = error.code, error.read().decode()
+    try:
+        return status, json.loads(text)
+    except ValueError:
+        return status, text

@@ -1,0 +1,41 @@
+"""The explorer's model views, in process: per-head attention, model specs and their pairs."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from keras_nmt.decoding.beam_tree import beam_tree
+from keras_nmt.serve.served_model import (
+    ModelLoadError,
+    head_attention,
+    load_served_models,
+    parse_model_spec,
+)
+from tests.export.helpers import SOURCES, make_model
+from tests.serve.server import make_runs
+
+pytestmark = pytest.mark.tensorflow
+
+
+@pytest.mark.parametrize("api", ["functional", "subclassed"])
+def test_the_mean_of_the_last_layers_heads_is_the_decoders_attention(api):
+    model, source, _ = make_model("transformer", api)
+    ids = np.asarray(source.tokenize([SOURCES[0]]).to_tensor(), np.int32)
+    tree = beam_tree(model, ids, beam_size=2, max_length=12)
+    heads = head_attention(model, ids, tree.hypotheses[0]["tokens"])
+    assert heads.shape == (2, 2, len(tree.hypotheses[0]["tokens"]), ids.shape[1])
+    np.testing.assert_allclose(heads[-1].mean(axis=0), tree.attention[0], atol=1e-5)
+    np.testing.assert_allclose(heads.sum(axis=-1), 1.0, atol=1e-5)
+
+
+def test_specs_pairs_and_names(tmp_path):
+    assert parse_model_spec("pt-BR:en=runs/a=b") == (("pt-BR", "en"), Path("runs/a=b"))
+    assert parse_model_spec("runs/spa") == (None, Path("runs/spa"))
+    transformer, luong = make_runs(tmp_path)
+    models = load_served_models([str(transformer), f"fr:en={luong}", f"de:en={luong}"])
+    assert [(m.name, m.pair, m.kind) for m in models] == [
+        ("transformer", ("es", "en"), "run folder"), ("luong", ("fr", "en"), "run folder"),
+        ("luong'", ("de", "en"), "run folder")]
+    with pytest.raises(ModelLoadError, match=f"{luong}: no language pair"):
+        load_served_models([str(luong)])

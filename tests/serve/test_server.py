@@ -1,0 +1,276 @@
+"""`keras-nmt serve` as a real server: a LibreTranslate client, plain HTTP, bad requests."""
+
+import concurrent.futures
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from libretranslatepy import LibreTranslateAPI
+
+from keras_nmt.export import export_ctranslate2, export_translator
+from keras_nmt.inference import open_translator
+from tests.export.helpers import SOURCES
+from tests.serve.server import REPO, Server, make_runs, request
+
+pytestmark = pytest.mark.tensorflow
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    return make_runs(tmp_path_factory.mktemp("runs"))
+
+
+@pytest.fixture(scope="module")
+def server(runs):
+    transformer, luong = runs
+    # A long batch wait, so that concurrent requests certainly meet in one batch.
+    # A long timeout: the first request of each beam size traces its graph on a loaded machine.
+    server = Server(transformer, f"fr:en={luong}", "--max-wait-ms", "200", "--max-beam-size",
+                    "4", "--timeout", "600")
+    yield server
+    server.stop()
+
+
+def test_a_libretranslate_client_translates_as_the_translator_does(server, runs):
+    client = LibreTranslateAPI(server.url)
+    translator = open_translator(runs[0])
+    for text in SOURCES[:2]:
+        assert client.translate(text, "es", "en") == translator(text)
+    assert client.translate(SOURCES[0], "fr", "en") == open_translator(runs[1])(SOURCES[0])
+    assert client.languages() == [
+        {"code": "es", "name": "Spanish", "targets": ["en"]},
+        {"code": "fr", "name": "French", "targets": ["en"]},
+    ]
+
+
+def test_a_list_and_alternatives_as_beam_search_gives_them(server, runs):
+    status, answer = request(server.url + "translate", {
+        "q": SOURCES[:3], "source": "es", "target": "en", "alternatives": 2, "format": "text"})
+    assert status == 200
+    expected = open_translator(runs[0]).translate_batch(SOURCES[:3], beam_size=3, n_best=3)
+    assert answer["translatedText"] == [r.texts[0] for r in expected]
+    assert answer["alternatives"] == [r.texts[1:] for r in expected]
+
+
+def test_an_unknown_pair_is_refused_with_the_served_pairs(server):
+    status, answer = request(server.url + "translate", {"q": "x", "source": "de",
+                                                        "target": "en"})
+    assert status == 400
+    assert answer["error"] == "de->en is not served; served pairs: es->en, fr->en"
+
+
+def test_concurrent_requests_are_batched_and_counted(server):
+    before = request(server.url + "health")[1]["counters"]
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda text: request(server.url + "translate", {
+            "q": [text, text], "source": "es", "target": "en"}), SOURCES * 2))
+    assert [status for status, _ in answers] == [200] * 8
+    after = request(server.url + "health")[1]["counters"]
+    assert after["requests"] - before["requests"] == 8
+    assert after["sentences"] - before["sentences"] == 16
+    assert after["largest_batch"] > 2  # sentences of several requests in one batch
+
+
+def test_the_explorer_api_tree_finds_beam_searchs_best(server, runs):
+    status, view = request(server.url + "api/explore", {
+        "model": "transformer", "q": SOURCES[0], "beam_size": 3, "top_k": 4})
+    assert status == 200
+    expected = open_translator(runs[0]).translate_batch([SOURCES[0]], beam_size=3, n_best=3)[0]
+    assert [h["text"] for h in view["hypotheses"]] == expected.texts
+    assert [h["score"] for h in view["hypotheses"]] == pytest.approx(expected.scores, abs=1e-5)
+    layers = view["attention"]["layers"]
+    assert len(layers) == 2 and len(layers[0]) == 2  # 2 layers x 2 heads
+    rows = layers[-1][0]
+    assert len(rows) == len(view["hypotheses"][0]["tokens"])
+    assert len(rows[0]) == len(view["source_tokens"]) == len(SOURCES[0])
+    assert all(len(step["top_k"][0]["tokens"]) == 4 for step in view["tree"]["steps"])
+    status, models = request(server.url + "api/models")
+    assert [(m["name"], m["source"], m["beam_tree"]) for m in models["models"]] == [
+        ("transformer", "es", True), ("luong", "fr", True)]
+
+
+def test_the_rich_api_gives_n_best_and_samples(server, runs):
+    status, answer = request(server.url + "api/translate", {
+        "model": "luong", "q": SOURCES[:2], "beam_size": 2, "n_best": 2})
+    assert status == 200
+    expected = open_translator(runs[1]).translate_batch(SOURCES[:2], beam_size=2, n_best=2)
+    assert [[t["text"] for t in row] for row in answer["translations"]] == [
+        r.texts for r in expected]
+    status, sampled = request(server.url + "api/translate", {
+        "model": "luong", "q": SOURCES[0], "strategy": "sample", "temperature": 0.5, "seed": 3})
+    assert status == 200 and len(sampled["translations"][0]) == 1
+
+
+MANY = ["a"] * 65
+BAD_REQUESTS = {
+    "malformed JSON": ("translate", b'{"q": "a", ', "application/json", 400),
+    "a JSON list": ("translate", b"[1, 2]", "application/json", 400),
+    "invalid UTF-8": ("translate", b'{"q": "\xff"}', "application/json", 400),
+    "no q": ("translate", {"source": "es", "target": "en"}, None, 400),
+    "q a number": ("translate", {"q": 3, "source": "es", "target": "en"}, None, 400),
+    "q a list with a number": ("translate", {"q": ["a", 1], "source": "es", "target": "en"},
+                               None, 400),
+    "q an empty list": ("translate", {"q": [], "source": "es", "target": "en"}, None, 400),
+    "too many sentences": ("translate", {"q": MANY, "source": "es", "target": "en"}, None, 413),
+    "a sentence too long": ("translate", {"q": "a" * 501, "source": "es", "target": "en"}, None,
+                            413),
+    "too many characters": ("translate", {"q": ["a" * 400] * 20, "source": "es",
+                                          "target": "en"}, None, 413),
+    "a body too large": ("translate", b"q=" + b"a" * 100_000,
+                         "application/x-www-form-urlencoded", 413),
+    "no source": ("translate", {"q": "a", "target": "en"}, None, 400),
+    "source auto": ("translate", {"q": "a", "source": "auto", "target": "en"}, None, 400),
+    "a number as target": ("translate", {"q": "a", "source": "es", "target": 1}, None, 400),
+    "format html": ("translate", {"q": "a", "source": "es", "target": "en", "format": "html"},
+                    None, 400),
+    "negative alternatives": ("translate", {"q": "a", "source": "es", "target": "en",
+                                            "alternatives": -1}, None, 400),
+    "too many alternatives": ("translate", {"q": "a", "source": "es", "target": "en",
+                                            "alternatives": 50}, None, 400),
+    "alternatives true": ("translate", {"q": "a", "source": "es", "target": "en",
+                                        "alternatives": True}, None, 400),
+    "a file as q": ("translate", b'--b\r\nContent-Disposition: form-data; name="q"; '
+                    b'filename="x.txt"\r\n\r\nhola\r\n--b--\r\n',
+                    "multipart/form-data; boundary=b", 400),
+    "plain text": ("translate", b"hola", "text/plain", 415),
+    "beam size 0": ("api/translate", {"q": "a", "beam_size": 0}, None, 400),
+    "beam size over the limit": ("api/translate", {"q": "a", "beam_size": 1000}, None, 400),
+    "beam size a string": ("api/translate", {"q": "a", "beam_size": "4"}, None, 400),
+    "n-best over the beam": ("api/translate", {"q": "a", "beam_size": 2, "n_best": 3}, None,
+                             400),
+    "an unknown strategy": ("api/translate", {"q": "a", "strategy": "best"}, None, 400),
+    "temperature NaN": ("api/translate", b'{"q": "a", "strategy": "sample", "temperature": '
+                        b'NaN}', "application/json", 400),
+    "negative length penalty": ("api/translate", {"q": "a", "length_penalty": -1}, None, 400),
+    "an unknown model": ("api/translate", {"q": "a", "model": "nope"}, None, 404),
+    "top-k 0": ("api/explore", {"q": "a", "top_k": 0}, None, 400),
+    "explore a list": ("api/explore", {"q": ["a", "b"]}, None, 400),
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_REQUESTS))
+def test_bad_requests_get_a_4xx_json_error(server, kind):
+    path, body, content_type, expected = BAD_REQUESTS[kind]
+    if isinstance(body, bytes):
+        status, answer = request(server.url + path, raw=body,
+                                 headers={"Content-Type": content_type})
+    else:
+        status, answer = request(server.url + path, body)
+    assert status == expected, answer
+    assert isinstance(answer, dict) and set(answer) == {"error"}
+    assert "Traceback" not in answer["error"]
+
+
+@pytest.mark.parametrize("path, status", [
+    ("translate", 405),                    # GET on a POST route
+    ("nowhere", 404),
+    ("static/../app.py", 404),
+    ("static/%2e%2e/app.py", 404),
+    ("static/..%2fserved_model.py", 404),
+    ("static/%2e%2e/%2e%2e/cli/serve.py", 404),
+    ("static//etc/passwd", 404),
+])
+def test_nothing_outside_the_page_folder_is_served(server, path, status):
+    code, answer = request(server.url + path)
+    assert code == status
+    assert "import" not in json.dumps(answer) and "root:" not in json.dumps(answer)
+
+
+def test_the_page_and_its_files_are_served(server):
+    status, page = request(server.url)
+    assert status == 200 and "explorer.js" in page
+    assert request(server.url + "static/explorer.js")[0] == 200
+
+
+def test_exports_are_served_and_an_api_key_is_required_when_set(runs, tmp_path):
+    """A SavedModel and a CTranslate2 export of the same runs, behind an API key."""
+    pytest.importorskip("ctranslate2")
+    saved = export_translator(runs[1], tmp_path / "saved", name="luong", max_beam_size=2)
+    ct2 = export_ctranslate2(runs[0], tmp_path / "ct2")
+    server = Server(f"es:en={saved}", f"fr:en={ct2}", "--api-key", "s3cret")
+    try:
+        refused = request(server.url + "translate", {"q": "a", "source": "es", "target": "en"})
+        assert refused == (403, {"error": "Invalid API key"})
+        wrong = request(server.url + "translate", {"q": "a", "source": "es", "target": "en",
+                                                   "api_key": "guess"})
+        assert wrong[0] == 403
+        client = LibreTranslateAPI(server.url, api_key="s3cret")
+        for pair, path in (("es", saved), ("fr", ct2)):
+            assert client.translate(SOURCES[0], pair, "en") == open_translator(path)(SOURCES[0])
+        key = {"X-API-Key": "s3cret"}
+        status, answer = request(server.url + "api/translate",
+                                 {"model": "ct2", "q": SOURCES[0], "beam_size": 2}, headers=key)
+        assert status == 200 and len(answer["translations"][0]) == 2
+        # An export has no Keras model to draw the tree from: a 4xx naming the way out.
+        status, answer = request(server.url + "api/explore", {"model": "luong", "q": "a"},
+                                 headers={"Authorization": "Bearer s3cret"})
+        assert status == 422 and "run folder" in answer["error"]
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("spec, named", [
+    ("es:en={missing}", "{missing}"),
+    ("{run}", "{run}: no language pair"),
+])
+def test_a_model_that_cannot_be_served_is_named_and_the_command_fails(runs, tmp_path, spec,
+                                                                      named):
+    values = {"missing": tmp_path / "no-such-run", "run": runs[1]}
+    completed = subprocess.run(
+        [sys.executable, "-m", "keras_nmt", "serve", spec.format(**values), "--port", "0"],
+        cwd=REPO, capture_output=True, text=True, timeout=300,
+    )
+    assert completed.returncode == 1
+    last = completed.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: ") and named.format(**values) in last
+    assert "Traceback" not in completed.stderr
+
+
+def test_the_explorer_page_in_a_headless_browser(server, tmp_path):
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.common.by import By  # noqa: PLC0415 (selenium is optional)
+    from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
+
+    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
+    if chromium is None or driver_path is None:
+        pytest.skip("needs Debian's chromium and chromium-driver (make test installs them)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1300"):
+        options.add_argument(flag)
+    browser = webdriver.Chrome(options=options,
+                               service=webdriver.ChromeService(executable_path=driver_path))
+    try:
+        browser.get(server.url)
+        WebDriverWait(browser, 60).until(
+            lambda b: len(b.find_elements(By.CSS_SELECTOR, "#model-b option")) == 3)
+        browser.find_element(By.ID, "sentence").send_keys(SOURCES[0])
+        browser.find_element(By.ID, "submit").click()
+        WebDriverWait(browser, 300).until(
+            lambda b: b.find_element(By.ID, "status").text in ("done",)
+            or b.find_element(By.ID, "status").text.startswith("error"))
+        assert browser.find_element(By.ID, "status").text == "done"
+        panels = browser.find_elements(By.CSS_SELECTOR, ".panel")
+        assert len(panels) == 2  # the two models side by side
+        for panel, name in zip(panels, ["transformer", "luong"], strict=True):
+            _, view = request(server.url + "api/explore", {"model": name, "q": SOURCES[0],
+                                                           "beam_size": 3, "top_k": 5})
+            targets = len(view["hypotheses"][0]["tokens"])
+            cells = panel.find_elements(By.CSS_SELECTOR, ".heatmap td.cell")
+            assert len(cells) == len(SOURCES[0]) * targets
+            nodes = panel.find_elements(By.CSS_SELECTOR, ".tree g.node")
+            expected = 1 + sum(len(step["candidates"]) for step in view["tree"]["steps"])
+            assert len(nodes) == expected
+            assert panel.find_element(By.CSS_SELECTOR, ".translation").text == \
+                view["hypotheses"][0]["text"]
+        # The Transformer's layers and heads can be chosen.
+        layers = panels[0].find_elements(By.CSS_SELECTOR, "select.layer option")
+        heads = panels[0].find_elements(By.CSS_SELECTOR, "select.head option")
+        assert (len(layers), len(heads)) == (2, 3)  # 2 layers; 2 heads and their mean
+        screenshot = tmp_path / "explorer.png"
+        assert browser.save_screenshot(str(screenshot))
+        assert screenshot.stat().st_size > 10_000
+    finally:
+        browser.quit()
