@@ -1,15 +1,37 @@
-"""Files written whole or not at all: a killed run never leaves half of one behind; and the one
-reader of the JSON files, which names a damaged file and the way out.
+"""Files written whole or not at all: a killed run never leaves half of one behind; the one
+reader of the JSON files, which names a damaged file and the way out; and the one checksum
+(`sha256_of`) by which a file written earlier is known to be unchanged.
 
 Example:
-    >>> with atomic_path("runs/a/history.json") as temporary:  # runs/a/.history.json
+    >>> with atomic_path("runs/a/history.json") as temporary:  # .history.json-PID-RANDOM.json
     ...     temporary.write_text("[]\\n")
 """
 
 import contextlib
+import hashlib
 import json
 import os
+import secrets
 from pathlib import Path
+
+
+def temporary_sibling(path):
+    """A hidden name beside `path`, unique to this process and call: `.NAME-PID-RANDOM` plus
+    NAME's extensions (Keras' `save` and `save_weights` check them). Two processes writing one
+    file never share a temporary file, so neither can rename the other's half into place.
+
+    Example:
+        >>> temporary_sibling("out/model.keras").name  # doctest: +SKIP
+        '.model.keras-4242-9f86d081.keras'
+    """
+    path = Path(path)
+    return path.with_name(f".{path.name}-{os.getpid()}-{secrets.token_hex(4)}"
+                          f"{''.join(path.suffixes)}")
+
+
+def temporary_pattern(name):
+    """The glob of every `temporary_sibling` of a file called `name` (what a kill leaves)."""
+    return f".{name}-*"
 
 
 @contextlib.contextmanager
@@ -23,14 +45,15 @@ def atomic_path(path, temporary=None):
 
     Args:
         path: the file to write.
-        temporary: the temporary path; default `.NAME` beside `path`, which keeps NAME's
-            extension (Keras' `save` and `save_weights` check it). Pass another name where
-            hidden files are globbed too (pathlib's `*.npz` matches `.1.npz`).
+        temporary: the temporary path; default `temporary_sibling(path)`, unique to this
+            process. Pass another name where hidden files are globbed too (pathlib's `*.npz`
+            matches `.1.npz`).
     """
     path = Path(path)
-    temporary = Path(temporary) if temporary is not None else path.with_name(f".{path.name}")
+    temporary = Path(temporary) if temporary is not None else temporary_sibling(path)
     try:
         yield temporary
+        os.replace(temporary, path)  # fails on a folder called `path`: nothing stray is left
     except OSError as error:
         temporary.unlink(missing_ok=True)
         # `write()` reports a full disk without a path, `open()` names the hidden temporary:
@@ -41,7 +64,6 @@ def atomic_path(path, temporary=None):
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
-    os.replace(temporary, path)
 
 
 def write_json(path, value, indent=None):
@@ -75,3 +97,12 @@ def read_json(path, remedy, expect=None, error=ValueError):
     if expect is not None and not isinstance(value, expect):
         raise error(f"{path} is damaged (not a JSON {expect.__name__}); {remedy}")
     return value
+
+
+def sha256_of(path):
+    """The SHA-256 of the file at `path`, in hex (read in 1 MiB blocks)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

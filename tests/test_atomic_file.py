@@ -1,4 +1,5 @@
 import json
+import os
 
 import pytest
 
@@ -9,9 +10,15 @@ def test_the_file_appears_whole_when_the_block_ends(tmp_path):
     path = tmp_path / "history.json"
     path.write_text("old\n")
     with atomic_path(path) as temporary:
-        assert temporary == tmp_path / ".history.json"  # hidden, the extension kept
+        # Hidden, unique to this process and call, the extension kept.
+        assert temporary.parent == tmp_path and temporary.name.startswith(".history.json-")
+        assert temporary.name.endswith(".json") and str(os.getpid()) in temporary.name
         temporary.write_text("new\n")
         assert path.read_text() == "old\n"  # readers see the old file until the end
+        with atomic_path(path) as other:  # another writer of the same file: its own temporary
+            assert other != temporary
+            other.write_text("other\n")
+        assert path.read_text() == "other\n" and temporary.read_text() == "new\n"
     assert path.read_text() == "new\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["history.json"]
 

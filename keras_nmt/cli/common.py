@@ -29,6 +29,12 @@ from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 # Errors a user causes (bad files, bad values, a folder already in use), printed as one line.
 # `ValueError` covers the library's `CorpusError` and `RunFolderError`.
 USER_ERRORS = (OSError, ValueError, EOFError, lzma.LZMAError, zipfile.BadZipFile)
+# `--accept-data` of train and evaluate: one flag to insist on data that looks wrong.
+ACCEPT_DATA_HELP = (
+    "use the data as it is, although it looks wrong: a first line that reads as column names "
+    "(source<TAB>target) is read as a pair, and a file that looks reversed or in another "
+    "language or script than the model's, or a vocabulary that leaves most tokens unknown, is "
+    "not refused (default: skip such a header with a warning, refuse the rest)")
 
 
 class Parser(argparse.ArgumentParser):
@@ -228,6 +234,49 @@ def writing_to(path):
         raise OSError(code, reason, str(path)) from error
 
 
+def _same_file(a, b):
+    try:
+        return os.path.samefile(a, b)  # symbolic links, hard links, relative paths alike
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_outputs(outputs, inputs, replaceable=()):
+    """Refuses, before any work, an output that would destroy an input or cannot be a file.
+
+    Args:
+        outputs: ``{flag: path or None}``, e.g. ``{"--output": args.output}``.
+        inputs: the files and folders the command reads; a folder counts with every file in it
+            (a model), so no output may replace one of its files.
+        replaceable: files among `inputs` an output may replace (a run's earlier hypotheses).
+
+    Raises:
+        ValueError: an output is a folder, is one of the inputs or another output (through any
+            link or relative path), naming the flag and the file.
+    """
+    given = {flag: path for flag, path in outputs.items() if path}
+    read = []
+    replaceable = {os.path.realpath(path) for path in replaceable}
+    for path in inputs:
+        if path and os.path.isdir(path):
+            read.extend(os.path.join(root, name) for root, _, names in os.walk(path)
+                        for name in names)
+        elif path:
+            read.append(path)
+    seen = {}
+    for flag, path in given.items():
+        if os.path.isdir(path):
+            raise ValueError(f"{flag} {path} is a folder: name a file in it, e.g. "
+                             f"{os.path.join(path, 'out.txt')}")
+        for source in read:
+            if (os.path.exists(path) and _same_file(path, source)
+                    and os.path.realpath(source) not in replaceable):
+                raise ValueError(f"{flag} {path} is the input {source}: writing it would "
+                                 f"destroy the input; choose another {flag} file")
+        for other, other_path in seen.items():
+            if os.path.realpath(path) == os.path.realpath(other_path):
+                raise ValueError(f"{flag} {path} is also {other}: choose two files")
+        seen[flag] = path
 # The way out of an OS error on a file the command writes, by errno.
 _WAYS_OUT = {
     errno.ENOSPC: "free some space and run the command again (a training resumes from its last "

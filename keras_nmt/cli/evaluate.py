@@ -10,20 +10,23 @@ Examples:
     keras-nmt evaluate runs/spa-eng --weights runs/spa-eng/budget.weights.h5 \\
         --data ../shared/data/spa-eng.test.tsv --beam-size 5
     keras-nmt evaluate saved_models/spa-eng/1 --data ../shared/data/spa-eng.test.tsv
-A run folder is scored in the direction it was trained in (its --source-column and
---target-column); a contradicting --source-column is refused.
+A model is scored in the direction it was trained in: run folders and exports (SavedModel and
+CTranslate2) record the columns they were trained on, and a contradicting --source-column is
+refused. A test file that looks reversed, in another language or script than the model's
+training data, is refused (--accept-data insists); a header line is skipped, with a warning.
 """
 
-import os
 import sys
 
 from keras_nmt.atomic_file import write_json
 from keras_nmt.cli.common import (
+    ACCEPT_DATA_HELP,
     Progress,
     add_debug_flag,
     add_decoding_arguments,
     add_parallel_batches_argument,
     add_translator_argument,
+    check_outputs,
     command,
     decoding_options,
     exit_status,
@@ -38,6 +41,7 @@ from keras_nmt.cli.options import add_options
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.lines import write_lines
 from keras_nmt.timing import time_call
+from keras_nmt.training.train_config import TrainConfig
 
 
 def build_parser(prog=None):
@@ -51,8 +55,10 @@ def build_parser(prog=None):
                         help="test data: a built-in name (its test split), a TSV file "
                         "(.gz/.xz/.zip too) or SOURCE_FILE,TARGET_FILE (default: %(default)s)")
     parser.add_argument("--source-column", type=non_negative_int, default=None,
-                        help="which TSV column is the source (default: the run folder's own, "
-                        "else 1; a run folder refuses another)")
+                        help="which TSV column is the source (default: the one the model was "
+                        "trained on, which run folders and exports record, and which refuses "
+                        "another; else 0)")
+    add_options(parser, ["accept_data"], TrainConfig(), helps={"accept_data": ACCEPT_DATA_HELP})
     parser.add_argument("--test-size", type=positive_int, default=None,
                         help="score N sentences: the built-in data generates N pairs, a file's "
                         "first N source sentences are scored (default: all; built-in: its "
@@ -64,30 +70,26 @@ def build_parser(prog=None):
     add_options(parser, ["seed"], GREEDY,
                 helps={"seed": "seed for built-in test data and sampling"})
     parser.add_argument("--output", default=None, metavar="FILE",
-                        help="file for the translations, one per line (default: "
-                        "MODEL/hypotheses.txt for a run folder, none for a SavedModel)")
+                        help="file for the translations, one per line; never an input, nor a "
+                        "file of the model (default: MODEL/hypotheses.txt for a run folder, none "
+                        "for an export)")
     parser.add_argument("--json", default=None, help="file for the JSON report")
     add_debug_flag(parser)
     return parser
 
 
-def run_columns(model, source_column):
-    """The (source, target) columns to read: a run folder's own; `source_column` must agree."""
-    # After start_tensorflow: run_directory loads Keras.
-    from keras_nmt.inference.run_directory import CONFIG_FILE, read_run_config  # noqa: PLC0415
-
-    config_path = os.path.join(model, CONFIG_FILE)
-    if not os.path.exists(config_path):
-        return (1 if source_column is None else source_column), None
-    config = read_run_config(config_path)
-    trained = config.get("source_column", 1), config.get("target_column")
-    if source_column is not None and source_column != trained[0]:
+def data_columns(recorded, source_column):
+    """The (source, target) columns to read: the model's own (`ModelData.columns`), else
+    `source_column` or 0; a `source_column` that contradicts the model's is refused."""
+    if recorded.columns is None:
+        return (0 if source_column is None else source_column), None
+    if source_column is not None and source_column != recorded.columns[0]:
         raise ValueError(
-            f"{config_path}: this run was trained with --source-column {trained[0]}; "
-            f"--source-column {source_column} would feed it the other language. Leave the flag "
-            "out to use the run's own columns"
+            f"{recorded.folder}: this model was trained with --source-column "
+            f"{recorded.columns[0]}; --source-column {source_column} would feed it the other "
+            "language. Leave the flag out to use the model's own columns"
         )
-    return trained
+    return recorded.columns
 
 
 @command
@@ -96,16 +98,31 @@ def main(argv=None, prog=None):
     start_tensorflow(args.debug)
     use_parallel_batches(args)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
-    from keras_nmt.data.corpus import has_splits, load_corpus  # noqa: PLC0415
-    from keras_nmt.inference import open_translator  # noqa: PLC0415
-    from keras_nmt.inference.run_directory import CONFIG_FILE, HYPOTHESES_FILE  # noqa: PLC0415
+    from keras_nmt.data.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
+    from keras_nmt.data.data_profile import implausibility  # noqa: PLC0415
+    from keras_nmt.inference import model_data, open_translator  # noqa: PLC0415
+    from keras_nmt.inference.run_directory import HYPOTHESES_FILE  # noqa: PLC0415
     from keras_nmt.metrics import group_references  # noqa: PLC0415
     from keras_nmt.metrics.evaluation import format_table, score_all  # noqa: PLC0415
 
-    source_column, target_column = run_columns(args.model, args.source_column)
+    recorded = model_data(args.model)
+    source_column, target_column = data_columns(recorded, args.source_column)
     split = "test" if has_splits(args.data) else None
+    # Hypotheses go into a run folder by default, never into an export's folder.
+    default_output = recorded.folder / HYPOTHESES_FILE if recorded.kind == "run" else None
+    outputs = {"--output": args.output, "--json": args.json}
+    check_outputs(outputs, [*corpus_paths(args.data, split), args.model],
+                  replaceable=[default_output] if default_output else [])
     corpus = load_corpus(args.data, split, size=args.test_size, seed=args.seed,
-                         source_column=source_column, target_column=target_column)
+                         source_column=source_column, target_column=target_column,
+                         header="keep" if args.accept_data else "skip")
+    if corpus.stats.header_warning():
+        print(corpus.stats.header_warning(), file=sys.stderr)
+    if recorded.profile is not None and not args.accept_data:
+        problem = implausibility(corpus.pairs, recorded.profile, corpus.stats.source)
+        if problem:
+            raise ValueError(f"{problem}; check the file and its columns, or add --accept-data "
+                             "to score it as it is")
     sources, references = group_references(corpus.pairs)
     if args.test_size:
         sources, references = sources[: args.test_size], references[: args.test_size]
@@ -129,9 +146,7 @@ def main(argv=None, prog=None):
     scores.update(seconds=seconds, sentences_per_second=len(sources) / seconds,
                   warmup_seconds=warmup_seconds, **shown)
     print(format_table(scores))
-    output = args.output
-    if output is None and os.path.exists(os.path.join(args.model, CONFIG_FILE)):
-        output = os.path.join(args.model, HYPOTHESES_FILE)
+    output = args.output or default_output
     if output:
         with writing_to(output):
             write_lines(output, hypotheses)

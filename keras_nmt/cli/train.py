@@ -41,7 +41,8 @@ def build_parser(prog=None):
                         "Transformer; choices: %(choices)s)")
     add_options(parser.add_argument_group("model"), MODEL_OPTIONS, DEFAULTS)
     data = parser.add_argument_group("data and tokenizers")
-    add_options(data, ["data", "valid", "source_column", "target_column", "skip_bad_lines",
+    add_options(data, ["data", "valid", "source_column", "target_column", "accept_data",
+                       "skip_bad_lines",
                        "max_bad_fraction", "train_size", "valid_size", "tokenizer", "vocab_size",
                        "lowercase", "max_length", "languages"], DEFAULTS)
     add_options(parser.add_argument_group("training"), [

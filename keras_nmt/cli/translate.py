@@ -24,6 +24,7 @@ from keras_nmt.cli.common import (
     add_decoding_arguments,
     add_parallel_batches_argument,
     add_translator_argument,
+    check_outputs,
     command,
     decoding_options,
     exit_status,
@@ -34,9 +35,13 @@ from keras_nmt.cli.common import (
     writing_to,
 )
 from keras_nmt.cli.options import add_options
+from keras_nmt.data.data_profile import implausibility
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.lines import iter_lines, one_line, read_lines, split_lines, write_lines
 from keras_nmt.plots import plot_attention
+
+# Fewer sentences than this are not judged: a few words say little about a language.
+MIN_MEASURED = 5
 
 
 def build_parser(prog=None):
@@ -88,6 +93,17 @@ def language_prefix(translator, language):
         raise ValueError(f"--target-language {language}: the model has no {token} token "
                          f"(its language tokens: {', '.join(codes) or 'none'})")
     return token + " "
+
+
+def warn_if_implausible(sentences, profile, name, warn):
+    """Warns, loudly, when the sentences do not read like the model's source language (its
+    target language, another language or script: `keras_nmt.data.data_profile`)."""
+    if profile is None or len(sentences) < MIN_MEASURED:
+        return
+    problem = implausibility([(s, "") for s in sentences], profile, name or "the input",
+                             sides=("source",))
+    if problem:
+        warn(f"{problem}; the translations will be poor")
 
 
 def interactive(translator, options, warn, prefix=""):
@@ -143,10 +159,11 @@ def format_results(results, n_best):
 def main(argv=None, prog=None):
     # Intermixed: sentences may follow options (`MODEL --beam-size 4 "a" "b"`).
     args = build_parser(prog).parse_intermixed_args(argv)
+    check_outputs({"--output": args.output}, [args.input, args.model])
     start_tensorflow(args.debug)
     use_parallel_batches(args)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
-    from keras_nmt.inference import open_translator  # noqa: PLC0415
+    from keras_nmt.inference import model_data, open_translator  # noqa: PLC0415
 
     def warn(message):
         print(f"warning: {message}", file=sys.stderr)
@@ -157,7 +174,9 @@ def main(argv=None, prog=None):
     if not args.sentences and not args.input and sys.stdin.isatty() and not args.attention_plot:
         interactive(translator, options, warn, prefix)
         return 0
-    sentences = [prefix + sentence for sentence in read_sentences(args)]
+    sentences = read_sentences(args)
+    warn_if_implausible(sentences, model_data(args.model).profile, args.input, warn)
+    sentences = [prefix + sentence for sentence in sentences]
     translator.warn_if_truncated(sentences, warn)
     progress = Progress(len(sentences))
     results = translator.translate_batch(sentences, options, batch_size=args.batch_size,

@@ -6,8 +6,10 @@ Every reader returns a `ParallelCorpus` (``.pairs``: ``list[tuple[str, str]]`` o
 
 Tatoeba/Anki files (https://www.manythings.org/anki/) hold one pair per line,
 ``English<TAB>Other language``, with an optional third attribution column that is ignored.
-``source_column`` picks the source side; the default, ``1``, translates the other language
-into English (Spanish -> English on ``spa-eng`` files, the project's main benchmark).
+``source_column`` picks the source side; the default, ``0``, reads the first column as the
+source and the second as the target, as every other tool does; ``1`` reads them the other way,
+e.g. Spanish -> English on the English-first ``spa-eng`` files (the project's main benchmark,
+whose recipes say so).
 
 Malformed lines (wrong column count, an empty side, invalid UTF-8) raise `CorpusError`
 naming the file and the 1-based line number, or, with ``on_error="skip"``, are skipped and
@@ -32,6 +34,7 @@ from pathlib import Path
 
 from keras_nmt.data.builtin import BUILTIN_DATASETS, builtin_pairs
 from keras_nmt.data.corpus_checks import compressed_file_errors, visible
+from keras_nmt.data.data_profile import looks_like_header
 from keras_nmt.data.download import download
 from keras_nmt.data.errors import CorpusError
 from keras_nmt.data.parallel_corpus import CorpusStats, ParallelCorpus
@@ -152,18 +155,20 @@ def _finish(pairs: list, stats: CorpusStats, name: str) -> ParallelCorpus:
 def read_tsv(
     path,
     *,
-    source_column: int = 1,
+    source_column: int = 0,
     target_column: int | None = None,
     max_chars: int | None = None,
     on_error: str = "raise",
     member: str | None = None,
+    header: str = "skip",
 ) -> ParallelCorpus:
     """Reads Tatoeba/Anki tab-separated pairs: ``English<TAB>Other[<TAB>attribution]``.
 
     Args:
         path: a plain, ``.gz``, ``.xz`` or ``.zip`` file.
-        source_column: ``1`` (default): the second column (the non-English side) is the
-            source, e.g. Spanish -> English on ``spa-eng`` files; ``0``: English is the source.
+        source_column: ``0`` (default): the first column is the source, the second the
+            target; ``1``: the other way round, e.g. Spanish -> English on the English-first
+            ``spa-eng`` files.
         target_column: with it, ``source_column`` and ``target_column`` pick the two sides of
             a file with any number of columns (e.g. a Tatoeba export with ids and
             attribution); lines with too few columns are malformed.
@@ -205,6 +210,9 @@ def read_tsv(
                 stats.blank += 1
                 continue
             columns = text.split("\t")
+            if number == 1 and header == "skip" and looks_like_header(columns):
+                stats.header = text
+                continue
             if len(columns) not in (2, 3) if target_column is None else len(columns) <= max(
                 first, second
             ):
@@ -362,15 +370,51 @@ def has_splits(spec) -> bool:
     return text in BUILTIN_DATASETS or "{split}" in text
 
 
+def corpus_paths(spec, split: str | None = None) -> list[Path]:
+    """The files `load_corpus(spec, split)` reads: none for a built-in dataset or an Anki name
+    (generated or downloaded), one for a TSV file, two for ``SOURCE_FILE,TARGET_FILE``.
+
+    Example:
+        >>> corpus_paths("data/spa-eng.{split}.tsv", "test")  # doctest: +SKIP
+        [PosixPath('data/spa-eng.test.tsv.xz')]
+    """
+    if isinstance(spec, (tuple, list)):
+        return [Path(part).expanduser() for part in spec]
+    text = os.fspath(spec)
+    if text in BUILTIN_DATASETS:
+        return []
+    if "{split}" in text:
+        return [resolve_path(text.format(split=split or "train"))]
+    path = Path(text).expanduser()
+    if path.exists():
+        return [path]
+    if "," in text:
+        parts = [Path(part.strip()).expanduser() for part in text.split(",", 1)]
+        if all(part.is_file() for part in parts):
+            return parts
+    return []
+
+
+def first_line_is_header(path) -> bool:
+    """Whether the first line of a TSV file (plain or compressed) reads as column names."""
+    try:
+        with open_binary(path) as stream:
+            first = stream.readline().decode("utf-8", errors="replace")
+    except (OSError, EOFError, lzma.LZMAError, zipfile.BadZipFile, CorpusError):
+        return False
+    return looks_like_header(first.removeprefix("\ufeff").rstrip("\r\n").split("\t"))
+
+
 def load_corpus(
     spec,
     split: str | None = None,
     *,
-    source_column: int = 1,
+    source_column: int = 0,
     target_column: int | None = None,
     max_chars: int | None = None,
     on_error: str = "raise",
     member: str | None = None,
+    header: str = "skip",
     size: int | None = None,
     seed: int = 0,
     cache_dir: str | None = None,
@@ -395,7 +439,7 @@ def load_corpus(
     Args:
         spec: see above (``str``, ``os.PathLike`` or a 2-tuple of paths).
         split: ``"train"``, ``"valid"`` or ``"test"``; see above.
-        source_column, target_column, max_chars, on_error, member: as in `read_tsv`.
+        source_column, target_column, max_chars, on_error, member, header: as in `read_tsv`.
         size: built-in datasets only, number of pairs.
         seed: built-in datasets only, the generator seed.
         cache_dir: Anki downloads only, passed to ``keras.utils.get_file``.
@@ -419,7 +463,7 @@ def load_corpus(
         return filter_pairs(pairs, f"{text}:{split} (seed {seed})", max_chars)
     tsv_options = dict(
         source_column=source_column, target_column=target_column, max_chars=max_chars,
-        on_error=on_error, member=member,
+        on_error=on_error, member=member, header=header,
     )
     if "{split}" in text:
         if split is None:

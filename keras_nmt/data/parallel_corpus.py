@@ -30,8 +30,11 @@ class CorpusStats:
             characters.
         max_chars: the limit used, or ``None``.
         first_skipped: ``"FILE:LINE"`` of the first skipped lines (at most 5).
+        header: the first line, when it read as column names and was skipped (see
+            `keras_nmt.data.data_profile.looks_like_header`), else ``None``.
 
-    Invariant: ``read == kept + sum(skipped.values()) + blank + filtered_too_long``.
+    Invariant: ``read == kept + sum(skipped.values()) + blank + filtered_too_long``, plus one
+    for a skipped header.
 
     Example:
         >>> stats = CorpusStats("a.tsv", read=5, kept=3, skipped={"columns": 1},
@@ -50,6 +53,7 @@ class CorpusStats:
     filtered_too_long: int = 0
     max_chars: int | None = None
     first_skipped: list[str] = dataclasses.field(default_factory=list)
+    header: str | None = None
 
     @property
     def num_skipped(self) -> int:
@@ -73,6 +77,8 @@ class CorpusStats:
             parts.append(f"skipped {self.num_skipped:,} ({reasons})")
             if self.first_skipped:
                 parts.append(f"first skipped: {', '.join(self.first_skipped)}")
+        if self.header is not None:
+            parts.append(f"line 1 skipped as a header ({self.header!r})")
         if self.blank:
             parts.append(f"{self.blank:,} blank lines ignored")
         if self.max_chars is not None:
@@ -80,6 +86,13 @@ class CorpusStats:
                 f"{self.filtered_too_long:,} longer than {self.max_chars} characters filtered"
             )
         return "; ".join(parts)
+
+    def header_warning(self) -> str | None:
+        """The loud line that says a header was skipped, or None."""
+        if self.header is None:
+            return None
+        return (f"warning: {self.source}, line 1 reads as column names ({self.header!r}): "
+                "skipped, not used as a pair; add --accept-data to use it as one")
 
     def __str__(self) -> str:
         return self.summary()

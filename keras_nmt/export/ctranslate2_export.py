@@ -32,6 +32,7 @@ Layout of the directory written:
     keras_nmt_ctranslate2.json             metadata: model name, length limits, quantization,
                                            data columns (`keras_nmt.inference.open_translator`
                                            recognizes the directory by this file)
+    data.json                              the run's data fingerprints and profile
 
 Example:
     >>> export_ctranslate2("runs/transformer", "exports/transformer-int8", quantization="int8")
@@ -39,7 +40,9 @@ Example:
     >>> translator.translate_texts(["Hola."])
 """
 
+import contextlib
 import errno
+import fcntl
 import os
 import shutil
 import tempfile
@@ -48,10 +51,11 @@ from pathlib import Path
 import numpy as np
 
 from keras_nmt.atomic_file import write_json
+from keras_nmt.export.export_translator import remove_stale_partials
 from keras_nmt.export.formats import QUANTIZATIONS
 from keras_nmt.inference import RunDirectory
 from keras_nmt.inference.ctranslate2_translator import METADATA_FILE
-from keras_nmt.inference.run_directory import TOKENIZERS_DIR
+from keras_nmt.inference.run_directory import DATA_FILE, TOKENIZERS_DIR, run_columns
 from keras_nmt.interruption import deferred
 
 # Fields of config.json copied into the metadata (the data a model was trained on).
@@ -183,6 +187,18 @@ def _position_table(embedding):
     return np.asarray(embedding._position_table, np.float32)
 
 
+@contextlib.contextmanager
+def _locked(directory):
+    """Holds an exclusive OS lock (`fcntl.flock`) on `directory` itself for the block: the
+    kernel releases it however the holder ends, and it leaves no file behind."""
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
+
+
 def _copy_tree(source, destination, output_dir):
     """`shutil.copytree`, whose error lists every file that failed (hundreds of characters on a
     full disk) as one `OSError` naming `output_dir` and the first reason."""
@@ -197,8 +213,10 @@ def _copy_tree(source, destination, output_dir):
 def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False):
     """Converts a Transformer run directory into a CTranslate2 model directory, atomically.
 
-    The directory is written under a hidden temporary name beside `output_dir` and renamed into
-    place when complete; the temporary directory is removed on failure.
+    The directory is written under a hidden temporary name beside `output_dir`
+    (``.NAME.partial-PID-*``) and renamed into place when complete, under a lock, so that two
+    exports to one name never both succeed; the temporary directory is removed on failure, and
+    the next export removes those of killed exports.
 
     Args:
         run_dir: a run directory of a Transformer (either twin, any of `pre_norm`,
@@ -253,24 +271,37 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
         "shared_embeddings": bool(run.model.shared_embeddings),
         **{k: run.config[k] for k in _CONFIG_FIELDS if run.config.get(k) is not None},
     }
+    metadata["source_column"], metadata["target_column"] = run_columns(run.config)
     output_dir.parent.mkdir(parents=True, exist_ok=True)
-    temporary = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.partial-", dir=output_dir.parent))
+    remove_stale_partials(output_dir.parent)  # what killed exports left
+    # The pid in the name tells a later export whether this folder's writer was killed.
+    temporary = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.partial-{os.getpid()}-",
+                                      dir=output_dir.parent))
     try:
         with deferred():  # a signal raised inside the converter's native code killed Python
             spec.save(str(temporary))
         _copy_tree(run_dir / TOKENIZERS_DIR, temporary / TOKENIZERS_DIR, output_dir)
         write_json(temporary / METADATA_FILE, metadata, indent=2)
+        if (run_dir / DATA_FILE).is_file():  # the run's data fingerprints and profile
+            shutil.copyfile(run_dir / DATA_FILE, temporary / DATA_FILE)
         for root, _, files in os.walk(temporary):  # mkdtemp's 0700 is unreadable to a server
             os.chmod(root, 0o755)
             for file in files:
                 os.chmod(os.path.join(root, file), 0o644)
-        if output_dir.exists():  # force: the old directory goes only once the new one is whole
-            old = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.old-", dir=output_dir.parent))
-            os.replace(output_dir, old / output_dir.name)
-            os.rename(temporary, output_dir)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(temporary, output_dir)
+        # Two exports to one name at once: the second finds the first's and refuses (or, with
+        # `force`, replaces it whole), never both "exported" with one lost.
+        with _locked(output_dir.parent):
+            if output_dir.exists() and not force:
+                raise FileExistsError(f"{output_dir} already exists (written by another export "
+                                      "meanwhile; use force=True to replace it)")
+            if output_dir.exists():  # force: the old one goes only once the new one is whole
+                old = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.old-",
+                                            dir=output_dir.parent))
+                os.replace(output_dir, old / output_dir.name)
+                os.rename(temporary, output_dir)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.rename(temporary, output_dir)
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise

@@ -11,16 +11,28 @@ import tensorflow as tf
 
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
 from keras_nmt.inference import RunDirectory, Translator
+from keras_nmt.inference.run_directory import DATA_FILE, run_columns
 from keras_nmt.inference.saved_translator import METADATA_FILE
 
 
 def _as_translator(run_dir_or_translator, max_beam_size):
-    """A `Translator` and a default export name from a run directory or a `Translator`."""
+    """A `Translator`, a default export name and the run's data facts (`run_data`; none for a
+    bare `Translator`) from a run directory or a `Translator`."""
     if isinstance(run_dir_or_translator, Translator):
-        return run_dir_or_translator, "translator"
+        return run_dir_or_translator, "translator", ({}, None)
     path = Path(run_dir_or_translator)
-    translator = RunDirectory.load(path).translator(max_beam_size=max_beam_size)
-    return translator, path.resolve().name
+    run = RunDirectory.load(path)
+    return run.translator(max_beam_size=max_beam_size), path.resolve().name, run_data(run)
+
+
+def run_data(run):
+    """``(facts, data_file)`` an export carries of its run: the columns and the direction it
+    read its data in (``source_column``, ``target_column``, ``data``), and the path of its
+    `DATA_FILE` (fingerprints and profile; None for a run older than it)."""
+    source, target = run_columns(run.config)
+    facts = {"source_column": source, "target_column": target, "data": run.config.get("data")}
+    data_file = run.path / DATA_FILE
+    return facts, (data_file if data_file.is_file() else None)
 
 
 def next_version(model_dir):
@@ -80,7 +92,8 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
         FileExistsError: the chosen version directory already exists. Without a chosen
             version, an export that loses a race with another takes the next free number.
     """
-    translator, default_name = _as_translator(run_dir_or_translator, max_beam_size)
+    translator, default_name, (facts, data_file) = _as_translator(run_dir_or_translator,
+                                                                  max_beam_size)
     model_dir = Path(base_dir) / (name or default_name)
     model_dir.mkdir(parents=True, exist_ok=True)
     remove_stale_partials(model_dir)
@@ -98,7 +111,10 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
         tf.saved_model.save(translator, str(temporary), signatures=signatures)
         extra = temporary / "assets.extra"
         extra.mkdir(exist_ok=True)
-        (extra / METADATA_FILE).write_text(json.dumps(translator.metadata(), indent=2) + "\n")
+        metadata = {**translator.metadata(), **facts}
+        (extra / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
+        if data_file is not None:
+            shutil.copyfile(data_file, extra / DATA_FILE)
         _make_readable(temporary)
         while True:
             try:

@@ -17,11 +17,13 @@ __all__ = lazy_package(
     {
         "BatchTranslator": "keras_nmt.inference.batch_translator",
         "CTranslate2Translator": "keras_nmt.inference.ctranslate2_translator",
+        "ModelData": "keras_nmt.inference.open_translator",
         "RunDirectory": "keras_nmt.inference.run_directory",
         "SavedTranslator": "keras_nmt.inference.saved_translator",
         "TranslationResult": "keras_nmt.inference.translation_result",
         "Translator": "keras_nmt.inference.translator",
         "find_saved_model": "keras_nmt.inference.saved_translator",
+        "model_data": "keras_nmt.inference.open_translator",
         "open_translator": "keras_nmt.inference.open_translator",
     },
 )

@@ -1,12 +1,73 @@
-"""`open_translator`: one call opens any translator the project writes."""
+"""`open_translator`: one call opens any translator the project writes; `model_data`: what
+any of them records of the data it was trained on."""
 
+import dataclasses
 import warnings
 import zipfile
 from pathlib import Path
 
+from keras_nmt.atomic_file import read_json
+from keras_nmt.inference.ctranslate2_translator import (
+    METADATA_FILE as CTRANSLATE2_METADATA,
+)
 from keras_nmt.inference.ctranslate2_translator import CTranslate2Translator, is_ctranslate2_export
-from keras_nmt.inference.run_directory import MODEL_FILE, RunDirectory, check_finite_weights
+from keras_nmt.inference.run_directory import (
+    CONFIG_FILE,
+    DATA_FILE,
+    MODEL_FILE,
+    RunDirectory,
+    check_finite_weights,
+    read_run_config,
+    run_columns,
+)
+from keras_nmt.inference.saved_translator import METADATA_FILE as SAVED_METADATA
 from keras_nmt.inference.saved_translator import SavedTranslator, find_saved_model
+
+
+@dataclasses.dataclass
+class ModelData:
+    """What a model records of its training data, whatever its format.
+
+    Attributes:
+        kind: ``"run"`` (a run folder), ``"saved_model"``, ``"ctranslate2"`` or ``None``
+            (nothing the project wrote).
+        folder: the folder holding the record (a SavedModel's version folder).
+        columns: the ``(source, target)`` TSV columns it was trained on, or ``None`` (an export
+            older than this record).
+        profile: its training data's profile (`keras_nmt.data.data_profile.profile_pairs`),
+            or ``None``.
+    """
+
+    kind: str | None
+    folder: Path
+    columns: tuple[int, int] | None = None
+    profile: dict | None = None
+
+
+def _read(path):
+    return read_json(path, "export it again, or train again", expect=dict)
+
+
+def model_data(path):
+    """The `ModelData` of a run folder, a SavedModel (or its model folder) or a CTranslate2
+    export: every command that reads data with a model feeds it the columns it was trained on
+    and measures the data against its profile, whatever the format."""
+    path = Path(path)
+    if is_ctranslate2_export(path):
+        kind, folder, facts = "ctranslate2", path, _read(path / CTRANSLATE2_METADATA)
+        data = path / DATA_FILE
+    elif (saved := find_saved_model(path)) is not None:
+        metadata = saved / "assets.extra" / SAVED_METADATA
+        kind, folder, facts = "saved_model", saved, _read(metadata) if metadata.is_file() else {}
+        data = saved / "assets.extra" / DATA_FILE
+    elif (path / CONFIG_FILE).is_file():
+        kind, folder, facts = "run", path, read_run_config(path / CONFIG_FILE)
+        data = path / DATA_FILE
+    else:
+        return ModelData(None, path)
+    columns = run_columns(facts) if "source_column" in facts else None
+    profile = _read(data).get("profile") if data.is_file() else None
+    return ModelData(kind, folder, columns, profile)
 
 
 def open_translator(path, weights=None):

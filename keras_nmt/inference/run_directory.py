@@ -4,6 +4,9 @@ This module names every file and folder of a run directory; every other module a
 the names. Layout (see docs/architecture.md):
 
     config.json        the training options (`keras_nmt.training.TrainConfig`, as JSON)
+    data.json          what the data is: each file read (path, size, SHA-256, columns, a
+                       skipped header) and the training data's profile per side (words,
+                       characters: `keras_nmt.data.data_profile`); exports carry it
     tokenizers/        source/ and target/ (`keras_nmt.text.load_tokenizer`)
     model.keras        the trained model
     history.json       one record per epoch: its logs, and `seconds` (wall time of the run so
@@ -40,6 +43,7 @@ from keras_nmt.models.registry import register_models
 from keras_nmt.text import load_tokenizer
 
 CONFIG_FILE = "config.json"
+DATA_FILE = "data.json"
 TOKENIZERS_DIR = "tokenizers"
 MODEL_FILE = "model.keras"
 HISTORY_FILE = "history.json"
@@ -60,7 +64,7 @@ SPELLING_TEST_FILE = "test_pairs.tsv"
 # the folder is touched). The lock file stays: deleting it under a running holder would let a
 # second training take a new one.
 TRAIN_FILES = (
-    CONFIG_FILE, TOKENIZERS_DIR, MODEL_FILE, HISTORY_FILE, BACKUP_DIR, PRECISION_FILE,
+    CONFIG_FILE, DATA_FILE, TOKENIZERS_DIR, MODEL_FILE, HISTORY_FILE, BACKUP_DIR, PRECISION_FILE,
     FINISHED_FILE, LOGS_DIR, AVERAGE_DIR, BUDGET_WEIGHTS_FILE, BUDGET_POINT_FILE,
 )
 # Every name a run directory may hold.
@@ -72,6 +76,12 @@ def read_run_config(path):
     """A run's `config.json` as a dict; a damaged one is named with the way out (`ValueError`)."""
     return read_json(path, "copy the run folder again, or train again into a new folder",
                      expect=dict)
+
+
+def run_columns(config):
+    """The ``(source, target)`` TSV columns a run's `config.json` dict read."""
+    source, target = config.get("source_column", 0), config.get("target_column")
+    return source, (1 - source if target is None else target)
 
 
 def non_finite_weights(variables):

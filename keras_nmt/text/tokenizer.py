@@ -33,11 +33,12 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from keras_nmt.atomic_file import read_json
+from keras_nmt.atomic_file import read_json, sha256_of
 from keras_nmt.special_ids import END_ID, NUM_RESERVED, PAD_ID, RESERVED_TOKENS, START_ID, UNK_ID
 
 CONFIG_FILE = "config.json"
 VOCAB_FILE = "vocab.txt"
+CHECKSUMS = "sha256"  # config.json: {file name: SHA-256} of the files `save` wrote
 UNK_SURFACE = "\u2047"  # "⁇", the surface SentencePiece also uses for unknown pieces
 _WHITESPACE_RUN = r"[\s\x{0B}\x{85}\p{Z}]+"
 _NO_BREAK_SPACES = r"[\x{00A0}\x{202F}]"
@@ -205,8 +206,12 @@ class Tokenizer(tf.Module):
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         config = self.get_config()
-        config.update(self._save_files(directory))
+        files = self._save_files(directory)
+        config.update(files)
         config["num_ids"] = self.vocab_size  # informative; the size comes from the files
+        # `load` checks them: a file cut or changed since (a vocabulary that still begins with
+        # the special tokens) would otherwise load and translate differently, without a word.
+        config[CHECKSUMS] = {name: sha256_of(directory / name) for name in files.values()}
         with open(directory / CONFIG_FILE, "w", encoding="utf-8") as f:
             json.dump(config, f, ensure_ascii=False, indent=2)
         return directory
@@ -221,6 +226,12 @@ class Tokenizer(tf.Module):
                 f"{directory} holds a {config.get('kind')!r} tokenizer, not {cls.kind!r}"
             )
         files = {k: config.pop(k) for k in list(config) if k.endswith("_file")}
+        for name, checksum in config.pop(CHECKSUMS, {}).items():  # none in older tokenizers
+            if not (directory / name).is_file() or sha256_of(directory / name) != checksum:
+                raise ValueError(
+                    f"{directory / name} is damaged (it fails its checksum: changed after the "
+                    f"tokenizer was saved, {_size_of(directory / name)}); copy the tokenizers "
+                    "again from where they were trained, or train again")
         config.pop("kind")
         config.pop("num_ids", None)
         tokenizer = cls(**config)
@@ -336,6 +347,10 @@ class Tokenizer(tf.Module):
 # --------------------------------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------------------------------
+def _size_of(path: Path) -> str:
+    return f"now {path.stat().st_size:,} bytes" if path.is_file() else "it is gone"
+
+
 def read_config(directory: str | os.PathLike) -> dict[str, Any]:
     """Reads ``config.json`` of a saved tokenizer directory."""
     path = Path(directory) / CONFIG_FILE

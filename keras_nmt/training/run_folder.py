@@ -21,12 +21,16 @@ import os
 import shutil
 from pathlib import Path
 
-from keras_nmt.atomic_file import read_json, write_json
+from keras_nmt.atomic_file import read_json, temporary_pattern, write_json
+from keras_nmt.data.corpus import corpus_paths, first_line_is_header, has_splits
+from keras_nmt.data.data_profile import changed_file, file_fingerprint, profile_pairs
 from keras_nmt.inference.run_directory import (
     BACKUP_DIR,
     BACKUP_STATE_FILE,
     CONFIG_FILE,
+    DATA_FILE,
     FINISHED_FILE,
+    HISTORY_FILE,
     LOCK_FILE,
     MODEL_FILE,
     PRECISION_FILE,
@@ -69,7 +73,8 @@ def check_run_folder(config, config_file):
     path = Path(config_file)
     if not path.exists():
         return
-    saved = read_run_json(path)
+    # A field added since the folder's run was made has its default there.
+    saved = {**dataclasses.asdict(type(config)()), **read_run_json(path)}
     differing = differing_options(saved, json.loads(json.dumps(dataclasses.asdict(config))))
     if differing:
         raise RunFolderError(
@@ -119,7 +124,8 @@ def finished_message(config, record):
 def clear_run_folder(run):
     """Deletes what `train` wrote in `run` (only those names: the folder may hold more)."""
     for name in TRAIN_FILES:
-        for path in (Path(run) / name, Path(run) / temporary_name(name)):
+        leftovers = Path(run).glob(temporary_pattern(name)) if Path(run).is_dir() else []
+        for path in (Path(run) / name, Path(run) / temporary_name(name), *leftovers):
             if path.is_dir():
                 shutil.rmtree(path)
             elif path.exists():
@@ -218,6 +224,56 @@ def undone_on_failed_start(run):
         raise
 
 
+def data_files(config):
+    """``[(role, path)]`` of the files a run reads (`keras_nmt.training.task.load_pairs`)."""
+    if config.valid:
+        return ([("train", path) for path in corpus_paths(config.data)]
+                + [("valid", path) for path in corpus_paths(config.valid)])
+    if has_splits(config.data):
+        return [(split, path) for split in ("train", "valid")
+                for path in corpus_paths(config.data, split)]
+    return [("train", path) for path in corpus_paths(config.data)]
+
+
+def data_record(config, train_pairs):
+    """What a run's data is (`DATA_FILE`): each file's fingerprint, the columns read and whether
+    its first line was skipped as a header, and the training pairs' profile."""
+    columns = [config.source_column,
+               1 - config.source_column if config.target_column is None else config.target_column]
+    files = [{"role": role, **file_fingerprint(path), "columns": columns,
+              "header": not config.accept_data and first_line_is_header(path)}
+             for role, path in data_files(config)]
+    return {"files": files, "profile": profile_pairs(train_pairs)}
+
+
+def check_data_unchanged(run):
+    """Raises `RunFolderError` when a data file of the run in `run` changed since it started:
+    its tokenizers and its place in the data belong to the old file."""
+    path = Path(run) / DATA_FILE
+    if not path.exists():
+        return
+    for recorded in read_run_json(path)["files"]:
+        how = changed_file(recorded)
+        if how is not None:
+            raise RunFolderError(
+                f"{recorded['path']} changed since the run in {run} started ({how}): its "
+                "tokenizers and its place in the data belong to the old file. Put the old file "
+                "back, train into another --output-dir, or add --fresh to start again")
+
+
+def check_resumable(run, finished):
+    """Raises `RunFolderError` when the run in `run` trained (a model or a history) but its
+    backup is gone and training is asked for: it would start again from epoch 1 and replace
+    the model."""
+    run = Path(run)
+    trained = [name for name in (MODEL_FILE, FINISHED_FILE, HISTORY_FILE) if (run / name).exists()]
+    if trained and not has_backup(run) and not finished:
+        raise RunFolderError(
+            f"{run / BACKUP_DIR / BACKUP_STATE_FILE} is missing, but the run in {run} has trained "
+            f"({', '.join(trained)} are there): training again would start from epoch 1 and "
+            "replace its model. Put the backup back, or add --fresh to start again")
+
+
 def prepare_run_folder(config, fresh=False):
     """Checks `config.output` before training; returns whether its run is already finished.
 
@@ -226,15 +282,19 @@ def prepare_run_folder(config, fresh=False):
         fresh: delete what an earlier run wrote there first.
 
     Raises:
-        RunFolderError: the folder holds a run made with other options, another training holds
-            it, or one of its files is damaged.
+        RunFolderError: the folder holds a run made with other options or on data files that
+            changed since, a trained run whose backup is gone, another training holds it, or
+            one of its files is damaged.
     """
     run = Path(config.output)
     check_not_locked(run)
     if fresh:
         clear_run_folder(run)
     check_run_folder(config, run / CONFIG_FILE)
-    return is_finished(config, finished_record(run)) and (run / MODEL_FILE).exists()
+    check_data_unchanged(run)
+    finished = is_finished(config, finished_record(run)) and (run / MODEL_FILE).exists()
+    check_resumable(run, finished)
+    return finished
 
 
 def run_precision(run, requested, shapes=None):

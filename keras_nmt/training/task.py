@@ -135,7 +135,10 @@ def load_pairs(config):
             spec, split, size=size, seed=config.seed, source_column=config.source_column,
             target_column=config.target_column,
             on_error="skip" if config.skip_bad_lines else "raise",
+            header="keep" if config.accept_data else "skip",
         )
+        if corpus.stats.header_warning():
+            print(corpus.stats.header_warning())
         if corpus.stats.num_skipped:
             check_bad_lines(corpus.stats, config.max_bad_fraction)
             print(corpus.stats.summary())

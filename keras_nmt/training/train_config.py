@@ -104,12 +104,19 @@ class TrainConfig(ModelOptions):
                        "../shared/data/spa-eng.{split}.tsv) or SOURCE_FILE,TARGET_FILE")
     valid: str | None = option(None, "validation file (default: the {split} file, the built-in "
                                "split, or a seeded hold-out of --data)")
-    source_column: int = option(1, "which TSV column is the source: Tatoeba files are "
-                                "'English<TAB>other', so 1 translates other->English",
+    source_column: int = option(0, "which TSV column is the source; the default reads "
+                                "'source<TAB>target'. Tatoeba files are 'English<TAB>other': 1 "
+                                "translates other->English (the spa-eng recipes say so)",
                                 at_least=0)
     target_column: int | None = option(None, "which TSV column is the target, for files with "
                                        "more columns (default: the other one of columns 0 and "
                                        "1)", at_least=0)
+    accept_data: bool = option(False, "use the data as it is, although it looks wrong: a first "
+                               "line that reads as column names (source<TAB>target) is trained "
+                               "on as a pair, and a validation file that looks reversed or in "
+                               "another language or script, or a vocabulary that leaves most "
+                               "tokens unknown, is not refused (default: skip such a header with "
+                               "a warning, refuse the rest)")
     skip_bad_lines: bool = option(False, "skip (and count) malformed corpus lines instead of "
                                   "stopping at the first one; the first few are reported as "
                                   "FILE:LINE")

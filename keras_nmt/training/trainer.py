@@ -8,8 +8,11 @@ import time
 from pathlib import Path
 
 import keras
+import numpy as np
 
-from keras_nmt.atomic_file import atomic_path
+from keras_nmt.atomic_file import atomic_path, write_json
+from keras_nmt.data.corpus import has_splits
+from keras_nmt.data.data_profile import MAX_MEASURED, implausibility
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.inference import RunDirectory, Translator
 from keras_nmt.inference.run_directory import (
@@ -18,6 +21,7 @@ from keras_nmt.inference.run_directory import (
     BUDGET_POINT_FILE,
     BUDGET_WEIGHTS_FILE,
     CONFIG_FILE,
+    DATA_FILE,
     HISTORY_FILE,
     LOGS_DIR,
     MODEL_FILE,
@@ -29,6 +33,7 @@ from keras_nmt.metrics import ValidationScores, group_references
 from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.models.configurations import TRAINING_RECIPES
 from keras_nmt.models.registry import build_model
+from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.text import load_tokenizer, make_tokenizer
 from keras_nmt.training.checkpoint_average import CheckpointAverage
 from keras_nmt.training.divergence import StopOnDivergence
@@ -40,6 +45,7 @@ from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntr
 from keras_nmt.training.perplexity import Perplexity
 from keras_nmt.training.precision import step_matmul_shapes
 from keras_nmt.training.run_folder import (
+    data_record,
     lock_run_folder,
     mark_finished,
     prepare_run_folder,
@@ -53,6 +59,11 @@ from keras_nmt.training.strategy import make_strategy
 from keras_nmt.training.task import TranslationTask
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
 from keras_nmt.training.time_budget import TimeBudget
+
+# Training tokens unknown to the run's own vocabulary: refused above MAX_UNKNOWN_TOKENS (a
+# --vocab-size that leaves almost nothing), a warning above WARN_UNKNOWN_TOKENS.
+MAX_UNKNOWN_TOKENS = 0.5
+WARN_UNKNOWN_TOKENS = 0.1
 
 
 @dataclasses.dataclass
@@ -137,6 +148,38 @@ def make_tokenizers(config, train_pairs, run):
         os.replace(partial, directory / side)
         tokenizers.append(tokenizer)
     return tuple(tokenizers)
+
+
+def unknown_token_rate(tokenizer, texts):
+    """The fraction of the tokens of `texts` (at most `MAX_MEASURED`) that are `UNK_ID`."""
+    ids = tokenizer.tokenize(list(texts)[:MAX_MEASURED]).flat_values.numpy()
+    return float(np.mean(ids == UNK_ID)) if ids.size else 0.0
+
+
+def check_training_data(config, profile, valid_pairs, train_pairs, tokenizers, print_fn):
+    """Refuses (`ValueError`) what would train a useless model without a word: validation data
+    that looks reversed or in another language than the training data, or a vocabulary that
+    leaves most training tokens unknown; warns when it leaves many. `--accept-data` skips this.
+    """
+    insist = "; add --accept-data to train on it as it is"
+    if config.valid or has_splits(config.data):  # a file of its own (a hold-out is alike)
+        name = config.valid or config.data.format(split="valid")
+        problem = implausibility(valid_pairs, profile, f"the validation data {name}")
+        if problem:
+            raise ValueError(f"{problem}, compared with the training data{insist}")
+    for index, (side, tokenizer) in enumerate(zip(("source", "target"), tokenizers, strict=True)):
+        rate = unknown_token_rate(tokenizer, [pair[index] for pair in train_pairs])
+        if rate > MAX_UNKNOWN_TOKENS:
+            real = tokenizer.vocab_size - NUM_RESERVED
+            unit = {"char": "character"}.get(config.tokenizer, config.tokenizer)
+            raise ValueError(
+                f"--vocab-size {config.vocab_size} keeps {real} {unit}{'s' * (real != 1)} "
+                f"besides the {NUM_RESERVED} special tokens: {rate:.0%} of the {side} tokens "
+                f"of {config.data} would be unknown; raise --vocab-size{insist}")
+        if rate > WARN_UNKNOWN_TOKENS:
+            print_fn(f"warning: {rate:.0%} of the {side} tokens of {config.data} are unknown to "
+                     f"its {tokenizer.vocab_size}-token vocabulary; a larger --vocab-size keeps "
+                     "more")
 
 
 def loss_and_metrics(config):
@@ -291,9 +334,15 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         raise ValueError("scheduled teacher forcing needs --api subclassed (a step loop)")
     # Data errors come before anything is written (and a new run failing later is undone).
     train_pairs, valid_pairs = task.load_pairs(config)
+    record = data_record(config, train_pairs)
     config.to_json(run / CONFIG_FILE)  # first: the folder's options are known from now on
+    if not (run / DATA_FILE).exists():
+        write_json(run / DATA_FILE, record)
     record_precision(run, precision)
     source_tokenizer, target_tokenizer = make_tokenizers(config, train_pairs, run)
+    if not config.accept_data:
+        check_training_data(config, record["profile"], valid_pairs,
+                            train_pairs, (source_tokenizer, target_tokenizer), print_fn)
     print_fn(
         f"data: {len(train_pairs)} training and {len(valid_pairs)} validation pairs; "
         f"{config.tokenizer} vocabularies {source_tokenizer.vocab_size} -> "

@@ -20,8 +20,8 @@ def run_dir(tmp_path_factory):
 
 def test_scores_a_test_file_and_writes_hypotheses_and_json(run_dir, tmp_path, capsys):
     test_file = tmp_path / "test.tsv"
-    # English<TAB>source, Tatoeba style; the repeated source has two references.
-    test_file.write_text("abc\tcab\nab\tba\nbca\tcab\n", encoding="utf-8")
+    # source<TAB>target, the run's columns; the repeated source has two references.
+    test_file.write_text("cab\tabc\nba\tab\ncab\tbca\n", encoding="utf-8")
     report = tmp_path / "report.json"
     hypotheses_file = tmp_path / "hypotheses.txt"
     scores = evaluate.main([
@@ -67,7 +67,7 @@ def test_scores_other_weights_in_the_run_directory(run_dir, tmp_path, capsys):
     expected = directory.translator().translate_texts(["abc", "cab", "bca"])
     assert expected != trained
     test_file = tmp_path / "test.tsv"
-    test_file.write_text("x\tabc\nx\tcab\nx\tbca\n", encoding="utf-8")
+    test_file.write_text("abc\tx\ncab\tx\nbca\tx\n", encoding="utf-8")
     hypotheses = tmp_path / "hypotheses.txt"
     evaluate.main([str(run_dir), "--weights", str(weights), "--data", str(test_file),
                    "--output", str(hypotheses)])

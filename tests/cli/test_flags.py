@@ -114,12 +114,15 @@ def test_train_size_caps_a_corpus_file_with_a_seeded_sample(tmp_path):
 
 
 def test_evaluate_reads_the_run_direction_and_refuses_another(tmp_path):
-    (tmp_path / "config.json").write_text(json.dumps({"source_column": 0, "target_column": 1}))
-    assert evaluate.run_columns(str(tmp_path), None) == (0, 1)
-    assert evaluate.run_columns(str(tmp_path), 0) == (0, 1)
-    with pytest.raises(ValueError, match="--source-column 0"):
-        evaluate.run_columns(str(tmp_path), 1)
-    assert evaluate.run_columns(str(tmp_path / "saved"), None) == (1, None)
+    from keras_nmt.inference import model_data
+
+    (tmp_path / "config.json").write_text(json.dumps({"source_column": 1, "target_column": 0}))
+    recorded = model_data(tmp_path)
+    assert evaluate.data_columns(recorded, None) == (1, 0)
+    assert evaluate.data_columns(recorded, 1) == (1, 0)
+    with pytest.raises(ValueError, match="--source-column 1"):
+        evaluate.data_columns(recorded, 0)
+    assert evaluate.data_columns(model_data(tmp_path / "saved"), None) == (0, None)
 
 
 def flags_of(parser):

@@ -24,7 +24,7 @@ def write(path, text, opener=open):
 
 
 def test_two_columns_default_source_is_the_other_language(tmp_path):
-    corpus = read_tsv(write(tmp_path / "spa.txt", TWO_COLUMNS))
+    corpus = read_tsv(write(tmp_path / "spa.txt", TWO_COLUMNS), source_column=1)
     assert corpus.pairs == [("Ve.", "Go."), ("Hola.", "Hi."), ("¡Corre!", "Run!")]
     assert (corpus.stats.read, corpus.stats.kept, corpus.stats.num_skipped) == (3, 3, 0)
     assert len(corpus) == 3 and corpus[1] == ("Hola.", "Hi.")
@@ -45,7 +45,7 @@ def test_invalid_source_column(tmp_path):
     "name, opener", [("a.tsv.gz", gzip.open), ("a.tsv.xz", lzma.open), ("a.tsv", open)]
 )
 def test_compressed_files(tmp_path, name, opener):
-    corpus = read_tsv(write(tmp_path / name, TWO_COLUMNS, opener))
+    corpus = read_tsv(write(tmp_path / name, TWO_COLUMNS, opener), source_column=1)
     assert corpus.pairs[2] == ("¡Corre!", "Run!")
     assert corpus.stats.kept == 3
 
@@ -55,7 +55,7 @@ def test_zip_single_text_member_skips_about_file(tmp_path):
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("_about.txt", "Attribution: www.manythings.org/anki and tatoeba.org\n")
         archive.writestr("spa.txt", TWO_COLUMNS)
-    corpus = read_tsv(path)
+    corpus = read_tsv(path, source_column=1)
     assert corpus.pairs[0] == ("Ve.", "Go.")
     assert "spa.txt" in corpus.stats.source
 
@@ -66,12 +66,12 @@ def test_zip_named_member_and_ambiguous_zip(tmp_path):
         archive.writestr("data/spa.txt", TWO_COLUMNS)
         archive.writestr("data/fra.txt", THREE_COLUMNS)
     with pytest.raises(CorpusError, match="exactly one") as error:
-        read_tsv(path)
+        read_tsv(path, source_column=1)
     assert error.value.reason == "zip_member" and str(path) in str(error.value)
-    assert read_tsv(path, member="fra.txt").pairs[1] == ("Salut !", "Hi.")
-    assert read_tsv(path, member="data/spa.txt").stats.kept == 3
+    assert read_tsv(path, member="fra.txt", source_column=1).pairs[1] == ("Salut !", "Hi.")
+    assert read_tsv(path, member="data/spa.txt", source_column=1).stats.kept == 3
     with pytest.raises(CorpusError, match="no member 'deu.txt'"):
-        read_tsv(path, member="deu.txt")
+        read_tsv(path, member="deu.txt", source_column=1)
 
 
 def test_line_aligned_files(tmp_path):
@@ -124,14 +124,14 @@ BAD = (
 def test_malformed_line_error_names_file_and_line(tmp_path, content, line, reason, text):
     path = write(tmp_path / "bad.tsv", content)
     with pytest.raises(CorpusError) as error:
-        read_tsv(path)
+        read_tsv(path, source_column=1)
     assert str(error.value).startswith(f"{path}, line {line}: ")
     assert text in str(error.value)
     assert (error.value.line, error.value.reason, error.value.path) == (line, reason, str(path))
 
 
 def test_skip_mode_counts_each_reason(tmp_path):
-    corpus = read_tsv(write(tmp_path / "bad.tsv", BAD), on_error="skip")
+    corpus = read_tsv(write(tmp_path / "bad.tsv", BAD), on_error="skip", source_column=1)
     assert corpus.pairs == [("Ve.", "Go."), ("¡Fuego!", "Fire!")]
     stats = corpus.stats
     assert stats.skipped == {"columns": 2, "empty_side": 1, "utf8": 1}
@@ -147,20 +147,20 @@ def test_skip_mode_counts_each_reason(tmp_path):
 
 def test_on_error_must_be_known(tmp_path):
     with pytest.raises(ValueError, match="on_error"):
-        read_tsv(write(tmp_path / "a.tsv", TWO_COLUMNS), on_error="ignore")
+        read_tsv(write(tmp_path / "a.tsv", TWO_COLUMNS), on_error="ignore", source_column=1)
 
 
 def test_empty_corpus_is_an_error(tmp_path):
     with pytest.raises(CorpusError, match="no sentence pairs") as error:
-        read_tsv(write(tmp_path / "empty.tsv", b""))
+        read_tsv(write(tmp_path / "empty.tsv", b""), source_column=1)
     assert error.value.reason == "empty_corpus" and str(tmp_path / "empty.tsv") in str(error.value)
     with pytest.raises(CorpusError, match="no sentence pairs.*skipped 2"):
-        read_tsv(write(tmp_path / "allbad.tsv", b"x\ny\n"), on_error="skip")
+        read_tsv(write(tmp_path / "allbad.tsv", b"x\ny\n"), on_error="skip", source_column=1)
 
 
 def test_max_chars_filters_and_counts(tmp_path):
     text = "Go.\tVe.\nThis is long.\tEsto es largo.\nHi.\tHola, amigo mio.\nOk.\tVale.\n"
-    corpus = read_tsv(write(tmp_path / "a.tsv", text), max_chars=10)
+    corpus = read_tsv(write(tmp_path / "a.tsv", text), max_chars=10, source_column=1)
     assert corpus.pairs == [("Ve.", "Go."), ("Vale.", "Ok.")]
     assert (corpus.stats.filtered_too_long, corpus.stats.kept, corpus.stats.read) == (2, 2, 4)
     assert corpus.stats.summary().endswith("kept 2 pairs; 2 longer than 10 characters filtered")
@@ -185,18 +185,18 @@ def test_load_corpus_builtin_and_paths(tmp_path):
     write(tmp_path / "x.train.tsv.xz", TWO_COLUMNS, lzma.open)
     write(tmp_path / "x.valid.tsv", "Hi.\tHola.\n")
     template = str(tmp_path / "x.{split}.tsv")
-    assert len(load_corpus(template, split="train")) == 3
-    assert load_corpus(template, split="valid").pairs == [("Hola.", "Hi.")]
+    assert len(load_corpus(template, split="train", source_column=1)) == 3
+    assert load_corpus(template, split="valid", source_column=1).pairs == [("Hola.", "Hi.")]
     assert resolve_path(tmp_path / "x.train.tsv") == tmp_path / "x.train.tsv.xz"
     with pytest.raises(FileNotFoundError, match="x.test.tsv"):
-        load_corpus(template, split="test")
+        load_corpus(template, split="test", source_column=1)
     with pytest.raises(ValueError, match="placeholder"):
-        load_corpus(template)
+        load_corpus(template, source_column=1)
 
     single = str(tmp_path / "x.valid.tsv")
     assert load_corpus(single, source_column=0).pairs == [("Hi.", "Hola.")]
     with pytest.raises(ValueError, match="no splits"):
-        load_corpus(single, split="test")
+        load_corpus(single, split="test", source_column=1)
 
     write(tmp_path / "s.txt", "uno\ndos\n")
     write(tmp_path / "t.txt", "one\ntwo\n")
@@ -205,11 +205,11 @@ def test_load_corpus_builtin_and_paths(tmp_path):
     assert load_corpus((tmp_path / "s.txt", tmp_path / "t.txt")).pairs == aligned.pairs
 
     with pytest.raises(FileNotFoundError, match="not a built-in dataset"):
-        load_corpus(str(tmp_path / "missing.tsv"))
+        load_corpus(str(tmp_path / "missing.tsv"), source_column=1)
 
 
 def test_shared_spanish_english(shared_data):
-    corpus = load_corpus(str(shared_data / "spa-eng.{split}.tsv"), split="test")
+    corpus = load_corpus(str(shared_data / "spa-eng.{split}.tsv"), split="test", source_column=1)
     assert len(corpus) == 2000 and corpus.stats.num_skipped == 0
     # Spanish -> English by default: the target side is English.
     assert all(source != target for source, target in corpus.pairs[:100])

@@ -19,7 +19,7 @@ def write(path, text):
 def test_skipped_lines_are_counted_reported_and_limited(tmp_path):
     lines = ["Go.\tVe."] * 8 + ["only one column", "a\tb\tc\td"]
     path = write(tmp_path / "c.tsv", "\n".join(lines) + "\n")
-    corpus = read_tsv(path, on_error="skip")
+    corpus = read_tsv(path, on_error="skip", source_column=1)
     assert len(corpus) == 8 and corpus.stats.num_skipped == 2
     assert corpus.stats.first_skipped == [f"{path}:9", f"{path}:10"]
     assert f"{path}:9" in corpus.stats.summary()
@@ -40,7 +40,7 @@ def test_columns_of_a_wider_file(tmp_path):
 
 def test_sides_made_of_invisible_characters_are_dropped_and_counted(tmp_path):
     path = write(tmp_path / "z.tsv", "Go.\tVe.\nHi.\t\u200d\u200d\n\u200b\tHola.\n")
-    corpus = read_tsv(path)
+    corpus = read_tsv(path, source_column=1)
     assert corpus.pairs == [("Ve.", "Go.")]
     assert corpus.stats.skipped == {"invisible": 2}
 
@@ -59,9 +59,9 @@ def test_corrupt_and_truncated_archives_name_the_file(tmp_path):
     xz.write_bytes(lzma.compress(text.encode())[:5000])
     for path in (truncated, corrupt, xz):
         with pytest.raises(CorpusError, match=f"{path.name}: corrupt or truncated"):
-            load_corpus(path)
+            load_corpus(path, source_column=1)
 
 
 def test_a_directory_is_named_as_one(tmp_path):
     with pytest.raises(CorpusError, match="is a directory"):
-        load_corpus(tmp_path)
+        load_corpus(tmp_path, source_column=1)

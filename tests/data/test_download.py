@@ -29,7 +29,7 @@ def test_download_without_network_gives_clear_error(monkeypatch):
     assert "could not download https://www.manythings.org/anki/fra-eng.zip" in message
     assert "download it by hand" in message and "--data PATH" in message
     with pytest.raises(DownloadError):
-        load_corpus("fra-eng")
+        load_corpus("fra-eng", source_column=1)
 
 
 def test_load_corpus_reads_the_downloaded_zip(monkeypatch, tmp_path):
@@ -44,5 +44,5 @@ def test_load_corpus_reads_the_downloaded_zip(monkeypatch, tmp_path):
         return str(path)
 
     monkeypatch.setattr(keras.utils, "get_file", fake_get_file)
-    assert load_corpus("spa-eng").pairs == [("Ve.", "Go.")]
+    assert load_corpus("spa-eng", source_column=1).pairs == [("Ve.", "Go.")]
     assert calls == [("spa-eng.zip", "https://www.manythings.org/anki/spa-eng.zip")]

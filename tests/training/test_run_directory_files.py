@@ -26,8 +26,9 @@ def test_every_file_a_run_writes_is_named_and_documented(tmp_path):
     run = Path(config.output)
     written = {path.name for path in run.iterdir()}
     assert written == {
-        "config.json", "tokenizers", "model.keras", "history.json", "backup", "precision.json",
-        "finished.json", "train.lock", "logs", "average", "budget.weights.h5", "budget.json",
+        "config.json", "data.json", "tokenizers", "model.keras", "history.json", "backup",
+        "precision.json", "finished.json", "train.lock", "logs", "average", "budget.weights.h5",
+        "budget.json",
     }
     assert written <= set(run_directory.RUN_DIRECTORY_NAMES)
     assert {path.name for path in (run / "backup").iterdir()} == {

@@ -71,7 +71,7 @@ def test_a_full_disk_while_writing_config_leaves_nothing_that_refuses_the_retry(
     write_text = Path.write_text
 
     def full_disk(path, text, *args, **kwargs):
-        if path.name.endswith("config.json") and path.parent == run:
+        if path.name.startswith((".config.json", "config.json")) and path.parent == run:
             write_text(path, "")  # what a full disk leaves: the file, empty
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
         return write_text(path, text, *args, **kwargs)
