@@ -127,11 +127,7 @@ def beam_search(
         ``(batch, n_best, L, src_len)`` or ``None``. ``DecodeResult.best()`` gives the top one.
     """
     k = beam_size
-    if not isinstance(k, int) or k < 1:
-        raise ValueError(f"beam_size must be a python int >= 1, got {beam_size!r}")
-    n_best = k if n_best is None else n_best
-    if not isinstance(n_best, int) or not 1 <= n_best <= k:
-        raise ValueError(f"n_best must be a python int in [1, beam_size], got {n_best!r}")
+    n_best = scoring.check_beam(beam_size, n_best)
     scoring.check_normalization(normalization, length_penalty)
     if not coverage_penalty >= 0:
         raise ValueError(f"coverage_penalty must be >= 0, got {coverage_penalty!r}")

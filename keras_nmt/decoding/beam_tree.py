@@ -107,11 +107,7 @@ def beam_tree(
         A `BeamTree`.
     """
     k = beam_size
-    if not isinstance(k, int) or k < 1:
-        raise ValueError(f"beam_size must be a python int >= 1, got {beam_size!r}")
-    n_best = k if n_best is None else n_best
-    if not isinstance(n_best, int) or not 1 <= n_best <= k:
-        raise ValueError(f"n_best must be a python int in [1, beam_size], got {n_best!r}")
+    n_best = scoring.check_beam(beam_size, n_best)
     scoring.check_normalization(normalization, length_penalty)
     ids = np.asarray(encoder_tokens, np.int32)
     if ids.ndim != 2 or ids.shape[0] != 1:

@@ -32,6 +32,16 @@ def _alpha(alpha):
     return float(alpha) if _is_python_number(alpha) else ops.cast(alpha, "float32")
 
 
+def check_beam(beam_size, n_best):
+    """Validates a beam search's width and n-best size; returns ``n_best`` (``None``: all)."""
+    if not isinstance(beam_size, int) or beam_size < 1:
+        raise ValueError(f"beam_size must be a python int >= 1, got {beam_size!r}")
+    n_best = beam_size if n_best is None else n_best
+    if not isinstance(n_best, int) or not 1 <= n_best <= beam_size:
+        raise ValueError(f"n_best must be a python int in [1, beam_size], got {n_best!r}")
+    return n_best
+
+
 def check_normalization(normalization: str, length_penalty):
     """Validates the normalization options.
 

@@ -31,6 +31,7 @@ from keras_nmt.data.data_profile import looks_like_header
 from keras_nmt.lines import read_lines, write_lines
 from keras_nmt.training.run_folder import check_data_unchanged, check_run_folder, data_record
 from keras_nmt.training.train_config import TrainConfig
+from tests.error_output import one_error_line
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -107,15 +108,6 @@ def needs_ctranslate2(made):
     return made.ctranslate2
 
 
-def error_line(capsys):
-    """The one `error:` line a failed command printed (no traceback)."""
-    err = capsys.readouterr().err
-    assert "Traceback" not in err, err
-    lines = [line for line in err.splitlines() if line.startswith("error: ")]
-    assert len(lines) == 1, err
-    return lines[0]
-
-
 def tree(folder):
     """Every path under `folder` with its size and content, to show nothing changed."""
     return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None
@@ -158,7 +150,7 @@ def test_resume_with_a_replaced_data_file_is_refused(change, made, tmp_path, cap
         data.unlink()
     before = tree(run)
     assert train_app.main(train_command(data, run)) == 1
-    line = error_line(capsys)
+    line = one_error_line(capsys)
     assert str(data.resolve()) in line and "--fresh" in line
     assert tree(run) == before
 
@@ -195,7 +187,7 @@ def test_a_truncated_vocabulary_fails_its_checksum(command, made, tmp_path, caps
         (run / "finished.json").unlink()
         status = train_app.main(train_command(data, run))
     assert status == 1
-    line = error_line(capsys)
+    line = one_error_line(capsys)
     assert str(vocabulary) in line and "checksum" in line
     assert not (tmp_path / "saved").exists()
 
@@ -207,14 +199,14 @@ def test_a_vocabulary_with_one_changed_token_fails_its_checksum(made, tmp_path, 
     vocabulary.write_text(text.replace("\na\n", "\nx\n", 1), encoding="utf-8")  # same size
     assert vocabulary.read_text(encoding="utf-8") != text
     assert translate_app.main([str(run), "uno"]) == 1
-    assert str(vocabulary) in error_line(capsys)
+    assert str(vocabulary) in one_error_line(capsys)
 
 
 def test_a_deleted_vocabulary_is_named(made, tmp_path, capsys):
     run, _ = own_run(made, tmp_path)
     (run / "tokenizers" / "source" / "vocab.txt").unlink()
     assert translate_app.main([str(run), "uno"]) == 1
-    assert str(run / "tokenizers" / "source" / "vocab.txt") in error_line(capsys)
+    assert str(run / "tokenizers" / "source" / "vocab.txt") in one_error_line(capsys)
 
 
 def test_a_tokenizer_saved_before_checksums_still_loads(made, tmp_path, capsys):
@@ -234,7 +226,7 @@ def test_a_damaged_ctranslate2_vocabulary_is_named(made, tmp_path, capsys):
     vocabulary = export / "tokenizers" / "source" / "vocab.txt"
     vocabulary.write_text(vocabulary.read_text(encoding="utf-8")[:-3], encoding="utf-8")
     assert translate_app.main([str(export), "uno"]) == 1
-    assert str(vocabulary) in error_line(capsys)
+    assert str(vocabulary) in one_error_line(capsys)
 
 
 def test_a_run_made_before_a_new_option_is_not_refused(made):
@@ -257,7 +249,7 @@ def test_a_finished_run_without_its_backup_is_not_retrained(made, tmp_path, caps
     (run / "backup" / "state.npz").unlink()
     model = (run / "model.keras").read_bytes()
     assert train_app.main([*train_command(data, run), "--epochs", "2"]) == 1
-    line = error_line(capsys)
+    line = one_error_line(capsys)
     assert str(run / "backup" / "state.npz") in line and "--fresh" in line
     assert (run / "model.keras").read_bytes() == model
 
@@ -276,7 +268,7 @@ def test_a_run_with_a_history_but_no_backup_is_not_restarted(made, tmp_path, cap
     for name in ("backup/state.npz", "model.keras", "finished.json"):
         (run / name).unlink()
     assert train_app.main(train_command(data, run)) == 1
-    assert "history.json" in error_line(capsys)
+    assert "history.json" in one_error_line(capsys)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -308,7 +300,7 @@ def test_evaluate_feeds_a_saved_model_its_own_columns(made, tmp_path, capsys):
     assert hypotheses_of(made.saved.parent, made.test, tmp_path) == expected  # its model folder
     assert evaluate_app.main([str(made.saved), "--data", str(made.test),
                               "--source-column", "1"]) == 1
-    assert "--source-column 0" in error_line(capsys)
+    assert "--source-column 0" in one_error_line(capsys)
 
 
 def test_evaluate_feeds_a_ctranslate2_export_its_own_columns(made, tmp_path, capsys):
@@ -318,7 +310,7 @@ def test_evaluate_feeds_a_ctranslate2_export_its_own_columns(made, tmp_path, cap
     expected = hypotheses_of(made.run, made.test, tmp_path)
     assert hypotheses_of(export, made.test, tmp_path, "--source-column", "0") == expected
     assert evaluate_app.main([str(export), "--data", str(made.test), "--source-column", "1"]) == 1
-    assert str(export) in error_line(capsys)
+    assert str(export) in one_error_line(capsys)
 
 
 @pytest.mark.parametrize("which", ["saved", "ctranslate2"])
@@ -352,7 +344,7 @@ def test_evaluate_refuses_a_reversed_test_file(made, tmp_path, capsys):
     reversed_test = write_tsv(tmp_path / "reversed.tsv", swapped(toy_pairs(12, seed=1)))
     before = tree(made.run)
     assert evaluate_app.main([str(made.run), "--data", str(reversed_test)]) == 1
-    line = error_line(capsys)
+    line = one_error_line(capsys)
     assert str(reversed_test) in line and "reversed" in line and "--accept-data" in line
     assert tree(made.run) == before  # no hypotheses written
 
@@ -362,7 +354,7 @@ def test_every_format_refuses_a_reversed_test_file(model, made, tmp_path, capsys
     path = {"run": made.run, "saved": made.saved}.get(model) or needs_ctranslate2(made)
     reversed_test = write_tsv(tmp_path / "reversed.tsv", swapped(toy_pairs(12, seed=1)))
     assert evaluate_app.main([str(path), "--data", str(reversed_test)]) == 1
-    assert "reversed" in error_line(capsys)
+    assert "reversed" in one_error_line(capsys)
 
 
 def test_accept_data_scores_a_reversed_file_as_it_is(made, tmp_path):
@@ -382,7 +374,7 @@ def test_evaluate_refuses_another_language_or_script(language, made, tmp_path, c
         foreign = [("der Hund schläft im Haus", target) for _, target in pairs]
     path = write_tsv(tmp_path / "foreign.tsv", foreign)
     assert evaluate_app.main([str(made.run), "--data", str(path)]) == 1
-    line = error_line(capsys)
+    line = one_error_line(capsys)
     assert str(path) in line and "source language" in line
 
 
@@ -408,7 +400,7 @@ def test_train_refuses_a_reversed_validation_file(made, tmp_path, capsys):
     valid = write_tsv(tmp_path / "valid.tsv", swapped(toy_pairs(8, seed=3)))
     run = tmp_path / "run"
     assert train_app.main(train_command(made.data, run, "--valid", str(valid))) == 1
-    line = error_line(capsys)
+    line = one_error_line(capsys)
     assert str(valid) in line and "reversed" in line and "--accept-data" in line
     assert not run.exists()  # nothing left that would refuse the corrected command
 
@@ -417,7 +409,7 @@ def test_train_refuses_a_validation_file_in_another_script(made, tmp_path, capsy
     valid = write_tsv(tmp_path / "valid.tsv", [("кошка", "cat"), ("собака", "dog")] * 4)
     run = tmp_path / "run"
     assert train_app.main(train_command(made.data, run, "--valid", str(valid))) == 1
-    assert "another language or script" in error_line(capsys)
+    assert "another language or script" in one_error_line(capsys)
     assert not run.exists()
 
 
@@ -426,7 +418,7 @@ def test_a_word_vocabulary_of_one_real_word_is_refused(made, tmp_path, capsys):
     run = tmp_path / "run"
     assert train_app.main(train_command(made.data, run, "--tokenizer", "word",
                                         "--vocab-size", "5")) == 1
-    line = error_line(capsys)
+    line = one_error_line(capsys)
     assert "--vocab-size 5 keeps 1 word besides the 4 special tokens" in line and "unknown" in line
     assert not run.exists()
 
@@ -496,7 +488,7 @@ def test_translate_output_never_replaces_its_input(spelling, made, tmp_path, cap
         os.link(source, output)
     assert translate_app.main([str(made.run), "--input", str(source), "--output",
                                str(output)]) == 1
-    line = error_line(capsys)
+    line = one_error_line(capsys)
     assert line.startswith(f"error: --output {output} is the input") and "--output" in line
     assert source.read_text(encoding="utf-8") == "uno dos\ngato\n"
 
@@ -506,7 +498,7 @@ def test_translate_output_never_replaces_a_model_file(made, tmp_path, capsys):
     vocabulary = run / "tokenizers" / "source" / "vocab.txt"
     before = vocabulary.read_bytes()
     assert translate_app.main([str(run), "uno", "--output", str(vocabulary)]) == 1
-    assert str(vocabulary) in error_line(capsys)
+    assert str(vocabulary) in one_error_line(capsys)
     assert vocabulary.read_bytes() == before
 
 
@@ -522,7 +514,7 @@ def test_evaluate_outputs_never_replace_an_input(victim, made, tmp_path, capsys)
     else:
         flags = ["--output", str(tmp_path / "a.txt"), "--json", str(tmp_path / "a.txt")]
     assert evaluate_app.main([str(run), "--data", str(test), *flags]) == 1
-    line = error_line(capsys)
+    line = one_error_line(capsys)
     assert ("--output" in line or "--json" in line) and str(tmp_path) in line
     assert all(path.read_bytes() == data for path, data in before.items())
     assert not (tmp_path / "a.txt").exists()
@@ -549,7 +541,7 @@ def test_output_naming_a_folder_is_refused_and_leaves_nothing(command, made, tmp
         status = evaluate_app.main([str(made.run), "--data", str(made.test), "--output",
                                     str(folder)])
     assert status == 1
-    assert f"--output {folder} is a folder" in error_line(capsys)
+    assert f"--output {folder} is a folder" in one_error_line(capsys)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     assert list(folder.iterdir()) == []
 
@@ -616,7 +608,7 @@ def test_a_ctranslate2_export_never_replaces_another_without_force(made, tmp_pat
     before = tree(export)
     assert export_app.main([str(made.run), "--output-dir", str(tmp_path), "--name", "m",
                             "--format", "ctranslate2"]) == 1
-    assert "add --force" in error_line(capsys)
+    assert "add --force" in one_error_line(capsys)
     assert tree(export) == before
     assert export_app.main([str(made.run), "--output-dir", str(tmp_path), "--name", "m",
                             "--format", "ctranslate2", "--force"]) == 0

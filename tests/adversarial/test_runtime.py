@@ -34,6 +34,7 @@ from keras_nmt.training.run_folder import finished_message, is_finished
 from keras_nmt.training.time_budget import TimeBudget
 from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.training.trainer import plural
+from tests.error_output import one_error_line
 from tests.export.helpers import make_model, make_run_directory
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,14 +56,6 @@ def nan_run(tmp_path_factory):
     kernel.assign(np.full(kernel.shape, np.nan, np.float32))
     model.save(path / "model.keras")
     return path
-
-
-def one_error_line(capsys):
-    err = capsys.readouterr().err
-    assert "Traceback" not in err, err
-    lines = [line for line in err.splitlines() if line.startswith("error: ")]
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 # --- Divergence: never a finished run --------------------------------------------------------

@@ -15,6 +15,7 @@ import tensorflow as tf
 
 from keras_nmt.cli import export as export_app
 from keras_nmt.cli import translate as translate_app
+from tests.error_output import one_error_line
 from tests.export.helpers import make_run_directory
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,14 +24,6 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     return make_run_directory(tmp_path_factory.mktemp("interrupted") / "run")
-
-
-def one_error_line(capsys):
-    err = capsys.readouterr().err
-    assert "Traceback" not in err, err
-    lines = [line for line in err.splitlines() if line.startswith("error: ")]
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 def full_disk(*args, **kwargs):

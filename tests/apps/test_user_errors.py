@@ -11,6 +11,7 @@ from keras_nmt.cli import export as export_app
 from keras_nmt.cli import spell as spell_app
 from keras_nmt.cli import train as train_app
 from keras_nmt.cli import translate as translate_app
+from tests.error_output import one_error_line
 
 BAD_FLAGS = [
     (train_app, ["--epochs", "0"]),
@@ -49,20 +50,12 @@ def test_epochs_zero_writes_no_folder(tmp_path):
     assert not (tmp_path / "run").exists()
 
 
-def error_line(capsys):
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    lines = [line for line in err.splitlines() if line.startswith("error: ")]
-    assert len(lines) == 1, err
-    return lines[0]
-
-
 def test_train_prints_one_line_naming_file_and_line_and_writes_nothing(tmp_path, capsys):
     bad = tmp_path / "bad.tsv"
     bad.write_text("Go.\tVe.\nno tab here\n", encoding="utf-8")
     run = tmp_path / "run"
     assert train_app.main(["--data", str(bad), "--output-dir", str(run)]) == 1
-    assert f"{bad}, line 2: expected 2 or 3" in error_line(capsys)
+    assert f"{bad}, line 2: expected 2 or 3" in one_error_line(capsys)
     assert not run.exists()
     assert train_app.main(["--data", str(bad), "--output-dir", str(run), "--debug"]) == 1
     assert "Traceback" in capsys.readouterr().err
@@ -72,7 +65,7 @@ def test_patience_with_checkpoint_averaging_is_refused_before_any_folder(tmp_pat
     run = tmp_path / "run"
     argv = ["--patience", "2", "--average-checkpoints", "3", "--output-dir", str(run)]
     assert train_app.main(argv) == 1
-    assert "--patience and --average-checkpoints do not combine" in error_line(capsys)
+    assert "--patience and --average-checkpoints do not combine" in one_error_line(capsys)
     assert not run.exists()
 
 
@@ -86,6 +79,6 @@ def test_train_and_evaluate_name_bad_data(kind, tmp_path, capsys):
         data, expected = tmp_path / "c.tsv.gz", "c.tsv.gz: corrupt or truncated .gz"
         data.write_bytes(gzip.compress(b"Go.\tVe.\n" * 5000)[:60])
     assert train_app.main(["--data", str(data), "--output-dir", str(tmp_path / "run")]) == 1
-    assert expected in error_line(capsys)
+    assert expected in one_error_line(capsys)
     assert evaluate_app.main([str(tmp_path / "run"), "--data", str(data)]) == 1
-    assert expected in error_line(capsys)
+    assert expected in one_error_line(capsys)
