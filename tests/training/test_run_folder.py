@@ -132,7 +132,7 @@ def test_a_second_training_into_a_locked_folder_is_refused_until_the_first_dies(
         assert second.returncode == 1 and "Traceback" not in err
         assert err.splitlines()[-1] == (
             f"error: {run} is in use by another training (PID {first.pid}, holding "
-            f"{run / 'train.lock'}); wait for it to end, or choose another --output")
+            f"{run / 'train.lock'}); wait for it to end, or choose another --output-dir")
         assert first.poll() is None and (run / "config.json").exists()  # untouched
     finally:
         first.kill()  # SIGKILL: the kernel releases the lock

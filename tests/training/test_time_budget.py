@@ -86,10 +86,12 @@ def test_the_weights_at_the_budget_are_kept_once(tmp_path, monkeypatch):
     budget.on_train_batch_end(3)  # the budget runs out after 4 of epoch 1's 10 batches
     assert json.loads((tmp_path / "budget.json").read_text()) == {"epochs": 1.4, "seconds": 61.0}
     assert (tmp_path / "budget.weights.h5").read_text() == "weights"
-    assert budget.model.saved == [".budget.weights.h5"]  # then renamed: no half-written file
+    # Saved under a temporary name unique to the process, then renamed: no half-written file.
+    [saved] = budget.model.saved
+    assert saved.startswith(".budget.weights.h5-") and saved.endswith(".weights.h5")
     budget.on_train_batch_end(4)
     budget.on_epoch_end(1)
-    assert budget.model.saved == [".budget.weights.h5"] and budget.model.stop_training
+    assert budget.model.saved == [saved] and budget.model.stop_training
 
     # A resumed run (a new process) does not take it again.
     resumed = _snapshotting(tmp_path, monkeypatch, now, steps=10)
