@@ -53,7 +53,9 @@ class ExactBackup(keras.callbacks.Callback):
         self.state = state
         self.epoch = 0
         self.batches_done = 0
-        self._cut_short = False  # the epoch stopped before its last batch (a time budget)
+        # The state at the batch a time budget stopped the epoch at, written at the epoch's
+        # end (after its validation and record), or None.
+        self._cut_short = None
         self._resume_at = (0, 0)
         self.saved_at = None  # the position of the last backup, once one exists
         self._metrics = None  # the restored running sums (`_continue_metrics`)
@@ -104,30 +106,37 @@ class ExactBackup(keras.callbacks.Callback):
     def save(self, epoch, batch):
         """Writes the state at position `(epoch, batch)` atomically; a state with non-finite
         weights is refused (`TrainingDiverged`), so the backup on disk stays the last good one."""
+        self._write(self._capture(epoch, batch))
+
+    def _capture(self, epoch, batch):
+        """The arrays of the state at position `(epoch, batch)`, the run state aside."""
         bad = non_finite_weights(self.model.trainable_variables)
         if bad:
             raise TrainingDiverged(
                 f"training diverged before epoch {epoch + 1}, batch {batch}: {bad[0]} is not "
                 f"finite; {where_kept(self)}, no model was written; {WAY_OUT}")
-        self.directory.mkdir(parents=True, exist_ok=True)
         variables = [keras.ops.convert_to_numpy(v) for v in self._variables(self.model)]
         # Mid-epoch, the metrics hold the epoch's running sums (at its end, validation's).
         metrics = [keras.ops.convert_to_numpy(v) for v in self.model.metrics_variables] \
             if batch else []
-        arrays = {**{f"v{i}": value for i, value in enumerate(variables)},
-                  **{f"m{i}": value for i, value in enumerate(metrics)}}
+        return {"count": len(variables), "metric_count": len(metrics), "epoch": epoch,
+                "batch": batch, **{f"v{i}": value for i, value in enumerate(variables)},
+                **{f"m{i}": value for i, value in enumerate(metrics)}}
+
+    def _write(self, arrays):
+        """Writes captured arrays, with the run state of now, atomically."""
         if self.state is not None:
-            arrays["run_state"] = np.array(json.dumps(self.state.to_dict()))
+            arrays = {**arrays, "run_state": np.array(json.dumps(self.state.to_dict()))}
+        self.directory.mkdir(parents=True, exist_ok=True)
         with atomic_path(self.path, self.path.with_name(self.path.name + ".partial")) as partial:
             with open(partial, "wb") as stream:
-                np.savez(stream, count=len(variables), metric_count=len(metrics), epoch=epoch,
-                         batch=batch, **arrays)
-        self.saved_at = (epoch, batch)
+                np.savez(stream, **arrays)
+        self.saved_at = (int(arrays["epoch"]), int(arrays["batch"]))
 
     def on_epoch_begin(self, epoch, logs=None):
         self.epoch = epoch
         self.batches_done = self._resume_at[1] if epoch == self._resume_at[0] else 0
-        self._cut_short = False
+        self._cut_short = None
         if not self.batches_done:
             self._metrics = None
 
@@ -153,13 +162,18 @@ class ExactBackup(keras.callbacks.Callback):
         # The epoch's last batch is saved by `on_epoch_end`, as the next epoch's start.
         last = batch + 1 == self.params.get("steps")
         # A callback before this one stopped training (the time budget): Keras ends the epoch
-        # after this batch, so the position inside it is saved now, before validation runs.
-        self._cut_short = self.model.stop_training and not last
-        if (self.batches_done % self.every == 0 or self._cut_short) and not last:
+        # after this batch. Its position and state (validation resets the metrics' sums) are
+        # kept now and written with the epoch's record at its end, so a re-run never starts
+        # between the two: it either trains again up to this batch or finds the epoch done.
+        if self.model.stop_training and not last:
+            self._cut_short = self._capture(self.epoch, self.batches_done)
+        elif self.batches_done % self.every == 0 and not last:
             self.save(self.epoch, self.batches_done)
 
     def on_epoch_end(self, epoch, logs=None):
-        if not self._cut_short:  # a cut-short epoch was saved at its last batch
+        if self._cut_short is not None:
+            self._write(self._cut_short)
+        else:
             self.save(epoch + 1, 0)
 
 

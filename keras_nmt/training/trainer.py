@@ -401,15 +401,22 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         model.load_weights(run / MODEL_FILE)
         history = read_history(run / HISTORY_FILE)
     else:
-        try:
-            history = fit_from(
-                model, train_data, batches_per_epoch, epoch, batch, config.epochs,
-                validation_data=valid_data, callbacks=callbacks, verbose=config.verbose,
-                shuffle=False,  # make_dataset already shuffles (seeded); Keras cannot either
-            )
-        except KeyboardInterrupt as interruption:
-            interruption.left = interrupted_at(backup, run)
-            raise
+        if budget_ran_out(callbacks):
+            # Killed after the budget stopped it and its last epoch was backed up: the budget
+            # is spent (one more batch would change the weights), only the ending is left.
+            history = read_history(run / HISTORY_FILE)
+            if average is not None:
+                average.set_model(model)
+        else:
+            try:
+                history = fit_from(
+                    model, train_data, batches_per_epoch, epoch, batch, config.epochs,
+                    validation_data=valid_data, callbacks=callbacks, verbose=config.verbose,
+                    shuffle=False,  # make_dataset already shuffles (seeded); Keras cannot either
+                )
+            except KeyboardInterrupt as interruption:
+                interruption.left = interrupted_at(backup, run)
+                raise
         if average is not None:
             average.apply()
         check_finite_weights(model, run)
