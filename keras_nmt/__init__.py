@@ -28,9 +28,41 @@ TensorFlow):
 The data flow and what each package may import: docs/architecture.md.
 """
 
-from keras_nmt._lazy import lazy_package
+from keras_nmt._lazy import after_import, lazy_package
 
 __version__ = "0.1.0"
+
+
+# What a saved `.keras` file may name besides the models (which the registry imports with
+# their layers): the training set-up compiled into it, and a metric of the spelling corrector
+# written with TensorFlow ops (only under that backend: JAX machines may have no TensorFlow).
+_SERIALIZABLE_MODULES = (
+    "keras_nmt.training.fused_adam",
+    "keras_nmt.training.inverse_sqrt_schedule",
+    "keras_nmt.training.masked_accuracy",
+    "keras_nmt.training.masked_sparse_cross_entropy",
+    "keras_nmt.training.perplexity",
+)
+_TENSORFLOW_SERIALIZABLE_MODULES = ("keras_nmt.metrics.token_error_rate",)
+
+
+def _register_serializable():
+    import importlib
+
+    import keras
+
+    from keras_nmt.models.registry import register_models
+
+    register_models()
+    modules = _SERIALIZABLE_MODULES
+    if keras.backend.backend() == "tensorflow":
+        modules += _TENSORFLOW_SERIALIZABLE_MODULES
+    for module in modules:
+        importlib.import_module(module)
+
+
+# `keras.models.load_model("RUN/model.keras")` after `import keras_nmt`: see `after_import`.
+after_import("keras", _register_serializable)
 __all__ = lazy_package(
     __name__,
     {

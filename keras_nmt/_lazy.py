@@ -12,6 +12,8 @@ Example:
 """
 
 import importlib
+import importlib.abc
+import importlib.util
 import sys
 import types
 
@@ -47,3 +49,38 @@ def lazy_package(name, exports):
     package._lazy_exports = dict(exports)
     package.__class__ = _LazyPackage
     return sorted(exports)
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Finds nothing itself; makes the first import of module `name` call `then()` after it."""
+
+    def __init__(self, name, then):
+        self.name = name
+        self.then = then
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)  # once; and `find_spec` below must not find this finder
+        spec = importlib.util.find_spec(fullname)
+        execute, then = spec.loader.exec_module, self.then
+
+        def exec_module(module):
+            execute(module)
+            then()
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def after_import(name, then):
+    """Calls `then()` once module `name` is imported: now if it is, else after its import.
+
+    `import keras_nmt` stays light (no Keras, no TensorFlow), yet a `.keras` file of ours loads
+    with plain `keras.models.load_model` once Keras is there: Keras finds a class only among
+    those registered, and ours register when their modules are imported.
+    """
+    if name in sys.modules:
+        then()
+    else:
+        sys.meta_path.insert(0, _AfterImport(name, then))
