@@ -4,12 +4,10 @@ Imported only after the command has set KERAS_BACKEND=jax (Keras reads it on imp
 nothing loads TensorFlow: the GPU machine this is for has JAX but no TensorFlow.
 """
 
-import json
-from pathlib import Path
-
 import keras
 import numpy as np
 
+from keras_nmt.atomic_file import atomic_path, write_json
 from keras_nmt.benchmarks import jax_benchmark as bench
 from keras_nmt.benchmarks.names import JAX_SECTION_NAMES
 from keras_nmt.benchmarks.speed import (
@@ -51,6 +49,18 @@ def run_jax_benchmark(args):
     print(f"{environment.get('device')}, jax {environment.get('jax_version')}, "
           f"keras {environment['keras_version']}")
     records = []
+    device = environment.get("device", environment["backend"])
+
+    def keep(record):
+        """Adds a record and rewrites the files with all so far: a run cut short by a time
+        limit (a lent GPU's lease) keeps what it measured."""
+        records.append({**record, **environment, "seed": args.seed})
+        if args.output_json:
+            write_json(args.output_json, records, indent=1)
+        if args.output_md:
+            with atomic_path(args.output_md) as temporary:
+                temporary.write_text(bench.markdown(records, device))
+
     sections = args.only or JAX_SECTION_NAMES
     if "train" in sections:
         pool = max(50 * budget // int(args.median_length), 200)
@@ -67,12 +77,12 @@ def run_jax_benchmark(args):
             peak = measure_peak_matmul(dtype, size=args.peak_size, repeats=5,
                                        chain=args.peak_chain)
             print(f"  peak {dtype} matmul: {peak['flops_per_second'] / 1e12:,.2f} TFLOP/s")
-            records.append({"section": "peak", **peak})
+            keep({"section": "peak", **peak})
             for name in args.models:
                 for api in args.apis:
                     record = bench.train_record(name, api, precision, args.preset, batches,
                                                 args.train_steps, peak, vocab, seed=args.seed)
-                    records.append(record)
+                    keep(record)
                     print("  " + _train_line(record))
                     keras.backend.clear_session()
     if "decode" in sections:
@@ -86,16 +96,10 @@ def run_jax_benchmark(args):
                     for record in bench.decode_records(name, api, precision, args.preset,
                                                        sources, args.beam_size, vocab,
                                                        seed=args.seed):
-                        records.append(record)
+                        keep(record)
                         print("  " + _decode_line(record))
                     keras.backend.clear_session()
-    records = [{**record, **environment, "seed": args.seed} for record in records]
-    table = bench.markdown(records, environment.get("device", environment["backend"]))
-    print(table)
-    if args.output_json:
-        Path(args.output_json).write_text(json.dumps(records, indent=1) + "\n")
-    if args.output_md:
-        Path(args.output_md).write_text(table)
+    print(bench.markdown(records, device))
     return 0
 
 
