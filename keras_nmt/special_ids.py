@@ -14,3 +14,5 @@ RESERVED_TOKENS = ("<pad>", "<unk>", "<s>", "</s>")
 
 # The tokenizer kinds (`keras_nmt.text.make_tokenizer`, `--tokenizer`): the one list.
 TOKENIZER_KINDS = ("char", "word", "subword")
+# SentencePiece's model types (`SubwordTokenizer(model_type=...)`, `--subword-model`).
+SUBWORD_MODELS = ("unigram", "bpe")

@@ -44,7 +44,8 @@ def build_parser(prog=None):
     add_options(data, ["data", "valid", "source_column", "target_column", "accept_data",
                        "skip_bad_lines",
                        "max_bad_fraction", "train_size", "valid_size", "tokenizer", "vocab_size",
-                       "lowercase", "max_length", "languages"], DEFAULTS)
+                       "joint_vocabulary", "subword_model", "character_coverage", "lowercase",
+                       "max_length", "languages"], DEFAULTS)
     add_options(parser.add_argument_group("training"), [
         "epochs", "steps_per_epoch", "batch_size", "batch_tokens", "learning_rate",
         "warmup_steps", "clipnorm", "label_smoothing", "teacher_forcing", "patience",
@@ -114,7 +115,8 @@ def initial_run_fields(parser, run_dir):
         parser.error(f"--init-from: {error}")
     # The architecture (every model option but dropout) and the tokenizers' options.
     kept = ["model", "api", *(f.name for f in dataclasses.fields(ModelOptions)),
-            "tokenizer", "vocab_size", "lowercase"]
+            "tokenizer", "vocab_size", "lowercase", "joint_vocabulary", "subword_model",
+            "character_coverage"]
     kept.remove("dropout")
     return {name: config[name] for name in kept if name in config}
 

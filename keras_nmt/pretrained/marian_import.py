@@ -108,8 +108,10 @@ def import_marian(path, output_dir, api="functional", force=False):
         model.build()
     set_marian_weights(model, checkpoint, source_order, target_order)
 
+    # A Marian model with one embedding has one vocabulary (vocab.json) for both sides.
     config = TrainConfig(model="transformer", api=api, tokenizer="marian",
                          vocab_size=len(target_order), data="",
+                         joint_vocabulary=checkpoint.shared_embeddings,
                          learning_rate=FINE_TUNING_LEARNING_RATE, **options)
     output_dir.parent.mkdir(parents=True, exist_ok=True)
     temporary = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.partial-",

@@ -15,11 +15,17 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 from tensorflow_text.python.ops import sentencepiece_tokenizer
 
-from keras_nmt.special_ids import END_ID, PAD_ID, RESERVED_TOKENS, START_ID, UNK_ID
+from keras_nmt.special_ids import (
+    END_ID,
+    PAD_ID,
+    RESERVED_TOKENS,
+    START_ID,
+    SUBWORD_MODELS,
+    UNK_ID,
+)
 from keras_nmt.text.tokenizer import Tokenizer, _normalized_chunks
 
 MODEL_FILE = "subword.model"
-_MODEL_TYPES = ("unigram", "bpe")
 
 
 class SubwordTokenizer(Tokenizer):
@@ -71,8 +77,8 @@ class SubwordTokenizer(Tokenizer):
         name: str | None = None,
     ):
         super().__init__(lowercase=lowercase, name=name)
-        if model_type not in _MODEL_TYPES:
-            raise ValueError(f"model_type must be one of {_MODEL_TYPES}, got {model_type!r}")
+        if model_type not in SUBWORD_MODELS:
+            raise ValueError(f"model_type must be one of {SUBWORD_MODELS}, got {model_type!r}")
         self.requested_vocab_size = int(vocab_size)
         self.model_type = model_type
         self.character_coverage = float(character_coverage)

@@ -11,7 +11,7 @@ from keras_nmt.models.configurations import configuration_fields
 from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.models.registry import APIS, MODEL_NAMES
 from keras_nmt.option_fields import option
-from keras_nmt.special_ids import TOKENIZER_KINDS
+from keras_nmt.special_ids import SUBWORD_MODELS, TOKENIZER_KINDS
 
 # The learning rate of a run started from another's weights (`init_from`), constant: the
 # from-scratch warm-up schedule peaks near 1e-3 and wrecks a pretrained model (transformers'
@@ -94,6 +94,16 @@ class TrainConfig(ModelOptions):
                             "model's own, which --init-from keeps)",
                             choices=(*TOKENIZER_KINDS, "marian"))
     vocab_size: int = option(8000, "word/subword vocabulary size", at_least=1)
+    joint_vocabulary: bool = option(False, "one vocabulary built on the source and target "
+                                    "texts together, used by both sides (what "
+                                    "--shared-embeddings needs)")
+    subword_model: str = option("unigram", "subword: SentencePiece's unigram language model "
+                                "(Kudo 2018) or byte-pair encoding (Sennrich et al. 2016)",
+                                choices=SUBWORD_MODELS)
+    character_coverage: float = option(1.0, "subword: the share of the characters the pieces "
+                                       "cover; the rarest others become unknown (SentencePiece "
+                                       "suggests 0.9995 for large character sets, e.g. "
+                                       "Chinese or Japanese)", above=0, at_most=1)
     lowercase: bool = option(False, "lower-case all text")
     languages: str | None = option(
         None, "the language pair as codes (e.g. es,en), stored in the run's config.json: "
@@ -158,9 +168,10 @@ class TrainConfig(ModelOptions):
                             "auto: mixed_float16 on a GPU; on a CPU mixed_bfloat16 where it is "
                             "faster (see docs/decisions.md), else float32; the choice and why "
                             "are printed and kept for a resumed run", choices=PRECISIONS)
-    time_budget: float | None = option(None, "stop after the epoch that crosses this many "
-                                       "minutes; the weights of the moment it runs out are "
-                                       "kept in budget.weights.h5 (where: budget.json)",
+    time_budget: float | None = option(None, "stop at the batch that crosses this many "
+                                       "minutes of the run (resumptions included), after that "
+                                       "epoch's validation; the weights of that moment are "
+                                       "also kept in budget.weights.h5 (where: budget.json)",
                                        above=0, metavar="MINUTES")
     # The final model is the mean of this many weights kept every `average_every` optimizer
     # steps, the last included (`CheckpointAverage`); 1: the weights as trained.
@@ -199,6 +210,15 @@ class TrainConfig(ModelOptions):
 
     def __post_init__(self):
         super().__post_init__()
+        if self.shared_embeddings and not (self.joint_vocabulary or self.init_from):
+            raise ValueError(
+                "--shared-embeddings shares one embedding between the source and target "
+                "vocabularies: add --joint-vocabulary to build one vocabulary for both sides")
+        if self.tokenizer != "subword":
+            for name, default in (("subword_model", "unigram"), ("character_coverage", 1.0)):
+                if getattr(self, name) != default:
+                    raise ValueError(f"--{name.replace('_', '-')} applies to --tokenizer "
+                                     f"subword, not {self.tokenizer}")
         # Early stopping restores the best epoch's weights as trained; the average would then
         # replace them, so the saved model would be neither the best epoch's nor the average.
         if self.patience is not None and self.average_checkpoints > 1:

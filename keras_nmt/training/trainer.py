@@ -134,12 +134,19 @@ def make_tokenizers(config, train_pairs, run):
             os.replace(partial, directory / side)
         return load_tokenizer(directory / "source"), load_tokenizer(directory / "target")
     options = {"lowercase": config.lowercase}
-    if config.tokenizer in ("word", "subword"):
-        options["max_vocab" if config.tokenizer == "word" else "vocab_size"] = config.vocab_size
+    if config.tokenizer == "word":
+        options["max_vocab"] = config.vocab_size
+    if config.tokenizer == "subword":
+        options.update(vocab_size=config.vocab_size, model_type=config.subword_model,
+                       character_coverage=config.character_coverage)
     tokenizers = []
     sides = {"source": [s for s, _ in train_pairs], "target": [t for _, t in train_pairs]}
+    if config.joint_vocabulary:  # one vocabulary of both sides' texts, saved for each side
+        joint = make_tokenizer(config.tokenizer, **options).build(
+            sides["source"] + sides["target"])
     for side, texts in sides.items():
-        tokenizer = make_tokenizer(config.tokenizer, **options).build(texts)
+        tokenizer = joint if config.joint_vocabulary else \
+            make_tokenizer(config.tokenizer, **options).build(texts)
         # Whole or not at all: a half-saved tokenizer would be reloaded by the next run.
         partial = directory / temporary_name(side)
         shutil.rmtree(partial, ignore_errors=True)
@@ -340,6 +347,12 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         write_json(run / DATA_FILE, record)
     record_precision(run, precision)
     source_tokenizer, target_tokenizer = make_tokenizers(config, train_pairs, run)
+    if config.shared_embeddings and source_tokenizer.vocabulary != target_tokenizer.vocabulary:
+        # Equal sizes are not enough: one embedding row would mean two unrelated tokens.
+        raise ValueError(
+            f"--shared-embeddings needs one vocabulary for both sides, but the source and "
+            f"target vocabularies of {config.init_from or run} differ; train without "
+            "--shared-embeddings, or with --joint-vocabulary")
     if not config.accept_data:
         check_training_data(config, record["profile"], valid_pairs,
                             train_pairs, (source_tokenizer, target_tokenizer), print_fn)

@@ -54,7 +54,8 @@ def make_transformer_run(path, api="functional", **variant):
         else:  # biases and layer-norm offsets away from 0, gains away from 1
             weight.assign(weight.numpy() + rng.normal(0.0, 0.2, weight.shape).astype("float32"))
     path.mkdir(parents=True)
-    TrainConfig(model="transformer", api=api, output=str(path), **options).to_json(
+    TrainConfig(model="transformer", api=api, output=str(path),
+                joint_vocabulary=bool(options.get("shared_embeddings")), **options).to_json(
         path / "config.json")
     source.save(path / "tokenizers" / "source")
     target.save(path / "tokenizers" / "target")

@@ -1,0 +1,54 @@
+"""The tokenizer options of a run: a joint vocabulary (what shared embeddings need), the
+SentencePiece model type and character coverage, and what is refused."""
+
+import pytest
+
+from keras_nmt.text import load_tokenizer
+from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.training.trainer import make_tokenizers, train
+
+PAIRS = [("abc", "xyz"), ("bca", "zyx"), ("cab", "yzx")]
+
+
+def test_a_joint_vocabulary_is_built_on_both_sides_and_used_by_both(tmp_path):
+    config = TrainConfig(joint_vocabulary=True, output=str(tmp_path))
+    source, target = make_tokenizers(config, PAIRS, tmp_path)
+    assert source.vocabulary == target.vocabulary
+    assert set("abcxyz") <= set(source.vocabulary)  # each side's characters in the one
+    for side in ("source", "target"):  # saved for each side: a resumed run reloads both
+        assert load_tokenizer(tmp_path / "tokenizers" / side).vocabulary == source.vocabulary
+
+
+def test_separate_vocabularies_are_the_default(tmp_path):
+    source, target = make_tokenizers(TrainConfig(output=str(tmp_path)), PAIRS, tmp_path)
+    assert not set("xyz") & set(source.vocabulary) and not set("abc") & set(target.vocabulary)
+
+
+def test_the_subword_model_type_and_character_coverage_reach_sentencepiece(tmp_path):
+    pairs = [(f"the cat {i} sat", f"el gato {i} estaba") for i in range(50)]
+    config = TrainConfig(tokenizer="subword", vocab_size=40, subword_model="bpe",
+                         character_coverage=0.9995, output=str(tmp_path))
+    source, _ = make_tokenizers(config, pairs, tmp_path)
+    assert (source.model_type, source.character_coverage) == ("bpe", 0.9995)
+    assert source.detokenize(source.tokenize(["the cat 7 sat"])).numpy()[0] == b"the cat 7 sat"
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"model": "transformer", "shared_embeddings": True}, "add --joint-vocabulary"),
+    ({"subword_model": "bpe"}, "--subword-model applies to --tokenizer subword, not char"),
+    ({"tokenizer": "word", "character_coverage": 0.99},
+     "--character-coverage applies to --tokenizer subword, not word"),
+])
+def test_options_that_would_mean_nothing_are_refused(options, message):
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(**options)
+
+
+def test_shared_embeddings_from_a_run_with_two_vocabularies_are_refused(tmp_path):
+    """Fine-tuning keeps the vocabularies of --init-from: they must be one."""
+    start = tmp_path / "start"
+    make_tokenizers(TrainConfig(output=str(start)), PAIRS, start)
+    config = TrainConfig(model="transformer", shared_embeddings=True, init_from=str(start),
+                         train_size=20, valid_size=4, output=str(tmp_path / "tuned"))
+    with pytest.raises(ValueError, match="source and target vocabularies of .*start differ"):
+        train(config, print_fn=lambda *_: None)
