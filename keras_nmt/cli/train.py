@@ -44,8 +44,8 @@ def build_parser(prog=None):
     add_options(data, ["data", "valid", "source_column", "target_column", "accept_data",
                        "skip_bad_lines",
                        "max_bad_fraction", "train_size", "valid_size", "tokenizer", "vocab_size",
-                       "joint_vocabulary", "subword_model", "character_coverage", "lowercase",
-                       "max_length", "languages"], DEFAULTS)
+                       "joint_vocabulary", "subword_model", "character_coverage",
+                       "sentencepiece_model", "lowercase", "max_length", "languages"], DEFAULTS)
     add_options(parser.add_argument_group("training"), [
         "epochs", "steps_per_epoch", "batch_size", "batch_tokens", "learning_rate",
         "warmup_steps", "clipnorm", "label_smoothing", "teacher_forcing", "patience",
@@ -116,7 +116,7 @@ def initial_run_fields(parser, run_dir):
     # The architecture (every model option but dropout) and the tokenizers' options.
     kept = ["model", "api", *(f.name for f in dataclasses.fields(ModelOptions)),
             "tokenizer", "vocab_size", "lowercase", "joint_vocabulary", "subword_model",
-            "character_coverage"]
+            "character_coverage", "sentencepiece_model"]
     kept.remove("dropout")
     return {name: config[name] for name in kept if name in config}
 

@@ -104,6 +104,10 @@ class TrainConfig(ModelOptions):
                                        "cover; the rarest others become unknown (SentencePiece "
                                        "suggests 0.9995 for large character sets, e.g. "
                                        "Chinese or Japanese)", above=0, at_most=1)
+    sentencepiece_model: str | None = option(
+        None, "subword: a SentencePiece model of your own instead of one trained here (FILE for "
+        "both sides, SOURCE_FILE,TARGET_FILE for two); its first pieces must be <pad> <unk> <s> "
+        "</s> (spm_train --pad_id=0 --unk_id=1 --bos_id=2 --eos_id=3)", metavar="FILE[,FILE]")
     lowercase: bool = option(False, "lower-case all text")
     languages: str | None = option(
         None, "the language pair as codes (e.g. es,en), stored in the run's config.json: "
@@ -210,15 +214,25 @@ class TrainConfig(ModelOptions):
 
     def __post_init__(self):
         super().__post_init__()
-        if self.shared_embeddings and not (self.joint_vocabulary or self.init_from):
+        own_model = self.sentencepiece_model is not None
+        if self.shared_embeddings and not (self.joint_vocabulary or self.init_from or own_model):
             raise ValueError(
                 "--shared-embeddings shares one embedding between the source and target "
                 "vocabularies: add --joint-vocabulary to build one vocabulary for both sides")
+        trained_here = (("subword_model", "unigram"), ("character_coverage", 1.0))
         if self.tokenizer != "subword":
-            for name, default in (("subword_model", "unigram"), ("character_coverage", 1.0)):
+            for name, default in (*trained_here, ("sentencepiece_model", None)):
                 if getattr(self, name) != default:
                     raise ValueError(f"--{name.replace('_', '-')} applies to --tokenizer "
                                      f"subword, not {self.tokenizer}")
+        elif own_model:
+            if len(self.sentencepiece_model.split(",")) > 2:
+                raise ValueError(f"--sentencepiece-model {self.sentencepiece_model}: one FILE "
+                                 "for both sides or SOURCE_FILE,TARGET_FILE")
+            for name, default in (*trained_here, ("vocab_size", 8000), ("joint_vocabulary", False)):
+                if getattr(self, name) != default:
+                    raise ValueError(f"--{name.replace('_', '-')} does not combine with "
+                                     "--sentencepiece-model: that model is used as it is")
         # Early stopping restores the best epoch's weights as trained; the average would then
         # replace them, so the saved model would be neither the best epoch's nor the average.
         if self.patience is not None and self.average_checkpoints > 1:

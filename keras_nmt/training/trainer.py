@@ -34,7 +34,7 @@ from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.models.configurations import TRAINING_RECIPES
 from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
-from keras_nmt.text import load_tokenizer, make_tokenizer
+from keras_nmt.text import SubwordTokenizer, load_tokenizer, make_tokenizer
 from keras_nmt.training.checkpoint_average import CheckpointAverage
 from keras_nmt.training.divergence import StopOnDivergence
 from keras_nmt.training.exact_backup import ExactBackup, fit_from
@@ -139,14 +139,20 @@ def make_tokenizers(config, train_pairs, run):
     if config.tokenizer == "subword":
         options.update(vocab_size=config.vocab_size, model_type=config.subword_model,
                        character_coverage=config.character_coverage)
-    tokenizers = []
     sides = {"source": [s for s, _ in train_pairs], "target": [t for _, t in train_pairs]}
-    if config.joint_vocabulary:  # one vocabulary of both sides' texts, saved for each side
+    if config.sentencepiece_model:  # one's own models, one for both sides or one each
+        models = [SubwordTokenizer.from_model_file(file, lowercase=config.lowercase)
+                  for file in config.sentencepiece_model.split(",")]
+        built = dict(zip(sides, models * 2 if len(models) == 1 else models, strict=True))
+    elif config.joint_vocabulary:  # one vocabulary of both sides' texts, saved for each side
         joint = make_tokenizer(config.tokenizer, **options).build(
             sides["source"] + sides["target"])
-    for side, texts in sides.items():
-        tokenizer = joint if config.joint_vocabulary else \
-            make_tokenizer(config.tokenizer, **options).build(texts)
+        built = dict.fromkeys(sides, joint)
+    else:
+        built = {side: make_tokenizer(config.tokenizer, **options).build(texts)
+                 for side, texts in sides.items()}
+    tokenizers = []
+    for side, tokenizer in built.items():
         # Whole or not at all: a half-saved tokenizer would be reloaded by the next run.
         partial = directory / temporary_name(side)
         shutil.rmtree(partial, ignore_errors=True)

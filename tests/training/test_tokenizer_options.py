@@ -52,3 +52,48 @@ def test_shared_embeddings_from_a_run_with_two_vocabularies_are_refused(tmp_path
                          train_size=20, valid_size=4, output=str(tmp_path / "tuned"))
     with pytest.raises(ValueError, match="source and target vocabularies of .*start differ"):
         train(config, print_fn=lambda *_: None)
+
+
+def spm_model(path, texts, **ids):
+    """A SentencePiece model trained as a user would, with `spm.SentencePieceTrainer`."""
+    import sentencepiece as spm
+
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(texts), model_prefix=str(path),
+                                   vocab_size=30, model_type="bpe", minloglevel=2, **ids)
+    return f"{path}.model"
+
+
+OUR_IDS = {"pad_id": 0, "unk_id": 1, "bos_id": 2, "eos_id": 3}
+TEXTS = [f"the cat {i} sat on the mat" for i in range(40)]
+
+
+def test_ones_own_sentencepiece_model_tokenizes_as_sentencepiece_does(tmp_path):
+    import sentencepiece as spm
+
+    model = spm_model(tmp_path / "own", TEXTS, **OUR_IDS)
+    config = TrainConfig(tokenizer="subword", sentencepiece_model=model,
+                         output=str(tmp_path / "run"))
+    source, target = make_tokenizers(config, list(zip(TEXTS, TEXTS, strict=True)),
+                                     tmp_path / "run")
+    assert source.vocabulary == target.vocabulary and source.model_type == "bpe"
+    expected = spm.SentencePieceProcessor(model_file=model).encode("the cat 7 sat")
+    assert source.tokenize(["the cat 7 sat"]).to_list() == [expected]
+
+
+def test_a_sentencepiece_model_with_other_special_ids_is_refused_with_the_way_out(tmp_path):
+    model = spm_model(tmp_path / "default_ids", TEXTS)  # SentencePiece's: unk 0, <s> 1, </s> 2
+    config = TrainConfig(tokenizer="subword", sentencepiece_model=f"{model},{model}",
+                         output=str(tmp_path / "run"))
+    with pytest.raises(ValueError, match="default_ids.model: its first pieces are .*"
+                       "--pad_id=0 --unk_id=1 --bos_id=2 --eos_id=3"):
+        make_tokenizers(config, [("a", "b")], tmp_path / "run")
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"vocab_size": 500}, "--vocab-size does not combine with --sentencepiece-model"),
+    ({"joint_vocabulary": True}, "--joint-vocabulary does not combine"),
+    ({"sentencepiece_model": "a.model,b.model,c.model"}, "one FILE for both sides"),
+])
+def test_options_a_given_sentencepiece_model_would_ignore_are_refused(options, message):
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(**{"tokenizer": "subword", "sentencepiece_model": "a.model", **options})
