@@ -190,13 +190,16 @@ async function translate(event) {
   $("#status").textContent = "translating…";
   const beam = Number($("#beam").value), topK = Number($("#topk").value);
   const alpha = Number($("#alpha").value);
+  const sampling = $("#strategy").value === "sample";
   try {
     await Promise.all(names.map(async name => {
       const model = MODELS.find(m => m.name === name);
       const panel = $("#panel-template").content.firstElementChild.cloneNode(true);
       panels.append(panel);
       const beamSize = Math.min(beam, model.max_beam_size);
-      if (model.beam_tree) {
+      if (sampling) {
+        await showSamples(panel, model, sentence);
+      } else if (model.beam_tree) {
         const view = await post("/api/explore", {model: name, q: sentence, beam_size: beamSize,
                                                  top_k: topK, length_penalty: alpha});
         show(panel, view, model);
@@ -215,5 +218,30 @@ async function translate(event) {
   }
 }
 
+// Sampling: the sentence asked `samples` times in one request (each row draws its own tokens
+// from the seeded generator, so the same seed gives the same samples).
+async function showSamples(panel, model, sentence) {
+  const settings = {temperature: Number($("#temperature").value),
+                    top_k: Number($("#sample-topk").value), top_p: Number($("#top-p").value),
+                    seed: Number($("#seed").value)};
+  const count = Number($("#samples").value);
+  const answer = await post("/api/translate", {model: model.name, strategy: "sample",
+    q: Array(count).fill(sentence), ...settings});
+  const hypotheses = answer.translations.map(row => ({...row[0], tokens: [], token_log_probs: []}));
+  show(panel, {hypotheses, attention: null, tree: null}, model);
+  $("h3", panel).textContent = "samples";
+  $(".nbest thead th:nth-child(2)", panel).textContent = "sample";
+  $(".note", panel).textContent = `${count} samples, temperature ${settings.temperature}, ` +
+    `top-k ${settings.top_k || "all"}, top-p ${settings.top_p}, seed ${settings.seed}; ` +
+    "the tree and attention show beam search";
+}
+
+function showStrategyOptions() {
+  const sampling = $("#strategy").value === "sample";
+  $("#beam-options").hidden = sampling;
+  $("#sample-options").hidden = !sampling;
+}
+
+$("#strategy").addEventListener("change", showStrategyOptions);
 $("#ask").addEventListener("submit", translate);
 loadModels().catch(error => { $("#status").textContent = `error: ${error.message}`; });
