@@ -35,6 +35,7 @@ from keras_nmt.inference.run_directory import (
     MODEL_FILE,
     PRECISION_FILE,
     TRAIN_FILES,
+    run_columns,
     temporary_name,
 )
 from keras_nmt.training.precision import PrecisionChoice, resolve_precision
@@ -75,7 +76,10 @@ def check_run_folder(config, config_file):
         return
     # A field added since the folder's run was made has its default there.
     saved = {**dataclasses.asdict(type(config)()), **read_run_json(path)}
-    differing = differing_options(saved, json.loads(json.dumps(dataclasses.asdict(config))))
+    new = json.loads(json.dumps(dataclasses.asdict(config)))
+    for options in (saved, new):  # the columns read, however they were named
+        options["source_column"], options["target_column"] = run_columns(options)
+    differing = differing_options(saved, new)
     if differing:
         raise RunFolderError(
             f"{path.parent} holds a run made with other options: {'; '.join(differing)}. "
