@@ -13,7 +13,10 @@ the commands' clean-up already handles (`keras_nmt.cli.common.command`):
 - `swallowed` turns a command that returned normally after a signal (an exception swallowed
   by a library during its import) into 130 / 143 all the same, so a signal never exits 0;
 - `exit_now` leaves without the interpreter's shutdown once the line is printed: TensorFlow's
-  and tf.data's threads made an interrupted training wait ~20 s there.
+  and tf.data's threads made an interrupted training wait ~20 s there;
+- a signal whose exception lands in code that cannot raise (a garbage-collector callback such
+  as JAX's, a `__del__`) is not printed as "Exception ignored in ..." and lost: it is delivered
+  again a moment later, outside that code.
 
 Example:
     >>> previous = install()
@@ -35,6 +38,10 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 _received = []  # the signals received by this process, in order
 _deferring = []  # one entry per open `deferred` block
+_redelivering = []  # signals swallowed by code that cannot raise, sent again (`_unraisable`)
+_next_hook = [sys.unraisablehook]  # where `_unraisable` sends the rest
+# Seconds before such a signal is sent again: the callback that swallowed it has ended by then.
+REDELIVERY_DELAY = 0.01
 
 
 class Terminated(KeyboardInterrupt):
@@ -47,9 +54,23 @@ def _interruption(signum):
 
 def _handle(signum, frame):
     del frame
+    if _redelivering:  # the signal sent again: the same one, not a second
+        _redelivering.pop()
     _received.append(signum)
     if len(_received) == 1 and not _deferring:
         raise _interruption(signum)
+
+
+def _unraisable(unraisable):
+    """`sys.unraisablehook`: our interruption, raised where Python can only report it (a gc
+    callback, a `__del__`), is sent again instead; anything else goes to the hook that was in
+    place before `install`."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and len(_received) == 1:
+        signum = _received.pop()
+        _redelivering.append(signum)
+        threading.Timer(REDELIVERY_DELAY, os.kill, (os.getpid(), signum)).start()
+        return
+    _next_hook[-1](unraisable)
 
 
 def install():
@@ -58,8 +79,12 @@ def install():
     if threading.current_thread() is not threading.main_thread():
         return None
     previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
+    previous["unraisablehook"] = sys.unraisablehook
     for signum in SIGNALS:
         signal.signal(signum, _handle)
+    if sys.unraisablehook is not _unraisable:
+        _next_hook.append(sys.unraisablehook)
+        sys.unraisablehook = _unraisable
     return previous
 
 
@@ -68,15 +93,19 @@ def restore(previous):
     forgets the signals received (a test calling one command after another)."""
     if previous is None:
         return
-    for signum, handler in previous.items():
-        signal.signal(signum, handler)
+    if previous["unraisablehook"] is not _unraisable:
+        _next_hook.pop()
+    sys.unraisablehook = previous["unraisablehook"]
+    for signum in SIGNALS:
+        signal.signal(signum, previous[signum])
     if previous[signal.SIGINT] is not _handle:
         _received.clear()
+        _redelivering.clear()
 
 
 def received():
     """The first signal received since `install`, or None."""
-    return _received[0] if _received else None
+    return (_received or _redelivering or [None])[0]
 
 
 @contextlib.contextmanager
@@ -122,12 +151,13 @@ def report(error, debug=False):
 def swallowed():
     """The interruption of a signal that arrived and was swallowed (the command went on), or
     None: the caller reports it instead of succeeding."""
-    return _interruption(_received[0]) if _received else None
+    signum = received()
+    return None if signum is None else _interruption(signum)
 
 
 def exit_now(exit_status):
     """Exits with `exit_status`; after a signal, without the interpreter's shutdown."""
-    if _received or exit_status in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+    if received() is not None or exit_status in (EXIT_INTERRUPTED, EXIT_TERMINATED):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(exit_status)
