@@ -80,6 +80,8 @@ def test_quick_run_of_the_apps_shim_under_jax_without_tensorflow(tmp_path):
     output = tmp_path / "bench.json"
     code = (
         "import runpy; sys.argv = ['benchmark_jax.py', '--quick', '--models', 'luong',"
+        # float32 JAX training: tests/models/test_recurrent_parts.py (marked jax)
+        " '--precisions', 'mixed_bfloat16',"
         f" '--output-json', {str(output)!r}, '--output-md', {str(tmp_path / 'bench.md')!r}]\n"
         "runpy.run_path('apps/benchmark_jax.py', run_name='__main__')"
     )
@@ -89,9 +91,9 @@ def test_quick_run_of_the_apps_shim_under_jax_without_tensorflow(tmp_path):
     train = [r for r in records if r["section"] == "train"]
     decode = [r for r in records if r["section"] == "decode"]
     assert all("error" not in r for r in records), [r["error"] for r in records if "error" in r]
-    assert len(train) == 2 * 2  # APIs x precisions
+    assert len(train) == 2  # APIs
     assert all(r["tokens_per_second"] > 0 and 0 < r["mfu"] < 1 for r in train)
-    assert {r["strategy"] for r in decode} == {"greedy", "beam"} and len(decode) == 8
+    assert {r["strategy"] for r in decode} == {"greedy", "beam"} and len(decode) == 4
     assert all(r["sentences_per_second"] > 0 for r in decode)
     assert all(r["backend"] == "jax" for r in records)
     assert "| luong | subclassed | mixed_bfloat16 |" in (tmp_path / "bench.md").read_text()
