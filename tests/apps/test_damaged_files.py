@@ -6,19 +6,13 @@ import shutil
 
 import pytest
 
-from keras_nmt.cli import export as export_app
 from keras_nmt.cli import translate as translate_app
-from tests.export.helpers import make_run_directory
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory):
+def models(untrained_models):
     """A pristine run folder and its SavedModel version folder, copied by each test."""
-    base = tmp_path_factory.mktemp("damaged")
-    run = make_run_directory(base / "run")
-    assert export_app.main([str(run), "--output-dir", str(base / "saved"), "--name", "m",
-                            "--max-beam-size", "2"]) == 0
-    return {"run": run, "saved": base / "saved" / "m" / "1"}
+    return {"run": untrained_models["run"], "saved": untrained_models["version"]}
 
 
 def copy_of(models, which, tmp_path):

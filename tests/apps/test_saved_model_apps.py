@@ -13,22 +13,17 @@ from pathlib import Path
 import pytest
 
 from keras_nmt.cli import evaluate as evaluate_app
-from keras_nmt.cli import export as export_app
 from keras_nmt.cli import spell as spell_app
 from keras_nmt.cli import translate as translate_app
-from tests.export.helpers import SOURCES, make_run_directory
+from tests.export.helpers import SOURCES
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory):
+def models(untrained_models):
     """`{"run": run folder, "version": saved/m/1, "model": saved/m}` of one untrained model."""
-    base = tmp_path_factory.mktemp("saved_apps")
-    run = make_run_directory(base / "run")
-    assert export_app.main([str(run), "--output-dir", str(base / "saved"), "--name", "m",
-                            "--max-beam-size", "2"]) == 0
-    return {"run": run, "version": base / "saved" / "m" / "1", "model": base / "saved" / "m"}
+    return untrained_models
 
 
 def fresh_process(*argv):

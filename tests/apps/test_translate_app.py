@@ -6,18 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.cli import export as export_app
 from keras_nmt.cli import translate as translate_app
-from tests.export.helpers import SOURCES, make_run_directory
+from tests.export.helpers import SOURCES
 
 
 @pytest.fixture(scope="module")
-def run_and_saved(tmp_path_factory):
-    base = tmp_path_factory.mktemp("app")
-    run = make_run_directory(base / "run")
-    assert export_app.main([str(run), "--output-dir", str(base / "saved"), "--name", "m",
-                            "--max-beam-size", "2"]) == 0
-    return run, base / "saved" / "m" / "1"
+def run_and_saved(untrained_models):
+    return untrained_models["run"], untrained_models["version"]
 
 
 @pytest.mark.parametrize("which", [0, 1], ids=["run_dir", "saved_model"])

@@ -12,10 +12,15 @@ from tests.export.helpers import make_translator
 export_module = __import__("keras_nmt.export.export_translator", fromlist=["x"])
 
 
+@pytest.fixture(scope="module")
+def loaded(lstm_export):
+    """The SavedModel loaded once (a load takes seconds) for the signature tests."""
+    return tf.saved_model.load(str(lstm_export[1]))
+
+
 @pytest.mark.parametrize("text", [[["a", "b"], ["c", "d"]], "a", [[["a"]]]],
                          ids=["2-D", "scalar", "3-D"])
-def test_signatures_reject_anything_but_a_vector_of_strings(lstm_export, text):
-    loaded = tf.saved_model.load(str(lstm_export[1]))
+def test_signatures_reject_anything_but_a_vector_of_strings(loaded, text):
     calls = {
         "serving_default": dict(),
         "attention": dict(),
@@ -36,7 +41,7 @@ def test_version_folders_are_readable_by_others(lstm_export):
 
 
 def test_an_export_that_loses_the_race_takes_the_next_version(tmp_path, monkeypatch):
-    translator = make_translator()
+    translator = make_translator(max_beam_size=1)  # one beam function: less to trace
     save = tf.saved_model.save
 
     def save_while_another_export_finishes(obj, path, signatures=None):
@@ -63,6 +68,6 @@ def test_stale_partial_folders_of_killed_exports_are_removed(tmp_path):
     alive = model_dir / f".1.partial-{os.getpid()}-def"  # an export still running
     for folder in (dead, alive):
         folder.mkdir(parents=True)
-    path = export_translator(make_translator(), tmp_path, name="m")
+    path = export_translator(make_translator(max_beam_size=1), tmp_path, name="m")
     assert path == model_dir / "1"
     assert not dead.exists() and alive.exists()
