@@ -81,12 +81,13 @@ def trial(name, work, runs, delay, signum):
                           f"{'; '.join(problems) or said}")
 
 
-def prepare(directory):
+def prepare(directory, commands):
+    """The run folders that `commands` need (the Transformer only for ctranslate2)."""
     from tests.export.helpers import make_run_directory  # noqa: PLC0415  (loads TensorFlow)
 
-    runs = {"lstm": make_run_directory(directory / "lstm"),
-            "transformer": make_run_directory(directory / "transformer", name="transformer"),
-            "input": directory / "input.txt"}
+    runs = {"lstm": make_run_directory(directory / "lstm"), "input": directory / "input.txt"}
+    if "ctranslate2" in commands:
+        runs["transformer"] = make_run_directory(directory / "transformer", name="transformer")
     runs["input"].write_text("3rd of March 2021\n" * 20_000, encoding="utf-8")
     return runs
 
@@ -104,7 +105,7 @@ def main(argv=None):
     rng = random.Random(args.seed)
     failures = {}
     with tempfile.TemporaryDirectory() as directory:
-        runs = prepare(Path(directory))
+        runs = prepare(Path(directory), args.commands)
         for name in args.commands:
             failures[name] = 0
             for index in range(args.trials):

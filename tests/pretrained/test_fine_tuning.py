@@ -1,6 +1,7 @@
 """`keras-nmt train --init-from RUN`: fine-tuning an imported Marian model."""
 
 import json
+import types
 
 import numpy as np
 import pytest
@@ -36,20 +37,28 @@ def fine_tuning_config(imported, corpus, output, *flags):
     return TrainConfig(**options)
 
 
-def test_fine_tuning_lowers_the_validation_loss_and_keeps_the_vocabulary(
-        imported, corpus, tmp_path):
-    config = fine_tuning_config(imported, corpus, tmp_path / "tuned", "--epochs", "2")
+@pytest.fixture(scope="module")
+def fine_tuned(imported, corpus, tmp_path_factory):
+    """One uninterrupted two-epoch fine-tuning (its config, result and printed lines), shared
+    by the loss test and the resume test (which must reproduce its weights)."""
+    output = tmp_path_factory.mktemp("tuned") / "tuned"
+    config = fine_tuning_config(imported, corpus, output, "--epochs", "2")
+    lines = []
+    result = train(config, print_fn=lines.append)
+    return types.SimpleNamespace(config=config, result=result, lines=lines, output=output)
+
+
+def test_fine_tuning_lowers_the_validation_loss_and_keeps_the_vocabulary(imported, fine_tuned):
+    config, result, lines = fine_tuned.config, fine_tuned.result, fine_tuned.lines
     source = RunDirectory.load(imported().run_dir)
     assert config.learning_rate == FINE_TUNING_LEARNING_RATE
     assert (config.activation, config.position_layout, config.output_bias) == (
         "swish", "halves", True)
-    lines = []
-    result = train(config, print_fn=lines.append)
     assert any(line.startswith("validation before fine-tuning") for line in lines)
     losses = result.history["val_loss"]
     assert losses[1] < losses[0]
     assert len(result.history["val_bleu"]) == 2  # BLEU after each epoch
-    tuned = RunDirectory.load(tmp_path / "tuned")
+    tuned = RunDirectory.load(fine_tuned.output)
     assert tuned.target_tokenizer.vocabulary == source.target_tokenizer.vocabulary
     assert tuned.source_tokenizer.vocabulary == source.source_tokenizer.vocabulary
     assert tuned.model.count_params() == source.model.count_params()
@@ -59,9 +68,8 @@ def test_fine_tuning_lowers_the_validation_loss_and_keeps_the_vocabulary(
 
 
 @pytest.mark.slow
-def test_killed_fine_tuning_resumes_exactly(imported, corpus, tmp_path):
-    full = train(fine_tuning_config(imported, corpus, tmp_path / "full", "--epochs", "2"),
-                 **QUIET)
+def test_killed_fine_tuning_resumes_exactly(imported, corpus, fine_tuned, tmp_path):
+    full = fine_tuned.result
     config = fine_tuning_config(imported, corpus, tmp_path / "run", "--epochs", "2")
     with pytest.raises(KeyboardInterrupt):
         train(config, extra_callbacks=[CrashAtBatch(1, 2)], **QUIET)

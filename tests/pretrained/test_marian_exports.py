@@ -13,10 +13,12 @@ SENTENCES = 48
 @pytest.mark.parametrize("api", ["functional", pytest.param("subclassed", marks=pytest.mark.slow)])
 def test_saved_model_gives_the_in_process_outputs(imported, reference, tmp_path, api):
     run_dir = imported(api).run_dir
-    export = export_translator(run_dir, base_dir=tmp_path, max_beam_size=4)
+    # Beam sizes 1 and 2: the greedy and the beam-search functions (each size the export serves
+    # is traced on its own; beam 4 against transformers is test_marian_parity's).
+    export = export_translator(run_dir, base_dir=tmp_path, max_beam_size=2)
     texts = reference.sentences[:SENTENCES]
     ours, saved = open_translator(run_dir), open_translator(export)
-    for beam_size in (1, 4):
+    for beam_size in (1, 2):
         expected = ours.translate_batch(texts, beam_size=beam_size)
         got = saved.translate_batch(texts, beam_size=beam_size)
         assert [g.texts for g in got] == [e.texts for e in expected]
