@@ -231,7 +231,7 @@ def test_a_model_that_cannot_be_served_is_named_and_the_command_fails(runs, tmp_
 def test_the_explorer_page_in_a_headless_browser(server, tmp_path):
     webdriver = pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.common.by import By  # noqa: PLC0415 (selenium is optional)
-    from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
+    from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: PLC0415
 
     chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
     if chromium is None or driver_path is None:
@@ -272,5 +272,26 @@ def test_the_explorer_page_in_a_headless_browser(server, tmp_path):
         screenshot = tmp_path / "explorer.png"
         assert browser.save_screenshot(str(screenshot))
         assert screenshot.stat().st_size > 10_000
+        # Sampling: the form's settings reach the API, and the same seed draws the same samples.
+        Select(browser.find_element(By.ID, "strategy")).select_by_value("sample")
+        assert browser.find_element(By.ID, "sample-options").is_displayed()
+        assert not browser.find_element(By.ID, "beam-options").is_displayed()
+        for field, value in (("samples", "3"), ("temperature", "1.5"), ("seed", "7")):
+            browser.find_element(By.ID, field).clear()
+            browser.find_element(By.ID, field).send_keys(value)
+        browser.find_element(By.ID, "submit").click()
+        WebDriverWait(browser, 300).until(
+            lambda b: b.find_element(By.ID, "status").text == "done"
+            or b.find_element(By.ID, "status").text.startswith("error"))
+        assert browser.find_element(By.ID, "status").text == "done"
+        panels = browser.find_elements(By.CSS_SELECTOR, ".panel")
+        for panel, name in zip(panels, ["transformer", "luong"], strict=True):
+            _, answer = request(server.url + "api/translate", {
+                "model": name, "q": [SOURCES[0]] * 3, "strategy": "sample", "temperature": 1.5,
+                "top_k": 0, "top_p": 1.0, "seed": 7})
+            rows = panel.find_elements(By.CSS_SELECTOR, ".nbest tbody tr")
+            assert [row.find_elements(By.TAG_NAME, "td")[1].text for row in rows] == \
+                [sample[0]["text"] for sample in answer["translations"]]
+            assert "3 samples, temperature 1.5" in panel.find_element(By.CSS_SELECTOR, ".note").text
     finally:
         browser.quit()
