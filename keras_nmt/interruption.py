@@ -13,7 +13,8 @@ the commands' clean-up already handles (`keras_nmt.cli.common.command`):
 - `swallowed` turns a command that returned normally after a signal (an exception swallowed
   by a library during its import) into 130 / 143 all the same, so a signal never exits 0;
 - `exit_now` leaves without the interpreter's shutdown once the line is printed: TensorFlow's
-  and tf.data's threads made an interrupted training wait ~20 s there;
+  and tf.data's threads made an interrupted training wait ~20 s there, and a signal during
+  the shutdown of a command that had succeeded killed it;
 - a signal whose exception lands in code that cannot raise (a garbage-collector callback such
   as JAX's, a `__del__`) is not printed as "Exception ignored in ..." and lost: it is delivered
   again a moment later, outside that code.
@@ -24,6 +25,7 @@ Example:
     ...     spec.save(directory)  # a Ctrl-C here is raised after the save
 """
 
+import atexit
 import contextlib
 import os
 import signal
@@ -156,9 +158,17 @@ def swallowed():
 
 
 def exit_now(exit_status):
-    """Exits with `exit_status`; after a signal, without the interpreter's shutdown."""
-    if received() is not None or exit_status in (EXIT_INTERRUPTED, EXIT_TERMINATED):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(exit_status)
-    sys.exit(exit_status)
+    """Exits with `exit_status` without the interpreter's shutdown, its outcome said.
+
+    After a signal, at once. Otherwise once the `atexit` functions ran, with signals ignored
+    from here on: the command has finished and said so. (The interpreter's shutdown took
+    seconds after a TensorFlow command, during which Python had already put the signals' default
+    actions back, so a Ctrl-C there killed a command that had succeeded.)
+    """
+    if received() is None and exit_status not in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+        for signum in SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
+        atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(exit_status)

@@ -38,3 +38,28 @@ def test_a_signal_in_a_del_interrupts_and_prints_no_ignored_exception():
                                 env={"PYTHONPATH": str(ROOT)})
         assert result.stdout.strip() == expected, result.stdout + result.stderr
         assert result.stderr == ""
+
+
+EXIT = """
+import atexit, os, signal, sys, time
+from keras_nmt import interruption
+interruption.install()
+
+def last_words():  # the shutdown of a command that succeeded, interrupted
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.2)
+    print("atexit ran")
+
+atexit.register(last_words)
+print("done")
+interruption.exit_now(0)
+"""
+
+
+def test_a_signal_after_a_command_succeeded_does_not_change_its_outcome():
+    """The interpreter's shutdown after a TensorFlow command took seconds, and a Ctrl-C there
+    killed a command that had printed its result (status -2 instead of 0)."""
+    result = subprocess.run([sys.executable, "-c", EXIT], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60, env={"PYTHONPATH": str(ROOT)})
+    assert (result.returncode, result.stdout.split(), result.stderr) == (
+        0, ["done", "atexit", "ran"], "")
