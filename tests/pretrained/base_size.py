@@ -48,6 +48,7 @@ def build(hf):
     import shutil
 
     import torch
+    from make_fixtures import move_norms_and_biases  # beside this script, run as a script
     from transformers import MarianConfig, MarianMTModel, MarianTokenizer
 
     torch.manual_seed(SEED)
@@ -71,13 +72,8 @@ def build(hf):
         init_std=INIT_STD,
     )
     model = MarianMTModel(config).eval()
-    with torch.no_grad():  # layer norms and biases away from 1 and 0, as in make_fixtures.py
-        for name, parameter in model.named_parameters():
-            if "layer_norm" in name:
-                centre = 1.0 if "weight" in name else 0.0
-                parameter.copy_(torch.randn_like(parameter) * 0.2 + centre)
-            elif name.endswith("bias"):
-                parameter.copy_(torch.randn_like(parameter) * 0.2)
+    with torch.no_grad():
+        move_norms_and_biases(model)
         model.final_logits_bias.zero_()
         model.final_logits_bias[0, pad] = -1e9
         model.model.shared.weight[pad] = 0.0  # as in every converted OPUS-MT model

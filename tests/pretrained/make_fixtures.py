@@ -63,6 +63,17 @@ REFERENCE = {
 }
 
 
+def move_norms_and_biases(model):
+    """Draws the layer norms' gains and offsets and the biases away from 1 and 0 (std 0.2), so
+    that a random model's parity test also checks them (in place, under `torch.no_grad`)."""
+    for name, parameter in model.named_parameters():
+        if "layer_norm" in name:
+            centre = 1.0 if "weight" in name else 0.0
+            parameter.copy_(torch.randn_like(parameter) * 0.2 + centre)
+        elif name.endswith("bias"):
+            parameter.copy_(torch.randn_like(parameter) * 0.2)
+
+
 def train_spm(lines, prefix, vocab_size):
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=vocab_size,
@@ -113,12 +124,7 @@ def main():
     )
     model = MarianMTModel(config).eval()
     with torch.no_grad():
-        for name, parameter in model.named_parameters():
-            if "layer_norm" in name:
-                centre = 1.0 if "weight" in name else 0.0
-                parameter.copy_(torch.randn_like(parameter) * 0.2 + centre)
-            elif name.endswith("bias"):
-                parameter.copy_(torch.randn_like(parameter) * 0.2)
+        move_norms_and_biases(model)
         model.final_logits_bias.copy_(torch.randn_like(model.final_logits_bias) * 0.5)
     tokenizer = MarianTokenizer(str(hf / "source.spm"), str(hf / "target.spm"),
                                 str(hf / "vocab.json"), source_lang="spa", target_lang="eng")
