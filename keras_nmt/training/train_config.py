@@ -219,18 +219,19 @@ class TrainConfig(ModelOptions):
             raise ValueError(
                 "--shared-embeddings shares one embedding between the source and target "
                 "vocabularies: add --joint-vocabulary to build one vocabulary for both sides")
-        trained_here = (("subword_model", "unigram"), ("character_coverage", 1.0))
+        defaults = {field.name: field.default for field in dataclasses.fields(self)}
+        trained_here = ("subword_model", "character_coverage")
         if self.tokenizer != "subword":
-            for name, default in (*trained_here, ("sentencepiece_model", None)):
-                if getattr(self, name) != default:
+            for name in (*trained_here, "sentencepiece_model"):
+                if getattr(self, name) != defaults[name]:
                     raise ValueError(f"--{name.replace('_', '-')} applies to --tokenizer "
                                      f"subword, not {self.tokenizer}")
         elif own_model:
             if len(self.sentencepiece_model.split(",")) > 2:
                 raise ValueError(f"--sentencepiece-model {self.sentencepiece_model}: one FILE "
                                  "for both sides or SOURCE_FILE,TARGET_FILE")
-            for name, default in (*trained_here, ("vocab_size", 8000), ("joint_vocabulary", False)):
-                if getattr(self, name) != default:
+            for name in (*trained_here, "vocab_size", "joint_vocabulary"):
+                if getattr(self, name) != defaults[name]:
                     raise ValueError(f"--{name.replace('_', '-')} does not combine with "
                                      "--sentencepiece-model: that model is used as it is")
         # Early stopping restores the best epoch's weights as trained; the average would then
