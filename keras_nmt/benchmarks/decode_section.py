@@ -23,8 +23,8 @@ def measure_decode_speed(model, batches, strategy="greedy", **options):
         `speed.time_decoding`'s dict.
     """
 
-    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)])
-    def run(ids):
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)], autograph=False)
+    def run(ids):  # plain graph code: nothing for AutoGraph to convert
         result = decode(model, ids, strategy, **options)
         lengths = result.lengths if strategy != "beam" else result.lengths[:, 0]
         return lengths

@@ -72,7 +72,7 @@ def test_compacting_loop_traced_gives_the_plain_loops_outputs(signature, monkeyp
     assert encoder_tokens.shape == (45, 14)
 
     def traced(model, encoder_tokens, **options):
-        @tf.function(input_signature=[tf.TensorSpec(signature, tf.int32)])
+        @tf.function(input_signature=[tf.TensorSpec(signature, tf.int32)], autograph=False)
         def run(encoder_tokens):
             return greedy_decode(model, encoder_tokens, **options)
 
@@ -109,7 +109,7 @@ def test_compacting_beam_search_traced_gives_the_plain_loops_outputs(monkeypatch
     encoder_tokens = sources(mixed_lengths(27))
 
     def traced(model, encoder_tokens, **options):
-        @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)])
+        @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)], autograph=False)
         def run(encoder_tokens):
             return beam_search(model, encoder_tokens, **options)
 
@@ -154,7 +154,7 @@ def test_compaction_happens_inside_a_traced_loop(monkeypatch):
     lengths = [1] * 31 + [9]
     model = RowCounter(random_table(9, end_bias=-20.0))
 
-    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)])
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)], autograph=False)
     def run(encoder_tokens):
         return greedy_decode(model, encoder_tokens, **OPTIONS).lengths
 
@@ -162,7 +162,7 @@ def test_compaction_happens_inside_a_traced_loop(monkeypatch):
     assert int(model.rows.numpy()) == 32 + 8 * 8
     model.rows.assign(0)
     monkeypatch.setattr(greedy, "COMPACT", False)
-    plain = tf.function(lambda x: greedy_decode(model, x, **OPTIONS).lengths)
+    plain = tf.function(lambda x: greedy_decode(model, x, **OPTIONS).lengths, autograph=False)
     np.testing.assert_array_equal(plain(tf.constant(sources(lengths))), lengths)
     assert int(model.rows.numpy()) == 32 * 9
 

@@ -261,7 +261,7 @@ def test_caches_of_the_batchs_own_length_decode_as_full_size_ones(twins, which, 
             return result.tokens, result.lengths, result.scores
 
         if traced:  # dynamic batch and length, as in the Translator
-            decode_ids = tf.function(decode_ids, input_signature=[
+            decode_ids = tf.function(decode_ids, autograph=False, input_signature=[
                 tf.TensorSpec([None, None], tf.int32)])
         return [numpy(x) for x in decode_ids(tf.constant(source))]
 
