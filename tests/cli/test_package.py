@@ -111,6 +111,20 @@ def test_import_keras_nmt_is_cheap_and_names_the_entry_points():
                            "'export_translator', 'open_translator', 'train']")
 
 
+def test_tensorflow_starts_without_the_optional_imports_no_command_uses():
+    """TF Lite's JAX converter and Keras's image-gallery plots stay out of a command's start
+    (1.5-2 s of 7 on 2 cores); matplotlib still imports for our plots afterwards."""
+    out = python(
+        "import sys\n"
+        "from keras_nmt.cli.common import start_tensorflow\n"
+        "start_tensorflow()\n"
+        "loaded = sorted(m for m in ('jax', 'matplotlib') if m in sys.modules)\n"
+        "import matplotlib.pyplot, keras_nmt.plots\n"
+        "print(loaded, 'keras' in sys.modules, 'tensorflow_text' in sys.modules)\n"
+    )
+    assert out.strip().splitlines()[-1] == "[] True True"
+
+
 def test_the_entry_points_resolve_to_the_library_objects():
     import keras_nmt
     from keras_nmt.export.export_translator import export_translator
