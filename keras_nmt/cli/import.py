@@ -41,7 +41,7 @@ def build_parser(prog=None):
                         "release layout)")
     parser.add_argument("--output-dir", required=True,
                         help="the run folder to write (must not exist, unless --force)")
-    add_options(parser, ["api"], TrainConfig())
+    add_options(parser, ["api", "languages"], TrainConfig())
     parser.add_argument("--force", action="store_true",
                         help="replace an existing --output-dir (once the new one is complete)")
     add_debug_flag(parser)
@@ -59,13 +59,16 @@ def main(argv=None, prog=None):
     with writing_to(args.output_dir):
         try:
             result = import_marian(args.model_dir, args.output_dir, api=args.api,
-                                   force=args.force)
+                                   force=args.force, languages=args.languages)
         except FileExistsError:
             raise FileExistsError(f"{args.output_dir} exists: add --force to replace it, or "
                                   "choose another --output-dir") from None
+    languages = (f"languages {result.languages} (what `keras-nmt serve` offers)"
+                 if result.languages else "no language pair stated: serve it as SRC:TGT=RUN, "
+                 "or import again with --languages SRC,TGT")
     print(f"imported {args.model_dir} ({result.layout} layout) into {result.run_dir}: "
           f"{args.api} Transformer, {result.parameters:,} parameters, vocabularies "
-          f"{len(result.source_order)} -> {len(result.target_order)}")
+          f"{len(result.source_order)} -> {len(result.target_order)}; {languages}")
     return 0
 
 

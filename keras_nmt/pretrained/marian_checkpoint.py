@@ -23,6 +23,7 @@ import numpy as np
 import yaml
 
 from keras_nmt.pretrained.safetensors_file import SafetensorsError, read_safetensors
+from keras_nmt.training.train_config import check_language_pair
 
 HF_FILES = ("config.json", "model.safetensors", "source.spm", "target.spm", "vocab.json")
 OPUS_FILES = ("source.spm", "target.spm", "decoder.yml")
@@ -67,6 +68,9 @@ class MarianCheckpoint:
             transformers' pad token).
         weights: `{transformers name: float32 array}`; `(out, in)` matrices.
         source_spm, target_spm: the SentencePiece models' bytes.
+        languages: `"SRC,TGT"` as the model states it (`source_lang`/`target_lang` of
+            `tokenizer_config.json`, or the release README's one source and one target
+            language), or `None` (a multilingual model, or nothing stated).
     """
 
     path: Path
@@ -88,6 +92,7 @@ class MarianCheckpoint:
     weights: dict
     source_spm: bytes
     target_spm: bytes
+    languages: str | None = None
 
 
 def read_marian(path):
@@ -180,7 +185,39 @@ def _read_huggingface(path):
         weights=_check_weights(path / "model.safetensors", weights, sizes["encoder_layers"]),
         source_spm=(path / "source.spm").read_bytes(),
         target_spm=(path / "target.spm").read_bytes(),
+        languages=_huggingface_languages(path / "tokenizer_config.json"),
     )
+
+
+def _huggingface_languages(tokenizer_config):
+    """`source_lang,target_lang` of MarianTokenizer's config, when both are one code."""
+    if not tokenizer_config.is_file():
+        return None
+    config = _read_json(tokenizer_config, dict)
+    return _language_pair([config.get("source_lang")], [config.get("target_lang")])
+
+
+def _opus_languages(readme):
+    """The release README's `source language(s): es` and `target language(s): en`, when each
+    names one language (multilingual releases list several)."""
+    if not readme.is_file():
+        return None
+    text = readme.read_text(encoding="utf-8", errors="replace")
+    found = [re.search(rf"^\W*{side} language\(s\):(.*)$", text, re.MULTILINE)
+             for side in ("source", "target")]
+    return _language_pair(*(match[1].split() if match else [] for match in found))
+
+
+def _language_pair(sources, targets):
+    """`"SRC,TGT"` if each list is one language code (`check_language_pair`), else `None`."""
+    if len(sources) == len(targets) == 1:
+        pair = f"{sources[0]},{targets[0]}"
+        try:
+            check_language_pair(pair)
+            return pair
+        except ValueError:
+            pass
+    return None
 
 
 # ---- OPUS-MT release layout ----------------------------------------------------------------
@@ -242,6 +279,7 @@ def _read_opus(path):
         weights=_check_weights(npz_path, weights, num_layers),
         source_spm=(path / "source.spm").read_bytes(),
         target_spm=(path / "target.spm").read_bytes(),
+        languages=_opus_languages(path / "README.md"),
     )
 
 

@@ -46,6 +46,7 @@ class ImportResult:
         layout: `"huggingface"` or `"opus-mt"`.
         source_order, target_order: Marian's id of each of our ids (`ours[i] = marian[order[i]]`).
         parameters: the model's parameter count.
+        languages: the pair recorded in the run's config (`"es,en"`), or `None`.
     """
 
     run_dir: Path
@@ -53,6 +54,7 @@ class ImportResult:
     source_order: np.ndarray
     target_order: np.ndarray
     parameters: int
+    languages: str | None
 
 
 def marian_order(vocabulary_size, pad_id, unk_id, start_id, eos_id):
@@ -67,7 +69,7 @@ def marian_order(vocabulary_size, pad_id, unk_id, start_id, eos_id):
     return np.array([pad_id, unk_id, start_id, eos_id, *rest], np.int64)
 
 
-def import_marian(path, output_dir, api="functional", force=False):
+def import_marian(path, output_dir, api="functional", force=False, languages=None):
     """Reads a Marian model (either layout) and writes it as a run folder of one twin.
 
     The folder is written under a temporary name beside `output_dir` and renamed when
@@ -78,6 +80,8 @@ def import_marian(path, output_dir, api="functional", force=False):
         output_dir: the run folder to write (must not exist unless `force`).
         api: `"functional"` or `"subclassed"`.
         force: replace an existing `output_dir`.
+        languages: the pair `"SRC,TGT"` recorded for `keras-nmt serve` (default: the one the
+            model states, `MarianCheckpoint.languages`).
 
     Returns:
         An `ImportResult`.
@@ -112,7 +116,8 @@ def import_marian(path, output_dir, api="functional", force=False):
     config = TrainConfig(model="transformer", api=api, tokenizer="marian",
                          vocab_size=len(target_order), data="",
                          joint_vocabulary=checkpoint.shared_embeddings,
-                         learning_rate=FINE_TUNING_LEARNING_RATE, **options)
+                         learning_rate=FINE_TUNING_LEARNING_RATE,
+                         languages=languages or checkpoint.languages, **options)
     output_dir.parent.mkdir(parents=True, exist_ok=True)
     temporary = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.partial-",
                                       dir=output_dir.parent))
@@ -137,7 +142,7 @@ def import_marian(path, output_dir, api="functional", force=False):
         shutil.rmtree(temporary, ignore_errors=True)
         raise
     return ImportResult(output_dir, checkpoint.layout, source_order, target_order,
-                        model.count_params())
+                        model.count_params(), config.languages)
 
 
 def model_options(checkpoint):
