@@ -45,7 +45,8 @@ class ModelOptions:
     tied_output: bool = option(False, "Transformer: output projection tied to the target "
                                "embedding")
     max_length: int = option(100, "longest sequence in tokens: longer training pairs are "
-                             "dropped, longer inputs truncated when translating", at_least=1)
+                             "dropped, longer inputs truncated when translating, and a "
+                             "Transformer's position table has that many rows", at_least=1)
 
     # Transformer options that Marian (OPUS-MT) models need; see `TransformerFunctional`.
     activation: str = option("relu", "Transformer feed-forward activation (swish: Marian)",

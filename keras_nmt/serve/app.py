@@ -228,12 +228,16 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
     def find_pair(body):
         source = _check_type(body, "source", (str,), required=True)
         target = _check_type(body, "target", (str,), required=True)
+        served = ", ".join(f"{s}->{t}" for s, t in by_pair)
+        if source == "auto":  # no detection: the one source served into `target`, if one
+            sources = [s for s, t in by_pair if t == target]
+            if len(sources) != 1:
+                raise RequestError(f"source=auto: {len(sources)} served sources translate into "
+                                   f"{target} and there is no language detection; give source; "
+                                   f"served pairs: {served}")
+            source = sources[0]
         model = by_pair.get((source, target))
         if model is None:
-            served = ", ".join(f"{s}->{t}" for s, t in by_pair)
-            if source == "auto":
-                raise RequestError(f"source=auto (language detection) is not offered; give "
-                                   f"source; served pairs: {served}")
             raise RequestError(f"{source}->{target} is not served; served pairs: {served}")
         return model
 

@@ -189,7 +189,7 @@ def test_exports_are_served_and_an_api_key_is_required_when_set(runs, tmp_path):
     pytest.importorskip("ctranslate2")
     saved = export_translator(runs[1], tmp_path / "saved", name="luong", max_beam_size=2)
     ct2 = export_ctranslate2(runs[0], tmp_path / "ct2")
-    server = Server(f"es:en={saved}", f"fr:en={ct2}", "--api-key", "s3cret")
+    server = Server(f"es:en={saved}", f"fr:de={ct2}", "--api-key", "s3cret")
     try:
         refused = request(server.url + "translate", {"q": "a", "source": "es", "target": "en"})
         assert refused == (403, {"error": "Invalid API key"})
@@ -197,8 +197,9 @@ def test_exports_are_served_and_an_api_key_is_required_when_set(runs, tmp_path):
                                                    "api_key": "guess"})
         assert wrong[0] == 403
         client = LibreTranslateAPI(server.url, api_key="s3cret")
-        for pair, path in (("es", saved), ("fr", ct2)):
-            assert client.translate(SOURCES[0], pair, "en") == open_translator(path)(SOURCES[0])
+        for source, target, path in (("es", "en", saved), ("fr", "de", ct2), ("auto", "de", ct2)):
+            assert client.translate(SOURCES[0], source, target) == open_translator(path)(
+                SOURCES[0])
         key = {"X-API-Key": "s3cret"}
         status, answer = request(server.url + "api/translate",
                                  {"model": "ct2", "q": SOURCES[0], "beam_size": 2}, headers=key)
