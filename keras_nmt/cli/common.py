@@ -105,27 +105,24 @@ def rate(text):
     return value
 
 
-# The `DecodingOptions` fields translate and evaluate offer as flags; `--sample` sets `strategy`.
-DECODING_FLAGS = ("beam_size", "length_penalty", "temperature", "top_k", "top_p")
+# The `DecodingOptions` fields translate and evaluate offer as flags.
+DECODING_FLAGS = ("strategy", "beam_size", "length_penalty", "temperature", "top_k", "top_p")
 
 
 def add_decoding_arguments(parser, names=DECODING_FLAGS):
-    """Adds `--sample` and the flags of `DecodingOptions` fields `names`, with its defaults, so
+    """Adds the flags of `DecodingOptions` fields `names`, with its defaults, so
     that the command line, the `Translator` and `decode` cannot disagree.
 
     Each app adds `seed` itself, with its own help: it may seed more than sampling
     (`keras-nmt evaluate` also draws its built-in test data with it).
     """
-    parser.add_argument("--sample", action="store_true",
-                        help="ancestral sampling instead of greedy/beam (run directories only)")
     add_options(parser, names, GREEDY)
 
 
 def decoding_options(args, **fields):
     """The `DecodingOptions` of parsed `add_decoding_arguments` flags (plus other `fields`)."""
     chosen = {name: getattr(args, name) for name in DECODING_FLAGS if hasattr(args, name)}
-    return DecodingOptions(strategy="sample" if args.sample else None, seed=args.seed,
-                           **chosen, **fields)
+    return DecodingOptions(seed=args.seed, **chosen, **fields)
 
 
 def add_parallel_batches_argument(parser):

@@ -11,7 +11,7 @@ Examples:
     keras-nmt translate runs/lstm "3rd of March 2021" "12/04/1999"
     keras-nmt translate saved_models/lstm/1 --beam-size 4 --n-best 3 < dates.txt
     keras-nmt translate runs/luong --input dates.txt --output out.txt --attention-plot plots/
-    keras-nmt translate runs/lstm --sample --temperature 0.7 --top-p 0.9 --seed 1 "3/3/21"
+    keras-nmt translate runs/lstm --strategy sample --temperature 0.7 --top-p 0.9 --seed 1 "3/3/21"
     keras-nmt translate runs/opus-en-romance --target-language spa "Where is the station?"
 """
 

@@ -60,7 +60,9 @@ class DecodingOptions:
         'beam 4, alpha 0.6'
     """
 
-    strategy: str | None = option(None, "the decoding strategy", choices=STRATEGIES)
+    strategy: str | None = option(None, "decoding strategy (default: beam when --beam-size is "
+                                  "above 1, else greedy); sampling needs a run folder or a "
+                                  "CTranslate2 export", choices=STRATEGIES)
     max_length: int | None = option(None, "the most tokens per hypothesis", at_least=1)
     max_length_a: float = option(DEFAULT_MAX_LENGTH_A, "a of ceil(a * source_len + b)",
                                  at_least=0)

@@ -47,9 +47,10 @@ def test_n_best_sorted_and_attention_plot(run_and_saved, which, tmp_path, capsys
 
 
 def test_sampling_on_saved_model_is_a_clear_error(run_and_saved, capsys):
-    assert translate_app.main([str(run_and_saved[1]), "--sample", "a"]) == 1
+    assert translate_app.main([str(run_and_saved[1]), "--strategy", "sample", "a"]) == 1
     assert "sampling is not exported" in capsys.readouterr().err
-    assert translate_app.main([str(run_and_saved[0]), "--sample", "--seed", "3", "a"]) == 0
+    argv = [str(run_and_saved[0]), "--strategy", "sample", "--seed", "3", "a"]
+    assert translate_app.main(argv) == 0
 
 
 THREADS = """

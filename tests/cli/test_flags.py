@@ -156,7 +156,7 @@ def test_every_decoding_flag_is_a_decodingoptions_field_with_its_default():
 
     fields = {flag_of(field): field for field in option_fields(DecodingOptions)}
     flags = flags_of(translate.build_parser())
-    own = {"--input", "--output", "--sample", "--parallel-batches", "--batch-size",
+    own = {"--input", "--output", "--parallel-batches", "--batch-size",
            "--attention-plot", "--debug", "--target-language"}
     assert set(flags) - own <= set(fields)
     for flag in set(flags) - own:

@@ -38,6 +38,6 @@ def test_the_apps_flags_default_to_the_same_options(app):
     args = app.build_parser().parse_args(["MODEL"])
     assert decoding_options(args) == GREEDY
     args = app.build_parser().parse_args(
-        ["MODEL", "--sample", "--top-k", "5", "--top-p", "0.9", "--temperature", "0.7"])
+        ["MODEL", "--strategy", "sample", "--top-k", "5", "--top-p", "0.9", "--temperature", "0.7"])
     assert decoding_options(args) == DecodingOptions(
         strategy="sample", top_k=5, top_p=0.9, temperature=0.7)
