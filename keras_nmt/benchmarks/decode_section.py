@@ -2,8 +2,12 @@
 
 import tensorflow as tf
 
-from keras_nmt import markdown
-from keras_nmt.benchmarks.speed import source_batches, time_decoding
+from keras_nmt.benchmarks.speed import (
+    beam_name,
+    records_table,
+    source_batches,
+    time_decoding,
+)
 from keras_nmt.decoding import decode
 
 
@@ -81,18 +85,12 @@ def run_decode(context):
 
 def decode_table(records):
     """The decode records as a Markdown table."""
-    rows = []
-    for r in records:
-        ratio = r.get("time_ratio_to_greedy")
-        rows.append([
-            r["model"], r["api"], r["weights"],
-            "greedy" if r["beam_size"] == 1 else f"beam {r['beam_size']}",
-            f"{r['sentences_per_second']:,.1f}", f"{r['ms_per_sentence']:.2f}",
-            "" if ratio is None else f"{ratio:.2f}", f"{r['mean_output_length']:.1f}",
-            f"{r['mean_source_length']:.1f}",
-        ])
-    return markdown.table(
-        ["model", "API", "weights", "strategy", "sentences/s", "ms/sentence", "time / greedy",
-         "mean output length", "mean source length"],
-        rows, align="llllrrrrr",
-    )
+    return records_table(records, [
+        ("model", "model", ""), ("API", "api", ""), ("weights", "weights", ""),
+        ("strategy", lambda r: beam_name(r["beam_size"]), ""),
+        ("sentences/s", "sentences_per_second", ",.1f"), ("ms/sentence", "ms_per_sentence", ".2f"),
+        ("time / greedy", lambda r: f"{r['time_ratio_to_greedy']:.2f}"
+         if r.get("time_ratio_to_greedy") is not None else "", "r"),
+        ("mean output length", "mean_output_length", ".1f"),
+        ("mean source length", "mean_source_length", ".1f"),
+    ])
