@@ -4,6 +4,8 @@ Imported only after the command has set KERAS_BACKEND=jax (Keras reads it on imp
 nothing loads TensorFlow: the GPU machine this is for has JAX but no TensorFlow.
 """
 
+import itertools
+
 import keras
 import numpy as np
 
@@ -69,25 +71,20 @@ def run_jax_benchmark(args):
                                        chain=args.peak_chain)
             print(f"  peak {dtype} matmul: {peak['flops_per_second'] / 1e12:,.2f} TFLOP/s")
             keep({"section": "peak", **peak})
-            for name in args.models:
-                for api in args.apis:
-                    record = bench.train_record(name, api, precision, args.preset, batches,
-                                                args.train_steps, peak, vocab, seed=args.seed)
-                    keep(record)
-                    keras.backend.clear_session()
+            for name, api in itertools.product(args.models, args.apis):
+                keep(bench.train_record(name, api, precision, args.preset, batches,
+                                        args.train_steps, peak, vocab, seed=args.seed))
+                keras.backend.clear_session()
     if "decode" in sections:
         source_lengths, _ = synthetic_lengths(args.decode_sentences, rng,
                                               median=args.median_length, max_length=max_length)
         sources = source_batches(random_rows(source_lengths, vocab, rng))
         print(f"decode: {args.decode_sentences} sentences in {len(sources)} batches")
-        for precision in args.precisions:
-            for name in args.models:
-                for api in args.apis:
-                    for record in bench.decode_records(name, api, precision, args.preset,
-                                                       sources, args.beam_size, vocab,
-                                                       seed=args.seed):
-                        keep(record)
-                    keras.backend.clear_session()
+        for precision, name, api in itertools.product(args.precisions, args.models, args.apis):
+            for record in bench.decode_records(name, api, precision, args.preset, sources,
+                                               args.beam_size, vocab, seed=args.seed):
+                keep(record)
+            keras.backend.clear_session()
     print(bench.markdown(records, device))
     return 0
 
