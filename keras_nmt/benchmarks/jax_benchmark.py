@@ -27,48 +27,25 @@ from keras_nmt.benchmarks.speed import (
 )
 from keras_nmt.decoding import decode
 from keras_nmt.models.configurations import TRAINING_RECIPES
+from keras_nmt.models.configurations import model_options as configured_options
 from keras_nmt.models.registry import build_model
 from keras_nmt.training.fused_adam import FusedAdam
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 from keras_nmt.training.perplexity import Perplexity
 
-_RECURRENT = {"embedding_dim": 256, "units": 512, "num_layers": 1}
-_REFERENCE_TRANSFORMER = {"d_model": 256, "num_layers": 3, "num_heads": 4, "ff_dim": 1024}
-# Every Transformer here: dropout 0.1 and positions for 256 tokens (set here, not left to the
-# constructor, whose defaults are the training defaults).
-_TRANSFORMER = {"dropout": 0.1, "max_length": 256}
+# The model sizes of each preset: a `REFERENCE_CONFIGURATIONS` entry (every registered model has
+# one there).
 PRESETS = {
-    "reference": {
-        "options": {"transformer": _REFERENCE_TRANSFORMER, "recurrent": _RECURRENT},
-        "tokens_per_batch": 8192,
-        "vocab_size": 8000,
-    },
-    "gpu": {
-        "options": {
-            "transformer": {"d_model": 512, "num_layers": 6, "num_heads": 8, "ff_dim": 2048},
-            "recurrent": _RECURRENT,
-        },
-        "tokens_per_batch": 32768,
-        "vocab_size": 8000,
-    },
-    "quick": {
-        "options": {
-            "transformer": {"d_model": 16, "num_layers": 1, "num_heads": 2, "ff_dim": 32},
-            "recurrent": {"embedding_dim": 8, "units": 16, "num_layers": 1},
-        },
-        "tokens_per_batch": 256,
-        "vocab_size": 50,
-    },
+    "reference": {"configuration": "benchmark", "tokens_per_batch": 8192, "vocab_size": 8000},
+    "gpu": {"configuration": "benchmark-gpu", "tokens_per_batch": 32768, "vocab_size": 8000},
+    "quick": {"configuration": "benchmark-jax-quick", "tokens_per_batch": 256, "vocab_size": 50},
 }
 
 
 def model_options(preset, name):
     """Constructor options of model `name` in `preset` (a `PRESETS` key)."""
-    options = PRESETS[preset]["options"]
-    if name == "transformer":
-        return {**_TRANSFORMER, **options["transformer"]}
-    return dict(options["recurrent"])
+    return configured_options(name, PRESETS[preset]["configuration"])
 
 
 def environment():

@@ -19,7 +19,7 @@ __all__ = lazy_package(
         "DecodingModel": "keras_nmt.decoding.decoding_model",
         "DecodingOptions": "keras_nmt.decoding.decoding_options",
         "GREEDY": "keras_nmt.decoding.decoding_options",
-        "STRATEGIES": "keras_nmt.decoding.decoding_options",
+        "STRATEGIES": "keras_nmt.decoding.strategies",
         "beam_search": "keras_nmt.decoding.beam_search",
         "coverage_penalty": "keras_nmt.decoding.scoring",
         "decode": "keras_nmt.decoding.api",

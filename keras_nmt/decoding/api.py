@@ -1,14 +1,10 @@
 """The single decoding entry point used by the apps and the exported Translator."""
 
-from keras_nmt.decoding.beam_search import beam_search
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
-from keras_nmt.decoding.decoding_options import STRATEGIES, STRATEGY_OPTIONS, DecodingOptions
-from keras_nmt.decoding.greedy import greedy_decode
+from keras_nmt.decoding.decoding_options import DecodingOptions
 from keras_nmt.decoding.jax_compiled import can_compile, compiled_decode
-from keras_nmt.decoding.sampling import sample_decode
-
-_FUNCTIONS = {"greedy": greedy_decode, "beam": beam_search, "sample": sample_decode}
+from keras_nmt.decoding.strategies import STRATEGIES
 
 
 def decode(
@@ -21,8 +17,9 @@ def decode(
             ``initial_state``, ``decode_step``, ``has_attention``).
         encoder_tokens: int ``(batch, src_len)`` source ids padded with ``PAD_ID``; a tensor
             with dynamic batch and length inside ``tf.function`` is fine.
-        strategy: ``"greedy"`` (``greedy_decode``), ``"beam"`` (``beam_search``), ``"sample"``
-            (``sample_decode``), or a ``DecodingOptions`` whose fields ``options`` override.
+        strategy: a ``STRATEGIES`` name (``keras_nmt.decoding.strategies``): ``"greedy"``
+            (``greedy_decode``), ``"beam"`` (``beam_search``), ``"sample"`` (``sample_decode``);
+            or a ``DecodingOptions`` whose fields ``options`` override.
         **options: keyword arguments of that strategy's function; options of another
             strategy raise ``TypeError`` (a ``DecodingOptions`` ignores those of the others).
 
@@ -45,12 +42,12 @@ def decode(
         chosen = strategy.replace(**options) if options else strategy
         strategy, options = chosen.chosen_strategy, chosen.options()
     elif strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+        raise ValueError(f"strategy must be one of {tuple(STRATEGIES)}, got {strategy!r}")
     else:
-        unknown = sorted(set(options) - set(STRATEGY_OPTIONS[strategy]))
+        unknown = sorted(set(options) - set(STRATEGIES[strategy].options))
         if unknown:
             raise TypeError(f"options {unknown} do not apply to strategy {strategy!r}")
-    function = _FUNCTIONS[strategy]
+    function = STRATEGIES[strategy].load()
     if can_compile(model, strategy, encoder_tokens, options):
         return compiled_decode(model, strategy, function, encoder_tokens, options)
     return function(model, encoder_tokens, **options)

@@ -3,6 +3,7 @@
 import dataclasses
 from typing import Any
 
+from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.option_fields import check_options, option
 
 DEFAULT_MAX_LENGTH = 100
@@ -16,18 +17,6 @@ DEFAULT_MAX_LENGTH_B = 10.0
 DEFAULT_LENGTH_PENALTY = 0.0
 # The widest beam a translator serves (each size is a traced function; an export keeps them all).
 DEFAULT_MAX_BEAM_SIZE = 8
-STRATEGIES = ("greedy", "beam", "sample")
-
-# The options each strategy accepts besides (model, encoder_tokens).
-_COMMON = (
-    "max_length", "max_length_a", "max_length_b", "return_attention", "trim", "batch_cache"
-)
-STRATEGY_OPTIONS = {
-    "greedy": _COMMON,
-    "beam": _COMMON
-    + ("beam_size", "n_best", "normalization", "length_penalty", "coverage_penalty"),
-    "sample": _COMMON + ("temperature", "top_k", "top_p", "seed"),
-}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,8 +30,9 @@ class DecodingOptions:
     arguments of the chosen strategy only.
 
     Attributes:
-        strategy: ``"greedy"``, ``"beam"`` or ``"sample"``; ``None`` (the default) chooses from
-            ``beam_size``: beam search when it is above 1, else greedy decoding.
+        strategy: a ``STRATEGIES`` name (``"greedy"``, ``"beam"``, ``"sample"``); ``None``
+            (the default) chooses from ``beam_size``: beam search when it is above 1, else
+            greedy decoding.
         max_length: the most tokens per hypothesis, ``END`` included (``None``:
             ``DEFAULT_MAX_LENGTH``, or the
             model's own ``max_length`` when smaller).
@@ -70,7 +60,7 @@ class DecodingOptions:
         'beam 4, alpha 0.6'
     """
 
-    strategy: str | None = option(None, "greedy, beam or sample", choices=STRATEGIES)
+    strategy: str | None = option(None, "the decoding strategy", choices=STRATEGIES)
     max_length: int | None = option(None, "the most tokens per hypothesis", at_least=1)
     max_length_a: float = option(DEFAULT_MAX_LENGTH_A, "a of ceil(a * source_len + b)",
                                  at_least=0)
@@ -122,7 +112,7 @@ class DecodingOptions:
 
     def options(self) -> dict[str, Any]:
         """Keyword arguments for the chosen strategy's function."""
-        return {name: getattr(self, name) for name in STRATEGY_OPTIONS[self.chosen_strategy]}
+        return {name: getattr(self, name) for name in STRATEGIES[self.chosen_strategy].options}
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as a plain python value."""

@@ -18,6 +18,7 @@ import numpy as np
 
 from keras_nmt.decoding.buffers import trim_to_longest
 from keras_nmt.decoding.decode_result import DecodeResult
+from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.special_ids import PAD_ID
 
 MIN_BUCKET = 8
@@ -35,9 +36,9 @@ def can_compile(model, strategy, encoder_tokens, options):
     """Whether `decode` should send this call to `compiled_decode`.
 
     True under the JAX backend for an eager call (not inside the caller's own `jax.jit`) on a
-    built model, with hashable options (the cache key). Sampling needs an integer `seed`: a
-    `SeedGenerator` (or the global one, `seed=None`) changes state on every call, which a cached
-    function cannot carry, so those calls stay eager.
+    built model, with hashable options (the cache key). A strategy taking a `seed` (sampling)
+    needs an integer one: a `SeedGenerator` (or the global one, `seed=None`) changes state on
+    every call, which a cached function cannot carry, so those calls stay eager.
     """
     if keras.backend.backend() != "jax" or not getattr(model, "built", True):
         return False
@@ -47,7 +48,9 @@ def can_compile(model, strategy, encoder_tokens, options):
     if isinstance(encoder_tokens, jax.core.Tracer):
         return False
     seed = options.get("seed")
-    if strategy == "sample" and (not isinstance(seed, int) or isinstance(seed, bool)):
+    if "seed" in STRATEGIES[strategy].options and (
+        not isinstance(seed, int) or isinstance(seed, bool)
+    ):
         return False
     try:
         hash(tuple(sorted(options.items())))

@@ -1,7 +1,7 @@
 """`BatchTranslator`: the Python API both translators share, written once.
 
 `Translator` (in process, a `tf.Module`) and `SavedTranslator` (a reloaded SavedModel) differ
-only in where their signatures come from (`_signature`) and whether they can sample; validating
+only in where their signatures come from and which strategies they serve (`export`); validating
 the `DecodingOptions`, batching, dispatching to a signature and unpacking the outputs is here.
 """
 
@@ -12,6 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_nmt.decoding import GREEDY, length_order, restore_order
+from keras_nmt.decoding.strategies import STRATEGIES, check_served
 from keras_nmt.inference.translation_result import results_from_outputs
 
 # Options a translator fixes itself (its own `max_target_length`, GNMT scoring without coverage):
@@ -71,14 +72,21 @@ class BatchTranslator:
     keywords and returning its outputs by name; `Translator`'s own methods, a SavedModel's
     signatures), `beam_functions` (`Translator.beam_functions`, one per beam size, or `None` for
     an export without them), `source_lengths(text)` (source tokens per input before truncation,
-    or `None` when the translator cannot tell) and `_sampler(options)` (a callable as a
-    signature, for sampling). A file's sentences are translated in length order (fewer padded
-    positions and decoding steps per batch) and the results returned in input order.
+    or `None` when the translator cannot tell) and `_decoder(options)` (a callable as a
+    signature, for the strategies without a signature: sampling and any other registered in
+    `keras_nmt.decoding.strategies`). `export` names the export it reads (a
+    `strategies.EXPORTS` key; `None` in process, where every strategy runs). A file's sentences
+    are translated in length order (fewer padded positions and decoding steps per batch) and the
+    results returned in input order.
     """
+
+    export = None
 
     def check_options(self, options):
         """Raises `ValueError` for `DecodingOptions` this translator cannot honour."""
         strategy = options.chosen_strategy
+        if self.export is not None:
+            check_served(strategy, self.export)
         changed = [n for n in _FIXED_OPTIONS if getattr(options, n) != getattr(GREEDY, n)]
         if changed:
             raise ValueError(
@@ -97,8 +105,10 @@ class BatchTranslator:
             )
         if n_best is not None and (not isinstance(n_best, int) or not 1 <= n_best <= beam_size):
             raise ValueError(f"n_best must be an int in [1, beam_size={beam_size}], got {n_best!r}")
-        if strategy == "sample" and beam_size > 1:
-            raise ValueError("sampling draws one translation per sentence: use beam_size=1")
+        if "beam_size" not in STRATEGIES[strategy].options and beam_size > 1:
+            raise ValueError(
+                f"{STRATEGIES[strategy].title} gives one translation per sentence: use beam_size=1"
+            )
 
     def translate(self, text):
         """Greedy translation of a `tf.string (batch,)` tensor (the `serving_default` outputs)."""
@@ -113,7 +123,8 @@ class BatchTranslator:
             texts: Python strings (or bytes).
             options: a `DecodingOptions` (default: greedy decoding). Beam search needs
                 `beam_size` in 2 .. `max_beam_size`; `return_attention` gives attention weights
-                and tokens (greedy only); `strategy="sample"` samples (in-process only).
+                and tokens (greedy only); `strategy="sample"` samples (in-process and CTranslate2
+                only), as any strategy a SavedModel does not export.
             batch_size: sentences per graph call.
             on_batch: called with the number of sentences after each graph call (progress bars),
                 in input order of the batches.
@@ -153,8 +164,8 @@ class BatchTranslator:
     def _run(self, text, options):
         """One signature call: its outputs and their kind (see `results_from_outputs`)."""
         strategy = options.chosen_strategy
-        if strategy == "sample":
-            return self._sampler(options)(text=text), "greedy"
+        if "savedmodel" not in STRATEGIES[strategy].exports:  # no signature of its own
+            return self._decoder(options)(text=text), "greedy"
         if options.return_attention:
             return self.attention(text=text), "attention"
         if strategy != "beam":

@@ -38,6 +38,7 @@ from pathlib import Path
 import tensorflow as tf
 
 from keras_nmt.decoding import GREEDY
+from keras_nmt.decoding.strategies import check_served
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.inference.run_directory import TOKENIZERS_DIR
 from keras_nmt.inference.translation_result import TranslationResult
@@ -81,6 +82,8 @@ class CTranslate2Translator(BatchTranslator):
         ModuleNotFoundError: ctranslate2 is not installed (`pip install keras_nmt[ctranslate2]`).
     """
 
+    export = "ctranslate2"
+
     def __init__(self, path, device="cpu", compute_type="default", inter_threads=None,
                  intra_threads=None, max_beam_size=16):
         # Imported here: CTranslate2 is an optional extra that only this translator needs.
@@ -115,6 +118,7 @@ class CTranslate2Translator(BatchTranslator):
     def check_options(self, options):
         """Raises `ValueError` for `DecodingOptions` CTranslate2 cannot honour as we mean them."""
         strategy = options.chosen_strategy
+        check_served(strategy, self.export)
         if options.return_attention:
             raise ValueError("a CTranslate2 export gives no attention weights: translate with "
                              "the run directory for them")

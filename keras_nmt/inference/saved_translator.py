@@ -16,11 +16,14 @@ class SavedTranslator(BatchTranslator):
 
     Greedy decoding and attention go through the exported signatures (what a server runs), beam
     search through the exported function of the one beam size asked for (what the `beam_search`
-    signature runs for it); sampling is not exported and raises `ValueError`.
+    signature runs for it); a strategy the SavedModel does not export (sampling) raises
+    `ValueError`.
 
     Args:
         path: the version directory (holding `saved_model.pb`).
     """
+
+    export = "savedmodel"
 
     def __init__(self, path):
         self.path = Path(path)
@@ -38,15 +41,6 @@ class SavedTranslator(BatchTranslator):
         self.max_beam_size = info.get("max_beam_size", 8)
         self.has_attention = info.get("has_attention")
         self.metadata = info
-
-    def check_options(self, options):
-        """As `BatchTranslator.check_options`; sampling raises (not in the SavedModel)."""
-        if options.chosen_strategy == "sample":
-            raise ValueError(
-                "sampling is not exported to the SavedModel (only greedy, beam search and "
-                "attention are); translate with the run directory to sample"
-            )
-        super().check_options(options)
 
 
 def find_saved_model(path):

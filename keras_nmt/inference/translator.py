@@ -52,7 +52,8 @@ _TEXT = tf.TensorSpec([None], tf.string, name="text")
 
 
 class _FunctionCache:
-    """Holds the sampling `tf.function`s out of sight of SavedModel tracking (not exported)."""
+    """Holds `Translator._decoder`'s `tf.function`s out of sight of SavedModel tracking (not
+    exported)."""
 
     def __init__(self):
         self.functions = {}
@@ -119,7 +120,7 @@ class Translator(BatchTranslator, tf.Module):
         if self.max_beam_size < 1:
             raise ValueError(f"max_beam_size must be >= 1, got {max_beam_size!r}")
         # A plain object, not a dict: tf.Module would track (and export) the functions in it.
-        self._sample_functions = _FunctionCache()
+        self._decode_functions = _FunctionCache()
         # One beam search per size, tracked so that the SavedModel keeps each as a function of
         # its own: in-process and reloaded, a beam size is traced or prepared on its first use
         # only (the `beam_search` signature dispatches to them).
@@ -265,26 +266,25 @@ class Translator(BatchTranslator, tf.Module):
     # ----------------------------------------------------------------------------------------------
     # Python API
     # ----------------------------------------------------------------------------------------------
-    def _sampler(self, options):
-        """A cached `tf.function` sampling with these (Python) `DecodingOptions`."""
+    def _decoder(self, options):
+        """A cached `tf.function` decoding with these (Python) `DecodingOptions`: the strategies
+        without a signature of their own (sampling, any strategy registered in
+        `keras_nmt.decoding.strategies`), one translation per sentence."""
         # `DecodingOptions` checked the values and made 0 top-k and a top-p of 1 `None`.
-        key = (float(options.temperature), options.top_k, options.top_p, options.seed)
-        cache = self._sample_functions.functions
+        options = options.replace(max_length=self.max_target_length)
+        key = (options.chosen_strategy, tuple(sorted(options.options().items())))
+        cache = self._decode_functions.functions
         if key not in cache:
-            sampling = dict(
-                temperature=key[0], top_k=options.top_k, top_p=options.top_p, seed=options.seed,
-                max_length=self.max_target_length,
-            )
 
             @_graph_function(input_signature=[_TEXT])
-            def sample(text):
+            def run(text):
                 ids, empty = self.source_ids(text)
-                result = decode(self.model, ids, "sample", **sampling)
+                result = decode(self.model, ids, options).best()
                 translation = self.target_tokenizer.detokenize(result.tokens)
                 return {
                     "translation": tf.where(empty, tf.constant(""), translation),
                     "score": tf.where(empty, tf.zeros_like(result.scores), result.scores),
                 }
 
-            cache[key] = sample
+            cache[key] = run
         return cache[key]

@@ -4,7 +4,8 @@ The one owner of what a model can be given (KerasHub keeps such data in `*_prese
 "preset" means only a comparison of `keras-nmt compare --preset`): `TrainConfig` extends
 `ModelOptions` (the defaults, `OPTION_DEFAULTS`), `build_model` and `ConstructorConfig` pass and
 save the arguments named in `MODEL_ARGUMENTS`, `compile_model` follows `TRAINING_RECIPES`, and the
-comparison presets and the benchmark read their model sizes from `REFERENCE_CONFIGURATIONS`.
+comparison presets, the benchmarks (`keras-nmt benchmark`, also with `--backend jax`) and the
+tests' tiny models read their model sizes from `REFERENCE_CONFIGURATIONS`.
 
 Example:
     >>> model_options("transformer", "benchmark")["d_model"]
@@ -71,6 +72,7 @@ _BENCHMARK_TRANSFORMER = {"num_layers": 3, "d_model": 256, "num_heads": 4, "ff_d
 _QUICK_RECURRENT = {"embedding_dim": 16, "units": 32, "num_layers": 1}
 _QUICK_TRANSFORMER = {"num_layers": 1, "d_model": 32, "num_heads": 2, "ff_dim": 64,
                       "dropout": 0.1, "max_length": 256}
+_RECURRENT_NAMES = ("lstm", "luong", "bahdanau")
 
 # name -> model -> {"description": one line, "config": the `TrainConfig` fields it sets (model
 # options and, where the configuration has its own, training-recipe fields)}.
@@ -109,7 +111,7 @@ REFERENCE_CONFIGURATIONS = {
         **{
             name: {"description": "embedding 256, units 512, one layer per side",
                    "config": dict(_BENCHMARK_RECURRENT)}
-            for name in ("lstm", "luong", "bahdanau")
+            for name in _RECURRENT_NAMES
         },
         "transformer": {"description": "d_model 256, 3+3 layers, 4 heads, ff 1024",
                         "config": dict(_BENCHMARK_TRANSFORMER)},
@@ -118,10 +120,43 @@ REFERENCE_CONFIGURATIONS = {
     "benchmark-quick": {
         **{
             name: {"description": "embedding 16, units 32", "config": dict(_QUICK_RECURRENT)}
-            for name in ("lstm", "luong", "bahdanau")
+            for name in _RECURRENT_NAMES
         },
         "transformer": {"description": "d_model 32, 1+1 layers, 2 heads, ff 64",
                         "config": dict(_QUICK_TRANSFORMER)},
+    },
+    # `keras-nmt benchmark --backend jax --size gpu` (its `--size reference` is "benchmark").
+    "benchmark-gpu": {
+        **{
+            name: {"description": "embedding 256, units 512, one layer per side",
+                   "config": dict(_BENCHMARK_RECURRENT)}
+            for name in _RECURRENT_NAMES
+        },
+        "transformer": {"description": "d_model 512, 6+6 layers, 8 heads, ff 2048 (base)",
+                        "config": {**_BENCHMARK_TRANSFORMER, "num_layers": 6, "d_model": 512,
+                                   "num_heads": 8, "ff_dim": 2048}},
+    },
+    # `keras-nmt benchmark --backend jax --size quick`: smoke-run sizes.
+    "benchmark-jax-quick": {
+        **{
+            name: {"description": "embedding 8, units 16",
+                   "config": {"embedding_dim": 8, "units": 16, "num_layers": 1}}
+            for name in _RECURRENT_NAMES
+        },
+        "transformer": {"description": "d_model 16, 1+1 layers, 2 heads, ff 32",
+                        "config": {**_QUICK_TRANSFORMER, "d_model": 16, "ff_dim": 32}},
+    },
+    # The tests' tiny models (`tests/decoding/test_decoding_model.py`: the inference contract).
+    "tiny": {
+        "lstm": {"description": "embedding 8, units 8",
+                 "config": {"embedding_dim": 8, "units": 8, "num_layers": 1}},
+        "luong": {"description": "embedding 8, units 8",
+                  "config": {"embedding_dim": 8, "units": 8, "num_layers": 1}},
+        "bahdanau": {"description": "embedding 8, units 8, attention units 8",
+                     "config": {"embedding_dim": 8, "units": 8, "attention_units": 8}},
+        "transformer": {"description": "d_model 8, 1+1 layers, 2 heads, ff 16, 12 positions",
+                        "config": {"num_layers": 1, "d_model": 8, "num_heads": 2, "ff_dim": 16,
+                                   "max_length": 12}},
     },
 }
 

@@ -11,8 +11,8 @@ answers; 429 when a queue is full, 503 when a request runs past its time):
 * `GET /languages` (LibreTranslate): `[{"code", "name", "targets"}]`.
 * `GET /api/models`: the models, their pairs and what the explorer can show for each.
 * `POST /api/translate`: JSON `{"model", "q", "beam_size", "n_best", "length_penalty",
-  "strategy" ("greedy"|"beam"|"sample"), "temperature", "top_k", "top_p", "seed"}` -> the
-  n-best list with scores (batched with other requests).
+  "strategy" (a `STRATEGIES` name: "greedy"|"beam"|"sample"), "temperature", "top_k", "top_p",
+  "seed"}` -> the n-best list with scores (batched with other requests).
 * `POST /api/explore`: JSON `{"model", "q", "beam_size", "n_best", "length_penalty", "top_k"}`
   for a run folder's model -> the n-best with per-token log-probabilities, the beam search
   tree step by step with each step's top-k next tokens, and the attention (per layer and head
@@ -38,7 +38,7 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from keras_nmt.decoding import GREEDY
+from keras_nmt.decoding import GREEDY, STRATEGIES
 from keras_nmt.serve.batcher import Batcher, QueueFull
 from keras_nmt.serve.served_model import explore
 
@@ -262,19 +262,27 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
 
     def decoding_options(body, model, beam_key="beam_size"):
         strategy = _check_type(body, "strategy", (str,), default="beam")
-        if strategy not in ("greedy", "beam", "sample"):
-            raise RequestError("Invalid request: strategy must be greedy, beam or sample")
+        if strategy not in STRATEGIES:
+            raise RequestError(
+                f"Invalid request: strategy must be one of {', '.join(STRATEGIES)}")
+        accepted = STRATEGIES[strategy].options
         most = min(limits.max_beam_size, model.translator.max_beam_size)
-        beam_size = _check_type(body, beam_key, (int,), default=1 if strategy != "beam" else 4)
+        beam_size = _check_type(body, beam_key, (int,), default=4 if "beam_size" in accepted
+                                else 1)
         beam_size = _in_range(beam_key, beam_size, 1, most)
         n_best = _in_range("n_best", _check_type(body, "n_best", (int,), default=beam_size),
                            1, beam_size)
         length_penalty = _in_range(
             "length_penalty", _check_type(body, "length_penalty", (int, float), default=0.0),
             0.0, 10.0)
-        if strategy == "sample":
-            return GREEDY.replace(
-                strategy="sample",
+        if "beam_size" in accepted:  # beam search; a beam of 1 is greedy decoding
+            if beam_size == 1:
+                return GREEDY
+            return GREEDY.replace(beam_size=beam_size, n_best=n_best,
+                                  length_penalty=float(length_penalty))
+        fields = {}
+        if "temperature" in accepted:
+            fields = dict(
                 temperature=float(_in_range("temperature", _check_type(
                     body, "temperature", (int, float), default=1.0), 0.0, 100.0)),
                 top_k=_in_range("top_k", _check_type(body, "top_k", (int,), default=0), 0,
@@ -284,10 +292,10 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
                 seed=_in_range("seed", _check_type(body, "seed", (int,), default=0), 0,
                                2**31 - 1),
             )
-        if strategy == "greedy" or beam_size == 1:
+        # `GREEDY` itself for greedy decoding: requests with equal options share batches.
+        if strategy == GREEDY.chosen_strategy:
             return GREEDY
-        return GREEDY.replace(beam_size=beam_size, n_best=n_best,
-                              length_penalty=float(length_penalty))
+        return GREEDY.replace(strategy=strategy, **fields)
 
     async def libre_translate(request):
         body = await read_body(request)
