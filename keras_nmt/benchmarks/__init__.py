@@ -1,31 +1,22 @@
-"""The benchmark of `keras-nmt benchmark` (a thin CLI over this package) and its measuring code.
+"""`keras-nmt benchmark` (a thin CLI over this package): its sections and measuring code.
 
-* `flops`: analytic model FLOPs (2 * m * n * k per matmul) of every registered model, from its
-  configuration and the real (non-padding) token counts of a batch.
-* `speed` (NumPy only): training throughput on fixed batches, padded source batches, and
-  synthetic token batches of realistic lengths.
-* `BenchmarkContext` (`benchmark_context`): a run's options, the shared data and peak rates.
-* `pipeline_section`, `train_section`, `profile_section`, `decode_section`,
-  `translation_section` (sections "translation" and "export"): each section's runner
-  (`run_*(context) -> records`), its measuring code and its Markdown table
-  (`*_table(records)`); `sections`: `SECTIONS`, `TABLES` and `markdown_report(records)`.
-* `ctranslate2_speed`: the CTranslate2 engines beside the in-process `Translator`.
-* `jax_benchmark`, `jax_run`: `keras-nmt benchmark --backend jax`, the train and decode
-  sections on synthetic token batches, importing no TensorFlow.
-
-The machine description and the peak matmul rate live in `keras_nmt.hardware`; every speed
-here is timed by `keras_nmt.timing`.
+One module per TensorFlow section (`pipeline_section`, `train_section`, `profile_section`,
+`decode_section`, `translation_section`: "export" and "translation"), each with its runner
+(`run_*(context) -> records`) and its Markdown table; `sections` lists them in order;
+`benchmark_context` holds a run's options and shared data. `speed` (NumPy only) is what the
+sections and the JAX benchmark (`jax_benchmark`, `jax_run`: no TensorFlow) share; `flops` counts
+model FLOPs; `ctranslate2_speed` and `serve_load` time CTranslate2 and the server. The machine
+and the peak matmul rate live in `keras_nmt.hardware`. This module, importing nothing, names
+what the command offers (its `--help` lists them).
 """
 
-from keras_nmt._lazy import lazy_package
-
-__all__ = lazy_package(
-    __name__,
-    {
-        "attention_pair_flops": "keras_nmt.benchmarks.flops",
-        "dense_flops": "keras_nmt.benchmarks.flops",
-        "forward_flops": "keras_nmt.benchmarks.flops",
-        "lstm_step_flops": "keras_nmt.benchmarks.flops",
-        "training_flops": "keras_nmt.benchmarks.flops",
-    },
-)
+# The sections of `keras-nmt benchmark`, in the order they run (`sections.SECTIONS`).
+SECTION_NAMES = ("pipeline", "train", "profile", "decode", "export", "translation")
+# `--quick`: vocabulary size and test sentences of the smoke-test sizes.
+QUICK_VOCAB_SIZE = 300
+QUICK_SENTENCES = 16
+# `--backend jax`: its sections, presets (`jax_benchmark.PRESETS`) and dtype policies
+# (`speed.COMPUTE_DTYPES`; "auto" is TensorFlow's device probe, so it is not among them).
+JAX_SECTION_NAMES = ("train", "decode")
+JAX_PRESETS = ("reference", "gpu", "quick")
+JAX_PRECISIONS = ("float32", "mixed_bfloat16", "mixed_float16")

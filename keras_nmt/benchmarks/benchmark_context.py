@@ -8,11 +8,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.benchmarks.names import (  # noqa: F401  (used by the benchmark command)
-    QUICK_SENTENCES,
-    QUICK_VOCAB_SIZE,
-    TOKENIZER_KINDS,
-)
+from keras_nmt.benchmarks import QUICK_SENTENCES, QUICK_VOCAB_SIZE
 from keras_nmt.data import read_tsv
 from keras_nmt.hardware.machine import describe_machine
 from keras_nmt.hardware.peak import measure_peak_matmul
@@ -123,17 +119,23 @@ class BenchmarkContext:
         count = QUICK_SENTENCES if self.options.quick else self.options.decode_sentences
         return [source for source, _ in test[:count]]
 
+    def test_pairs(self, section):
+        """The spa-eng test pairs, or None (skipped, with a message) when the file is missing."""
+        path = Path(self.options.data_dir) / TEST_FILE
+        if not path.exists():
+            print(f"{section}: skipped, {path} not found (pass --data-dir DIR)")
+            return None
+        return read_tsv(path, source_column=1).pairs
+
     def inference_models(self, section):
         """`[(name, api, model, source_tokenizer, target_tokenizer, sources, weights)]`, or [].
 
         The trained model of --run, or an untrained reference model per --models x --apis.
         """
         if self.options.run:
-            path = Path(self.options.data_dir) / TEST_FILE
-            if not path.exists():
-                print(f"{section}: skipped, {path} not found (pass --data-dir DIR)")
+            test = self.test_pairs(section)
+            if test is None:
                 return []
-            test = read_tsv(path, source_column=1).pairs
             run = RunDirectory.load(self.options.run)
             return [(run.config["model"], run.config["api"], run.model, run.source_tokenizer,
                      run.target_tokenizer, self.test_sources(test), "trained")]

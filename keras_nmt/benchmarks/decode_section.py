@@ -2,20 +2,23 @@
 
 import tensorflow as tf
 
-from keras_nmt import markdown
-from keras_nmt.benchmarks.speed import source_batches, time_decoding
+from keras_nmt.benchmarks.speed import (
+    beam_name,
+    records_table,
+    source_batches,
+    time_decoding,
+)
 from keras_nmt.decoding import decode
 
 
 def measure_decode_speed(model, batches, strategy="greedy", **options):
-    """Sentences per second of `keras_nmt.decoding.decode` inside one `tf.function`.
+    """Sentences/s of `decode` in one `tf.function` traced once (`(None, None)` int32 input).
 
-    The function has a `(None, None)` int32 input signature, so it is traced once; the first
-    batch is decoded once untimed (tracing, graph optimization), then every batch is timed.
+    The first batch is decoded once untimed (tracing, graph optimization), then all are timed.
 
     Args:
         model: a model keeping the inference contract.
-        batches: a list of int32 `(batch, src_len)` source id arrays padded with 0.
+        batches: int32 `(batch, src_len)` source id arrays padded with 0 (`source_batches`).
         strategy: `"greedy"` or `"beam"`.
         **options: more `decode` options (`beam_size`, `max_length`, ...).
 
@@ -26,8 +29,7 @@ def measure_decode_speed(model, batches, strategy="greedy", **options):
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)], autograph=False)
     def run(ids):  # plain graph code: nothing for AutoGraph to convert
         result = decode(model, ids, strategy, **options)
-        lengths = result.lengths if strategy != "beam" else result.lengths[:, 0]
-        return lengths
+        return result.lengths if strategy != "beam" else result.lengths[:, 0]
 
     return time_decoding(lambda ids: run(tf.constant(ids, tf.int32)), batches, batches[:1])
 
@@ -47,10 +49,9 @@ def run_decode(context):
     for name, api, model, source_tokenizer, _, sources, state in context.inference_models("decode"):
         batches = source_batches(source_tokenizer.tokenize(sources).to_list(), args.batch_size)
         for beam_size in beam_sizes:
-            if beam_size == 1:
-                result = measure_decode_speed(model, batches, "greedy")
-            else:
-                result = measure_decode_speed(model, batches, "beam", beam_size=beam_size)
+            options = {"beam_size": beam_size} if beam_size > 1 else {}
+            result = measure_decode_speed(model, batches, "beam" if options else "greedy",
+                                          **options)
             record = {
                 "section": "decode", "model": name, "api": api, "weights": state,
                 "strategy": "greedy" if beam_size == 1 else "beam", "beam_size": beam_size,
@@ -81,18 +82,12 @@ def run_decode(context):
 
 def decode_table(records):
     """The decode records as a Markdown table."""
-    rows = []
-    for r in records:
-        ratio = r.get("time_ratio_to_greedy")
-        rows.append([
-            r["model"], r["api"], r["weights"],
-            "greedy" if r["beam_size"] == 1 else f"beam {r['beam_size']}",
-            f"{r['sentences_per_second']:,.1f}", f"{r['ms_per_sentence']:.2f}",
-            "" if ratio is None else f"{ratio:.2f}", f"{r['mean_output_length']:.1f}",
-            f"{r['mean_source_length']:.1f}",
-        ])
-    return markdown.table(
-        ["model", "API", "weights", "strategy", "sentences/s", "ms/sentence", "time / greedy",
-         "mean output length", "mean source length"],
-        rows, align="llllrrrrr",
-    )
+    return records_table(records, [
+        ("model", "model", ""), ("API", "api", ""), ("weights", "weights", ""),
+        ("strategy", lambda r: beam_name(r["beam_size"]), ""),
+        ("sentences/s", "sentences_per_second", ",.1f"), ("ms/sentence", "ms_per_sentence", ".2f"),
+        ("time / greedy", lambda r: f"{r['time_ratio_to_greedy']:.2f}"
+         if r.get("time_ratio_to_greedy") is not None else "", "r"),
+        ("mean output length", "mean_output_length", ".1f"),
+        ("mean source length", "mean_source_length", ".1f"),
+    ])

@@ -19,9 +19,13 @@ Presets (model options per model, the padded-token budget of a training batch, v
 import keras
 import numpy as np
 
-from keras_nmt.benchmarks.speed import time_decoding, train_measurement
+from keras_nmt.benchmarks.speed import (
+    error_text,
+    records_table,
+    time_decoding,
+    train_measurement,
+)
 from keras_nmt.decoding import decode
-from keras_nmt.markdown import table
 from keras_nmt.models.configurations import TRAINING_RECIPES
 from keras_nmt.models.configurations import model_options as configured_options
 from keras_nmt.models.registry import build_model
@@ -85,7 +89,7 @@ def train_record(name, api, precision, preset, batches, steps, peak, vocab_size,
         compile_for_speed(model, name)
         return {**record, **train_measurement(model, name, batches, steps, peak)}
     except Exception as error:  # one failing twin must not stop the others
-        return {**record, "error": f"{type(error).__name__}: {str(error).strip()[:300]}"}
+        return {**record, "error": error_text(error)}
     finally:
         keras.mixed_precision.set_global_policy("float32")
 
@@ -121,7 +125,7 @@ def decode_records(name, api, precision, preset, sources, beam_size, vocab_size,
             try:
                 records.append({**record, **decode_speed(model, sources, strategy, **options)})
             except Exception as error:  # the other strategy may still run
-                records.append({**record, "error": f"{type(error).__name__}: {error}"[:300]})
+                records.append({**record, "error": error_text(error)})
     finally:
         keras.mixed_precision.set_global_policy("float32")
     return records
@@ -134,28 +138,18 @@ def _dummy_inputs():
 
 def markdown(records, device):
     """Two Markdown tables (training, decoding) of `records`, naming `device`."""
-    train_rows = []
-    for r in (r for r in records if r["section"] == "train"):
-        if "error" in r:
-            train_rows.append([r["model"], r["api"], r["precision"],
-                               f"failed: {r['error'][:80]}", "", ""])
-            continue
-        train_rows.append([r["model"], r["api"], r["precision"], f"{r['tokens_per_second']:,.0f}",
-                           f"{r['mfu']:.1%}", f"{1000 * r['median_step_seconds']:.1f}"])
-    decode_rows = []
-    for r in (r for r in records if r["section"] == "decode"):
-        strategy = r["strategy"] + (f" {r['beam_size']}" if "beam_size" in r else "")
-        if "error" in r:
-            decode_rows.append([r["model"], r["api"], r["precision"], strategy,
-                                f"failed: {r['error'][:80]}", ""])
-            continue
-        decode_rows.append([r["model"], r["api"], r["precision"], strategy,
-                            f"{r['sentences_per_second']:,.1f}", f"{r['mean_output_length']:.1f}"])
+    head = [("model", "model", ""), ("API", "api", ""), ("precision", "precision", "")]
+    train = records_table([r for r in records if r["section"] == "train"], [
+        *head, ("tokens/s", "tokens_per_second", ",.0f"), ("MFU", "mfu", ".1%"),
+        ("median step (ms)", lambda r: f"{1000 * r['median_step_seconds']:.1f}", "r"),
+    ])
+    decode = records_table([r for r in records if r["section"] == "decode"], [
+        *head, ("strategy", lambda r: r["strategy"] + (f" {r['beam_size']}" if "beam_size" in r
+                                                      else ""), ""),
+        ("sentences/s", "sentences_per_second", ",.1f"),
+        ("mean output length", "mean_output_length", ".1f"),
+    ], head=4)
     return "\n".join([
-        f"Training on {device}: real target tokens/s, MFU against the measured peak", "",
-        table(["model", "API", "precision", "tokens/s", "MFU", "median step (ms)"], train_rows,
-              align="lllrrr"),
-        "", f"Decoding on {device} (untrained models, batches of 64): sentences/s", "",
-        table(["model", "API", "precision", "strategy", "sentences/s", "mean output length"],
-              decode_rows, align="llllrr"),
+        f"Training on {device}: real target tokens/s, MFU against the measured peak", "", train,
+        "", f"Decoding on {device} (untrained models, batches of 64): sentences/s", "", decode,
     ]) + "\n"

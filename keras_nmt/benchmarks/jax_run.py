@@ -4,27 +4,22 @@ Imported only after the command has set KERAS_BACKEND=jax (Keras reads it on imp
 nothing loads TensorFlow: the GPU machine this is for has JAX but no TensorFlow.
 """
 
+import itertools
+
 import keras
 import numpy as np
 
-from keras_nmt.atomic_file import atomic_path, write_json
+from keras_nmt.benchmarks import JAX_SECTION_NAMES
 from keras_nmt.benchmarks import jax_benchmark as bench
-from keras_nmt.benchmarks.names import JAX_SECTION_NAMES
 from keras_nmt.benchmarks.speed import (
     COMPUTE_DTYPES,
     random_rows,
     source_batches,
     synthetic_lengths,
     token_batches,
+    write_outputs,
 )
 from keras_nmt.hardware.peak import measure_peak_matmul
-
-
-def _apply_quick(args):
-    """`--quick`: the quick preset, 2 batches, 2 steps, 16 sentences, a tiny peak matmul."""
-    if args.quick:
-        args.preset, args.train_batches, args.train_steps = "quick", 2, 2
-        args.decode_sentences, args.peak_size, args.peak_chain = 16, 128, 1
 
 
 def run_jax_benchmark(args):
@@ -39,7 +34,9 @@ def run_jax_benchmark(args):
     if keras.backend.backend() != "jax":
         raise ValueError(f"Keras was already set to {keras.backend.backend()!r}; run with "
                          "KERAS_BACKEND=jax")
-    _apply_quick(args)
+    if args.quick:  # the quick preset, 2 batches, 2 steps, 16 sentences, a tiny peak matmul
+        args.preset, args.train_batches, args.train_steps = "quick", 2, 2
+        args.decode_sentences, args.peak_size, args.peak_chain = 16, 128, 1
     preset = bench.PRESETS[args.preset]
     vocab = preset["vocab_size"]
     budget = args.tokens_per_batch or preset["tokens_per_batch"]
@@ -52,14 +49,10 @@ def run_jax_benchmark(args):
     device = environment.get("device", environment["backend"])
 
     def keep(record):
-        """Adds a record and rewrites the files with all so far: a run cut short by a time
-        limit (a lent GPU's lease) keeps what it measured."""
         records.append({**record, **environment, "seed": args.seed})
-        if args.output_json:
-            write_json(args.output_json, records, indent=1)
-        if args.output_md:
-            with atomic_path(args.output_md) as temporary:
-                temporary.write_text(bench.markdown(records, device))
+        write_outputs(args, records, bench.markdown(records, device))
+        if record["section"] != "peak":
+            print("  " + _line(records[-1]))
 
     sections = args.only or JAX_SECTION_NAMES
     if "train" in sections:
@@ -78,43 +71,32 @@ def run_jax_benchmark(args):
                                        chain=args.peak_chain)
             print(f"  peak {dtype} matmul: {peak['flops_per_second'] / 1e12:,.2f} TFLOP/s")
             keep({"section": "peak", **peak})
-            for name in args.models:
-                for api in args.apis:
-                    record = bench.train_record(name, api, precision, args.preset, batches,
-                                                args.train_steps, peak, vocab, seed=args.seed)
-                    keep(record)
-                    print("  " + _train_line(record))
-                    keras.backend.clear_session()
+            for name, api in itertools.product(args.models, args.apis):
+                keep(bench.train_record(name, api, precision, args.preset, batches,
+                                        args.train_steps, peak, vocab, seed=args.seed))
+                keras.backend.clear_session()
     if "decode" in sections:
         source_lengths, _ = synthetic_lengths(args.decode_sentences, rng,
                                               median=args.median_length, max_length=max_length)
         sources = source_batches(random_rows(source_lengths, vocab, rng))
         print(f"decode: {args.decode_sentences} sentences in {len(sources)} batches")
-        for precision in args.precisions:
-            for name in args.models:
-                for api in args.apis:
-                    for record in bench.decode_records(name, api, precision, args.preset,
-                                                       sources, args.beam_size, vocab,
-                                                       seed=args.seed):
-                        keep(record)
-                        print("  " + _decode_line(record))
-                    keras.backend.clear_session()
+        for precision, name, api in itertools.product(args.precisions, args.models, args.apis):
+            for record in bench.decode_records(name, api, precision, args.preset, sources,
+                                               args.beam_size, vocab, seed=args.seed):
+                keep(record)
+            keras.backend.clear_session()
     print(bench.markdown(records, device))
     return 0
 
 
-def _train_line(r):
-    head = f"{r['model']} {r['api']} {r['precision']}: "
+def _line(r):
+    head = " ".join(r[key] for key in ("model", "api", "precision", "strategy") if key in r)
     if "error" in r:
-        return head + "FAILED " + r["error"]
-    return head + (f"{r['tokens_per_second']:,.0f} tokens/s, MFU {r['mfu']:.1%}, "
-                   f"step {1000 * r['median_step_seconds']:.1f} ms "
-                   f"(warm-up {r['warmup_seconds']:.1f} s)")
-
-
-def _decode_line(r):
-    head = f"{r['model']} {r['api']} {r['precision']} {r['strategy']}: "
-    if "error" in r:
-        return head + "FAILED " + r["error"]
-    return head + (f"{r['sentences_per_second']:,.1f} sentences/s, mean length "
-                   f"{r['mean_output_length']:.1f} (warm-up {r['warmup_seconds']:.1f} s)")
+        return f"{head}: FAILED {r['error']}"
+    if r["section"] == "train":
+        speed = (f"{r['tokens_per_second']:,.0f} tokens/s, MFU {r['mfu']:.1%}, "
+                 f"step {1000 * r['median_step_seconds']:.1f} ms")
+    else:
+        speed = (f"{r['sentences_per_second']:,.1f} sentences/s, mean length "
+                 f"{r['mean_output_length']:.1f}")
+    return f"{head}: {speed} (warm-up {r['warmup_seconds']:.1f} s)"

@@ -3,8 +3,8 @@
 import time
 from pathlib import Path
 
-from keras_nmt import markdown
 from keras_nmt.benchmarks.benchmark_context import PIPELINE_FILE, QUICK_PAIRS
+from keras_nmt.benchmarks.speed import records_table
 from keras_nmt.data import make_dataset, measure_padding, read_tsv, tokenize_pairs
 from keras_nmt.text import make_tokenizer
 
@@ -78,19 +78,14 @@ def run_pipeline(context):
 
 
 
-
 def pipeline_table(records):
     """The pipeline records as a Markdown table."""
-    rows = [
-        [r["tokenizer"], f"{r['pairs']:,}",
-         f"{r['source_vocab_size']:,}/{r['target_vocab_size']:,}",
-         f"{r['tokenize_seconds']:.2f}", f"{r['first_epoch_seconds']:.2f}",
-         f"{r['pairs_per_second']:,.0f}", f"{r['later_epoch_pairs_per_second']:,.0f}",
-         f"{r['padding_fraction']:.1%}"]
-        for r in records
-    ]
-    return markdown.table(
-        ["tokenizer", "pairs", "vocab (src/tgt)", "tokenize s", "first epoch s", "pairs/s",
-         "later epochs pairs/s", "padding"],
-        rows, align="lrrrrrrr",
-    )
+    return records_table(records, [
+        ("tokenizer", "tokenizer", ""), ("pairs", "pairs", ","),
+        ("vocab (src/tgt)", lambda r: f"{r['source_vocab_size']:,}/{r['target_vocab_size']:,}",
+         "r"),
+        ("tokenize s", "tokenize_seconds", ".2f"),
+        ("first epoch s", "first_epoch_seconds", ".2f"), ("pairs/s", "pairs_per_second", ",.0f"),
+        ("later epochs pairs/s", "later_epoch_pairs_per_second", ",.0f"),
+        ("padding", "padding_fraction", ".1%"),
+    ])

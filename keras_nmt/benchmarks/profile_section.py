@@ -30,13 +30,11 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_nmt import markdown
 from keras_nmt.benchmarks.flops import dense_flops, forward_flops
-from keras_nmt.benchmarks.speed import COMPUTE_DTYPES, batch_lengths
-from keras_nmt.benchmarks.train_section import fixed_batches
+from keras_nmt.benchmarks.speed import batch_lengths, records_table
+from keras_nmt.benchmarks.train_section import fixed_batches, measure_configurations
 from keras_nmt.models.registry import build_model
 from keras_nmt.timing import time_in_turn
-from keras_nmt.training.precision import resolve_precision
 from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.training.trainer import compile_model, loss_and_metrics
 
@@ -119,62 +117,47 @@ def run_profile(context):
     batches, source_tokenizer, target_tokenizer = fixed
     target_lengths = batch_lengths(batches)[1]
     steps = 2 if args.quick else args.train_steps
-    jit = args.jit_compile[0]
     print(f"profile: {len(batches)} fixed batches, {steps} timed steps per part")
-    records = []
-    for precision in dict.fromkeys(resolve_precision(p).policy for p in args.precisions):
-        peak = context.peak(COMPUTE_DTYPES[precision])["flops_per_second"]
-        for name in args.models:
-            options = context.model_options(name)
-            for api in args.apis:
-                record = {"section": "profile", "model": name, "api": api,
-                          "precision": precision, "jit_compile": jit}
-                keras.mixed_precision.set_global_policy(precision)
-                try:
-                    def build(name=name, api=api, options=options):
-                        keras.utils.set_random_seed(args.seed)
-                        return build_model(name, api, source_tokenizer.vocab_size,
-                                           target_tokenizer.vocab_size, options)
 
-                    config = TrainConfig(model=name, api=api, jit_compile=jit,
-                                         precision=precision, **options)
-                    seconds = profile_step(build, config, batches, steps)
-                    model_config = build().get_config()
-                except Exception as error:  # one failing configuration must not stop all
-                    record["error"] = f"{type(error).__name__}: {str(error).strip()[:300]}"
-                    print(f"  {name} {api} {precision}: FAILED {record['error']}")
-                    records.append({**record, **context.environment()})
-                    continue
-                finally:
-                    keras.mixed_precision.set_global_policy("float32")
-                    keras.backend.clear_session()
-                # Mean forward FLOPs of the timed steps (step i trains on batch i % batches).
-                per_batch = [forward_flops(name, model_config, *batch_lengths([batch]))
-                             for batch in batches]
-                forward = float(np.mean([per_batch[i % len(batches)] for i in range(steps)]))
-                parts = np.diff([0.0, *seconds])
-                record.update({
-                    "step_seconds": seconds[-1],
-                    "part_seconds": dict(zip(PARTS, parts.tolist(), strict=True)),
-                    "shares": dict(zip(PARTS, (parts / seconds[-1]).tolist(), strict=True)),
-                    "mfu_forward": forward / seconds[0] / peak,
-                    "mfu_backward": 2 * forward / parts[2] / peak if parts[2] > 0 else None,
-                    "mfu_step": 3 * forward / seconds[-1] / peak,
-                    "output_projection_flop_share":
-                        _output_projection_flops(model_config, target_lengths) / sum(per_batch),
-                    "peak_flops_per_second": peak,
-                    "model_options": options,
-                    "batch_size": args.batch_size, "batch_tokens": args.batch_tokens,
-                    "batches": len(batches), "steps": steps,
-                    **context.environment(),
-                    "dtype_policy": precision,
-                })
-                records.append(record)
-                shares = ", ".join(f"{part} {share:.0%}"
-                                   for part, share in record["shares"].items())
-                print(f"  {name} {api} {precision}: {seconds[-1] * 1e3:,.0f} ms per step: "
-                      f"{shares}")
-    return records
+    def measure(head, options, peak):
+        name, api, precision = head["model"], head["api"], head["precision"]
+
+        def build():
+            keras.utils.set_random_seed(args.seed)
+            return build_model(name, api, source_tokenizer.vocab_size,
+                               target_tokenizer.vocab_size, options)
+
+        config = TrainConfig(model=name, api=api, jit_compile=head["jit_compile"],
+                             precision=precision, **options)
+        seconds = profile_step(build, config, batches, steps)
+        model_config = build().get_config()
+        # Mean forward FLOPs of the timed steps (step i trains on batch i % batches).
+        per_batch = [forward_flops(name, model_config, *batch_lengths([batch]))
+                     for batch in batches]
+        forward = float(np.mean([per_batch[i % len(batches)] for i in range(steps)]))
+        parts = np.diff([0.0, *seconds])
+        peak = peak["flops_per_second"]
+        record = {
+            **head,
+            "step_seconds": seconds[-1],
+            "part_seconds": dict(zip(PARTS, parts.tolist(), strict=True)),
+            "shares": dict(zip(PARTS, (parts / seconds[-1]).tolist(), strict=True)),
+            "mfu_forward": forward / seconds[0] / peak,
+            "mfu_backward": 2 * forward / parts[2] / peak if parts[2] > 0 else None,
+            "mfu_step": 3 * forward / seconds[-1] / peak,
+            "output_projection_flop_share":
+                _output_projection_flops(model_config, target_lengths) / sum(per_batch),
+            "peak_flops_per_second": peak, "model_options": options,
+            "batch_size": args.batch_size, "batch_tokens": args.batch_tokens,
+            "batches": len(batches), "steps": steps,
+        }
+        shares = ", ".join(f"{part} {share:.0%}" for part, share in record["shares"].items())
+        print(f"  {name} {api} {precision}: {seconds[-1] * 1e3:,.0f} ms per step: {shares}")
+        return record
+
+    return measure_configurations(
+        context, "profile", lambda api: [{"jit_compile": args.jit_compile[0]}], measure
+    )
 
 
 def _percent(value):
@@ -183,21 +166,12 @@ def _percent(value):
 
 def profile_table(records):
     """The profile records as a Markdown table (failures last)."""
-    rows = []
-    for r in records:
-        head = [r["model"], r["api"], r["precision"]]
-        if "error" in r:
-            rows.append([*head, f"failed: {r['error'][:80]}", *[""] * (len(PARTS) + 4)])
-            continue
-        rows.append([
-            *head, f"{r['step_seconds'] * 1e3:,.0f}",
-            *[_percent(r["shares"][part]) for part in PARTS],
-            _percent(r["mfu_forward"]), _percent(r["mfu_backward"]), _percent(r["mfu_step"]),
-            _percent(r["output_projection_flop_share"]),
-        ])
-    rows.sort(key=lambda row: row[3].startswith("failed"))
-    return markdown.table(
-        ["model", "API", "precision", "ms per step", *PARTS, "MFU forward", "MFU backward",
-         "MFU step", "output projection / forward FLOPs"],
-        rows, align="lll" + "r" * (len(PARTS) + 5),
-    )
+    return records_table(records, [
+        ("model", "model", ""), ("API", "api", ""), ("precision", "precision", ""),
+        ("ms per step", lambda r: f"{r['step_seconds'] * 1e3:,.0f}", "r"),
+        *[(part, lambda r, part=part: _percent(r["shares"][part]), "r") for part in PARTS],
+        *[(f"MFU {what}", lambda r, what=what: _percent(r[f"mfu_{what}"]), "r")
+          for what in ("forward", "backward", "step")],
+        ("output projection / forward FLOPs",
+         lambda r: _percent(r["output_projection_flop_share"]), "r"),
+    ])

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 from keras_nmt.data.builtin import builtin_pairs
@@ -35,6 +36,7 @@ from keras_nmt.hardware.machine import describe_machine, machine_summary
 from keras_nmt.inference import open_translator
 from keras_nmt.inference.batch_translator import configure_decoding_threads
 from keras_nmt.markdown import table as markdown_table
+from keras_nmt.timing import time_call
 
 
 def resident_mb(pid):
@@ -54,10 +56,9 @@ def offline_speed(path, batches):
     """Sentences/s of `translate_batch` over every sentence of `batches` (after a warm-up)."""
     translator = open_translator(path)
     texts = [text for client in batches for request in client for text in request]
-    translator.translate_batch(texts[:64])
-    start = time.perf_counter()
-    translator.translate_batch(texts, batch_size=64)
-    return len(texts) / (time.perf_counter() - start)
+    timing = time_call(partial(translator.translate_batch, texts, batch_size=64),
+                       warmup=partial(translator.translate_batch, texts[:64]))
+    return len(texts) / timing.total
 
 
 class _Server:

@@ -1,21 +1,20 @@
-"""What every speed measurement shares, NumPy only (the JAX benchmark imports no TensorFlow).
+"""What the benchmark sections and the JAX benchmark share, NumPy only (no TensorFlow).
 
-* `measure_train_speed`, `batch_lengths`: training throughput of a compiled model on fixed
-  batches, and the real token counts that its FLOPs are computed from.
-* `source_batches`: id rows -> padded source batches, for every decoding measurement.
-* `synthetic_lengths`, `token_batches`, `random_rows`: random ids of realistic lengths, for a
-  machine with no corpus or tokenizer at hand. Speed depends on the token ids only through the
-  shapes (and the padding), so random ids suffice. Lengths are log-normal, as sentence lengths
-  in parallel corpora roughly are: by default a median of 20 target tokens (about a WMT
-  sentence in subwords; Tatoeba's are shorter) with a long right tail, sources a noisy multiple
-  of their target. Batches hold sentences of similar length up to a budget of padded tokens
-  (fairseq's `--max-tokens`): the batch size varies with the length.
+Training throughput with FLOPs and MFU, decoding throughput, padded source batches, the records'
+tables and files, and synthetic batches of random ids for a machine with no corpus at hand:
+speed depends on the ids only through the shapes, so random ids suffice. Lengths are
+log-normal, as sentence lengths in parallel corpora roughly are (by default a median of 20
+target tokens, about a WMT sentence in subwords, with a long right tail; sources a noisy
+multiple of their target), batched by length up to a budget of padded tokens (fairseq's
+`--max-tokens`): the batch size varies with the length.
 """
 
 import itertools
 
 import numpy as np
 
+from keras_nmt import markdown
+from keras_nmt.atomic_file import atomic_path, write_json
 from keras_nmt.benchmarks.flops import training_flops
 from keras_nmt.special_ids import END_ID, NUM_RESERVED, PAD_ID, START_ID
 from keras_nmt.timing import time_call
@@ -37,78 +36,92 @@ def batch_lengths(batches):
     return np.concatenate(sources), np.concatenate(targets)
 
 
-def measure_train_speed(model, batches, steps, warmup_steps=None):
-    """Non-padding target tokens per second of `model.train_on_batch` over `steps` timed steps.
+def train_measurement(model, name, batches, steps, peak):
+    """Real target tokens/s of a compiled registry model's `train_on_batch`, its FLOPs and MFU.
 
-    The batches are used in turn (step `i` trains on `batches[i % len(batches)]`). The warm-up
-    steps (default: one pass over `batches`, so every batch shape is traced, and with XLA
-    compiled, before timing) are timed separately: they hold tracing and compilation.
+    Step `i` trains on `batches[i % len(batches)]`; one untimed pass over `batches` comes first
+    (every shape traced, and with XLA compiled), timed apart as the warm-up.
 
     Args:
-        model: a compiled Keras model.
+        model: a compiled Keras model of the registry.
+        name: its registry name (its FLOPs formula, `flops.training_flops`).
         batches: `[(inputs, targets), ...]` (tensors or arrays).
         steps: timed steps.
-        warmup_steps: untimed steps first (at least 1).
+        peak: a `keras_nmt.hardware.peak.measure_peak_matmul` result.
 
     Returns:
-        A dict: `tokens_per_second`, `steps_per_second`, `seconds` (timed), `steps`,
-        `tokens` (target tokens of the timed steps), `warmup_steps`, `warmup_seconds`,
-        `step_seconds` (each timed step).
+        A dict: `tokens_per_second`, `seconds`, `steps`, `warmup_steps`, `warmup_seconds`,
+        `median_step_seconds`, `train_flops_per_token`, `achieved_flops_per_second`,
+        `peak_flops_per_second`, `peak_dtype`, `peak_size`, `mfu`, `parameters`.
     """
-    if not batches:
-        raise ValueError("need at least one batch")
-    warmup_steps = len(batches) if warmup_steps is None else max(1, warmup_steps)
-    tokens_per_batch = [
-        int(np.sum(np.asarray(target) != PAD_ID)) for _, target in batches
-    ]
     order = itertools.cycle(batches)
 
     def step():
         model.train_on_batch(*next(order))  # returns host floats: the step has finished
 
-    timing = time_call(step, repeats=steps, warmup=lambda: [step() for _ in range(warmup_steps)])
-    tokens = sum(tokens_per_batch[(warmup_steps + s) % len(batches)] for s in range(steps))
-    return {
-        "tokens_per_second": tokens / timing.total,
-        "steps_per_second": steps / timing.total,
-        "seconds": timing.total,
-        "steps": steps,
-        "tokens": tokens,
-        "warmup_steps": warmup_steps,
-        "warmup_seconds": timing.warmup_seconds,
-        "step_seconds": list(timing.seconds),
-    }
-
-
-def train_measurement(model, name, batches, steps, peak):
-    """`measure_train_speed` of a compiled registry model, with its FLOPs and MFU.
-
-    Args:
-        model, batches, steps: see `measure_train_speed`.
-        name: the model's registry name (its FLOPs formula, `flops.training_flops`).
-        peak: a `keras_nmt.hardware.peak.measure_peak_matmul` result.
-
-    Returns:
-        `measure_train_speed`'s dict and `median_step_seconds`, `train_flops_per_token`,
-        `achieved_flops_per_second`, `peak_flops_per_second`, `peak_dtype`, `peak_size`, `mfu`,
-        `parameters`.
-    """
-    result = measure_train_speed(model, batches, steps=steps)
+    timing = time_call(step, repeats=steps, warmup=lambda: [step() for _ in batches])
     source_lengths, target_lengths = batch_lengths(batches)
+    per_batch = [int(np.sum(np.asarray(target) != PAD_ID)) for _, target in batches]
+    tokens_per_second = sum(per_batch[s % len(batches)] for s in range(steps)) / timing.total
     per_token = training_flops(name, model.get_config(), source_lengths, target_lengths)
     per_token /= target_lengths.sum()
-    achieved = per_token * result["tokens_per_second"]
     return {
-        **result,
-        "median_step_seconds": sorted(result["step_seconds"])[len(result["step_seconds"]) // 2],
+        "tokens_per_second": tokens_per_second,
+        "seconds": timing.total,
+        "steps": steps,
+        "warmup_steps": len(batches),
+        "warmup_seconds": timing.warmup_seconds,
+        "median_step_seconds": timing.median,
         "train_flops_per_token": per_token,
-        "achieved_flops_per_second": achieved,
+        "achieved_flops_per_second": per_token * tokens_per_second,
         "peak_flops_per_second": peak["flops_per_second"],
         "peak_dtype": peak["dtype"],
         "peak_size": peak.get("size"),
-        "mfu": achieved / peak["flops_per_second"],
+        "mfu": per_token * tokens_per_second / peak["flops_per_second"],
         "parameters": int(model.count_params()),
     }
+
+
+def error_text(error):
+    """One line for the `error` field of a record whose measurement raised `error`."""
+    return f"{type(error).__name__}: {str(error).strip()[:300]}"
+
+
+def records_table(records, columns, head=3):
+    """`records` as a Markdown table, one row each, failures (records with an `error`) last.
+
+    Args:
+        records: JSON records.
+        columns: `(title, key, spec)` per column: the cell is `format(record[key], spec)`, or
+            `key(record)` when `key` is callable; an empty `spec` aligns the column left.
+        head: the columns a failure fills; the next says `failed: ERROR`, the rest are blank.
+    """
+    def cells(r, chosen):
+        return [key(r) if callable(key) else format(r[key], spec) for _, key, spec in chosen]
+
+    rows = [cells(r, columns) for r in records if "error" not in r]
+    rows += [cells(r, columns[:head]) + [f"failed: {r['error'][:80]}"]
+             + [""] * (len(columns) - head - 1) for r in records if "error" in r]
+    return markdown.table([title for title, _, _ in columns], rows,
+                          align="".join("r" if spec else "l" for _, _, spec in columns))
+
+
+def beam_name(beam_size):
+    """`greedy` for beam size 1, else `beam N` (a table's strategy cell)."""
+    return "greedy" if beam_size == 1 else f"beam {beam_size}"
+
+
+def write_outputs(args, records, markdown):
+    """(Re)writes --output-json and --output-md with every record so far, atomically.
+
+    Rewritten after each measurement, so that a run cut short (a crash, a lease's time limit)
+    keeps what it measured.
+    """
+    if args.output_json:
+        write_json(args.output_json, records, indent=1)
+    if args.output_md:
+        with atomic_path(args.output_md) as temporary:
+            temporary.write_text(markdown)
 
 
 def time_decoding(decode_lengths, batches, warmup_batches):
@@ -183,31 +196,21 @@ def synthetic_lengths(count, rng, median=20.0, spread=0.5, ratio=1.0, max_length
     return clip(source), clip(target)
 
 
-def token_batches(
-    source_lengths,
-    target_lengths,
-    tokens_per_batch,
-    source_vocab_size,
-    target_vocab_size,
-    rng,
-    length_multiple=8,
-    max_batches=None,
-):
+def token_batches(source_lengths, target_lengths, tokens_per_batch, source_vocab_size,
+                  target_vocab_size, rng, length_multiple=8, max_batches=None):
     """Length-bucketed batches of random ids, each within `tokens_per_batch` padded tokens.
 
-    Sentences are sorted by target length and cut into consecutive groups whose padded size
+    Sentences sorted by target length are cut into consecutive groups whose padded size
     `batch * max(padded source length, padded target length)` stays within the budget; lengths
-    are padded up to a multiple of `length_multiple` (fewer distinct shapes: fewer compilations)
-    and batch sizes rounded down to a multiple of 8 when over 8. The groups are returned in a
-    random order (at most `max_batches` of them, spread over the length range).
+    are padded up to a multiple of `length_multiple` (fewer shapes: fewer compilations) and
+    batch sizes over 8 rounded down to a multiple of 8. At most `max_batches` groups (None:
+    all), spread over the length range, come back in a random order.
 
     Args:
         source_lengths, target_lengths: int arrays from `synthetic_lengths`.
         tokens_per_batch: the padded-token budget of one batch.
         source_vocab_size, target_vocab_size: ids are drawn from `[NUM_RESERVED, vocab)`.
         rng: a `numpy.random.Generator`.
-        length_multiple: the padded lengths' multiple.
-        max_batches: keep at most this many batches (None: all).
 
     Returns:
         `[({"encoder_tokens": (batch, S), "decoder_tokens": (batch, T)}, targets (batch, T))]`,

@@ -1,19 +1,23 @@
 """Benchmark section "train": tokens/s and MFU per model x API x precision x XLA (x eager)."""
 
+import itertools
+
 import keras
 import numpy as np
 
 from keras_nmt import markdown
-from keras_nmt.benchmarks.speed import COMPUTE_DTYPES, batch_lengths, train_measurement
+from keras_nmt.benchmarks.speed import (
+    COMPUTE_DTYPES,
+    batch_lengths,
+    error_text,
+    records_table,
+    train_measurement,
+)
 from keras_nmt.data import make_dataset
 from keras_nmt.models.registry import build_model
 from keras_nmt.training.precision import resolve_precision
 from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.training.trainer import compile_model
-
-
-def _set_precision(precision):
-    keras.mixed_precision.set_global_policy(precision)
 
 
 def fixed_batches(context, section):
@@ -60,6 +64,42 @@ def _pad_to_common_shape(batches):
     ]
 
 
+def measure_configurations(context, section, runs, measure):
+    """One record per --precisions x --models x --apis x `runs(api)`; a failure is a record too.
+
+    Args:
+        context: the run's `BenchmarkContext`.
+        section: the records' `section`.
+        runs: `runs(api) -> [dict, ...]`, the settings measured per API (e.g. `jit_compile`).
+        measure: `measure(head, options, peak) -> record`, run under the precision's dtype
+            policy: `head` holds the section, model, API, precision and the run's settings,
+            `options` the model's constructor options, `peak` the matmul peak of the compute
+            dtype. An exception becomes a record with an `error` (one failing configuration
+            must not stop the others).
+    """
+    args = context.options
+    records = []
+    for precision in dict.fromkeys(resolve_precision(p).policy for p in args.precisions):
+        peak = context.peak(COMPUTE_DTYPES[precision])
+        for name, api in itertools.product(args.models, args.apis):
+            options = context.model_options(name)
+            for run in runs(api):
+                head = {"section": section, "model": name, "api": api, "precision": precision,
+                        **run}
+                keras.mixed_precision.set_global_policy(precision)
+                keras.utils.set_random_seed(args.seed)
+                try:
+                    record = measure(head, options, peak)
+                except Exception as error:
+                    record = {**head, "error": error_text(error)}
+                    print(f"  {' '.join(map(str, head.values()))}: FAILED {record['error']}")
+                finally:
+                    keras.mixed_precision.set_global_policy("float32")
+                    keras.backend.clear_session()
+                records.append({**record, **context.environment(), "dtype_policy": precision})
+    return records
+
+
 def run_train(context):
     """Training tokens/s and MFU per model x API x precision x XLA (x eager).
 
@@ -81,70 +121,36 @@ def run_train(context):
     print(f"train: {len(batches)} fixed batches of {size}: "
           f"{target_lengths.sum():,} target tokens, source/target token ratio {ratio:.2f}")
     steps = 2 if args.quick else args.train_steps
-    records = []
-    modes = [(jit, False) for jit in args.jit_compile]
-    for precision in dict.fromkeys(resolve_precision(p).policy for p in args.precisions):
-        peak = context.peak(COMPUTE_DTYPES[precision])
-        for name in args.models:
-            options = context.model_options(name)
-            for api in args.apis:
-                runs = list(modes)
-                if args.eager and api == "subclassed":
-                    runs.append((False, True))
-                for jit, eager in runs:
-                    _set_precision(precision)
-                    keras.utils.set_random_seed(args.seed)
-                    try:
-                        model = build_model(
-                            name, api, source_tokenizer.vocab_size, target_tokenizer.vocab_size,
-                            options,
-                        )
-                        config = TrainConfig(
-                            model=name, api=api, jit_compile=jit, run_eagerly=eager,
-                            precision=precision, **options,
-                        )
-                        compile_model(model, config)
-                        result = train_measurement(
-                            model, name, batches,
-                            min(steps, args.eager_steps) if eager else steps, peak,
-                        )
-                    except Exception as error:  # one failing configuration must not stop all
-                        message = f"{type(error).__name__}: {str(error).strip()[:300]}"
-                        print(f"  {name} {api} {precision} jit={jit} eager={eager}: FAILED "
-                              f"{message}")
-                        records.append({
-                            "section": "train", "model": name, "api": api,
-                            "precision": precision, "jit_compile": jit, "run_eagerly": eager,
-                            "error": message, **context.environment(), "dtype_policy": precision,
-                        })
-                        continue
-                    finally:
-                        _set_precision("float32")
-                        keras.backend.clear_session()
-                    record = {
-                        "section": "train", "model": name, "api": api, "precision": precision,
-                        "jit_compile": jit, "run_eagerly": eager,
-                        "batch_size": args.batch_size, "batch_tokens": args.batch_tokens,
-                        "batches": len(batches),
-                        "same_shape": args.same_shape,
-                        "source_target_ratio": round(float(ratio), 4),
-                        **{key: result[key] for key in _MEASURED},
-                        **{key: round(result[key], digits) for key, digits in _ROUNDED.items()},
-                        "model_options": options,
-                        "vocab_sizes": [source_tokenizer.vocab_size, target_tokenizer.vocab_size],
-                        **context.environment(),
-                        "dtype_policy": precision,
-                    }
-                    records.append(record)
-                    print(f"  {name} {api} {precision} jit={jit} eager={eager}: "
-                          f"{record['tokens_per_second']:,.0f} tokens/s, "
-                          f"MFU {record['mfu']:.2%} (warm-up {record['warmup_seconds']:.1f} s)")
-    return records
+    vocab_sizes = [source_tokenizer.vocab_size, target_tokenizer.vocab_size]
+
+    def runs(api):
+        eager = [(False, True)] if args.eager and api == "subclassed" else []
+        return [{"jit_compile": jit, "run_eagerly": run_eagerly}
+                for jit, run_eagerly in [(jit, False) for jit in args.jit_compile] + eager]
+
+    def measure(head, options, peak):
+        name, eager = head["model"], head["run_eagerly"]
+        model = build_model(name, head["api"], *vocab_sizes, options)
+        compile_model(model, TrainConfig(model=name, api=head["api"],
+                                         jit_compile=head["jit_compile"], run_eagerly=eager,
+                                         precision=head["precision"], **options))
+        result = train_measurement(model, name, batches,
+                                   min(steps, args.eager_steps) if eager else steps, peak)
+        record = {
+            **head, "batch_size": args.batch_size, "batch_tokens": args.batch_tokens,
+            "batches": len(batches), "same_shape": args.same_shape,
+            "source_target_ratio": round(float(ratio), 4),
+            **{k: round(v, _ROUNDED[k]) if k in _ROUNDED else v for k, v in result.items()},
+            "model_options": options, "vocab_sizes": vocab_sizes,
+        }
+        print(f"  {' '.join(map(str, head.values()))}: {record['tokens_per_second']:,.0f} "
+              f"tokens/s, MFU {record['mfu']:.2%} (warm-up {record['warmup_seconds']:.1f} s)")
+        return record
+
+    return measure_configurations(context, "train", runs, measure)
 
 
-# The fields of `train_measurement` a record keeps as they are, and those it rounds.
-_MEASURED = ("steps", "warmup_steps", "train_flops_per_token", "achieved_flops_per_second",
-             "peak_dtype", "peak_size", "peak_flops_per_second", "mfu", "parameters")
+# The fields of `train_measurement` a record rounds (to these digits).
 _ROUNDED = {"tokens_per_second": 2, "seconds": 3, "warmup_seconds": 3, "median_step_seconds": 4}
 
 
@@ -183,28 +189,17 @@ def _ratio_rows(records):
 
 def train_table(records):
     """The train records as a Markdown table, failures last, then the table of ratios."""
-    failed = [r for r in records if "error" in r]
-    records = [r for r in records if "error" not in r]
-    rows = []
-    for r in records:
-        rows.append([
-            r["model"], r["api"], r["precision"], _on(r["jit_compile"]),
-            "yes" if r["run_eagerly"] else "no", f"{r['tokens_per_second']:,.0f}",
-            f"{r['train_flops_per_token'] / 1e9:.4f}",
-            f"{r['achieved_flops_per_second'] / 1e9:,.2f}",
-            f"{r['peak_flops_per_second'] / 1e9:,.1f}", f"{r['mfu']:.2%}",
-        ])
-    for r in failed:
-        rows.append([
-            r["model"], r["api"], r["precision"], _on(r["jit_compile"]),
-            "yes" if r["run_eagerly"] else "no", f"failed: {r['error'][:80]}", "", "", "", "",
-        ])
-    text = markdown.table(
-        ["model", "API", "precision", "XLA", "eager", "tokens/s", "train GFLOP/token", "GFLOP/s",
-         "peak GFLOP/s", "MFU"],
-        rows, align="lllllrrrrr",
-    )
-    ratios = _ratio_rows(records)
+    text = records_table(records, [
+        ("model", "model", ""), ("API", "api", ""), ("precision", "precision", ""),
+        ("XLA", lambda r: _on(r["jit_compile"]), ""),
+        ("eager", lambda r: "yes" if r["run_eagerly"] else "no", ""),
+        ("tokens/s", "tokens_per_second", ",.0f"),
+        ("train GFLOP/token", lambda r: f"{r['train_flops_per_token'] / 1e9:.4f}", "r"),
+        ("GFLOP/s", lambda r: f"{r['achieved_flops_per_second'] / 1e9:,.2f}", "r"),
+        ("peak GFLOP/s", lambda r: f"{r['peak_flops_per_second'] / 1e9:,.1f}", "r"),
+        ("MFU", "mfu", ".2%"),
+    ], head=5)
+    ratios = _ratio_rows([r for r in records if "error" not in r])
     if ratios:
         text += "\n\n" + markdown.table(
             ["configuration", "tokens/s ratio", "value"], ratios, align="llr"

@@ -1,90 +1,52 @@
 """Measure keras_nmt throughput and print Markdown tables (optionally JSON records and Markdown).
 
---backend tensorflow (the default) runs these sections (all, or some with --only; repeatable or
-comma-separated):
-    pipeline   tokenize-and-batch throughput of keras_nmt.data.make_dataset on the shared
-               Spanish->English training split (spa-eng.train.tsv.xz, 114,102 pairs), once per
-               tokenizer kind (char, word, subword). Building the vocabularies is not timed; the
-               time covers tokenizing the whole corpus, building the dataset and iterating every
-               batch of one epoch once.
-    train      training throughput (non-padding target tokens per second over --train-steps
-               timed train_on_batch steps, after one untimed pass over the fixed batches) of
-               every --models x --apis on the `benchmark` reference configuration of
-               keras_nmt.models.configurations (recurrent: embedding 256, units 512, one layer;
-               Transformer: d_model 256, 3+3 layers, 4 heads, ff 1024),
-               --train-batches fixed real batches of --batch-size pairs from the spa-eng train
-               split (shuffled with --seed: the file is sorted by length) with subword
-               vocabularies of --vocab-size on both sides; for every
-               --precisions x --jit-compile; --eager adds run_eagerly for the subclassed twins.
-               MFU = model FLOPs per target token (keras_nmt.benchmarks.flops: 2*m*n*k per
-               matmul, training = 3 x forward, real tokens only) x tokens/s / the peak matmul
-               FLOP/s this same run measures (--peak-size square tf.matmul, median of repeats)
-               in the compute dtype.
-    profile    where a training step's time goes, per --models x --apis x --precisions on the
-               train section's batches and sizes (--train-steps timed steps per part): the
-               model compiled four times, each adding one part, timed with test_on_batch /
-               train_on_batch: the forward pass (a loss that only averages the logits), the
-               training loss and metrics, the backward pass (with dropout and a plain SGD
-               update), then Adam with clipnorm (the real step); each part's share of the real
-               step, the MFU of the forward and backward passes and of the step, and the
-               output projection's share of the forward FLOPs. XLA: the first --jit-compile.
-    decode     decoding sentences per second on the spa-eng test sentences (--decode-sentences)
-               for greedy and beam search (--beam-sizes), batches of --batch-size, per --models x
-               --apis, on UNTRAINED reference models (or the model of --run RUN_DIR). Untrained
-               models rarely emit </s>: they decode to the length cap (decoding defaults:
-               min(100, ceil(1.5 * source_len + 10))), so the mean output length is reported.
-    export     translations per second of the in-process keras_nmt.inference.Translator and of
-               its SavedModel (export_translator into a temporary directory, reloaded with
-               open_translator), greedy, on the same test sentences, batches of --batch-size;
-               the first --models in the first --apis (or --run RUN_DIR).
-    translation  needs --run RUN_DIR (a trained model): the first call of each strategy on a
-               fresh in-process Translator and on a freshly loaded SavedModel of it (greedy,
-               each --beam-sizes, attention), then sentences/s of both (strings in and out,
-               batches of --batch-size sorted by length, the warm-up batch timed apart) per beam
-               size with the time per sentence against greedy, and the agreement of their outputs
-               (the n-best texts), on the spa-eng test sentences (--decode-sentences).
-
---backend jax runs two sections on synthetic token ids instead, for a GPU machine with JAX but
-no TensorFlow (nothing imports TensorFlow; keras, namex and optree are enough besides jax: see
-docs/scale.md). Model sizes come from --size (keras_nmt.benchmarks.jax_benchmark):
-    train      each --models x --apis twin in each --precisions on synthetic token batches
-               (log-normal lengths, median --median-length target tokens; --train-batches
-               length-bucketed batches of at most --tokens-per-batch padded tokens), timed over
-               --train-steps steps after one untimed pass over the batches (compilation): real
-               target tokens/s and MFU against the peak matmul FLOP/s measured in the same run
-               in the compute dtype (--peak-size square matmuls, --peak-chain per call).
-    decode     sentences/s of greedy and beam search (--beam-size) on --decode-sentences
-               synthetic sources in batches of 64, untrained models (they decode to the length
-               cap; the mean output length is reported).
-Under JAX's default matmul precision, float32 matmuls on NVIDIA GPUs run in TF32 (the peak is
-measured the same way). A flag listed under "--backend tensorflow only" or "--backend jax only"
-is refused with the other backend (one error line; no flag is accepted and then ignored).
-
-Data-dependent sections are skipped with a message when --data-dir lacks the spa-eng files.
-Ratios are only meaningful within one run: the machine's load changes between runs.
+--backend tensorflow (the default) runs these sections on the spa-eng data (--only picks some):
+    pipeline   tokenize-and-batch pairs/s of keras_nmt.data.make_dataset on the training split
+               (spa-eng.train.tsv.xz, 114,102 pairs) per tokenizer kind: tokenizing the corpus,
+               building the dataset and one epoch (building the vocabularies is not timed).
+    train      real target tokens/s over timed train_on_batch steps (after one untimed pass
+               over the fixed batches) of every model x API x precision x XLA on the
+               `benchmark` configuration of keras_nmt.models.configurations (recurrent:
+               embedding 256, units 512, one layer; Transformer: d_model 256, 3+3 layers, 4
+               heads, ff 1024), fixed batches of the seeded-shuffled split with subword
+               vocabularies; MFU = model FLOPs (keras_nmt.benchmarks.flops: 2*m*n*k per matmul,
+               training = 3 x forward, real tokens only) x tokens/s / the peak matmul FLOP/s
+               measured in this run in the compute dtype.
+    profile    where a training step's time goes, on the train section's batches: the model
+               compiled four times, each adding a part (forward, loss and metrics, backward
+               with SGD, Adam with clipnorm); each part's share, the MFU of the passes and the
+               output projection's share of the forward FLOPs.
+    decode     sentences/s of greedy and beam search on the test sentences, on UNTRAINED
+               reference models (or --run RUN_DIR); untrained models decode to the length cap
+               (min(100, ceil(1.5 * source_len + 10))), so the mean output length is reported.
+    export     greedy sentences/s of the in-process keras_nmt.inference.Translator and of its
+               SavedModel (exported and reloaded), first --models in the first --apis.
+    translation  needs --run RUN_DIR: the first call of each strategy on a fresh Translator and
+               on a fresh SavedModel, sentences/s of both per beam size (warm-up timed apart),
+               time per sentence against greedy and the agreement of their outputs.
+--backend jax runs train and decode on synthetic token ids (log-normal lengths, length-bucketed
+batches), importing no TensorFlow (keras, namex and optree suffice besides jax: docs/scale.md);
+model sizes come from --size. Under JAX's default matmul precision, float32 matmuls on NVIDIA
+GPUs run in TF32 (the peak is measured alike). A flag of one backend's group is refused with
+the other (one error line). Sections whose data is missing from --data-dir are skipped with a
+message. Ratios are only meaningful within one run: the machine's load changes between runs.
 
 Examples:
-    keras-nmt benchmark
     keras-nmt benchmark --only pipeline --tokenizers char,subword --output-json bench.json
     keras-nmt benchmark --only train --models lstm,transformer --apis functional \\
         --precisions float32,mixed_bfloat16 --jit-compile off,on --output-md bench.md
-    keras-nmt benchmark --only profile --models transformer --precisions float32,auto
     keras-nmt benchmark --only decode,export --run runs/spa-eng --decode-sentences 500
     keras-nmt benchmark --only translation --run runs/spa-eng --beam-sizes 4,8
     keras-nmt benchmark --quick --output-json /tmp/b.json   # tiny sizes: a smoke test
     keras-nmt benchmark --backend jax --size gpu --output-json jax.json --output-md jax.md
-    keras-nmt benchmark --backend jax --size gpu --models transformer --apis functional
-    keras-nmt benchmark --backend jax --quick   # tiny sizes: a smoke test (CPU is fine)
 """
 
 import argparse
-import json
 import os
 import sys
 import traceback
-from pathlib import Path
 
-from keras_nmt.benchmarks.names import (
+from keras_nmt.benchmarks import (
     JAX_PRECISIONS,
     JAX_PRESETS,
     JAX_SECTION_NAMES,
@@ -300,31 +262,21 @@ def parse(argv=None, prog=None):
     return args
 
 
-def _write_outputs(args, records, table):
-    if args.output_json:
-        Path(args.output_json).write_text(json.dumps(records, indent=2) + "\n")
-    if args.output_md:
-        Path(args.output_md).write_text(table + "\n")
-
-
-def _run_jax(args):
-    # Keras reads KERAS_BACKEND when it is first imported, by jax_run: set first, so that
-    # nothing imports TensorFlow (the GPU machine this is for has JAX only).
-    os.environ["KERAS_BACKEND"] = "jax"
-    from keras_nmt.benchmarks.jax_run import run_jax_benchmark  # noqa: PLC0415
-
-    return run_jax_benchmark(args)
-
-
 @command
 def main(argv=None, prog=None):
     args = parse(argv, prog)
     if args.backend == "jax":
-        return _run_jax(args)
+        # Keras reads KERAS_BACKEND when it is first imported, by jax_run: set first, so that
+        # nothing imports TensorFlow (the GPU machine this is for has JAX only).
+        os.environ["KERAS_BACKEND"] = "jax"
+        from keras_nmt.benchmarks.jax_run import run_jax_benchmark  # noqa: PLC0415
+
+        return run_jax_benchmark(args)
     start_tensorflow(args.debug)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.benchmarks.benchmark_context import BenchmarkContext  # noqa: PLC0415
     from keras_nmt.benchmarks.sections import SECTIONS, markdown_report  # noqa: PLC0415
+    from keras_nmt.benchmarks.speed import write_outputs  # noqa: PLC0415
 
     names = [name for name in SECTIONS if not args.only or name in args.only]
     context = BenchmarkContext(args)
@@ -339,7 +291,7 @@ def main(argv=None, prog=None):
             failed.append(name)
         # Written after every section, so a crash or a kill later keeps what was measured.
         table = markdown_report(records)
-        _write_outputs(args, records, table)
+        write_outputs(args, records, table + "\n")
     if records:
         print()
         print(table)

@@ -12,30 +12,12 @@ ISA_FLAGS = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile",
 NATIVE_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 
 
-def read_cpuinfo():
-    """The text of /proc/cpuinfo, or "" where there is none (macOS, Windows)."""
-    try:
-        return CPUINFO.read_text()
-    except OSError:
-        return ""
-
-
 def _first_field(cpuinfo, name):
     for line in cpuinfo.splitlines():
         key, _, value = line.partition(":")
         if key.strip() == name:
             return value.strip()
     return ""
-
-
-def cpu_flags(cpuinfo):
-    """The set of ISA flags of the first processor listed in `cpuinfo` text."""
-    return set(_first_field(cpuinfo, "flags").split())
-
-
-def has_native_bf16(flags):
-    """True when the CPU multiplies bf16 in hardware (AVX512_BF16 or AMX-BF16)."""
-    return any(flag in flags for flag in NATIVE_BF16_FLAGS)
 
 
 def gpu_names():
@@ -62,13 +44,14 @@ def describe_machine(cpuinfo=None, gpus=None):
         >>> describe_machine()["isa_flags"]  # doctest: +SKIP
         ['avx2', 'fma']
     """
-    cpuinfo = read_cpuinfo() if cpuinfo is None else cpuinfo
-    flags = cpu_flags(cpuinfo)
+    if cpuinfo is None:
+        cpuinfo = CPUINFO.read_text() if CPUINFO.exists() else ""  # none on macOS, Windows
+    flags = set(_first_field(cpuinfo, "flags").split())
     return {
         "cpu_model": _first_field(cpuinfo, "model name") or "unknown CPU",
         "cpu_count": os.cpu_count(),
         "isa_flags": [flag for flag in ISA_FLAGS if flag in flags],
-        "native_bf16": has_native_bf16(flags),
+        "native_bf16": any(flag in flags for flag in NATIVE_BF16_FLAGS),
         "gpus": gpu_names() if gpus is None else list(gpus),
     }
 

@@ -75,10 +75,9 @@ def measure_peak_matmul(dtype="float32", size=2048, repeats=5, chain=1):
 def measure_bf16_speedup(shapes, rounds=9, min_seconds=0.02):
     """How much faster bfloat16 runs the matmuls `shapes` than float32 here: a median of rounds.
 
-    Each round times the same products once in each dtype, back to back and in alternating
-    order, so a load that comes and goes (other processes on a shared machine) slows both sides
-    of a round alike; the ratio of a round is float32 seconds / bfloat16 seconds and the result
-    is the median over rounds, which one disturbed round cannot move.
+    Each round times the same products once per dtype, back to back in alternating order, so a
+    load that comes and goes slows both sides of a round alike; the result is the median over
+    rounds of float32 seconds / bfloat16 seconds, which one disturbed round cannot move.
 
     Args:
         shapes: `(m, k, n)` triples: an `m x k` by `k x n` product each (e.g. a training
@@ -91,10 +90,6 @@ def measure_bf16_speedup(shapes, rounds=9, min_seconds=0.02):
         A dict: `speedup` (median ratio, > 1: bf16 faster), `ratios` (per round),
         `float32_seconds` and `bfloat16_seconds` (medians, per call), `calls` (per side of a
         round), `rounds`, `shapes`.
-
-    Example:
-        >>> measure_bf16_speedup([(2048, 256, 1024)])["speedup"]  # doctest: +SKIP
-        1.52
     """
     rng = np.random.default_rng(0)
     arrays = [

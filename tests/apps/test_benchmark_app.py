@@ -135,7 +135,7 @@ def test_a_failing_section_keeps_the_others_records(tmp_path, monkeypatch, capsy
 
 
 def test_the_help_names_the_sections_that_run():
-    from keras_nmt.benchmarks.names import SECTION_NAMES
+    from keras_nmt.benchmarks import SECTION_NAMES
     from keras_nmt.benchmarks.sections import SECTIONS
 
     assert tuple(SECTIONS) == SECTION_NAMES

@@ -2,7 +2,7 @@
 
 import pytest
 
-from keras_nmt.benchmarks import (
+from keras_nmt.benchmarks.flops import (
     attention_pair_flops,
     dense_flops,
     forward_flops,

@@ -119,8 +119,8 @@ def test_the_benchmark_command_sets_jax_itself_and_imports_no_tensorflow(tmp_pat
 
 
 def test_the_command_offers_the_presets_and_policies_of_the_jax_benchmark():
+    from keras_nmt.benchmarks import JAX_PRECISIONS, JAX_PRESETS
     from keras_nmt.benchmarks.jax_benchmark import PRESETS
-    from keras_nmt.benchmarks.names import JAX_PRECISIONS, JAX_PRESETS
     from keras_nmt.benchmarks.speed import COMPUTE_DTYPES
 
     assert JAX_PRESETS == tuple(PRESETS) and JAX_PRECISIONS == tuple(COMPUTE_DTYPES)
