@@ -107,8 +107,7 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
     # The pid in the name tells a later export whether this folder's writer was killed.
     temporary = Path(tempfile.mkdtemp(prefix=f".{version}.partial-{os.getpid()}-", dir=model_dir))
     try:
-        signatures = translator.signatures()  # traces (and settles the length-penalty mode)
-        tf.saved_model.save(translator, str(temporary), signatures=signatures)
+        tf.saved_model.save(translator, str(temporary), signatures=translator.signatures())
         extra = temporary / "assets.extra"
         extra.mkdir(exist_ok=True)
         metadata = {**translator.metadata(), **facts}

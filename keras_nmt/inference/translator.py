@@ -246,11 +246,14 @@ class Translator(BatchTranslator, tf.Module):
         return tf.cast(self.source_tokenizer.tokenize(text).row_lengths(), tf.int32)
 
     def signatures(self):
-        """The concrete functions to export, by signature name."""
+        """The functions to export, by signature name (each with its input signature)."""
+        # Not their concrete functions: `tf.saved_model.save` traces every function again in
+        # its save context, so tracing them before would double the work (a tiny Transformer's
+        # export: 23 s -> 15 s).
         return {
-            "serving_default": self.serving_default.get_concrete_function(),
-            "beam_search": self.beam_search.get_concrete_function(),
-            "attention": self.attention.get_concrete_function(),
+            "serving_default": self.serving_default,
+            "beam_search": self.beam_search,
+            "attention": self.attention,
         }
 
     def metadata(self):
