@@ -39,6 +39,7 @@ from keras_nmt.cli.common import (
 )
 from keras_nmt.cli.options import add_options
 from keras_nmt.decoding.decoding_options import GREEDY
+from keras_nmt.decoding.strategies import COMMON_OPTIONS, STRATEGIES
 from keras_nmt.lines import write_lines
 from keras_nmt.timing import time_call
 from keras_nmt.training.train_config import TrainConfig
@@ -140,9 +141,11 @@ def main(argv=None, prog=None):
     progress.finish(totals=False)
     scores = score_all(hypotheses, references)
     shown = {"beam_size": args.beam_size, "length_penalty": args.length_penalty}
-    if args.sample:
-        shown.update(sample=True, temperature=options.temperature, top_k=options.top_k or 0,
-                     top_p=options.top_p or 1.0)
+    strategy = options.chosen_strategy
+    if strategy not in ("greedy", "beam"):  # then its own options (sampling's temperature...)
+        own = [name for name in STRATEGIES[strategy].options if name not in COMMON_OPTIONS]
+        shown.update(strategy=strategy, **{name: getattr(options, name) for name in own
+                                           if getattr(options, name) is not None})
     scores.update(seconds=seconds, sentences_per_second=len(sources) / seconds,
                   warmup_seconds=warmup_seconds, **shown)
     print(format_table(scores))

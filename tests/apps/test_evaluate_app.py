@@ -55,6 +55,17 @@ def test_built_in_test_split_with_beam_search(run_dir):
     assert (run_dir / "hypotheses.txt").read_text().count("\n") == 8
 
 
+def test_sampling_is_scored_with_its_options(run_dir, tmp_path):
+    test_file = tmp_path / "test.tsv"
+    test_file.write_text("cab\tabc\nba\tab\n", encoding="utf-8")
+    scores = evaluate.main([str(run_dir), "--data", str(test_file), "--strategy", "sample",
+                            "--temperature", "0.5", "--top-k", "3", "--seed", "4"])
+    assert scores["sentences"] == 2
+    assert (scores["strategy"], scores["temperature"], scores["top_k"], scores["seed"]) == (
+        "sample", 0.5, 3, 4)
+    assert "top_p" not in scores  # off
+
+
 def test_scores_other_weights_in_the_run_directory(run_dir, tmp_path, capsys):
     # E.g. the weights a time budget kept: the run's model, these weights, these translations.
     directory = RunDirectory.load(run_dir)

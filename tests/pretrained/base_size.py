@@ -3,7 +3,8 @@
 Run by hand (not collected by pytest), from the repository root, with torch and transformers
 installed (reference tools, not dependencies) and CTranslate2 for the export figures:
 
-    nice -n 10 .venv/bin/python tests/pretrained/base_size.py [--sentences 200] [--no-saved-model]
+    nice -n 10 .venv/bin/python tests/pretrained/base_size.py [--sentences 200]
+        [--parity-sentences 200] [--no-saved-model]
 
 It builds a RANDOM MarianMTModel of OPUS-MT's base size (6+6 layers, d_model 512, 8 heads,
 feed-forward 2048, swish, one shared vocabulary of 58,000 entries; seed 0, weights drawn with
@@ -16,10 +17,14 @@ peak memory is keras_nmt's alone. Then it
 
 1. imports the model into both twins (`import_marian`, timed);
 2. compares teacher-forced log-probabilities with transformers' (max abs diff, float32) and
-   greedy and beam-4 outputs (tokens, 24 new tokens at most) on `PARITY_SENTENCES` sentences;
+   greedy and beam-4 outputs (tokens, 24 new tokens at most) on `--parity-sentences`
+   sentences;
 3. measures greedy translation, sentences/s, in-process (`open_translator` on the run folder),
    through CTranslate2 exports (float32, int8) and, unless `--no-saved-model`, a SavedModel
    (its export timed), on the first `--sentences` of `fixtures/sentences.txt`;
+4. fine-tunes the functional twin (`keras-nmt train --init-from`, a child process) for two
+   epochs of `FINE_TUNE_PAIRS` pairs in batches of `FINE_TUNE_BATCH`, and reports its second
+   epoch's target tokens per second of training steps and the child's peak memory;
 
 and prints the results as one JSON object (the figures of docs/results/marian-base-size.md).
 """
@@ -37,13 +42,14 @@ import numpy as np
 
 FIXTURES = Path(__file__).parent / "fixtures"
 VOCAB_SIZE, D_MODEL, LAYERS, HEADS, FFN, MAX_POSITIONS = 58000, 512, 6, 8, 2048, 512
-PARITY_SENTENCES, TARGET_LENGTH, MAX_NEW_TOKENS, SEED = 20, 7, 24, 0
+TARGET_LENGTH, MAX_NEW_TOKENS, SEED = 7, 24, 0
+FINE_TUNE_PAIRS, FINE_TUNE_BATCH = 160, 16
 # transformers' default (0.02) gives one greedy output for every source: the decoder barely
 # hears the encoder. 0.1 (as in make_fixtures.py) makes outputs differ from input to input.
 INIT_STD = 0.1
 
 
-def build(hf):
+def build(hf, parity_sentences):
     """Writes the random base-size model to `hf` and transformers' references beside it."""
     import shutil
 
@@ -86,7 +92,7 @@ def build(hf):
         extra.unlink()
     saved_s = time.perf_counter() - started
 
-    texts = read_sentences()[:PARITY_SENTENCES]
+    texts = read_sentences()[:parity_sentences]
     batch = tokenizer(texts, return_tensors="pt", padding=True)
     targets = torch.tensor(rng.integers(2, len(pieces) - 1, size=(len(texts), TARGET_LENGTH)))
     decoder_input = torch.cat([torch.full((len(texts), 1), pad), targets[:, :-1]], dim=1)
@@ -142,7 +148,8 @@ def parity(result, reference):
     produced = np.ones(ours.shape[-1], bool)
     produced[[PAD_ID, START_ID]] = False  # banned by a -1e9 bias in both
     diff = np.abs(ours[..., produced] - theirs[..., produced])
-    sources = run.source_tokenizer.tokenize(read_sentences()[:PARITY_SENTENCES]).to_tensor()
+    sentences = len(reference["teacher_sources"])
+    sources = run.source_tokenizer.tokenize(read_sentences()[:sentences]).to_tensor()
     out = {"teacher_max_abs_diff": float(diff.max()), "teacher_mean_abs_diff": float(diff.mean()),
            "teacher_log_prob_range": [float(theirs[..., produced].min()),
                                       float(theirs[..., produced].max())],
@@ -175,6 +182,39 @@ def speed(translator, texts):
                                        1)}
 
 
+def fine_tuning(run_dir, tmp):
+    """Two epochs of `keras-nmt train --init-from run_dir` in a child process: the second
+    epoch's target tokens per second of training steps (the first includes tracing) and the
+    child's peak resident memory (`/usr/bin/time`)."""
+    from keras_nmt.comparison.runner import learning_curve
+    from keras_nmt.inference import RunDirectory
+
+    sentences = read_sentences()
+    pairs = [f"{s}\t{t}" for s, t in zip(sentences[:-1], sentences[1:], strict=True)]
+    (tmp / "tune.tsv").write_text("\n".join(pairs[:FINE_TUNE_PAIRS]) + "\n", encoding="utf-8")
+    (tmp / "tune-valid.tsv").write_text("\n".join(pairs[-16:]) + "\n", encoding="utf-8")
+    output = tmp / "tuned"
+    started = time.perf_counter()
+    completed = subprocess.run(
+        ["/usr/bin/time", "-f", "PEAK_KB %M", sys.executable, "-m", "keras_nmt", "train",
+         "--init-from", str(run_dir), "--data", str(tmp / "tune.tsv"),
+         "--valid", str(tmp / "tune-valid.tsv"), "--source-column", "0", "--target-column", "1",
+         "--batch-size", str(FINE_TUNE_BATCH), "--epochs", "2", "--validation-sentences", "8",
+         "--samples", "0", "--verbose", "0", "--output-dir", str(output)],
+        capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - started
+    peak_kb = int(completed.stderr.rsplit("PEAK_KB", 1)[1].split()[0])
+    steps = learning_curve(output)["step_seconds"]
+    target = RunDirectory.load(run_dir).target_tokenizer
+    targets = [line.split("\t")[1] for line in pairs[:FINE_TUNE_PAIRS]]
+    tokens = int(target.tokenize(targets).row_lengths().numpy().sum()) + len(targets)  # + END
+    return {"pairs": FINE_TUNE_PAIRS, "batch_size": FINE_TUNE_BATCH, "epochs": 2,
+            "target_tokens_per_epoch": tokens,
+            "epoch_2_step_seconds": round(steps[1] - steps[0], 2),
+            "target_tokens_per_s": round(tokens / (steps[1] - steps[0]), 1),
+            "wall_s": round(wall, 1), "peak_rss_mb": round(peak_kb / 1024)}
+
+
 def peak_rss_mb():
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
@@ -183,10 +223,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", type=Path, help=argparse.SUPPRESS)  # the child process
     parser.add_argument("--sentences", type=int, default=200)
+    parser.add_argument("--parity-sentences", type=int, default=200)
     parser.add_argument("--no-saved-model", action="store_true")
+    parser.add_argument("--no-fine-tuning", action="store_true")
     args = parser.parse_args()
     if args.build:
-        return build(args.build)
+        return build(args.build, args.parity_sentences)
     from keras_nmt.export import export_ctranslate2, export_translator
     from keras_nmt.inference import open_translator
     from keras_nmt.pretrained import import_marian
@@ -195,7 +237,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         started = time.perf_counter()
-        subprocess.run([sys.executable, __file__, "--build", str(tmp / "hf")], check=True)
+        subprocess.run([sys.executable, __file__, "--build", str(tmp / "hf"),
+                        "--parity-sentences", str(args.parity_sentences)], check=True)
         report["build_s"] = round(time.perf_counter() - started, 1)
         reference = np.load(tmp / "reference.npz")
         report["parameters"] = int(reference["parameters"])
@@ -226,6 +269,8 @@ def main():
             report["saved_model_export_s"] = round(time.perf_counter() - started, 1)
             report["speed_saved_model"] = speed(open_translator(saved), texts)
         report["peak_rss_mb"] = peak_rss_mb()
+        if not args.no_fine_tuning:
+            report["fine_tuning"] = fine_tuning(run_dir, tmp)
     print(json.dumps(report, indent=1))
 
 
