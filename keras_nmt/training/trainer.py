@@ -218,6 +218,10 @@ def compile_model(model, config):
         run_eagerly=config.run_eagerly,
         jit_compile=config.jit_compile,
     )
+    if model.built:
+        # Its slots made now, not inside the first training step: a variable created while
+        # tracing makes TensorFlow trace the whole step again (2-3 s of a tiny run's start).
+        model.optimizer.build(model.trainable_variables)
 
 
 def make_callbacks(config, translator, sources, references, state, backup, batches_per_epoch,
