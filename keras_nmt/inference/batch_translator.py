@@ -107,7 +107,8 @@ class BatchTranslator:
             raise ValueError(f"n_best must be an int in [1, beam_size={beam_size}], got {n_best!r}")
         if "beam_size" not in STRATEGIES[strategy].options and beam_size > 1:
             raise ValueError(
-                f"{STRATEGIES[strategy].title} gives one translation per sentence: use beam_size=1"
+                f"{STRATEGIES[strategy].title} gives one translation per sentence: beam_size "
+                "(--beam-size) must be 1"
             )
 
     def translate(self, text):

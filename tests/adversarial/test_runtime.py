@@ -306,6 +306,17 @@ def test_a_subword_vocabulary_too_small_names_the_flag(tmp_path, capsys):
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("strategy, title", [("greedy", "greedy decoding"),
+                                             ("sample", "sampling")])
+def test_a_one_translation_strategy_refuses_a_beam_size_naming_the_flag(run, strategy, title,
+                                                                          capsys):
+    """`--beam-size 4` is not ignored when the chosen strategy has no beams."""
+    argv = [str(run), "a", "--strategy", strategy, "--beam-size", "4"]
+    assert translate_app.main(argv) == 1
+    assert one_error_line(capsys) == (f"error: {title} gives one translation per sentence: "
+                                      "beam_size (--beam-size) must be 1")
+
+
 def test_top_k_above_the_vocabulary_samples_among_all_tokens(run, capsys):
     argv = [str(run), "3rd of March 2021", "--strategy", "sample", "--top-k", "500"]
     assert translate_app.main(argv) in (0, None)
