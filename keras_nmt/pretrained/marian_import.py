@@ -95,6 +95,10 @@ def import_marian(path, output_dir, api="functional", force=False, languages=Non
         >>> keras_nmt.inference.open_translator("runs/opus-es-en").translate_texts(["Hola."])
     """
     output_dir = Path(output_dir)
+    source = Path(path).resolve()
+    if output_dir.resolve() in (source, *source.parents):  # --force would delete the model
+        raise MarianImportError(f"{output_dir}: the --output-dir holds the model being imported "
+                                f"({path}); choose another folder")
     if output_dir.exists() and not force:
         raise FileExistsError(f"{output_dir} already exists (use --force to replace it)")
     checkpoint = read_marian(path)

@@ -132,6 +132,16 @@ def test_bad_model_gets_one_error_line_and_nothing_written(tmp_path, capsys, cas
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".run")] == []
 
 
+@pytest.mark.parametrize("where", [".", ".."])
+def test_the_models_own_folder_as_output_is_refused_even_with_force(tmp_path, capsys, where):
+    folder = hf_copy(tmp_path)
+    files = sorted(p.name for p in folder.iterdir())
+    status = main(["import", str(folder), "--output-dir", str(folder / where), "--force"])
+    assert status == 1
+    assert "the --output-dir holds the model being imported" in capsys.readouterr().err
+    assert sorted(p.name for p in folder.iterdir()) == files
+
+
 def test_existing_output_is_kept_without_force(tmp_path, capsys):
     output = tmp_path / "run"
     output.mkdir()
