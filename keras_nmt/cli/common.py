@@ -168,9 +168,9 @@ def command(main):
     (`| head`) ends the command quietly with status 141, as SIGPIPE ends `cat`. With `--debug`
     among the arguments the traceback is printed as well. Any error raised after a signal is
     that signal's doing (a library importing or tracing turned the `KeyboardInterrupt` into an
-    `ImportError` or a `ValueError`): it ends the command as the signal does. A library error may carry `.left`
-    (what state it left, e.g. "the run folder resumes from its last backup"), printed on the
-    same line.
+    `ImportError` or a `ValueError`): it ends the command as the signal does. A library error
+    may carry `.left` (what state it left, e.g. "the run folder resumes from its last backup"),
+    printed on the same line.
     """
 
     @functools.wraps(main)
