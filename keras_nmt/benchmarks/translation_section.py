@@ -1,22 +1,11 @@
-"""Benchmark sections "decode", "export" and "translation", and TensorFlow against CTranslate2.
+"""Benchmark sections "decode", "export" and "translation" (the command's help describes them),
+and `engine_speeds`: TensorFlow against CTranslate2 on one trained Transformer run.
 
-"decode" (`run_decode`): sentences/s of greedy and beam search (`decode` in one `tf.function`)
-per model, untrained or the run of --run; untrained models decode to the length cap, so the mean
-output length is reported.
-
-"export" (`run_export`): greedy sentences/s, strings in and out, of each model's in-process
-`Translator` and of its reloaded SavedModel, alternately.
-
-"translation" (`run_translation`) needs a trained model (--run RUN_DIR): on the spa-eng test
-sentences, the first call of each strategy on a fresh `Translator` and on a freshly loaded
-SavedModel, then sentences/s of both per beam size (warm-up batch timed apart), time per
-sentence against greedy and the agreement of their outputs; for a Transformer with CTranslate2
-installed, also `engine_speeds`.
-
-`engine_speeds`: our in-process `Translator` and the run exported to CTranslate2 in float32,
-int8 and the other weight types the CPU has kernels for, each with its default threading, timed
-in turn within each pass (load changes on a shared machine hit all alike) after one warm-up call
-each; the median pass counts, with BLEU beside each speed.
+"translation" runs `engine_speeds` for a Transformer run when ctranslate2 is installed: our
+in-process `Translator` and the run exported to CTranslate2 in float32, int8 and the other weight
+types the CPU has kernels for, each with its default threading, timed in turn within each pass
+(load changes on a shared machine hit all alike) after one warm-up call each; the median pass
+counts, with BLEU beside each speed.
 """
 
 import importlib.util
@@ -108,13 +97,8 @@ def decode_table(records):
 
 
 def time_translation(translator, texts, batch_size=64, **options):
-    """Sentences/s of `translate_batch` after one warm-up batch (timed on its own).
-
-    Args:
-        translator: a `Translator` or `SavedTranslator`.
-        texts: the sentences.
-        batch_size: sentences per graph call.
-        **options: more `translate_batch` options (`beam_size`, `length_penalty`).
+    """Sentences/s of `translator.translate_batch(texts, batch_size, **options)` after one
+    warm-up batch (timed on its own).
 
     Returns:
         A dict: `sentences_per_second`, `seconds`, `warmup_seconds`, `sentences`, and
@@ -299,13 +283,10 @@ def engine_speeds(run_dir, sources, references, beam_sizes=(1, 4), batch_size=64
     """Sentences/s (median of `passes`) and BLEU per engine and beam size (module docstring).
 
     Args:
-        run_dir: a Transformer run directory.
-        sources, references: the test sentences and their references.
-        beam_sizes: 1 is greedy.
-        batch_size: sentences per batch, both engines.
+        run_dir: a Transformer run directory; `sources`, `references`: the test sentences.
+        beam_sizes, batch_size: of both engines (beam size 1 is greedy).
         quantizations: the CTranslate2 weight types (default: `cpu_quantizations()`).
         passes: timed passes over all sentences per engine and beam size.
-        print_fn: progress lines.
 
     Returns:
         A list of dicts: `engine` ("tensorflow" or "ctranslate2"), `quantization`, `threads`,

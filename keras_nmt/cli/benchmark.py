@@ -47,15 +47,15 @@ from keras_nmt.cli.common import (
     command,
     exit_status,
     new_parser,
-    non_negative_int,
     positive_float,
     positive_int,
     start_tensorflow,
 )
+from keras_nmt.cli.options import add_options
 from keras_nmt.data.corpus import shared_data_dir
 from keras_nmt.models.registry import APIS, MODEL_NAMES
 from keras_nmt.special_ids import TOKENIZER_KINDS
-from keras_nmt.training.train_config import PRECISIONS
+from keras_nmt.training.train_config import PRECISIONS, TrainConfig
 
 # The shared corpora beside a checkout of the repository (tests and the documented runs).
 DEFAULT_DATA_DIR = shared_data_dir()
@@ -107,9 +107,8 @@ def build_parser(prog=None):
                         help=f"run only these sections (tensorflow: {', '.join(SECTION_NAMES)}; "
                         f"jax: {', '.join(JAX_SECTION_NAMES)}); repeatable or comma-separated "
                         "(default: all of the backend's sections)")
-    parser.add_argument("--seed", type=non_negative_int, default=0,
-                        help="seed of the data (shuffles, synthetic batches) and of the model "
-                        "initializations (default: %(default)s)")
+    add_options(parser, ["seed"], TrainConfig(), helps={
+        "seed": "seed of the data (shuffles, synthetic batches) and of the model initializations"})
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes, numbers without meaning (tensorflow: 2,000 pairs, "
                         f"vocabularies of {QUICK_VOCAB_SIZE}, {QUICK_SENTENCES} test sentences, "
@@ -184,8 +183,7 @@ def build_parser(prog=None):
          help="model sizes and batch budget (jax_benchmark.PRESETS): the reference sizes, the "
          "GPU-sized Transformer (d_model 512, 6+6 layers, 32k-token batches), or tiny")
     _add(parser, jax, "--tokens-per-batch", {"jax": None}, type=positive_int,
-         help="padded-token budget of a training batch, batch x its longer side (default: "
-         "that of --size)")
+         help="padded tokens of a training batch, batch x longer side (default: --size's)")
     _add(parser, jax, "--median-length", {"jax": "20"}, type=positive_float,
          help="median target sentence length in tokens")
     _add(parser, jax, "--beam-size", {"jax": "4"}, type=positive_int,
