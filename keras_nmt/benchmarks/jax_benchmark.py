@@ -6,14 +6,9 @@ ones, and MFU is measured against a matmul peak taken in the same run. The comma
 module only after setting KERAS_BACKEND=jax (Keras reads it on import); its functions work under
 any backend.
 
-Presets (`--size`: model sizes, the padded-token budget of a training batch, vocabularies):
-    reference  the `benchmark` configurations of models/configurations.py (recurrent: embedding
-               256, units 512, one layer per side; Transformer d_model 256, 3+3 layers, 4
-               heads, ff 1024), 8,000 ids per side, 8,192 padded tokens per batch.
-    gpu        the recurrent models as in `reference`; the Transformer GPU-sized (d_model 512,
-               6+6 layers, 8 heads, ff 2048), 32,768 padded tokens per batch (about 18k real
-               target tokens with the default lengths).
-    quick      tiny sizes for a smoke test.
+`PRESETS` (`--size`) name a configuration of models/configurations.py (`benchmark`: the
+reference sizes; `benchmark-gpu`: the Transformer GPU-sized, d_model 512, 6+6 layers; tiny ones
+for a smoke test), the padded-token budget of a training batch and the vocabulary size.
 """
 
 import itertools

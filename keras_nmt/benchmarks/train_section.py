@@ -4,21 +4,15 @@
 on fixed batches of the spa-eng split.
 
 "profile" (`run_profile`): four copies of each model (same seed, same weights) compiled so that
-each adds one part of the training step to the one before (`PARTS`):
-
-1. `test_on_batch` with a loss that only averages the logits: the forward pass (inference
-   mode: no dropout);
-2. `test_on_batch` with the training loss and metrics (`loss_and_metrics`);
-3. `train_on_batch` with them and plain SGD (no clipping): adds the backward pass and dropout;
-4. `train_on_batch` as `compile_model` sets it up (Adam, clipnorm): the real step.
-
-After an untimed pass over the batches, the four run in turn on every timed batch, so that a
-change of the machine's load hits all alike (timed one after the other, the SGD step once
-measured 1.4x the Adam step on an idle machine). The differences of consecutive mean step times
-are each part's share of the real step (noise can make a small share negative). Each pass's MFU
-divides its model FLOPs (forward: `forward_flops`; backward: twice that; the step: three times)
-by its time and the matmul peak; the output projection's share of the forward FLOPs shows what a
-cheaper vocabulary layer could save.
+each adds one part of the training step (`PARTS`): `test_on_batch` with a loss that only averages
+the logits (the forward pass, no dropout); with the training loss and metrics; `train_on_batch`
+with plain SGD (the backward pass and dropout); as `compile_model` sets it up (Adam, clipnorm:
+the real step). They run in turn on every timed batch, so that a change of the machine's load
+hits all alike (timed one after the other, the SGD step once measured 1.4x the Adam step on an
+idle machine); the differences of consecutive mean step times are each part's share (noise can
+make a small share negative). Each pass's MFU divides its model FLOPs (forward; backward: twice
+that; the step: three times) by its time and the matmul peak; the output projection's share of
+the forward FLOPs shows what a cheaper vocabulary layer could save.
 """
 
 import itertools

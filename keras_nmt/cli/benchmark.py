@@ -170,7 +170,7 @@ def build_parser(prog=None):
     _add(parser, parser, "--decode-sentences", {"tensorflow": "2000", "jax": "512"},
          type=positive_int, help="decode/export/translation: sentences to decode (tensorflow: "
          "the first N spa-eng test sentences; jax: N synthetic sources)")
-    _add(parser, tf, "--beam-sizes", {"tensorflow": "1,4,8"}, type=_comma_list(int),
+    _add(parser, tf, "--beam-sizes", {"tensorflow": "1,4,8"}, type=_comma_list(positive_int),
          help="decode/translation: comma-separated beam sizes, 1 = greedy")
     _add(parser, tf, "--run", {"tensorflow": None}, metavar="RUN_DIR",
          help="decode/export: benchmark this trained run directory instead of untrained "
@@ -224,8 +224,6 @@ def _check(args):
         unknown = [item for item in chosen if item not in known]
         if unknown:
             raise SystemExit(f"unknown {what} {unknown}; choose from {', '.join(known)}")
-    if any(size < 1 for size in args.beam_sizes or []):
-        raise SystemExit("beam sizes must be >= 1")
 
 
 def parse(argv=None, prog=None):
