@@ -257,6 +257,17 @@ def test_a_signal_during_start_up_ends_translate_in_one_line(run, signum, status
     assert out == ""  # it did not run on
 
 
+def test_a_reader_that_goes_away_ends_translate_quietly(run, tmp_path):
+    # `keras-nmt translate RUN --input FILE | head`: "error: [Errno 32] Broken pipe", exit 1.
+    source = tmp_path / "in.txt"
+    source.write_text("3rd of March 2021\n" * 40)
+    process = start("translate", str(run), "--input", str(source))
+    process.stdout.close()  # the reader is gone before the first line
+    _, err = process.communicate(timeout=300)
+    assert process.returncode == 128 + signal.SIGPIPE, err[-2000:]  # as SIGPIPE ends `cat`
+    assert "error" not in err and "Traceback" not in err and "Exception ignored" not in err, err
+
+
 # --- Errors name the file or the flag, and the way out ---------------------------------------
 
 @pytest.mark.parametrize("damage", ["truncated", "empty", "bit-flipped", "not-a-zip"])
