@@ -63,12 +63,12 @@ def fixed_batches(context, section):
     )
     batches = [batch for _, batch in zip(range(count), dataset, strict=False)]
     if args.same_shape:  # every batch padded to the longest source and target among them
-        width = [max(np.shape(x)[1] for x in side) for side in zip(
-            *[(inputs["encoder_tokens"], targets) for inputs, targets in batches], strict=True)]
+        source = max(np.shape(inputs["encoder_tokens"])[1] for inputs, _ in batches)
+        target = max(np.shape(targets)[1] for _, targets in batches)
         pad = lambda x, n: np.pad(np.asarray(x), [(0, 0), (0, n - np.shape(x)[1])])  # noqa: E731
-        batches = [({"encoder_tokens": pad(inputs["encoder_tokens"], width[0]),
-                     "decoder_tokens": pad(inputs["decoder_tokens"], width[1])},
-                    pad(targets, width[1])) for inputs, targets in batches]
+        batches = [({"encoder_tokens": pad(inputs["encoder_tokens"], source),
+                     "decoder_tokens": pad(inputs["decoder_tokens"], target)},
+                    pad(targets, target)) for inputs, targets in batches]
     return batches, source_tokenizer, target_tokenizer
 
 

@@ -107,3 +107,25 @@ def test_shares_and_mfu_come_from_the_timed_parts(monkeypatch):
     output = dense_flops(targets.sum(), OPTIONS["units"], config["target_vocab_size"])
     assert record["output_projection_flop_share"] == pytest.approx(output / sum(per_batch))
     assert 0 < record["output_projection_flop_share"] < 1
+
+
+def test_same_shape_pads_every_fixed_batch_to_one_shape_and_keeps_the_tokens():
+    pairs = [(f"hola {'a' * i}", f"hello {'b' * (i % 7)}") for i in range(40)]
+    options = argparse.Namespace(quick=False, train_batches=3, batch_size=8, batch_tokens=None,
+                                 seed=0, same_shape=False)
+    context = _Context(options, pairs)
+    batches, _, _ = train_section.fixed_batches(context, "train")
+    options.same_shape = True
+    padded, _, _ = train_section.fixed_batches(context, "train")
+    source = max(np.shape(inputs["encoder_tokens"])[1] for inputs, _ in batches)
+    target = max(np.shape(targets)[1] for _, targets in batches)
+    assert len({np.shape(inputs["encoder_tokens"])[1] for inputs, _ in batches}) > 1
+    for (inputs, targets), (wide, wide_targets) in zip(batches, padded, strict=True):
+        assert np.shape(wide["encoder_tokens"])[1] == source
+        assert np.shape(wide["decoder_tokens"])[1] == np.shape(wide_targets)[1] == target
+        for key in inputs:
+            width = np.shape(inputs[key])[1]
+            np.testing.assert_array_equal(wide[key][:, :width], inputs[key])
+            assert not wide[key][:, width:].any()
+        np.testing.assert_array_equal(wide_targets[:, : np.shape(targets)[1]], targets)
+    np.testing.assert_array_equal(batch_lengths(padded)[1], batch_lengths(batches)[1])
