@@ -36,6 +36,14 @@ def port_number(text):
     return port
 
 
+def _api_key(text):
+    """argparse type: a key that is not empty (an empty one would refuse every request)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty key would refuse every request: give one, "
+                                         "or leave the flag out to require none")
+    return text
+
+
 def listen(host, port):
     """A socket listening on `host:port`, opened before the models load: a busy port or an
     unknown host fails at once, in one line that names it and the way out."""
@@ -62,7 +70,8 @@ def build_parser(prog=None):
                      "0.0.0.0 listens on every interface)")
     net.add_argument("--port", type=port_number, default=5000,
                      help="port (default: %(default)s; 0: a free one, printed)")
-    net.add_argument("--api-key", default=os.environ.get("KERAS_NMT_API_KEY"),
+    net.add_argument("--api-key", type=_api_key,
+                     default=os.environ.get("KERAS_NMT_API_KEY") or None,
                      help="require this key on every API request (field api_key, or header "
                      "X-API-Key or Authorization: Bearer KEY); default: $KERAS_NMT_API_KEY, "
                      "else none")
