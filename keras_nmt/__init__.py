@@ -62,7 +62,8 @@ def _register_serializable():
 
 
 # `keras.models.load_model("RUN/model.keras")` after `import keras_nmt`: see `after_import`.
-after_import("keras", _register_serializable, package=__name__)
+after_import("keras", _register_serializable, package=__name__,
+             users=("keras_nmt.layers", "keras_nmt.models"))
 __all__ = lazy_package(
     __name__,
     {

@@ -52,18 +52,20 @@ def lazy_package(name, exports):
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):
-    """Finds nothing itself; calls `then()` once module `name` is imported and no module of
-    `package` is still being executed.
+    """Finds nothing itself; calls `then()` once module `name` is imported, by the program or
+    with one of the package's modules `users`, and no module of `package` is being executed.
 
-    The second condition matters when a module of the package is the first to import `name`
-    (`from keras_nmt.layers.luong_attention import LuongAttention` as a program's first line):
-    `then()` may import any module of the package, and run in the middle of that first one it
-    met it half-defined (a circular-import error). So it waits for the outermost one to end.
+    `name` imported inside another of the package's modules (`tensorflow`, which the tokenizers
+    need, imports Keras) does not count: a process that only tokenizes never imports the rest.
+    And the package's modules must all be done: `then()` may import any of them, and run in
+    the middle of the first one (`from keras_nmt.layers.luong_attention import LuongAttention`
+    as a program's first line) it met that one half-defined, a circular-import error.
     """
 
-    def __init__(self, name, package, then):
-        self.name, self.package, self.then = name, package, then
+    def __init__(self, name, package, users, then):
+        self.name, self.package, self.users, self.then = name, package, users, then
         self.executing = 0  # modules of `package` (or `name`) being executed, one inside another
+        self.wanted = False  # `name` imported by the program, or one of `users` imported
         self.finding = False
 
     def find_spec(self, fullname, path=None, target=None):
@@ -80,6 +82,8 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         execute = spec.loader.exec_module
 
         def exec_module(module):
+            if fullname in self.users or (fullname == self.name and self.executing == 0):
+                self.wanted = True
             self.executing += 1
             try:
                 execute(module)
@@ -91,14 +95,16 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         return spec
 
     def _call_when_ready(self):
-        if self.executing == 0 and self.name in sys.modules and self in sys.meta_path:
+        ready = self.wanted and self.executing == 0 and self.name in sys.modules
+        if ready and self in sys.meta_path:
             sys.meta_path.remove(self)  # once; and `then` imports without coming here
             self.then()
 
 
-def after_import(name, then, package):
-    """Calls `then()` once module `name` is imported: now if it is, else after its import, and
-    after the import of any module of `package` during which `name` was imported.
+def after_import(name, then, package, users=()):
+    """Calls `then()` once module `name` is imported by the program (now if it is), or once
+    one of `users`, the modules of `package` that use `name`, is imported; in both cases after
+    the import of any module of `package` under way.
 
     `import keras_nmt` stays light (no Keras, no TensorFlow), yet a `.keras` file of ours loads
     with plain `keras.models.load_model` once Keras is there: Keras finds a class only among
@@ -107,4 +113,4 @@ def after_import(name, then, package):
     if name in sys.modules:
         then()
     else:
-        sys.meta_path.insert(0, _AfterImport(name, package, then))
+        sys.meta_path.insert(0, _AfterImport(name, package, set(users), then))
