@@ -62,7 +62,7 @@ def _register_serializable():
 
 
 # `keras.models.load_model("RUN/model.keras")` after `import keras_nmt`: see `after_import`.
-after_import("keras", _register_serializable)
+after_import("keras", _register_serializable, package=__name__)
 __all__ = lazy_package(
     __name__,
     {

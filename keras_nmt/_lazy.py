@@ -52,29 +52,53 @@ def lazy_package(name, exports):
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):
-    """Finds nothing itself; makes the first import of module `name` call `then()` after it."""
+    """Finds nothing itself; calls `then()` once module `name` is imported and no module of
+    `package` is still being executed.
 
-    def __init__(self, name, then):
-        self.name = name
-        self.then = then
+    The second condition matters when a module of the package is the first to import `name`
+    (`from keras_nmt.layers.luong_attention import LuongAttention` as a program's first line):
+    `then()` may import any module of the package, and run in the middle of that first one it
+    met it half-defined (a circular-import error). So it waits for the outermost one to end.
+    """
+
+    def __init__(self, name, package, then):
+        self.name, self.package, self.then = name, package, then
+        self.executing = 0  # modules of `package` (or `name`) being executed, one inside another
+        self.finding = False
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != self.name:
+        watched = fullname == self.name or fullname.startswith(self.package + ".")
+        if not watched or self.finding:
             return None
-        sys.meta_path.remove(self)  # once; and `find_spec` below must not find this finder
-        spec = importlib.util.find_spec(fullname)
-        execute, then = spec.loader.exec_module, self.then
+        self.finding = True  # the search below walks sys.meta_path again: not through here
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            self.finding = False
+        if spec is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        execute = spec.loader.exec_module
 
         def exec_module(module):
-            execute(module)
-            then()
+            self.executing += 1
+            try:
+                execute(module)
+            finally:
+                self.executing -= 1
+            self._call_when_ready()
 
         spec.loader.exec_module = exec_module
         return spec
 
+    def _call_when_ready(self):
+        if self.executing == 0 and self.name in sys.modules and self in sys.meta_path:
+            sys.meta_path.remove(self)  # once; and `then` imports without coming here
+            self.then()
 
-def after_import(name, then):
-    """Calls `then()` once module `name` is imported: now if it is, else after its import.
+
+def after_import(name, then, package):
+    """Calls `then()` once module `name` is imported: now if it is, else after its import, and
+    after the import of any module of `package` during which `name` was imported.
 
     `import keras_nmt` stays light (no Keras, no TensorFlow), yet a `.keras` file of ours loads
     with plain `keras.models.load_model` once Keras is there: Keras finds a class only among
@@ -83,4 +107,4 @@ def after_import(name, then):
     if name in sys.modules:
         then()
     else:
-        sys.meta_path.insert(0, _AfterImport(name, then))
+        sys.meta_path.insert(0, _AfterImport(name, package, then))

@@ -1,12 +1,15 @@
 """A `.keras` file of ours loads with plain `keras.models.load_model` after `import keras_nmt`
 (which itself imports no Keras): every class a saved model may name is registered when Keras
-is imported."""
+is imported. Also when the program's first import is one of our modules that imports Keras
+itself: registering in the middle of that import met the module half-defined (a
+circular-import error)."""
 
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from keras_nmt.models.registry import build_model
 from keras_nmt.training.train_config import TrainConfig
@@ -16,9 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 LOAD = """
 import sys
+exec(sys.argv[5])  # the program's first import
 import numpy as np
-import keras_nmt
-assert "keras" not in sys.modules and "tensorflow" not in sys.modules
 import keras
 model = keras.models.load_model(sys.argv[1])
 inputs = np.load(sys.argv[2])
@@ -29,7 +31,14 @@ assert not missing, missing
 """
 
 
-def test_a_compiled_transformer_loads_with_plain_keras(tmp_path):
+FIRST_IMPORTS = [
+    "import keras_nmt; assert 'keras' not in sys.modules and 'tensorflow' not in sys.modules",
+    "from keras_nmt.layers.luong_attention import LuongAttention",
+]
+
+
+@pytest.mark.parametrize("first_import", FIRST_IMPORTS, ids=["package", "a-layer-module"])
+def test_a_compiled_transformer_loads_with_plain_keras(tmp_path, first_import):
     config = TrainConfig(model="transformer", d_model=16, num_heads=2, ff_dim=32, num_layers=1)
     model = build_model("transformer", "functional", 20, 20, vars(config))
     inputs = {"encoder_tokens": np.array([[5, 6, 7, 3]]),
@@ -46,7 +55,7 @@ def test_a_compiled_transformer_loads_with_plain_keras(tmp_path):
     assert len(registering) > 20  # models, layers, training objects, a metric
     result = subprocess.run(
         [sys.executable, "-c", LOAD, str(tmp_path / "model.keras"), str(tmp_path / "inputs.npz"),
-         str(tmp_path / "out.npy"), ",".join(registering)],
+         str(tmp_path / "out.npy"), ",".join(registering), first_import],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
         env={"PYTHONPATH": str(ROOT), "KERAS_BACKEND": "tensorflow", "TF_CPP_MIN_LOG_LEVEL": "3"},
     )

@@ -46,15 +46,8 @@ def lstm_step_flops(input_dim, units):
 
 
 def attention_pair_flops(dim):
-    """Forward FLOPs per (query, key) pair of dot-product attention of width `dim`.
-
-    The score `q . k` (`2 * dim`) and the context term `a * v` (`2 * dim`).
-    """
+    """Forward FLOPs per (query, key) pair of attention of width `dim`: `q . k` and `a * v`."""
     return 4 * dim
-
-
-def _lengths(lengths):
-    return np.asarray(lengths, dtype=np.float64)
 
 
 def _lstm_layers(tokens, embedding_dim, units, num_layers, bidirectional=False):
@@ -104,21 +97,13 @@ def _bahdanau(config, s, t, vocab):
 def _transformer(config, s, t, vocab):
     d, f, layers = config["d_model"], config["ff_dim"], config["num_layers"]
     encoder = s.sum() * (8 * d * d + 4 * d * f) + (s * s).sum() * attention_pair_flops(d)
-    decoder = (
-        t.sum() * (12 * d * d + 4 * d * f)
-        + s.sum() * 4 * d * d
-        + (t * t).sum() * attention_pair_flops(d)
-        + (t * s).sum() * attention_pair_flops(d)
-    )
+    decoder = (t.sum() * (12 * d * d + 4 * d * f) + s.sum() * 4 * d * d
+               + ((t * t).sum() + (t * s).sum()) * attention_pair_flops(d))
     return layers * (encoder + decoder) + dense_flops(t.sum(), d, vocab)
 
 
-_COUNTERS = {
-    "lstm": _recurrent,
-    "luong": _luong,
-    "bahdanau": _bahdanau,
-    "transformer": _transformer,
-}
+_COUNTERS = {"lstm": _recurrent, "luong": _luong, "bahdanau": _bahdanau,
+             "transformer": _transformer}
 
 
 def forward_flops(model_name, config, source_lengths, target_lengths):
@@ -135,7 +120,7 @@ def forward_flops(model_name, config, source_lengths, target_lengths):
     """
     if model_name not in _COUNTERS:
         raise ValueError(f"no FLOP counter for model {model_name!r}; known: {sorted(_COUNTERS)}")
-    s, t = _lengths(source_lengths), _lengths(target_lengths)
+    s, t = (np.asarray(x, dtype=np.float64) for x in (source_lengths, target_lengths))
     if s.shape != t.shape:
         raise ValueError(f"{s.shape[0]} source lengths but {t.shape[0]} target lengths")
     return float(_COUNTERS[model_name](config, s, t, config["target_vocab_size"]))

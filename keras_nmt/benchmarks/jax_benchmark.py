@@ -1,33 +1,37 @@
-"""Training and decoding speed of the eight twins on synthetic batches, without TensorFlow.
+"""`keras-nmt benchmark --backend jax`: training and decoding speed of the twins, no TensorFlow.
 
 For a machine with JAX (e.g. a GPU) but no TensorFlow: token ids are random
 (`speed.token_batches`), models come from the registry, the loss and metrics are the training
-ones, and MFU is measured against a matmul peak taken in the same run (`peak`). Driven by
-`keras-nmt benchmark --backend jax` (`jax_run`; `apps/benchmark_jax.py` from a checkout);
-every function works under any Keras backend, the command sets JAX.
+ones, and MFU is measured against a matmul peak taken in the same run. The command imports this
+module only after setting KERAS_BACKEND=jax (Keras reads it on import); its functions work under
+any backend.
 
-Presets (model options per model, the padded-token budget of a training batch, vocabularies):
-    reference  the reference configurations of models/configurations.py (recurrent: embedding
-               256, units 512, one layer per side; Transformer d_model 256, 3+3 layers, 4
-               heads, ff 1024), 8,000 ids per side, 8,192 padded tokens per batch.
-    gpu        the recurrent models as in `reference`; the Transformer GPU-sized (d_model 512,
-               6+6 layers, 8 heads, ff 2048), 32,768 padded tokens per batch (about 18k real
-               target tokens with the default lengths).
-    quick      tiny sizes for a smoke test.
+`PRESETS` (`--size`) name a configuration of models/configurations.py (`benchmark`: the
+reference sizes; `benchmark-gpu`: the Transformer GPU-sized, d_model 512, 6+6 layers; tiny ones
+for a smoke test), the padded-token budget of a training batch and the vocabulary size.
 """
+
+import itertools
 
 import keras
 import numpy as np
 
+from keras_nmt.benchmarks import JAX_SECTION_NAMES
 from keras_nmt.benchmarks.speed import (
-    error_text,
+    COMPUTE_DTYPES,
+    configuration_record,
+    random_rows,
     records_table,
+    source_batches,
+    synthetic_lengths,
     time_decoding,
+    token_batches,
     train_measurement,
+    write_outputs,
 )
 from keras_nmt.decoding import decode
-from keras_nmt.models.configurations import TRAINING_RECIPES
-from keras_nmt.models.configurations import model_options as configured_options
+from keras_nmt.hardware.peak import measure_peak_matmul
+from keras_nmt.models.configurations import TRAINING_RECIPES, model_options
 from keras_nmt.models.registry import build_model
 from keras_nmt.training.fused_adam import FusedAdam
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
@@ -43,97 +47,63 @@ PRESETS = {
 }
 
 
-def model_options(preset, name):
-    """Constructor options of model `name` in `preset` (a `PRESETS` key)."""
-    return configured_options(name, PRESETS[preset]["configuration"])
-
-
 def environment():
     """Versions and the device the run measured (JSON-ready)."""
     record = {"backend": keras.backend.backend(), "keras_version": keras.__version__}
     if record["backend"] == "jax":
-        # The JAX backend only: the device and version come from jax itself.
-        import jax
+        import jax  # the JAX backend only: the device and version come from jax itself
 
         device = jax.devices()[0]
-        record.update(
-            jax_version=jax.__version__,
-            device=f"{device.platform}: {device.device_kind}",
-            device_count=jax.device_count(),
-        )
+        record.update(jax_version=jax.__version__, device=f"{device.platform}: "
+                      f"{device.device_kind}", device_count=jax.device_count())
     return record
 
 
-def compile_for_speed(model, name):
-    """The training set-up of `keras_nmt.training.trainer.compile_model`, without TensorFlow.
-
-    `FusedAdam` (Keras' own Adam update under JAX) with the model's Adam settings
-    (`TRAINING_RECIPES`), and the masked loss and metrics; a constant learning rate instead of
-    the Transformer's warm-up schedule (a scalar per step: no difference in speed).
-    """
-    model.compile(
-        optimizer=FusedAdam(1e-3, clipnorm=1.0, **TRAINING_RECIPES[name]["adam"]),
-        loss=MaskedSparseCrossEntropy(),
-        metrics=[MaskedAccuracy(), Perplexity()],
-    )
+def _model(name, api, preset, vocab_size):
+    return build_model(name, api, vocab_size, vocab_size,
+                       model_options(name, PRESETS[preset]["configuration"]))
 
 
 def train_record(name, api, precision, preset, batches, steps, peak, vocab_size, seed=0):
-    """Tokens/s and MFU of one twin in one precision (a dict; `error` when it failed)."""
-    record = {"section": "train", "model": name, "api": api, "precision": precision,
-              "preset": preset}
-    keras.mixed_precision.set_global_policy(precision)
-    keras.utils.set_random_seed(seed)
-    try:
-        model = build_model(name, api, vocab_size, vocab_size, model_options(preset, name))
-        compile_for_speed(model, name)
-        return {**record, **train_measurement(model, name, batches, steps, peak)}
-    except Exception as error:  # one failing twin must not stop the others
-        return {**record, "error": error_text(error)}
-    finally:
-        keras.mixed_precision.set_global_policy("float32")
+    """Tokens/s and MFU of one twin in one precision (a dict; `error` when it failed).
 
-
-def decode_speed(model, sources, strategy, **options):
-    """Sentences/s of `decode` over `sources` (each shape decoded once untimed first).
-
-    Under JAX `decode` compiles once per shape bucket, so the untimed pass holds the
-    compilations. Returns `speed.time_decoding`'s dict.
+    Compiled as `keras_nmt.training.trainer.compile_model` would, without TensorFlow:
+    `FusedAdam` with the model's Adam settings, the masked loss and metrics; a constant learning
+    rate instead of the Transformer's warm-up schedule (a scalar per step: no difference in speed).
     """
-    one_per_shape = list({ids.shape: ids for ids in sources}.values())
-    return time_decoding(
-        lambda ids: decode(model, ids, strategy, **options).best().lengths, sources, one_per_shape
-    )
+    def measure():
+        model = _model(name, api, preset, vocab_size)
+        model.compile(optimizer=FusedAdam(1e-3, clipnorm=1.0, **TRAINING_RECIPES[name]["adam"]),
+                      loss=MaskedSparseCrossEntropy(), metrics=[MaskedAccuracy(), Perplexity()])
+        return train_measurement(model, name, batches, steps, peak)
+
+    head = {"section": "train", "model": name, "api": api, "precision": precision,
+            "preset": preset}
+    return configuration_record(head, precision, seed, measure)
 
 
 def decode_records(name, api, precision, preset, sources, beam_size, vocab_size, seed=0):
     """Greedy and beam-search sentences/s of one untrained twin (dicts; `error` on failure).
 
-    Untrained models rarely emit END: they decode to the length cap, so `mean_output_length`
-    is reported next to the speed.
+    Under JAX `decode` compiles once per shape bucket: one batch per shape is decoded untimed
+    first. Untrained models rarely emit END: they decode to the length cap, so
+    `mean_output_length` is reported next to the speed.
     """
-    base = {"section": "decode", "model": name, "api": api, "precision": precision,
-            "preset": preset}
-    keras.mixed_precision.set_global_policy(precision)
-    keras.utils.set_random_seed(seed)
+    one_per_shape = list({ids.shape: ids for ids in sources}.values())
     records = []
-    try:
-        model = build_model(name, api, vocab_size, vocab_size, model_options(preset, name))
-        model(_dummy_inputs())  # built before decoding (decode compiles built models only)
-        for strategy, options in (("greedy", {}), ("beam", {"beam_size": beam_size})):
-            record = {**base, "strategy": strategy, **options}
-            try:
-                records.append({**record, **decode_speed(model, sources, strategy, **options)})
-            except Exception as error:  # the other strategy may still run
-                records.append({**record, "error": error_text(error)})
-    finally:
-        keras.mixed_precision.set_global_policy("float32")
+    for strategy, options in (("greedy", {}), ("beam", {"beam_size": beam_size})):
+        def measure(strategy=strategy, options=options):
+            model = _model(name, api, preset, vocab_size)
+            tokens = np.full((1, 2), 4, dtype=np.int32)  # built: decode compiles built models only
+            model({"encoder_tokens": tokens, "decoder_tokens": tokens})
+            return time_decoding(
+                lambda ids: decode(model, ids, strategy, **options).best().lengths, sources,
+                one_per_shape)
+
+        head = {"section": "decode", "model": name, "api": api, "precision": precision,
+                "preset": preset, "strategy": strategy, **options}
+        records.append(configuration_record(head, precision, seed, measure))
     return records
-
-
-def _dummy_inputs():
-    tokens = np.full((1, 2), 4, dtype=np.int32)
-    return {"encoder_tokens": tokens, "decoder_tokens": tokens}
 
 
 def markdown(records, device):
@@ -153,3 +123,75 @@ def markdown(records, device):
         f"Training on {device}: real target tokens/s, MFU against the measured peak", "", train,
         "", f"Decoding on {device} (untrained models, batches of 64): sentences/s", "", decode,
     ]) + "\n"
+
+
+def run_jax_benchmark(args):
+    """Runs `args.only` of the train and decode sections; prints and writes the tables.
+
+    Args:
+        args: the parsed, backend-resolved flags of `keras-nmt benchmark --backend jax`.
+
+    Returns:
+        0 (a twin that fails is a record with an `error`, not a failed run).
+    """
+    if keras.backend.backend() != "jax":
+        raise ValueError(f"Keras was already set to {keras.backend.backend()!r}; run with "
+                         "KERAS_BACKEND=jax")
+    if args.quick:  # the quick preset, 2 batches, 2 steps, 16 sentences, a tiny peak matmul
+        args.preset, args.train_batches, args.train_steps = "quick", 2, 2
+        args.decode_sentences, args.peak_size, args.peak_chain = 16, 128, 1
+    vocab = PRESETS[args.preset]["vocab_size"]
+    rng = np.random.default_rng(args.seed)
+    lengths = {"rng": rng, "median": args.median_length, "max_length": 32 if args.quick else 96}
+    run_environment = environment()
+    device = run_environment.get("device", run_environment["backend"])
+    print(f"{run_environment.get('device')}, jax {run_environment.get('jax_version')}, "
+          f"keras {run_environment['keras_version']}")
+    records = []
+
+    def keep(record):
+        records.append({**record, **run_environment, "seed": args.seed})
+        write_outputs(args, records, markdown(records, device))
+        if record["section"] != "peak":
+            print("  " + _line(records[-1]))
+
+    sections = args.only or JAX_SECTION_NAMES
+    if "train" in sections:
+        budget = args.tokens_per_batch or PRESETS[args.preset]["tokens_per_batch"]
+        pool = synthetic_lengths(max(50 * budget // int(args.median_length), 200), **lengths)
+        batches = token_batches(*pool, budget, vocab, vocab, rng, max_batches=args.train_batches)
+        shapes = [inputs["encoder_tokens"].shape + targets.shape[1:]
+                  for inputs, targets in batches]
+        print(f"train: {len(batches)} batches (batch, source, target): {shapes}")
+        for precision in args.precisions:
+            dtype = COMPUTE_DTYPES[precision]
+            peak = measure_peak_matmul(dtype, size=args.peak_size, repeats=5,
+                                       chain=args.peak_chain)
+            print(f"  peak {dtype} matmul: {peak['flops_per_second'] / 1e12:,.2f} TFLOP/s")
+            keep({"section": "peak", **peak})
+            for name, api in itertools.product(args.models, args.apis):
+                keep(train_record(name, api, precision, args.preset, batches, args.train_steps,
+                                  peak, vocab, seed=args.seed))
+    if "decode" in sections:
+        source_lengths, _ = synthetic_lengths(args.decode_sentences, **lengths)
+        sources = source_batches(random_rows(source_lengths, vocab, rng))
+        print(f"decode: {args.decode_sentences} sentences in {len(sources)} batches")
+        for precision, name, api in itertools.product(args.precisions, args.models, args.apis):
+            for record in decode_records(name, api, precision, args.preset, sources,
+                                         args.beam_size, vocab, seed=args.seed):
+                keep(record)
+    print(markdown(records, device))
+    return 0
+
+
+def _line(r):
+    head = " ".join(r[key] for key in ("model", "api", "precision", "strategy") if key in r)
+    if "error" in r:
+        return f"{head}: FAILED {r['error']}"
+    if r["section"] == "train":
+        speed = (f"{r['tokens_per_second']:,.0f} tokens/s, MFU {r['mfu']:.1%}, "
+                 f"step {1000 * r['median_step_seconds']:.1f} ms")
+    else:
+        speed = (f"{r['sentences_per_second']:,.1f} sentences/s, mean length "
+                 f"{r['mean_output_length']:.1f}")
+    return f"{head}: {speed} (warm-up {r['warmup_seconds']:.1f} s)"

@@ -1,16 +1,16 @@
-"""What the benchmark sections and the JAX benchmark share, NumPy only (no TensorFlow).
+"""What the TensorFlow sections and the JAX benchmark share; no TensorFlow.
 
-Training throughput with FLOPs and MFU, decoding throughput, padded source batches, the records'
-tables and files, and synthetic batches of random ids for a machine with no corpus at hand:
-speed depends on the ids only through the shapes, so random ids suffice. Lengths are
-log-normal, as sentence lengths in parallel corpora roughly are (by default a median of 20
-target tokens, about a WMT sentence in subwords, with a long right tail; sources a noisy
-multiple of their target), batched by length up to a budget of padded tokens (fairseq's
-`--max-tokens`): the batch size varies with the length.
+The training and decoding timers (tokens/s with FLOPs and MFU; sentences/s), one configuration
+run (dtype policy, seed, a failure kept as a record), the records' tables and files, and
+synthetic batches of random ids for a machine with no corpus at hand: speed depends on the ids
+only through the shapes. Synthetic lengths are log-normal, as sentence lengths in parallel
+corpora roughly are (by default a median of 20 target tokens, about a WMT sentence in subwords),
+batched by length up to a budget of padded tokens (fairseq's `--max-tokens`).
 """
 
 import itertools
 
+import keras
 import numpy as np
 
 from keras_nmt import markdown
@@ -29,22 +29,38 @@ def batch_lengths(batches):
     Args:
         batches: `[(inputs, targets), ...]` as `keras_nmt.data.make_dataset` yields them.
     """
-    sources, targets = [], []
-    for inputs, target in batches:
-        sources.append(np.sum(np.asarray(inputs["encoder_tokens"]) != PAD_ID, axis=1))
-        targets.append(np.sum(np.asarray(target) != PAD_ID, axis=1))
+    sources = [np.sum(np.asarray(inputs["encoder_tokens"]) != PAD_ID, axis=1)
+               for inputs, _ in batches]
+    targets = [np.sum(np.asarray(target) != PAD_ID, axis=1) for _, target in batches]
     return np.concatenate(sources), np.concatenate(targets)
+
+
+def configuration_record(head, precision, seed, measure):
+    """`{**head, **measure()}` under `precision`'s dtype policy and `seed`.
+
+    An exception becomes `{**head, "error": ...}`: one failing configuration must not stop the
+    others. The policy goes back to float32 and the Keras session is cleared after.
+    """
+    keras.mixed_precision.set_global_policy(precision)
+    keras.utils.set_random_seed(seed)
+    try:
+        return {**head, **measure()}
+    except Exception as error:
+        return {**head, "error": f"{type(error).__name__}: {str(error).strip()[:300]}"}
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+        keras.backend.clear_session()
 
 
 def train_measurement(model, name, batches, steps, peak):
     """Real target tokens/s of a compiled registry model's `train_on_batch`, its FLOPs and MFU.
 
-    Step `i` trains on `batches[i % len(batches)]`; one untimed pass over `batches` comes first
-    (every shape traced, and with XLA compiled), timed apart as the warm-up.
+    Step `i` trains on `batches[i % len(batches)]`, after one untimed pass over `batches` (every
+    shape traced, and with XLA compiled) timed apart as the warm-up.
 
     Args:
-        model: a compiled Keras model of the registry.
-        name: its registry name (its FLOPs formula, `flops.training_flops`).
+        model: a compiled Keras model of the registry; `name`: its registry name (its FLOPs
+            formula, `flops.training_flops`).
         batches: `[(inputs, targets), ...]` (tensors or arrays).
         steps: timed steps.
         peak: a `keras_nmt.hardware.peak.measure_peak_matmul` result.
@@ -66,25 +82,38 @@ def train_measurement(model, name, batches, steps, peak):
     per_token = training_flops(name, model.get_config(), source_lengths, target_lengths)
     per_token /= target_lengths.sum()
     return {
-        "tokens_per_second": tokens_per_second,
-        "seconds": timing.total,
-        "steps": steps,
-        "warmup_steps": len(batches),
-        "warmup_seconds": timing.warmup_seconds,
-        "median_step_seconds": timing.median,
-        "train_flops_per_token": per_token,
+        "tokens_per_second": tokens_per_second, "seconds": timing.total, "steps": steps,
+        "warmup_steps": len(batches), "warmup_seconds": timing.warmup_seconds,
+        "median_step_seconds": timing.median, "train_flops_per_token": per_token,
         "achieved_flops_per_second": per_token * tokens_per_second,
-        "peak_flops_per_second": peak["flops_per_second"],
-        "peak_dtype": peak["dtype"],
+        "peak_flops_per_second": peak["flops_per_second"], "peak_dtype": peak["dtype"],
         "peak_size": peak.get("size"),
         "mfu": per_token * tokens_per_second / peak["flops_per_second"],
         "parameters": int(model.count_params()),
     }
 
 
-def error_text(error):
-    """One line for the `error` field of a record whose measurement raised `error`."""
-    return f"{type(error).__name__}: {str(error).strip()[:300]}"
+def time_decoding(decode_lengths, batches, warmup_batches):
+    """Sentences/s of `decode_lengths(ids) -> output lengths` over `batches`.
+
+    `warmup_batches` are decoded first, untimed and timed apart: they hold tracing and
+    compilation (one batch per shape where each shape compiles).
+
+    Returns:
+        A dict: `sentences_per_second`, `seconds`, `sentences`, `mean_output_length` (tokens of
+        the best hypothesis, END included), `max_output_length`, `warmup_seconds`.
+    """
+    timing = time_call(
+        # A host copy of the lengths: the decode has finished.
+        lambda: [np.asarray(decode_lengths(ids)) for ids in batches],
+        warmup=lambda: [np.asarray(decode_lengths(ids)) for ids in warmup_batches],
+    )
+    lengths = np.concatenate(timing.result)
+    return {
+        "sentences_per_second": len(lengths) / timing.total, "seconds": timing.total,
+        "sentences": int(len(lengths)), "mean_output_length": float(np.mean(lengths)),
+        "max_output_length": int(np.max(lengths)), "warmup_seconds": timing.warmup_seconds,
+    }
 
 
 def records_table(records, columns, head=3):
@@ -114,7 +143,7 @@ def beam_name(beam_size):
 def write_outputs(args, records, markdown):
     """(Re)writes --output-json and --output-md with every record so far, atomically.
 
-    Rewritten after each measurement, so that a run cut short (a crash, a lease's time limit)
+    Called after each measurement, so that a run cut short (a crash, a lease's time limit)
     keeps what it measured.
     """
     if args.output_json:
@@ -124,38 +153,8 @@ def write_outputs(args, records, markdown):
             temporary.write_text(markdown)
 
 
-def time_decoding(decode_lengths, batches, warmup_batches):
-    """Sentences/s of `decode_lengths(ids) -> output lengths` over `batches`.
-
-    `warmup_batches` are decoded first, untimed and timed apart: they hold tracing and
-    compilation (one batch per shape where each shape compiles).
-
-    Returns:
-        A dict: `sentences_per_second`, `seconds`, `sentences`, `mean_output_length` (tokens of
-        the best hypothesis, END included), `max_output_length`, `warmup_seconds`.
-    """
-    timing = time_call(
-        # A host copy of the lengths: the decode has finished.
-        lambda: [np.asarray(decode_lengths(ids)) for ids in batches],
-        warmup=lambda: [np.asarray(decode_lengths(ids)) for ids in warmup_batches],
-    )
-    lengths = np.concatenate(timing.result)
-    return {
-        "sentences_per_second": len(lengths) / timing.total,
-        "seconds": timing.total,
-        "sentences": int(len(lengths)),
-        "mean_output_length": float(np.mean(lengths)),
-        "max_output_length": int(np.max(lengths)),
-        "warmup_seconds": timing.warmup_seconds,
-    }
-
-
 def source_batches(rows, batch_size=64):
     """Source id rows, `batch_size` at a time, as int32 `(batch, longest)` arrays padded with 0.
-
-    Args:
-        rows: id sequences (lists or arrays), in the order to batch them.
-        batch_size: sentences per batch.
 
     Example:
         >>> [b.tolist() for b in source_batches([[5, 6], [7], [8, 9, 10]], batch_size=2)]
@@ -179,16 +178,8 @@ def random_rows(lengths, vocab_size, rng):
 def synthetic_lengths(count, rng, median=20.0, spread=0.5, ratio=1.0, max_length=96):
     """`(source_lengths, target_lengths)`, int arrays of `count` sentence lengths.
 
-    Target lengths are `exp(N(log median, spread^2))` (END included), sources `ratio` times their
-    target with a log-normal noise of spread 0.15; both are clipped to `[2, max_length]`.
-
-    Args:
-        count: number of sentences.
-        rng: a `numpy.random.Generator`.
-        median: median target length in tokens.
-        spread: standard deviation of the log length.
-        ratio: median source / target length ratio.
-        max_length: the longest sentence (tokens, END or START included).
+    Targets are `exp(N(log median, spread^2))` tokens (END included), sources `ratio` times
+    their target with a log-normal noise of spread 0.15; both clipped to `[2, max_length]`.
     """
     target = np.exp(rng.normal(np.log(median), spread, count))
     source = target * ratio * np.exp(rng.normal(0.0, 0.15, count))
@@ -206,16 +197,10 @@ def token_batches(source_lengths, target_lengths, tokens_per_batch, source_vocab
     batch sizes over 8 rounded down to a multiple of 8. At most `max_batches` groups (None:
     all), spread over the length range, come back in a random order.
 
-    Args:
-        source_lengths, target_lengths: int arrays from `synthetic_lengths`.
-        tokens_per_batch: the padded-token budget of one batch.
-        source_vocab_size, target_vocab_size: ids are drawn from `[NUM_RESERVED, vocab)`.
-        rng: a `numpy.random.Generator`.
-
     Returns:
         `[({"encoder_tokens": (batch, S), "decoder_tokens": (batch, T)}, targets (batch, T))]`,
         int32, as `keras_nmt.data.make_dataset` yields them (`decoder_tokens` = START + y,
-        `targets` = y + END, padded with `PAD_ID`).
+        `targets` = y + END, padded with `PAD_ID`); ids in `[NUM_RESERVED, vocab size)`.
     """
     order = np.argsort(target_lengths, kind="stable")
     padded = lambda n: -(-int(n) // length_multiple) * length_multiple  # noqa: E731
@@ -235,26 +220,15 @@ def token_batches(source_lengths, target_lengths, tokens_per_batch, source_vocab
     if max_batches is not None and len(groups) > max_batches:
         keep = np.linspace(0, len(groups) - 1, max_batches).round().astype(int)
         groups = [groups[i] for i in keep]
-    batches = [
-        _batch(source_lengths[g], target_lengths[g], source_vocab_size, target_vocab_size,
-               rng, padded)
-        for g in groups
-    ]
+    batches = []
+    for group in groups:
+        s, t = source_lengths[group][:, None], target_lengths[group][:, None]
+        source = rng.integers(NUM_RESERVED, source_vocab_size, (len(group), padded(s.max())))
+        words = rng.integers(NUM_RESERVED, target_vocab_size, (len(group), padded(t.max())))
+        at = np.arange(words.shape[1])  # target positions; y is words[:, :t - 1]
+        decoder = np.where(at == 0, START_ID, np.where(at < t, np.roll(words, 1, axis=1), PAD_ID))
+        targets = np.where(at < t - 1, words, np.where(at == t - 1, END_ID, PAD_ID))
+        source = np.where(np.arange(source.shape[1]) < s, source, PAD_ID)
+        batches.append(({"encoder_tokens": source.astype(np.int32),
+                         "decoder_tokens": decoder.astype(np.int32)}, targets.astype(np.int32)))
     return [batches[i] for i in rng.permutation(len(batches))]
-
-
-def _batch(source_lengths, target_lengths, source_vocab, target_vocab, rng, padded):
-    batch = len(source_lengths)
-    source_width = padded(source_lengths.max())
-    target_width = padded(target_lengths.max())
-    source = rng.integers(NUM_RESERVED, source_vocab, (batch, source_width)).astype(np.int32)
-    words = rng.integers(NUM_RESERVED, target_vocab, (batch, target_width)).astype(np.int32)
-    decoder = np.full((batch, target_width), PAD_ID, np.int32)
-    targets = np.full((batch, target_width), PAD_ID, np.int32)
-    for row, (s, t) in enumerate(zip(source_lengths, target_lengths, strict=True)):
-        source[row, s:] = PAD_ID
-        decoder[row, 0] = START_ID
-        decoder[row, 1:t] = words[row, : t - 1]
-        targets[row, : t - 1] = words[row, : t - 1]
-        targets[row, t - 1] = END_ID
-    return {"encoder_tokens": source, "decoder_tokens": decoder}, targets

@@ -1,13 +1,11 @@
-"""Benchmark sections "export" and "translation": strings in and out, in-process vs SavedModel.
+"""Benchmark sections "decode", "export" and "translation" (the command's help describes them),
+and `engine_speeds`: TensorFlow against CTranslate2 on one trained Transformer run.
 
-"export" (`run_export`): greedy sentences/s of each model's in-process `Translator` (untrained,
-or the run of --run) and of its reloaded SavedModel, alternately.
-
-"translation" (`run_translation`) needs a trained model (--run RUN_DIR; untrained models decode
-to the length cap): on the spa-eng test sentences, tokenizers included, the first call of each
-strategy on a fresh `Translator` and on a freshly loaded SavedModel, then sentences/s of both per
-beam size (warm-up batch timed apart), time per sentence against greedy and the agreement of
-their outputs; for a Transformer with CTranslate2 installed, also `ctranslate2_speed`'s engines.
+"translation" runs `engine_speeds` for a Transformer run when ctranslate2 is installed: our
+in-process `Translator` and the run exported to CTranslate2 in float32, int8 and the other weight
+types the CPU has kernels for, each with its default threading, timed in turn within each pass
+(load changes on a shared machine hit all alike) after one warm-up call each; the median pass
+counts, with BLEU beside each speed.
 """
 
 import importlib.util
@@ -16,25 +14,91 @@ import tempfile
 from functools import partial
 from pathlib import Path
 
-from keras_nmt.benchmarks import ctranslate2_speed
-from keras_nmt.benchmarks.speed import beam_name, records_table
-from keras_nmt.decoding import DecodingOptions
+import tensorflow as tf
+
+from keras_nmt import markdown
+from keras_nmt.benchmarks.speed import beam_name, records_table, source_batches, time_decoding
+from keras_nmt.decoding import DecodingOptions, decode
 from keras_nmt.export import export_translator
-from keras_nmt.inference import RunDirectory, SavedTranslator, Translator, open_translator
+from keras_nmt.export.ctranslate2_export import export_ctranslate2
+from keras_nmt.inference import (
+    CTranslate2Translator,
+    RunDirectory,
+    SavedTranslator,
+    Translator,
+    open_translator,
+)
 from keras_nmt.inference.run_directory import CONFIG_FILE
-from keras_nmt.timing import time_call
+from keras_nmt.metrics.sacrebleu_scores import corpus_bleu
+from keras_nmt.timing import time_call, time_in_turn
 
 FIRST_CALL_TEXT = "Tom no sabe dónde vive Mary."
+# CTranslate2 weight types measured when the CPU has them, besides float32 and int8 (on a CPU,
+# int8 is int8_float32: int8 weights, float32 activations).
+OPTIONAL_QUANTIZATIONS = ("bfloat16", "int8_bfloat16")
+
+
+def _graph_decode(model, strategy, options):
+    """`ids -> best lengths` of `decode` in one `tf.function` traced once for every shape (the
+    first batch, decoded untimed, holds the tracing)."""
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)], autograph=False)
+    def lengths(ids):  # plain graph code: nothing for AutoGraph to convert
+        return decode(model, ids, strategy, **options).best().lengths
+
+    return lambda ids: lengths(tf.constant(ids, tf.int32))
+
+
+def run_decode(context):
+    """Sentences/s of greedy and beam search: one record per model x beam size."""
+    args = context.options
+    records = []
+    for name, api, model, source_tokenizer, _, sources, state in context.inference_models("decode"):
+        batches = source_batches(source_tokenizer.tokenize(sources).to_list(), args.batch_size)
+        for beam_size in [1, 2] if args.quick else args.beam_sizes:
+            options = {"beam_size": beam_size} if beam_size > 1 else {}
+            strategy = "beam" if options else "greedy"
+            result = time_decoding(_graph_decode(model, strategy, options), batches, batches[:1])
+            records.append({
+                "section": "decode", "model": name, "api": api, "weights": state,
+                "strategy": strategy, "beam_size": beam_size, "batch_size": args.batch_size,
+                "sentences_per_second": round(result["sentences_per_second"], 2),
+                "ms_per_sentence": round(1000 / result["sentences_per_second"], 3),
+                "sentences": result["sentences"], "seconds": round(result["seconds"], 3),
+                "mean_output_length": round(result["mean_output_length"], 2),
+                "max_output_length": result["max_output_length"],
+                "mean_source_length": round(
+                    float(sum((b != 0).sum() for b in batches)) / result["sentences"], 2),
+                "warmup_seconds": round(result["warmup_seconds"], 3),
+                **context.environment(),
+            })
+            print(f"  {name} {api} beam {beam_size}: {records[-1]['sentences_per_second']:,.1f} "
+                  f"sentences/s, mean output length {records[-1]['mean_output_length']}")
+    greedy = {(r["model"], r["api"]): r for r in records if r["beam_size"] == 1}
+    for record in records:
+        base = greedy.get((record["model"], record["api"]))
+        if base:
+            record["time_ratio_to_greedy"] = round(
+                record["ms_per_sentence"] / base["ms_per_sentence"], 3)
+    return records
+
+
+def decode_table(records):
+    """The decode records as a Markdown table."""
+    return records_table(records, [
+        ("model", "model", ""), ("API", "api", ""), ("weights", "weights", ""),
+        ("strategy", lambda r: beam_name(r["beam_size"]), ""),
+        ("sentences/s", "sentences_per_second", ",.1f"), ("ms/sentence", "ms_per_sentence", ".2f"),
+        ("time / greedy", lambda r: f"{r['time_ratio_to_greedy']:.2f}"
+         if r.get("time_ratio_to_greedy") is not None else "", "r"),
+        ("mean output length", "mean_output_length", ".1f"),
+        ("mean source length", "mean_source_length", ".1f"),
+    ])
 
 
 def time_translation(translator, texts, batch_size=64, **options):
-    """Sentences/s of `translate_batch` after one warm-up batch (timed on its own).
-
-    Args:
-        translator: a `Translator` or `SavedTranslator`.
-        texts: the sentences.
-        batch_size: sentences per graph call.
-        **options: more `translate_batch` options (`beam_size`, `length_penalty`).
+    """Sentences/s of `translator.translate_batch(texts, batch_size, **options)` after one
+    warm-up batch (timed on its own).
 
     Returns:
         A dict: `sentences_per_second`, `seconds`, `warmup_seconds`, `sentences`, and
@@ -49,36 +113,60 @@ def time_translation(translator, texts, batch_size=64, **options):
         warmup=lambda: translator.translate_batch(
             texts[:batch_size], batch_size=batch_size, **options),
     )
-    return {
-        "sentences_per_second": len(texts) / timing.total,
-        "seconds": timing.total,
-        "warmup_seconds": timing.warmup_seconds,
-        "sentences": len(texts),
-        "results": timing.result,
-    }
+    return {"sentences_per_second": len(texts) / timing.total, "seconds": timing.total,
+            "warmup_seconds": timing.warmup_seconds, "sentences": len(texts),
+            "results": timing.result}
 
 
-def agreement(ours, theirs):
-    """Fraction of sentences with the same n-best texts, and the largest score difference."""
-    same = sum(a.texts == b.texts for a, b in zip(ours, theirs, strict=True))
-    difference = max(
-        (abs(x - y) for a, b in zip(ours, theirs, strict=True)
-         for x, y in zip(a.scores, b.scores, strict=True)),
-        default=0.0,
-    )
-    return same / max(1, len(ours)), difference
+def run_export(context):
+    """Greedy sentences/s of the in-process `Translator` and of its reloaded SavedModel: one
+    record per model (the first --models in the first --apis, or the run of --run)."""
+    args = context.options
+    models = context.inference_models("export")
+    if not args.run:
+        models = models[:1] and [m for m in models if m[1] == args.apis[0]][:1]
+    records = []
+    repeats = 1 if args.quick else args.export_repeats
+    for name, api, model, source_tokenizer, target_tokenizer, sources, state in models:
+        translator = Translator(model, source_tokenizer, target_tokenizer)
+        with tempfile.TemporaryDirectory() as directory:
+            export = time_call(partial(export_translator, translator, base_dir=directory,
+                                       name=name))
+            saved = open_translator(export.result)
+            # Alternately, so that load changes on a shared machine hit both alike; the best.
+            speeds = [max(column) for column in zip(*[
+                [time_translation(t, sources, batch_size=args.batch_size)["sentences_per_second"]
+                 for t in (translator, saved)] for _ in range(repeats)], strict=True)]
+        records.append({
+            "section": "export", "model": name, "api": api, "weights": state,
+            "strategy": "greedy", "batch_size": args.batch_size, "sentences": len(sources),
+            "in_process_sentences_per_second": round(speeds[0], 2),
+            "saved_model_sentences_per_second": round(speeds[1], 2),
+            "saved_over_in_process": round(speeds[1] / speeds[0], 3),
+            "repeats": repeats, "export_seconds": round(export.total, 2),
+            **context.environment(),
+        })
+        print(f"  {name} {api}: in-process {speeds[0]:,.1f}, SavedModel {speeds[1]:,.1f} "
+              f"sentences/s (ratio {records[-1]['saved_over_in_process']:.2f})")
+    return records
+
+
+def export_table(records):
+    """The export records as a Markdown table."""
+    return records_table(records, [
+        ("model", "model", ""), ("API", "api", ""), ("weights", "weights", ""),
+        ("sentences", "sentences", ","),
+        ("in-process sentences/s", "in_process_sentences_per_second", ",.1f"),
+        ("SavedModel sentences/s", "saved_model_sentences_per_second", ",.1f"),
+        ("SavedModel / in-process", "saved_over_in_process", ".2f"),
+    ])
 
 
 def first_call_seconds(translator, beam_sizes):
-    """Seconds of the first `translate_batch` call per strategy on a fresh translator.
-
-    For a `SavedTranslator` just loaded, the first calls of its `serving_default`, `beam_search`
-    and `attention` signatures; for a fresh `Translator`, its tracing and first run.
-
-    Returns:
-        A dict `{"greedy": s, "beam 4": s, ..., "attention": s}`.
-    """
-    calls = [("greedy" if k == 1 else f"beam {k}", {"beam_size": k}) for k in beam_sizes]
+    """`{"greedy": s, "beam 4": s, ..., "attention": s}`: the first `translate_batch` call of
+    each strategy on a fresh translator (a `SavedTranslator` just loaded: its signatures' first
+    calls; a fresh `Translator`: its tracing and first run)."""
+    calls = [(beam_name(k), {"beam_size": k}) for k in beam_sizes]
     calls.append(("attention", {"return_attention": True}))
     return {name: time_call(partial(translator.translate_batch, [FIRST_CALL_TEXT],
                                     **options)).total
@@ -88,14 +176,10 @@ def first_call_seconds(translator, beam_sizes):
 def run_translation(context):
     """Translation speed of the run of --run (skipped with a message without one).
 
-    Args:
-        context: the run's `BenchmarkContext` (--run, --data-dir, --decode-sentences,
-            --beam-sizes, --batch-size).
-
     Returns:
         JSON records: one per signature's first call (`kind` "first_call"), one per beam size
         (`kind` "throughput"), and with CTranslate2 one per engine and beam size (`kind`
-        "engine": `ctranslate2_speed.engine_speeds`).
+        "engine": `engine_speeds`).
     """
     args = context.options
     if not args.run:
@@ -117,8 +201,7 @@ def run_translation(context):
     with tempfile.TemporaryDirectory() as directory:
         path = export_translator(translator, base_dir=directory, name="model")
         loading = time_call(partial(SavedTranslator, path))
-        saved = loading.result
-        first_saved = first_call_seconds(saved, beam_sizes)
+        first_saved = first_call_seconds(loading.result, beam_sizes)
         records = [
             {**base, "kind": "first_call", "strategy": strategy,
              "in_process_seconds": round(seconds, 3),
@@ -132,8 +215,13 @@ def run_translation(context):
             options = {"beam_size": beam_size, "batch_size": args.batch_size}
             if beam_size > 1:
                 options["length_penalty"] = penalty
-            ours, theirs = (time_translation(t, sources, **options) for t in (translator, saved))
-            same, difference = agreement(ours["results"], theirs["results"])
+            ours, theirs = (time_translation(t, sources, **options)
+                            for t in (translator, loading.result))
+            same = sum(a.texts == b.texts for a, b in zip(
+                ours["results"], theirs["results"], strict=True)) / max(1, len(sources))
+            difference = max((abs(x - y) for a, b in zip(ours["results"], theirs["results"],
+                                                         strict=True)
+                              for x, y in zip(a.scores, b.scores, strict=True)), default=0.0)
             speed = (ours["sentences_per_second"], theirs["sentences_per_second"])
             greedy = greedy or speed
             records.append({
@@ -151,10 +239,8 @@ def run_translation(context):
                   f"sentences/s, agreement {same:.1%}")
     if config["model"] == "transformer" and importlib.util.find_spec("ctranslate2"):
         references = [target for _, target in pairs[: len(sources)]]
-        records += [
-            {**base, "kind": "engine", **r} for r in ctranslate2_speed.engine_speeds(
-                args.run, sources, references, beam_sizes, args.batch_size, passes=1)
-        ]
+        records += [{**base, "kind": "engine", **r} for r in engine_speeds(
+            args.run, sources, references, beam_sizes, args.batch_size, passes=1)]
     return records
 
 
@@ -179,60 +265,88 @@ def translation_table(records):
     ]
     engines = [r for r in records if r["kind"] == "engine"]
     if engines:
-        tables.append(ctranslate2_speed.engine_table(engines))
+        tables.append(engine_table(engines))
     return "\n\n".join(tables)
 
 
-def run_export(context):
-    """Greedy translations/s of the in-process `Translator` and of its reloaded SavedModel.
+def cpu_quantizations():
+    """float32, int8 and those of `OPTIONAL_QUANTIZATIONS` this CPU computes in."""
+    # Optional heavy dependency: only this benchmark and the export need it.
+    import ctranslate2
+
+    supported = ctranslate2.get_supported_compute_types("cpu")
+    return ["float32", "int8"] + [q for q in OPTIONAL_QUANTIZATIONS if q in supported]
+
+
+def engine_speeds(run_dir, sources, references, beam_sizes=(1, 4), batch_size=64,
+                  quantizations=None, passes=3, print_fn=print):
+    """Sentences/s (median of `passes`) and BLEU per engine and beam size (module docstring).
 
     Args:
-        context: the run's `BenchmarkContext` (the first --models in the first --apis, or --run).
+        run_dir: a Transformer run directory; `sources`, `references`: the test sentences.
+        beam_sizes, batch_size: of both engines (beam size 1 is greedy).
+        quantizations: the CTranslate2 weight types (default: `cpu_quantizations()`).
+        passes: timed passes over all sentences per engine and beam size.
 
     Returns:
-        One JSON record per model.
+        A list of dicts: `engine` ("tensorflow" or "ctranslate2"), `quantization`, `threads`,
+        `beam_size`, `sentences_per_second`, `pass_seconds`, `bleu` and `same_as_tensorflow`
+        (fraction of sentences with the same best translation as TensorFlow's).
     """
-    args = context.options
-    models = context.inference_models("export")
-    if not args.run:
-        models = models[:1] and [m for m in models if m[1] == args.apis[0]][:1]
-    records = []
-    for name, api, model, source_tokenizer, target_tokenizer, sources, state in models:
-        translator = Translator(model, source_tokenizer, target_tokenizer)
-        with tempfile.TemporaryDirectory() as directory:
-            export = time_call(partial(export_translator, translator, base_dir=directory,
-                                       name=name))
-            saved = open_translator(export.result)
-            repeats = 1 if args.quick else args.export_repeats
-            # Alternate the two so that load changes on a shared machine hit both alike.
-            in_process, exported = [], []
-            for _ in range(repeats):
-                for target, results in ((translator, in_process), (saved, exported)):
-                    results.append(time_translation(
-                        target, sources, batch_size=args.batch_size
-                    )["sentences_per_second"])
-        record = {
-            "section": "export", "model": name, "api": api, "weights": state,
-            "strategy": "greedy", "batch_size": args.batch_size, "sentences": len(sources),
-            "in_process_sentences_per_second": round(max(in_process), 2),
-            "saved_model_sentences_per_second": round(max(exported), 2),
-            "saved_over_in_process": round(max(exported) / max(in_process), 3),
-            "repeats": repeats, "export_seconds": round(export.total, 2),
-            **context.environment(),
-        }
-        records.append(record)
-        print(f"  {name} {api}: in-process {record['in_process_sentences_per_second']:,.1f}, "
-              f"SavedModel {record['saved_model_sentences_per_second']:,.1f} sentences/s "
-              f"(ratio {record['saved_over_in_process']:.2f})")
+    translators = {("tensorflow", "float32"): RunDirectory.load(run_dir).translator(
+        max_beam_size=max(beam_sizes))}
+    with tempfile.TemporaryDirectory() as directory:
+        for quantization in list(quantizations or cpu_quantizations()):
+            path = export_ctranslate2(run_dir, Path(directory) / quantization,
+                                      quantization=quantization)
+            translators[("ctranslate2", quantization)] = CTranslate2Translator(path)
+        records = []
+        for beam_size in beam_sizes:
+            calls = [partial(translator.translate_batch, sources, beam_size=beam_size,
+                             batch_size=batch_size) for translator in translators.values()]
+            for translator in translators.values():  # warm-up: tracing, first allocations
+                translator.translate_batch(sources[:batch_size], beam_size=beam_size,
+                                           batch_size=batch_size)
+            timings = dict(zip(translators, time_in_turn(calls, repeats=passes), strict=True))
+            reference = [r.text for r in timings[("tensorflow", "float32")].result]
+            for (engine, quantization), translator in translators.items():
+                timing = timings[(engine, quantization)]
+                texts = [r.text for r in timing.result]
+                records.append({
+                    "engine": engine, "quantization": quantization,
+                    "threads": f"{translator.inter_threads} x {translator.intra_threads}"
+                    if engine == "ctranslate2" else "TensorFlow default",
+                    "beam_size": beam_size, "sentences": len(sources),
+                    "sentences_per_second": len(sources) / timing.median,
+                    "pass_seconds": [round(s, 3) for s in timing.seconds],
+                    "bleu": corpus_bleu(texts, references).score,
+                    "same_as_tensorflow": sum(a == b for a, b in zip(
+                        texts, reference, strict=True)) / len(texts),
+                })
+                print_fn(f"  {engine} {quantization} beam {beam_size}: "
+                         f"{records[-1]['sentences_per_second']:,.1f} sentences/s, BLEU "
+                         f"{records[-1]['bleu']:.2f}, same as TensorFlow "
+                         f"{records[-1]['same_as_tensorflow']:.1%}")
     return records
 
 
-def export_table(records):
-    """The export records as a Markdown table."""
-    return records_table(records, [
-        ("model", "model", ""), ("API", "api", ""), ("weights", "weights", ""),
-        ("sentences", "sentences", ","),
-        ("in-process sentences/s", "in_process_sentences_per_second", ",.1f"),
-        ("SavedModel sentences/s", "saved_model_sentences_per_second", ",.1f"),
-        ("SavedModel / in-process", "saved_over_in_process", ".2f"),
-    ])
+def engine_table(records):
+    """The records of `engine_speeds` as one Markdown table (greedy and beam side by side)."""
+    beams = sorted({r["beam_size"] for r in records})
+    rows = []
+    for key in dict.fromkeys((r["engine"], r["quantization"], r["threads"]) for r in records):
+        chosen = {r["beam_size"]: r for r in records
+                  if (r["engine"], r["quantization"], r["threads"]) == key}
+        rows.append(
+            ["TensorFlow (in-process Translator)" if key[0] == "tensorflow"
+             else f"CTranslate2 {key[1]}", key[2]]
+            + [f"{chosen[b]['sentences_per_second']:,.0f}" for b in beams]
+            + [" / ".join(f"{chosen[b][field]:{spec}}" for b in beams)
+               for field, spec in (("bleu", ".2f"), ("same_as_tensorflow", ".1%"))]
+        )
+    names = [beam_name(b) for b in beams]
+    return markdown.table(
+        ["decoder", "threads (batches x threads each)"] + [f"{n} sent/s" for n in names]
+        + [f"BLEU {' / '.join(names)}", "same as TensorFlow"],
+        rows, align="ll" + "r" * (len(beams) + 2),
+    )

@@ -1,35 +1,23 @@
 """Measure keras_nmt throughput and print Markdown tables (optionally JSON records and Markdown).
 
 --backend tensorflow (the default) runs these sections on the spa-eng data (--only picks some):
-    pipeline   tokenize-and-batch pairs/s of keras_nmt.data.make_dataset on the training split
-               (spa-eng.train.tsv.xz, 114,102 pairs) per tokenizer kind: tokenizing the corpus,
-               building the dataset and one epoch (building the vocabularies is not timed).
-    train      real target tokens/s over timed train_on_batch steps (after one untimed pass
-               over the fixed batches) of every model x API x precision x XLA on the
-               `benchmark` configuration of keras_nmt.models.configurations (recurrent:
-               embedding 256, units 512, one layer; Transformer: d_model 256, 3+3 layers, 4
-               heads, ff 1024), fixed batches of the seeded-shuffled split with subword
-               vocabularies; MFU = model FLOPs (keras_nmt.benchmarks.flops: 2*m*n*k per matmul,
-               training = 3 x forward, real tokens only) x tokens/s / the peak matmul FLOP/s
-               measured in this run in the compute dtype.
-    profile    where a training step's time goes, on the train section's batches: the model
-               compiled four times, each adding a part (forward, loss and metrics, backward
-               with SGD, Adam with clipnorm); each part's share, the MFU of the passes and the
-               output projection's share of the forward FLOPs.
-    decode     sentences/s of greedy and beam search on the test sentences, on UNTRAINED
-               reference models (or --run RUN_DIR); untrained models decode to the length cap
-               (min(100, ceil(1.5 * source_len + 10))), so the mean output length is reported.
-    export     greedy sentences/s of the in-process keras_nmt.inference.Translator and of its
-               SavedModel (exported and reloaded), first --models in the first --apis.
-    translation  needs --run RUN_DIR: the first call of each strategy on a fresh Translator and
-               on a fresh SavedModel, sentences/s of both per beam size (warm-up timed apart),
-               time per sentence against greedy and the agreement of their outputs.
+    pipeline   tokenize-and-batch pairs/s of make_dataset on the training split per tokenizer
+               kind (building the vocabularies is not timed).
+    train      real target tokens/s of train_on_batch (after an untimed pass over the fixed
+               batches) per model x API x precision x XLA at the `benchmark` sizes of
+               keras_nmt.models.configurations; MFU = model FLOPs (keras_nmt.benchmarks.flops:
+               real tokens only) x tokens/s / the matmul peak measured in this run.
+    profile    where a training step's time goes (forward, loss and metrics, backward, Adam):
+               each part's share, the passes' MFU, the output projection's share of the FLOPs.
+    decode     greedy and beam search sentences/s on the test sentences, on UNTRAINED models
+               (or --run RUN_DIR): they decode to the length cap, so the output length is shown.
+    export     greedy sentences/s of the in-process Translator and of its reloaded SavedModel.
+    translation  needs --run RUN_DIR: first calls and sentences/s per beam size of a fresh
+               Translator and SavedModel, time against greedy, the agreement of their outputs.
 --backend jax runs train and decode on synthetic token ids (log-normal lengths, length-bucketed
-batches), importing no TensorFlow (keras, namex and optree suffice besides jax: docs/scale.md);
-model sizes come from --size. Under JAX's default matmul precision, float32 matmuls on NVIDIA
-GPUs run in TF32 (the peak is measured alike). A flag of one backend's group is refused with
-the other (one error line). Sections whose data is missing from --data-dir are skipped with a
-message. Ratios are only meaningful within one run: the machine's load changes between runs.
+batches) without importing TensorFlow (docs/scale.md); float32 matmuls on NVIDIA GPUs run in
+TF32 there (the peak alike). A flag of the other backend's group is refused; sections whose data
+is missing from --data-dir are skipped with a message. Ratios mean something within one run only.
 
 Examples:
     keras-nmt benchmark --only pipeline --tokenizers char,subword --output-json bench.json
@@ -59,15 +47,15 @@ from keras_nmt.cli.common import (
     command,
     exit_status,
     new_parser,
-    non_negative_int,
     positive_float,
     positive_int,
     start_tensorflow,
 )
+from keras_nmt.cli.options import add_options
 from keras_nmt.data.corpus import shared_data_dir
 from keras_nmt.models.registry import APIS, MODEL_NAMES
 from keras_nmt.special_ids import TOKENIZER_KINDS
-from keras_nmt.training.train_config import PRECISIONS
+from keras_nmt.training.train_config import PRECISIONS, TrainConfig
 
 # The shared corpora beside a checkout of the repository (tests and the documented runs).
 DEFAULT_DATA_DIR = shared_data_dir()
@@ -119,28 +107,21 @@ def build_parser(prog=None):
                         help=f"run only these sections (tensorflow: {', '.join(SECTION_NAMES)}; "
                         f"jax: {', '.join(JAX_SECTION_NAMES)}); repeatable or comma-separated "
                         "(default: all of the backend's sections)")
-    parser.add_argument("--seed", type=non_negative_int, default=0,
-                        help="seed of the data (tensorflow: the dataset shuffles; jax: the "
-                        "synthetic batches) and of the model initializations "
-                        "(default: %(default)s)")
+    add_options(parser, ["seed"], TrainConfig(), helps={
+        "seed": "seed of the data (shuffles, synthetic batches) and of the model initializations"})
     parser.add_argument("--quick", action="store_true",
-                        help="tiny sizes for tests and smoke runs (numbers are not meaningful); "
-                        f"tensorflow: 2,000 pairs, vocabularies of {QUICK_VOCAB_SIZE}, models "
-                        f"of width 16-64, 2 timed steps, {QUICK_SENTENCES} test sentences, greedy "
-                        "and beam 2; jax: --size quick, 2 batches, 2 steps, 16 sentences, "
-                        "peak matmuls of 128")
+                        help="tiny sizes, numbers without meaning (tensorflow: 2,000 pairs, "
+                        f"vocabularies of {QUICK_VOCAB_SIZE}, {QUICK_SENTENCES} test sentences, "
+                        "greedy and beam 2; jax: --size quick, 16 sentences); both: 2 batches "
+                        "and 2 timed steps")
     parser.add_argument("--output-json", default=None, metavar="PATH",
-                        help="also write the records (one per measurement, with the machine "
-                        "and versions: tensorflow: the CPU model, ISA flags, GPUs, "
-                        "os.cpu_count(), the TensorFlow and Keras versions, the dtype policy and "
-                        "the configuration; jax: the device and the JAX and Keras versions) to "
-                        "this JSON file")
+                        help="also write the records (one per measurement, with its "
+                        "configuration, the machine or device and the versions) to this file")
     parser.add_argument("--output-md", default=None, metavar="PATH",
                         help="also write the Markdown tables to this file")
     _add(parser, tf, "--data-dir", {"tensorflow": str(DEFAULT_DATA_DIR)}, show_default=False,
-         help="directory holding the shared corpora (spa-eng.train.tsv.xz, spa-eng.test.tsv); "
-         "sections that need a missing file are skipped with a message (default: ../shared/data "
-         "next to the repository)")
+         help="directory holding spa-eng.train.tsv.xz and spa-eng.test.tsv (default: "
+         "../shared/data next to the repository)")
     _add(parser, tf, "--batch-size", {"tensorflow": "64"}, type=positive_int,
          help="pairs (pipeline, train, profile) or sentences (decode, export) per batch")
     _add(parser, tf, "--vocab-size", {"tensorflow": "8000"}, type=positive_int,
@@ -181,16 +162,15 @@ def build_parser(prog=None):
     _add(parser, tf, "--eager-steps", {"tensorflow": "3"}, type=positive_int,
          help="train: timed steps of the eager runs")
     _add(parser, tf, "--same-shape", {"tensorflow": False}, action="store_true",
-         help="train, profile: pad all fixed batches to one shape (the longest source and "
-         "target among them): one trace and one XLA compilation instead of one per shape; "
-         "tokens/s and FLOPs still count real tokens only")
+         help="train, profile: pad all fixed batches to the longest source and target among "
+         "them: one trace and XLA compilation in all (tokens/s, FLOPs: real tokens only)")
     _add(parser, parser, "--peak-size", {"tensorflow": "2048", "jax": "8192"}, type=positive_int,
          help="train, profile: side of the square matmuls measuring the peak FLOP/s")
     # decode / export
     _add(parser, parser, "--decode-sentences", {"tensorflow": "2000", "jax": "512"},
          type=positive_int, help="decode/export/translation: sentences to decode (tensorflow: "
          "the first N spa-eng test sentences; jax: N synthetic sources)")
-    _add(parser, tf, "--beam-sizes", {"tensorflow": "1,4,8"}, type=_comma_list(int),
+    _add(parser, tf, "--beam-sizes", {"tensorflow": "1,4,8"}, type=_comma_list(positive_int),
          help="decode/translation: comma-separated beam sizes, 1 = greedy")
     _add(parser, tf, "--run", {"tensorflow": None}, metavar="RUN_DIR",
          help="decode/export: benchmark this trained run directory instead of untrained "
@@ -199,14 +179,11 @@ def build_parser(prog=None):
          help="export: passes over the sentences for each translator, alternating, the best "
          "kept")
     # --backend jax
-    # dest `preset`: the name the jax benchmark (keras_nmt.benchmarks) reads.
     _add(parser, jax, "--size", {"jax": "gpu"}, choices=JAX_PRESETS, dest="preset",
-         help="model sizes and batch budget (keras_nmt.benchmarks.jax_benchmark): the "
-         "reference configurations, the GPU-sized Transformer (d_model 512, 6+6 layers, ff "
-         "2048, 32k-token batches), or tiny")
+         help="model sizes and batch budget (jax_benchmark.PRESETS): the reference sizes, the "
+         "GPU-sized Transformer (d_model 512, 6+6 layers, 32k-token batches), or tiny")
     _add(parser, jax, "--tokens-per-batch", {"jax": None}, type=positive_int,
-         help="padded-token budget of a training batch, batch x its longer side (default: "
-         "that of --size)")
+         help="padded tokens of a training batch, batch x longer side (default: --size's)")
     _add(parser, jax, "--median-length", {"jax": "20"}, type=positive_float,
          help="median target sentence length in tokens")
     _add(parser, jax, "--beam-size", {"jax": "4"}, type=positive_int,
@@ -247,8 +224,6 @@ def _check(args):
         unknown = [item for item in chosen if item not in known]
         if unknown:
             raise SystemExit(f"unknown {what} {unknown}; choose from {', '.join(known)}")
-    if any(size < 1 for size in args.beam_sizes or []):
-        raise SystemExit("beam sizes must be >= 1")
 
 
 def parse(argv=None, prog=None):
@@ -266,46 +241,38 @@ def parse(argv=None, prog=None):
 def main(argv=None, prog=None):
     args = parse(argv, prog)
     if args.backend == "jax":
-        # Keras reads KERAS_BACKEND when it is first imported, by jax_run: set first, so that
-        # nothing imports TensorFlow (the GPU machine this is for has JAX only).
+        # Keras reads KERAS_BACKEND when it is first imported, here: set first, so that nothing
+        # imports TensorFlow (the GPU machine this is for has JAX only).
         os.environ["KERAS_BACKEND"] = "jax"
-        from keras_nmt.benchmarks.jax_run import run_jax_benchmark  # noqa: PLC0415
+        from keras_nmt.benchmarks.jax_benchmark import run_jax_benchmark  # noqa: PLC0415
 
         return run_jax_benchmark(args)
     start_tensorflow(args.debug)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
-    from keras_nmt.benchmarks.benchmark_context import BenchmarkContext  # noqa: PLC0415
-    from keras_nmt.benchmarks.sections import SECTIONS, markdown_report  # noqa: PLC0415
+    from keras_nmt.benchmarks import sections  # noqa: PLC0415
     from keras_nmt.benchmarks.speed import write_outputs  # noqa: PLC0415
 
-    names = [name for name in SECTIONS if not args.only or name in args.only]
-    context = BenchmarkContext(args)
+    context = sections.BenchmarkContext(args)
     records, failed = [], []
-    table = markdown_report(records)
-    for name in names:
+    for name, run in sections.SECTIONS.items():
+        if args.only and name not in args.only:
+            continue
         try:
-            records += SECTIONS[name](context)
+            records += run(context)
         except Exception:  # one failing section must not cost the others' measurements
             traceback.print_exc()
             print(f"{name}: FAILED (traceback above); the other sections go on")
             failed.append(name)
         # Written after every section, so a crash or a kill later keeps what was measured.
-        table = markdown_report(records)
-        write_outputs(args, records, table + "\n")
-    if records:
-        print()
-        print(table)
-    else:
-        print("no measurements were made")
-    if args.output_json:
-        print(f"wrote {len(records)} records to {args.output_json}")
-    if args.output_md:
-        print(f"wrote the tables to {args.output_md}")
+        write_outputs(args, records, sections.markdown_report(records) + "\n")
+    print(f"\n{sections.markdown_report(records)}" if records else "no measurements were made")
+    for path, what in ((args.output_json, f"{len(records)} records"),
+                       (args.output_md, "the tables")):
+        if path:
+            print(f"wrote {what} to {path}")
     if failed:
         print(f"failed sections: {', '.join(failed)}")
-        return 1
-    return 0
-
+    return 1 if failed else 0
 
 if __name__ == "__main__":
     sys.exit(exit_status(main()))

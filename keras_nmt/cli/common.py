@@ -164,12 +164,13 @@ def command(main):
     """Wraps a subcommand's `main(argv=None, prog=None)`: a user error prints one
     `error: ...` line and returns 1; Ctrl-C (SIGINT) and SIGTERM print one line saying what was
     left and return 130 / 143 instead of a traceback (`keras_nmt.cli.interruption`), also when a
-    library swallowed the signal and the command ran on. With `--debug` among the arguments the
-    traceback is printed as well. Any error raised after a signal is that signal's doing (a
-    library importing or tracing turned the `KeyboardInterrupt` into an `ImportError` or a
-    `ValueError`): it ends the command as the signal does. A library error may carry `.left`
-    (what state it left, e.g. "the run folder resumes from its last backup"), printed on the
-    same line.
+    library swallowed the signal and the command ran on. A reader of the output that went away
+    (`| head`) ends the command quietly with status 141, as SIGPIPE ends `cat`. With `--debug`
+    among the arguments the traceback is printed as well. Any error raised after a signal is
+    that signal's doing (a library importing or tracing turned the `KeyboardInterrupt` into an
+    `ImportError` or a `ValueError`): it ends the command as the signal does. A library error
+    may carry `.left` (what state it left, e.g. "the run folder resumes from its last backup"),
+    printed on the same line.
     """
 
     @functools.wraps(main)
@@ -185,6 +186,8 @@ def command(main):
             return result
         except KeyboardInterrupt as error:
             return interruption.report(error, debug)
+        except BrokenPipeError:
+            return _reader_gone()
         except Exception as error:
             swallowed = interruption.swallowed()
             if swallowed is not None:  # a library turned the signal into its own error
@@ -196,6 +199,18 @@ def command(main):
             interruption.restore(previous)
 
     return wrapper
+
+
+def _reader_gone():
+    """The reader of our output went away (`keras-nmt translate ... | head`): stop quietly with
+    the status of a process ended by SIGPIPE, as `cat` and every other filter do. The output
+    still buffered goes nowhere, so that the interpreter's last flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # a stdout that is not a file (tests)
+        pass
+    return 128 + 13  # SIGPIPE
 
 
 def _report_error(error, debug):

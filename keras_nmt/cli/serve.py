@@ -10,8 +10,10 @@ GET /languages); the page at / shows the n-best list, attention and the beam sea
 Needs the serve extra: pip install keras_nmt[serve].
 """
 
+import argparse
 import asyncio
 import os
+import socket
 import sys
 
 from keras_nmt.cli.common import (
@@ -26,6 +28,37 @@ from keras_nmt.cli.common import (
 )
 
 
+def port_number(text):
+    """argparse type: a TCP port, 0-65535 (0: any free one)."""
+    port = non_negative_int(text)
+    if port > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535, got {port}")
+    return port
+
+
+def _api_key(text):
+    """argparse type: a key that is not empty (an empty one would refuse every request)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty key would refuse every request: give one, "
+                                         "or leave the flag out to require none")
+    return text
+
+
+def listen(host, port):
+    """A socket listening on `host:port`, opened before the models load: a busy port or an
+    unknown host fails at once, in one line that names it and the way out."""
+    listening = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn's own
+    try:
+        listening.bind((host, port))
+        listening.listen(2048)  # uvicorn's backlog
+        return listening
+    except OSError as error:
+        listening.close()
+        raise ValueError(f"cannot listen on {host}:{port}: {error.strerror or error}; choose "
+                         "another --port (0: any free one) or --host") from None
+
+
 def build_parser(prog=None):
     parser = new_parser(__doc__, prog)
     parser.add_argument("models", nargs="+", metavar="MODEL",
@@ -35,9 +68,10 @@ def build_parser(prog=None):
     net.add_argument("--host", default="127.0.0.1",
                      help="address to listen on (default: %(default)s, this machine only; "
                      "0.0.0.0 listens on every interface)")
-    net.add_argument("--port", type=non_negative_int, default=5000,
+    net.add_argument("--port", type=port_number, default=5000,
                      help="port (default: %(default)s; 0: a free one, printed)")
-    net.add_argument("--api-key", default=os.environ.get("KERAS_NMT_API_KEY"),
+    net.add_argument("--api-key", type=_api_key,
+                     default=os.environ.get("KERAS_NMT_API_KEY") or None,
                      help="require this key on every API request (field api_key, or header "
                      "X-API-Key or Authorization: Bearer KEY); default: $KERAS_NMT_API_KEY, "
                      "else none")
@@ -72,6 +106,7 @@ def build_parser(prog=None):
 @command
 def main(argv=None, prog=None):
     args = build_parser(prog).parse_args(argv)
+    listening = listen(args.host, args.port)
     start_tensorflow(args.debug)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow, and the
     # serve extra (Starlette, uvicorn) is needed only here.
@@ -112,7 +147,7 @@ def main(argv=None, prog=None):
         print(f"serving on http://{args.host}:{port}/", flush=True)
 
     async def serve():
-        await asyncio.gather(server.serve(), announce())
+        await asyncio.gather(server.serve(sockets=[listening]), announce())
 
     asyncio.run(serve())
     return 0

@@ -173,6 +173,9 @@ def _token_batch_splits(
     return np.asarray(splits, dtype=np.int64)
 
 
+_plain = tf.autograph.experimental.do_not_convert
+
+
 def _round_up(tensor: tf.Tensor, multiple: int) -> tf.Tensor:
     """Pads ``(batch, length)`` on the right with 0 so that ``length % multiple == 0``."""
     if multiple <= 1:
@@ -328,7 +331,8 @@ def make_dataset(
         epoch_seeds = tf.data.Dataset.random(seed=seed, rerandomize_each_iteration=True).take(1)
     else:
         epoch_seeds = tf.data.Dataset.from_tensors(tf.constant(0, tf.int64))
-    batches = epoch_seeds.map(epoch_batches).unbatch()  # (batch,) int64 per element
+    # Plain graph code: AutoGraph's conversion would only cost time at every `make_dataset`.
+    batches = epoch_seeds.map(_plain(epoch_batches)).unbatch()  # (batch,) int64 per element
 
     def make_batch(batch_indices):  # (batch,) int64
         encoder = tf.gather(encoder_rows, batch_indices).to_tensor(default_value=PAD_ID)
@@ -347,7 +351,8 @@ def make_dataset(
         target.set_shape([static_batch, None])
         return {"encoder_tokens": encoder, "decoder_tokens": decoder}, target
 
-    dataset = batches.map(make_batch, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    dataset = batches.map(
+        _plain(make_batch), num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     # The batch count is known: Keras then shows it and never "runs out of data".
     num_epochs = 1 if epochs is None else len(epochs)
     dataset = dataset.apply(tf.data.experimental.assert_cardinality(num_epochs * num_batches))

@@ -32,9 +32,7 @@ def gpu_names():
 def describe_machine(cpuinfo=None, gpus=None):
     """The machine as a dict for benchmark records and the pages of docs/results.
 
-    Args:
-        cpuinfo: /proc/cpuinfo text (default: read it); tests pass a fake.
-        gpus: GPU names (default: `gpu_names()`).
+    `cpuinfo` (/proc/cpuinfo text) and `gpus` (names) default to this machine's; tests pass fakes.
 
     Returns:
         `{"cpu_model", "cpu_count", "isa_flags" (those of ISA_FLAGS present), "native_bf16",

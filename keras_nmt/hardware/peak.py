@@ -26,19 +26,14 @@ def compile_function(function):
 
 
 def measure_peak_matmul(dtype="float32", size=2048, repeats=5, chain=1):
-    """FLOP/s of `size x size` by `size x size` matmuls in `dtype` (median of repeats).
+    """FLOP/s of `size x size` by `size x size` matmuls in `dtype` (median of `repeats` timed
+    calls after an untimed one).
 
     One matmul is `2 * size**3` FLOPs (a multiply and an add per term). The call runs compiled
-    (`compile_function`) and the result is reduced to a scalar read back to the host, so each
-    timing covers the whole product (the reduction costs `size**2`, under 0.1% of the product).
-    On a GPU, `chain` > 1 multiplies by `b` that many times in one call (each product rescaled,
-    so bfloat16 stays finite), hiding the per-call launch and read-back time.
-
-    Args:
-        dtype: `"float32"`, `"bfloat16"` or `"float16"`.
-        size: the matrix side.
-        repeats: timed calls (one untimed warm-up call comes first).
-        chain: matmuls per call.
+    and its result is reduced to a scalar read back to the host, so each timing covers the whole
+    product (the reduction costs under 0.1% of it). `chain` > 1 multiplies by `b` that many
+    times in one call (each product rescaled, so bfloat16 stays finite), hiding a GPU's
+    per-call launch and read-back time.
 
     Returns:
         A dict: `flops_per_second` (median), `best_flops_per_second`, `seconds` (median, per
@@ -61,28 +56,21 @@ def measure_peak_matmul(dtype="float32", size=2048, repeats=5, chain=1):
 
     timing = time_call(call, repeats=repeats, warmup=call)
     flops = 2.0 * size**3 * chain
-    return {
-        "dtype": dtype,
-        "size": size,
-        "repeats": repeats,
-        "chain": chain,
-        "seconds": timing.median,
-        "flops_per_second": flops / timing.median,
-        "best_flops_per_second": flops / timing.best,
-    }
+    return {"dtype": dtype, "size": size, "repeats": repeats, "chain": chain,
+            "seconds": timing.median, "flops_per_second": flops / timing.median,
+            "best_flops_per_second": flops / timing.best}
 
 
 def measure_bf16_speedup(shapes, rounds=9, min_seconds=0.02):
     """How much faster bfloat16 runs the matmuls `shapes` than float32 here: a median of rounds.
 
-    Each round times the same products once per dtype, back to back in alternating order, so a
-    load that comes and goes slows both sides of a round alike; the result is the median over
-    rounds of float32 seconds / bfloat16 seconds, which one disturbed round cannot move.
+    Each of `rounds` rounds (after an untimed call per dtype) times the same products once per
+    dtype, back to back in alternating order, so a load that comes and goes slows both sides
+    alike; one disturbed round cannot move the median of float32 / bfloat16 seconds.
 
     Args:
         shapes: `(m, k, n)` triples: an `m x k` by `k x n` product each (e.g. a training
             step's `batch * length x d_model` by `d_model x ff_dim`).
-        rounds: timed rounds (after one untimed warm-up call per dtype).
         min_seconds: a side of a round repeats the products until it lasts this long (tiny
             shapes would otherwise time the call overhead).
 
@@ -120,12 +108,7 @@ def measure_bf16_speedup(shapes, rounds=9, min_seconds=0.02):
             duration = time_call(lambda d=dtype: [run(d) for _ in range(calls)]).total
             seconds[dtype].append(duration / calls)
         ratios.append(seconds["float32"][-1] / seconds["bfloat16"][-1])
-    return {
-        "speedup": statistics.median(ratios),
-        "ratios": ratios,
-        "float32_seconds": statistics.median(seconds["float32"]),
-        "bfloat16_seconds": statistics.median(seconds["bfloat16"]),
-        "calls": calls,
-        "rounds": rounds,
-        "shapes": [list(shape) for shape in shapes],
-    }
+    return {"speedup": statistics.median(ratios), "ratios": ratios,
+            "float32_seconds": statistics.median(seconds["float32"]),
+            "bfloat16_seconds": statistics.median(seconds["bfloat16"]), "calls": calls,
+            "rounds": rounds, "shapes": [list(shape) for shape in shapes]}

@@ -233,15 +233,8 @@ def corpus_wer(hypotheses: Sequence[str], references: References) -> ErrorRate:
 def corpus_cer(hypotheses: Sequence[str], references: References) -> ErrorRate:
     """Corpus character error rate: total character edits / total reference characters.
 
-    Characters after collapsing whitespace runs (`characters`); spaces count.
-
-    Args:
-        hypotheses: ``num_sentences`` hypothesis strings.
-        references: ``num_sentences`` entries, each a reference string or a sequence of them
-            (the closest reference is used, see `corpus_error_rate`).
-
-    Returns:
-        `ErrorRate` over characters.
+    The arguments are `corpus_wer`'s; the `ErrorRate` is over characters after collapsing
+    whitespace runs (`characters`); spaces count.
 
     Example:
         >>> corpus_cer(["hella"], ["hello"]).rate

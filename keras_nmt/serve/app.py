@@ -16,7 +16,8 @@ answers; 429 when a queue is full, 503 when a request runs past its time):
 * `POST /api/explore`: JSON `{"model", "q", "beam_size", "n_best", "length_penalty", "top_k"}`
   for a run folder's model -> the n-best with per-token log-probabilities, the beam search
   tree step by step with each step's top-k next tokens, and the attention (per layer and head
-  for a Transformer); see `served_model.explore`.
+  for a Transformer); see `served_model.explore`. For an export: its n-best list and, a
+  SavedModel's, its greedy translation's attention (`served_model.explore_export`).
 * `GET /health`: `{"status": "ok", "models", "counters"}`: requests, sentences, errors, and
   the batch sizes the batcher formed (count, mean, largest, a histogram).
 * `GET /` and `GET /static/...`: the explorer page, from the package's `static/` folder only.
@@ -26,6 +27,7 @@ import asyncio
 import collections
 import contextlib
 import dataclasses
+import functools
 import hmac
 import json
 import math
@@ -40,7 +42,7 @@ from starlette.staticfiles import StaticFiles
 
 from keras_nmt.decoding import GREEDY, STRATEGIES
 from keras_nmt.serve.batcher import Batcher, QueueFull
-from keras_nmt.serve.served_model import explore
+from keras_nmt.serve.served_model import explore, explore_export
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -351,10 +353,6 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         body = await read_body(request)
         check_key(request, body)
         model = find_model(body)
-        if model.keras_model is None:
-            raise RequestError(
-                f"{model.name} is a {model.kind}: the beam tree and per-head attention need "
-                "the Keras model of a run folder (use /api/translate for its n-best)", 422)
         q = _check_type(body, "q", (str,), required=True)
         sentences({"q": q})
         beam_size = _in_range("beam_size", _check_type(body, "beam_size", (int,), default=4), 1,
@@ -366,9 +364,12 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         top_k = _in_range("top_k", _check_type(body, "top_k", (int,), default=5), 1,
                           limits.max_top_k)
         counters.sentences += 1
+        # A run folder's Keras model draws the tree; an export gives what it holds.
+        view_of = (functools.partial(explore, top_k=top_k) if model.keras_model is not None
+                   else explore_export)
         try:
             view = await asyncio.wait_for(asyncio.to_thread(
-                explore, model, q, beam_size, n_best, length_penalty, top_k), limits.timeout)
+                view_of, model, q, beam_size, n_best, length_penalty), limits.timeout)
         except TimeoutError:
             raise RequestError(f"exploring took over {limits.timeout:g} s", 503) from None
         return JSONResponse({"model": model.name, **view})

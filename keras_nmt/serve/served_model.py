@@ -5,7 +5,7 @@
 pair comes from the command line (`SRC:TGT=PATH`) or from the run's `config.json`
 (`keras-nmt train --languages es,en`). A run folder keeps its Keras model, so the explorer can
 draw the beam search tree and the attention of every layer and head (`explore`); an export
-offers translations and n-best lists (and a SavedModel its greedy attention).
+offers its n-best list and, a SavedModel, its greedy translation's attention (`explore_export`).
 
 Example:
     >>> [model] = load_served_models(["es:en=runs/spa"])
@@ -24,6 +24,7 @@ import tensorflow as tf
 
 from keras_nmt.atomic_file import read_json
 from keras_nmt.decoding.beam_tree import beam_tree
+from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.inference import CTranslate2Translator, SavedTranslator, open_translator
 from keras_nmt.inference.run_directory import CONFIG_FILE
 from keras_nmt.special_ids import END_ID, START_ID
@@ -77,7 +78,8 @@ class ServedModel:
             "model_class": type(model).__name__ if model is not None else None,
             "max_beam_size": self.translator.max_beam_size,
             "beam_tree": model is not None,
-            "attention": model is not None and bool(model.has_attention),
+            "attention": bool(model.has_attention if model is not None
+                              else getattr(self.translator, "has_attention", False)),
         }
 
 
@@ -226,3 +228,31 @@ def explore(served, text, beam_size, n_best, length_penalty, top_k):
         attention = {"layers": [[tree.attention[0]]], "averaged": "the model's attention"}
     return {"source_tokens": source_tokens, "hypotheses": hypotheses,
             "tree": {"steps": steps}, "attention": attention}
+
+
+def explore_export(served, text, beam_size, n_best, length_penalty):
+    """The explorer's view of one sentence for an export: what the export itself can give.
+
+    The n-best list of its beam search (greedy for a beam of 1) and, for a SavedModel of a model
+    with attention, the attention of its greedy translation (its `attention` signature: the
+    weights the decoder returned at each step; per layer and head they are not exported). No
+    tree: the search runs inside the exported graph or CTranslate2, not step by step here.
+
+    Returns:
+        `explore`'s dict with `tree` `None`; `attention` also names its `target_tokens` (the
+        greedy translation's, which may differ from the best hypothesis of a beam).
+    """
+    translator = served.translator
+    options = GREEDY if beam_size == 1 else GREEDY.replace(
+        beam_size=beam_size, n_best=n_best, length_penalty=float(length_penalty))
+    [result] = translator.translate_batch([text], options)
+    hypotheses = [{"text": t, "tokens": [], "token_log_probs": [], "score": score}
+                  for t, score in zip(result.texts, result.scores, strict=True)]
+    view = {"source_tokens": [], "hypotheses": hypotheses, "tree": None, "attention": None}
+    if isinstance(translator, SavedTranslator) and translator.has_attention:
+        [greedy] = translator.translate_batch([text], GREEDY.replace(return_attention=True))
+        view["source_tokens"] = list(greedy.source_tokens)
+        view["attention"] = {"layers": [[np.asarray(greedy.weights).tolist()]],
+                             "target_tokens": list(greedy.target_tokens),
+                             "averaged": "the greedy translation's attention (the export's)"}
+    return view

@@ -130,17 +130,22 @@ def spelling_report(noisy, corrected, clean, vocabulary):
         "corrected_exact": sum(h == c for h, c in zip(corrected, clean, strict=True)) / count,
         "correct_words": correct,
         "changed_correct_words": changed,
-        "changed_correct_rate": changed / correct if correct else 0.0,
+        "changed_correct_rate": _rate(changed, correct),
         "wrong_words": wrong,
         "fixed_words": fixed,
-        "fixed_rate": fixed / wrong if wrong else 0.0,
+        "fixed_rate": _rate(fixed, wrong),
         "output_words": output_words,
         "hallucinated_words": hallucinated,
-        "hallucination_rate": hallucinated / output_words if output_words else 0.0,
+        "hallucination_rate": _rate(hallucinated, output_words),
         "noisy_words": noisy_words,
         "noisy_oov_words": noisy_oov,
-        "noisy_oov_rate": noisy_oov / noisy_words if noisy_words else 0.0,
+        "noisy_oov_rate": _rate(noisy_oov, noisy_words),
     }
+
+
+def _rate(count, total):
+    """``count / total``, or 0 for an empty ``total``."""
+    return count / total if total else 0.0
 
 
 def _out_of_vocabulary(texts, vocabulary):

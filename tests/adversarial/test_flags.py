@@ -50,6 +50,9 @@ REFUSED = [
     (["evaluate", "run", "--beam-size", "0"], "must be >= 1"),
     (["export", "run", "--seed", "-1"], "must be >= 0"),
     (["benchmark", "--seed", "-1"], "must be >= 0"),
+    # serving: an empty key would refuse every request; a port beyond TCP's
+    (["serve", "run", "--api-key", ""], "an empty key would refuse every request"),
+    (["serve", "run", "--port", "65536"], "a port is 0-65535"),
 ]
 
 

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -255,6 +256,39 @@ def test_a_signal_during_start_up_ends_translate_in_one_line(run, signum, status
     assert process.returncode == status, err[-2000:]
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert out == ""  # it did not run on
+
+
+def test_a_reader_that_goes_away_ends_translate_quietly(run, tmp_path):
+    # `keras-nmt translate RUN --input FILE | head`: "error: [Errno 32] Broken pipe", exit 1.
+    source = tmp_path / "in.txt"
+    source.write_text("3rd of March 2021\n" * 40)
+    process = start("translate", str(run), "--input", str(source))
+    process.stdout.close()  # the reader is gone before the first line
+    _, err = process.communicate(timeout=300)
+    assert process.returncode == 128 + signal.SIGPIPE, err[-2000:]  # as SIGPIPE ends `cat`
+    assert "error" not in err and "Traceback" not in err and "Exception ignored" not in err, err
+
+
+def test_serve_on_a_busy_port_or_an_unknown_host_is_one_line_before_the_models_load(tmp_path):
+    # A second `keras-nmt serve` on the same port printed a 30-line uvicorn traceback, exit 3,
+    # after loading every model; a port above 65535 an OverflowError traceback.
+    pytest.importorskip("uvicorn")
+    busy = socket.create_server(("127.0.0.1", 0))
+    port = busy.getsockname()[1]
+    missing = f"es:en={tmp_path / 'not-loaded'}"  # never opened: the socket comes first
+    cases = [(["--port", str(port)], 1, f"cannot listen on 127.0.0.1:{port}: Address already"),
+             (["--host", "no.such.host.invalid"], 1, "cannot listen on no.such.host.invalid"),
+             (["--port", "70000"], 2, "--port 70000: a port is 0-65535")]
+    try:
+        for flags, status, message in cases:
+            process = start("serve", missing, *flags)
+            out, err = process.communicate(timeout=120)
+            assert process.returncode == status, err
+            assert message in err and "Traceback" not in err, err
+            assert err.strip().splitlines()[-1].count("error") == 1
+            assert "--port" in err.strip().splitlines()[-1] and out == "", err
+    finally:
+        busy.close()
 
 
 # --- Errors name the file or the flag, and the way out ---------------------------------------

@@ -139,3 +139,10 @@ def test_the_help_names_the_sections_that_run():
     from keras_nmt.benchmarks.sections import SECTIONS
 
     assert tuple(SECTIONS) == SECTION_NAMES
+
+
+@pytest.mark.parametrize("value, reason", [("1,0", "must be >= 1"), ("1,x", "is not an integer")])
+def test_a_bad_beam_size_is_refused_naming_the_flag(value, reason, capsys):
+    with pytest.raises(SystemExit):
+        _app().main(["--beam-sizes", value])
+    assert capsys.readouterr().err.splitlines()[-1].endswith(f"--beam-sizes {value}: {reason}")

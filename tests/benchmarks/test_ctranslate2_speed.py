@@ -2,16 +2,15 @@
 
 import pytest
 
-from keras_nmt.benchmarks.translation_section import translation_table
-from tests.export.helpers import SOURCES, TARGETS, make_run_directory
-
-pytest.importorskip("ctranslate2")
-
-from keras_nmt.benchmarks.ctranslate2_speed import (  # noqa: E402  (needs ctranslate2)
+from keras_nmt.benchmarks.translation_section import (
     cpu_quantizations,
     engine_speeds,
     engine_table,
+    translation_table,
 )
+from tests.export.helpers import SOURCES, TARGETS, make_run_directory
+
+pytest.importorskip("ctranslate2")
 
 
 def test_engine_rows_with_bleu_beside_each_speed(tmp_path):

@@ -6,7 +6,7 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.benchmarks import profile_section
+from keras_nmt.benchmarks import train_section
 from keras_nmt.benchmarks.flops import dense_flops, forward_flops
 from keras_nmt.benchmarks.speed import batch_lengths, synthetic_lengths, token_batches
 from keras_nmt.models.registry import build_model
@@ -33,7 +33,7 @@ def test_profile_step_times_four_parts_and_leaves_the_training_recipe():
         return models[-1]
 
     config = TrainConfig(model="lstm", clipnorm=0.5, **OPTIONS)
-    seconds = profile_section.profile_step(build, config, _batches(), steps=2)
+    seconds = train_section.profile_step(build, config, _batches(), steps=2)
     assert len(seconds) == 4 and all(s > 0 for s in seconds)
     # Four copies: the real step's is compiled as compile_model does (Adam, clipnorm, the loss),
     # the others with plain SGD; only the two training copies moved away from the first weights.
@@ -41,7 +41,7 @@ def test_profile_step_times_four_parts_and_leaves_the_training_recipe():
     assert isinstance(real.optimizer, keras.optimizers.Adam) and real.optimizer.clipnorm == 0.5
     assert isinstance(real.loss, MaskedSparseCrossEntropy)
     assert [type(m.optimizer) for m in models[1:]] == [keras.optimizers.SGD] * 3
-    assert models[1].loss is profile_section.logit_mean
+    assert models[1].loss is train_section.logit_mean
     assert isinstance(models[2].loss, MaskedSparseCrossEntropy)
     weights = [m.get_layer("output_projection").get_weights()[0] for m in models]
     np.testing.assert_array_equal(weights[1], weights[2])
@@ -51,7 +51,7 @@ def test_profile_step_times_four_parts_and_leaves_the_training_recipe():
 
 def test_logit_mean_reads_every_logit():
     logits = np.arange(12, dtype="float32").reshape(1, 3, 4)
-    assert float(profile_section.logit_mean(None, logits)) == pytest.approx(5.5)
+    assert float(train_section.logit_mean(None, logits)) == pytest.approx(5.5)
 
 
 class _Context:
@@ -88,11 +88,11 @@ def test_shares_and_mfu_come_from_the_timed_parts(monkeypatch):
         seen["batches"] = batches
         return [1.0, 2.0, 5.0, 6.0]
 
-    monkeypatch.setattr(profile_section, "profile_step", fake_profile_step)
+    monkeypatch.setattr(train_section, "profile_step", fake_profile_step)
     context = _Context(options, pairs)
-    [record] = profile_section.run_profile(context)
+    [record] = train_section.run_profile(context)
     assert record["shares"] == pytest.approx(
-        dict(zip(profile_section.PARTS, [1 / 6, 1 / 6, 3 / 6, 1 / 6], strict=True))
+        dict(zip(train_section.PARTS, [1 / 6, 1 / 6, 3 / 6, 1 / 6], strict=True))
     )
     batches = seen["batches"]
     assert len(batches) == 3
@@ -107,3 +107,25 @@ def test_shares_and_mfu_come_from_the_timed_parts(monkeypatch):
     output = dense_flops(targets.sum(), OPTIONS["units"], config["target_vocab_size"])
     assert record["output_projection_flop_share"] == pytest.approx(output / sum(per_batch))
     assert 0 < record["output_projection_flop_share"] < 1
+
+
+def test_same_shape_pads_every_fixed_batch_to_one_shape_and_keeps_the_tokens():
+    pairs = [(f"hola {'a' * i}", f"hello {'b' * (i % 7)}") for i in range(40)]
+    options = argparse.Namespace(quick=False, train_batches=3, batch_size=8, batch_tokens=None,
+                                 seed=0, same_shape=False)
+    context = _Context(options, pairs)
+    batches, _, _ = train_section.fixed_batches(context, "train")
+    options.same_shape = True
+    padded, _, _ = train_section.fixed_batches(context, "train")
+    source = max(np.shape(inputs["encoder_tokens"])[1] for inputs, _ in batches)
+    target = max(np.shape(targets)[1] for _, targets in batches)
+    assert len({np.shape(inputs["encoder_tokens"])[1] for inputs, _ in batches}) > 1
+    for (inputs, targets), (wide, wide_targets) in zip(batches, padded, strict=True):
+        assert np.shape(wide["encoder_tokens"])[1] == source
+        assert np.shape(wide["decoder_tokens"])[1] == np.shape(wide_targets)[1] == target
+        for key in inputs:
+            width = np.shape(inputs[key])[1]
+            np.testing.assert_array_equal(wide[key][:, :width], inputs[key])
+            assert not wide[key][:, width:].any()
+        np.testing.assert_array_equal(wide_targets[:, : np.shape(targets)[1]], targets)
+    np.testing.assert_array_equal(batch_lengths(padded)[1], batch_lengths(batches)[1])

@@ -4,8 +4,7 @@ import argparse
 
 import pytest
 
-from keras_nmt.benchmarks.benchmark_context import TEST_FILE, BenchmarkContext
-from keras_nmt.benchmarks.sections import markdown_report
+from keras_nmt.benchmarks.sections import TEST_FILE, BenchmarkContext, markdown_report
 from keras_nmt.benchmarks.translation_section import run_translation
 from tests.export.helpers import SOURCES, TARGETS, make_run_directory
 

@@ -1,6 +1,7 @@
 """Tiny untrained translators and run directories for the export and app tests."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -85,7 +86,10 @@ def run_fresh_process(requests):
     """Runs the SavedModels in a new Python that imports only tensorflow and tensorflow_text."""
     completed = subprocess.run(
         [sys.executable, "-c", FRESH_PROCESS], input=json.dumps(requests), capture_output=True,
-        text=True, timeout=600, env={"TF_CPP_MIN_LOG_LEVEL": "2", "PATH": "/usr/bin:/bin"},
+        text=True, timeout=600, env={
+            "TF_CPP_MIN_LOG_LEVEL": "2", "PATH": "/usr/bin:/bin",
+            # The worker's share of the cores (tests/conftest.py), not one thread per core.
+            **{k: v for k, v in os.environ.items() if k.startswith("TF_NUM_")}},
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     lines = completed.stdout.splitlines()

@@ -217,3 +217,24 @@ def _gradients(layer, forward, loss_of, variables):
 
         return jax.grad(loss_fn)([v.value for v in variables])
     raise NotImplementedError(f"no training step for the {backend} backend")
+
+
+def check_attention_keras_file(layer, query, memory, memory_mask, tmp_path, after_build=None):
+    """A model of `layer(query, memory, memory_mask=...)` (an attention layer: context and
+    weights), saved to a `.keras` file and loaded back, gives the same outputs to the bit.
+
+    `after_build()`, when given, runs once the layer is built (e.g. to set a weight that starts
+    at a neutral value to one the round trip must keep).
+    """
+    query_in, memory_in = keras.Input(query.shape[1:]), keras.Input(memory.shape[1:])
+    mask_in = keras.Input(memory_mask.shape[1:], dtype="bool")
+    model = keras.Model([query_in, memory_in, mask_in],
+                        list(layer(query_in, memory_in, memory_mask=mask_in)))
+    if after_build:
+        after_build()
+    expected = model([query, memory, memory_mask])
+    model.save(tmp_path / "model.keras")
+    restored = keras.models.load_model(tmp_path / "model.keras")
+    assert isinstance(restored.get_layer(layer.name), type(layer))
+    for a, b in zip(restored([query, memory, memory_mask]), expected, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from keras_nmt.layers.bahdanau_attention import BahdanauAttention
+from tests.layers.layer_test_case import check_attention_keras_file
 
 BATCH, SOURCE_LEN, TARGET_LEN, MEMORY_DIM, QUERY_DIM, UNITS = 2, 5, 3, 4, 6, 3
 MEMORY_MASK = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], dtype=bool)
@@ -123,20 +124,11 @@ def test_config_round_trip_and_keras_file(normalize, tmp_path):
     assert config["units"] == UNITS and config["normalize"] == normalize
     assert BahdanauAttention.from_config(config).get_config() == config
 
-    query_in = keras.Input((QUERY_DIM,))
-    memory_in = keras.Input((SOURCE_LEN, MEMORY_DIM))
-    mask_in = keras.Input((SOURCE_LEN,), dtype="bool")
-    context, weights = layer(query_in, memory_in, memory_mask=mask_in)
-    model = keras.Model([query_in, memory_in, mask_in], [context, weights])
-    if normalize:
-        layer.b.assign(np.array([0.2, -0.1, 0.4], "float32"))
-    query, memory = _inputs(2)
-    expected = model([query, memory, MEMORY_MASK])
-    model.save(tmp_path / "model.keras")
-    restored = keras.models.load_model(tmp_path / "model.keras")
-    assert isinstance(restored.get_layer("attention"), BahdanauAttention)
-    for a, b in zip(restored([query, memory, MEMORY_MASK]), expected, strict=True):
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    def after_build():
+        if normalize:
+            layer.b.assign(np.array([0.2, -0.1, 0.4], "float32"))
+
+    check_attention_keras_file(layer, *_inputs(2), MEMORY_MASK, tmp_path, after_build)
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt_tests")

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from keras_nmt.layers.luong_attention import LuongAttention
+from tests.layers.layer_test_case import check_attention_keras_file
 
 BATCH, SOURCE_LEN, TARGET_LEN, DIM = 2, 5, 3, 4
 # Row 0 has two padding positions, row 1 none.
@@ -176,17 +177,8 @@ def test_config_round_trip_and_keras_file(score, scale, tmp_path):
     clone = LuongAttention.from_config(config)
     assert clone.get_config() == config
 
-    query_in = keras.Input((TARGET_LEN, DIM))
-    memory_in = keras.Input((SOURCE_LEN, DIM))
-    mask_in = keras.Input((SOURCE_LEN,), dtype="bool")
-    context, weights = layer(query_in, memory_in, memory_mask=mask_in)
-    model = keras.Model([query_in, memory_in, mask_in], [context, weights])
-    if scale:
-        layer.scale_weight.assign(1.7)
-    query, memory = _inputs(3)
-    expected = model([query, memory, MEMORY_MASK])
-    model.save(tmp_path / "model.keras")
-    restored = keras.models.load_model(tmp_path / "model.keras")
-    assert isinstance(restored.get_layer("attention"), LuongAttention)
-    for a, b in zip(restored([query, memory, MEMORY_MASK]), expected, strict=True):
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    def after_build():
+        if scale:
+            layer.scale_weight.assign(1.7)
+
+    check_attention_keras_file(layer, *_inputs(3), MEMORY_MASK, tmp_path, after_build)

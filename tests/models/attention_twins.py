@@ -206,3 +206,10 @@ def exact_match(model, source, target, pairs):
     references = target.tokenize([t for _, t in pairs], add_end=True).to_list()
     hypotheses = [row[: row.index(END_ID) + 1] if END_ID in row else row for row in tokens]
     return float(np.mean([h == r for h, r in zip(hypotheses, references, strict=True)]))
+
+
+def learned_dates(cls):
+    """`(exact match, model, source tokenizer)` of `cls` after `train_on_dates(cls)`, scored on
+    the dates' validation pairs."""
+    model, source, target, valid_pairs = train_on_dates(cls)
+    return exact_match(model, source, target, valid_pairs), model, source

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from libretranslatepy import LibreTranslateAPI
 
@@ -217,10 +218,23 @@ def test_exports_are_served_and_an_api_key_is_required_when_set(runs, tmp_path):
         status, answer = request(server.url + "api/translate",
                                  {"model": "ct2", "q": SOURCES[0], "beam_size": 2}, headers=key)
         assert status == 200 and len(answer["translations"][0]) == 2
-        # An export has no Keras model to draw the tree from: a 4xx naming the way out.
-        status, answer = request(server.url + "api/explore", {"model": "luong", "q": "a"},
-                                 headers={"Authorization": "Bearer s3cret"})
-        assert status == 422 and "run folder" in answer["error"]
+        # An export has no Keras model to draw the tree from: the explorer gets its n-best list
+        # and, from a SavedModel, its greedy translation's attention (it was a 422).
+        bearer = {"Authorization": "Bearer s3cret"}
+        status, view = request(server.url + "api/explore", {
+            "model": "luong", "q": SOURCES[0], "beam_size": 2}, headers=bearer)
+        assert status == 200 and view["tree"] is None, view
+        expected = open_translator(saved).translate_batch([SOURCES[0]], beam_size=2, n_best=2)[0]
+        assert [h["text"] for h in view["hypotheses"]] == expected.texts
+        greedy = open_translator(saved).translate_batch([SOURCES[0]], return_attention=True)[0]
+        assert view["source_tokens"] == greedy.source_tokens
+        assert view["attention"]["target_tokens"] == greedy.target_tokens
+        np.testing.assert_allclose(view["attention"]["layers"][0][0], greedy.weights, atol=1e-6)
+        status, view = request(server.url + "api/explore", {
+            "model": "ct2", "q": SOURCES[0], "beam_size": 2}, headers=bearer)
+        assert status == 200 and view["attention"] is None and len(view["hypotheses"]) == 2
+        models = {m["name"]: m for m in request(server.url + "api/models")[1]["models"]}
+        assert (models["luong"]["attention"], models["luong"]["beam_tree"]) == (True, False)
     finally:
         server.stop()
 

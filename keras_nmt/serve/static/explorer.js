@@ -79,7 +79,9 @@ function drawAttentionControls(panel, view, best) {
     } else {
       rows = heads[headSelect.value];
     }
-    drawHeatmap($(".heatmap", panel), rows, view.source_tokens, best.tokens);
+    // An export's attention is its greedy translation's, whose tokens it names.
+    drawHeatmap($(".heatmap", panel), rows, view.source_tokens,
+                view.attention.target_tokens || best.tokens);
   };
   layerSelect.onchange = () => { fillHeads(); draw(); };
   headSelect.onchange = draw;
@@ -199,17 +201,15 @@ async function translate(event) {
       const beamSize = Math.min(beam, model.max_beam_size);
       if (sampling) {
         await showSamples(panel, model, sentence);
-      } else if (model.beam_tree) {
+      } else {
         const view = await post("/api/explore", {model: name, q: sentence, beam_size: beamSize,
                                                  top_k: topK, length_penalty: alpha});
         show(panel, view, model);
-      } else {
-        const answer = await post("/api/translate", {model: name, q: sentence,
-          beam_size: beamSize, length_penalty: alpha, strategy: beamSize > 1 ? "beam" : "greedy"});
-        const hypotheses = answer.translations[0].map(h => ({...h, tokens: [], token_log_probs: []}));
-        show(panel, {hypotheses, attention: null, tree: null}, model);
-        $(".note", panel).textContent = `${model.kind}: n-best only (the tree and attention ` +
-          "need the Keras model of a run folder)";
+        if (!model.beam_tree) {  // an export: no step-by-step search to draw
+          $(".note", panel).textContent = `${model.kind}: the n-best list` + (view.attention ?
+            " and the greedy translation's attention" : "") + "; the tree (and per-head " +
+            "attention) need the Keras model of a run folder";
+        }
       }
     }));
     $("#status").textContent = "done";
