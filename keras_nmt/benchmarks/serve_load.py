@@ -5,11 +5,13 @@ For each model (a run folder, its CTranslate2 export...), in one run:
 1. offline: `translate_batch` over all the sentences the clients will send, after
    `configure_decoding_threads` (as the server does), in sentences/s;
 2. the server: `python -m keras_nmt serve SRC:TGT=MODEL --port 0` (localhost only), warmed up,
-   then `clients` threads each sending `requests` LibreTranslate `POST /translate` requests of
-   1-8 sentences (seeded), one keep-alive connection per client. It reports sentences/s over
-   the wall time, p50/p99 request latency, errors (any status but 200), and the server's
-   resident memory (VmRSS) after warm-up, after the first half of the requests and at the end,
-   with the batch sizes the server formed (`GET /health`).
+   then `clients` concurrent clients each sending `requests` LibreTranslate `POST /translate`
+   requests of 1-8 sentences (seeded), one keep-alive connection per client, from a process of
+   their own (`load_clients`: asyncio, no TensorFlow). It reports sentences/s over the wall
+   time, p50/p99 request latency, errors (any answer but a 200 translating every sentence
+   sent), the server's resident memory (VmRSS) after warm-up, after the first half of the
+   requests and at the end, the batch sizes the server formed (`GET /health`), and the CPU the
+   clients used (a share of one core: what they took from the server on a shared machine).
 
 Bounded: at most `clients * requests` requests and `max_seconds` per model (clients stop
 sending after it). Run as a script (results as a Markdown table, also written with
@@ -27,22 +29,16 @@ import re
 import subprocess
 import sys
 import threading
-import time
 from functools import partial
 from pathlib import Path
 
+from keras_nmt.benchmarks.load_clients import resident_mb
 from keras_nmt.data.builtin import builtin_pairs
 from keras_nmt.hardware.machine import describe_machine, machine_summary
 from keras_nmt.inference import open_translator
 from keras_nmt.inference.batch_translator import configure_decoding_threads
 from keras_nmt.markdown import table as markdown_table
 from keras_nmt.timing import time_call
-
-
-def resident_mb(pid):
-    """A process's resident memory (VmRSS) in MiB (Linux)."""
-    status = Path(f"/proc/{pid}/status").read_text()
-    return int(re.search(r"VmRSS:\s+(\d+) kB", status)[1]) / 1024
 
 
 def client_requests(sentences, clients, requests, seed=0):
@@ -96,7 +92,8 @@ class _Server:
 
 
 def load(path, pair, batches, max_seconds, max_wait_ms=30.0):
-    """Runs the clients against a fresh server of `path`; returns the measurements."""
+    """Runs the clients (`load_clients`, a process of their own) against a fresh server of
+    `path`; returns the measurements."""
     source, target = pair.split(":")
     server = _Server(pair, path, max_wait_ms)
     try:
@@ -104,47 +101,27 @@ def load(path, pair, batches, max_seconds, max_wait_ms=30.0):
         for request in batches[0][:5]:
             server.post(warm, request, source, target)
         memory = {"after warm-up": resident_mb(server.process.pid)}
-        latencies, errors, sent = [], [0], [0]
-        lock = threading.Lock()
-        half = len(batches) * len(batches[0]) // 2
-        deadline = time.monotonic() + max_seconds
-
-        def client(requests):
-            connection = http.client.HTTPConnection(server.host, server.port, timeout=120)
-            for texts in requests:
-                if time.monotonic() > deadline:
-                    return
-                start = time.perf_counter()
-                try:
-                    status = server.post(connection, texts, source, target)
-                except (OSError, http.client.HTTPException):
-                    status = None
-                    connection = http.client.HTTPConnection(server.host, server.port,
-                                                            timeout=120)
-                with lock:
-                    latencies.append(time.perf_counter() - start)
-                    sent[0] += len(texts)
-                    errors[0] += status != 200
-                    if len(latencies) == half:
-                        memory["after half the requests"] = resident_mb(server.process.pid)
-
-        threads = [threading.Thread(target=client, args=(requests,)) for requests in batches]
-        start = time.perf_counter()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        seconds = time.perf_counter() - start
+        job = {"host": server.host, "port": server.port, "source": source, "target": target,
+               "requests": batches, "max_seconds": max_seconds,
+               "server_pid": server.process.pid}
+        clients = subprocess.run(
+            [sys.executable, "-m", "keras_nmt.benchmarks.load_clients"], input=json.dumps(job),
+            capture_output=True, text=True, check=True, timeout=max_seconds + 300,
+        )
+        measured = json.loads(clients.stdout)
+        memory.update(measured["memory_mb"])
         memory["at the end"] = resident_mb(server.process.pid)
         counters = server.health()
     finally:
         server.stop()
-    latencies.sort()
+    latencies = sorted(measured["latencies"])
     return {
-        "requests": len(latencies), "sentences": sent[0], "errors": errors[0],
-        "seconds": seconds, "sentences_per_second": sent[0] / seconds,
+        "requests": len(latencies), "sentences": measured["sentences"],
+        "errors": measured["errors"], "seconds": measured["seconds"],
+        "sentences_per_second": measured["sentences"] / measured["seconds"],
         "p50_ms": 1000 * latencies[len(latencies) // 2],
         "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
+        "client_cpu_seconds": measured["client_cpu_seconds"],
         "memory_mb": memory, "mean_batch": counters["mean_batch_size"],
         "largest_batch": counters["largest_batch"],
     }
@@ -184,12 +161,14 @@ def main(argv=None):
             f"{served['p50_ms']:.0f}", f"{served['p99_ms']:.0f}",
             " / ".join(f"{value:.0f}" for value in memory.values()),
             f"{served['mean_batch']:.1f} ({served['largest_batch']})",
+            f"{served['client_cpu_seconds'] / served['seconds']:.0%}",
         ])
         print(json.dumps({"model": path, "offline_sentences_per_second": offline, **served}),
               flush=True)
     table = markdown_table(
         ["model", "requests", "errors", "served sent/s", "offline sent/s", "served/offline",
-         "p50 ms", "p99 ms", "RSS MiB (warm / half / end)", "mean batch (largest)"], rows)
+         "p50 ms", "p99 ms", "RSS MiB (warm / half / end)", "mean batch (largest)",
+         "clients' CPU"], rows)
     text = f"{machine_summary(describe_machine())}\n\n{table}\n"
     print(text)
     if args.output:

@@ -92,7 +92,8 @@ def build_parser(prog=None):
     batching.add_argument("--max-wait-ms", type=positive_float, default=30.0,
                           help="milliseconds a batch waits for more sentences after its first "
                           "request (default: %(default)s; more: fuller batches under load, "
-                          "slower answers to a lone request)")
+                          "slower answers to a lone request; a fast model such as a CTranslate2 "
+                          "export may serve more with 10)")
     batching.add_argument("--max-queue", type=positive_int, default=256,
                           help="requests waiting per model; more are answered 429 (default: "
                           "%(default)s)")

@@ -7,8 +7,12 @@ detokenizes, with the options of `BatchTranslator.translate_batch` where the eng
 
 - greedy decoding and beam search give our decoder's tokens (float32: identical up to ties and
   float rounding), with our per-sentence length limit `min(max_length, ceil(a * source_len + b))`
-  tokens, `</s>` included (CTranslate2's `max_decoding_length` is per call, so sentences are
-  grouped by their limit) and `min_decoding_length=0`. One difference: at the length limit
+  tokens, `</s>` included, and `min_decoding_length=0`. CTranslate2's `max_decoding_length` is
+  per call, so beam search and sampling make one call per limit. A greedy hypothesis does not
+  depend on the call's limit until it reaches its own, so greedy decoding makes one call per
+  batch of similar lengths (at the batch's largest limit: one call per limit would cut a
+  server's batch of mixed lengths into many small ones) and decodes again, at its own limit,
+  any sentence whose hypothesis reached it. One difference: at the length limit
   CTranslate2's beam search ranks the unfinished hypotheses with the finished ones, ours ranks
   any finished one first, so they differ where a hypothesis without `</s>` outscores every
   finished one (a model looping with near-certainty; none of 2,000 spa-eng test sentences);
@@ -30,11 +34,13 @@ Example:
     >>> translator.translate_batch(["Hola."], beam_size=4)[0].text
 """
 
+import itertools
 import json
 import math
 import os
 from pathlib import Path
 
+import numpy as np
 import tensorflow as tf
 
 from keras_nmt.decoding import GREEDY
@@ -57,6 +63,11 @@ def _cores():
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def _flat(ragged):
+    """A ragged tensor's `(flat_values, row_splits)`."""
+    return ragged.flat_values, ragged.row_splits
 
 
 class CTranslate2Translator(BatchTranslator):
@@ -107,6 +118,16 @@ class CTranslate2Translator(BatchTranslator):
         if intra_threads is None:
             intra_threads = 1 if on_cpu else 0
         self.inter_threads, self.intra_threads = int(inter_threads), int(intra_threads)
+        # The tokenizers' ops in graphs: run eagerly, their many small ops cost a served batch
+        # of 64 short sentences about as much time as decoding it.
+        self._tokenize = tf.function(
+            lambda texts: _flat(self.source_tokenizer.tokenize(texts)),
+            input_signature=[tf.TensorSpec([None], tf.string)], autograph=False)
+        self._detokenize_ids = tf.function(
+            lambda flat, lengths: self.target_tokenizer.detokenize(
+                tf.RaggedTensor.from_row_lengths(flat, lengths)),
+            input_signature=[tf.TensorSpec([None], tf.int32), tf.TensorSpec([None], tf.int64)],
+            autograph=False)
         self.engine = ctranslate2.Translator(
             str(path), device=device, compute_type=compute_type,
             inter_threads=self.inter_threads, intra_threads=self.intra_threads,
@@ -186,8 +207,10 @@ class CTranslate2Translator(BatchTranslator):
         """Our source ids per text (python lists), truncated to `max_source_length`."""
         if not len(texts):
             return []
-        ragged = self.source_tokenizer.tokenize(tf.constant(list(texts), dtype=tf.string))
-        return [row[: self.max_source_length] for row in ragged.to_list()]
+        flat, splits = self._tokenize(tf.constant(list(texts), dtype=tf.string))
+        flat, splits = flat.numpy().tolist(), splits.numpy().tolist()
+        return [flat[start:end][: self.max_source_length]
+                for start, end in itertools.pairwise(splits)]
 
     def sentence_limits(self, lengths, options):
         """Our per-sentence limits `clip(ceil(a * length + b), 1, max_length)` (`decoding`)."""
@@ -206,8 +229,8 @@ class CTranslate2Translator(BatchTranslator):
             options: a `DecodingOptions` (default: greedy decoding); see the module docstring
                 for what a CTranslate2 export accepts.
             batch_size: sentences per CTranslate2 batch (`max_batch_size`).
-            on_batch: called with the number of sentences of each group of equal length limit
-                once it is translated (progress bars).
+            on_batch: called with the number of sentences of each CTranslate2 call once it is
+                translated (progress bars).
             **changes: `DecodingOptions` fields overriding those of `options`.
         """
         options = (GREEDY if options is None else options).replace(**changes)
@@ -216,27 +239,28 @@ class CTranslate2Translator(BatchTranslator):
         limits = self.sentence_limits([len(row) for row in ids], options)
         n_best = (options.n_best or options.beam_size) if options.chosen_strategy == "beam" else 1
         engine_options = self._engine_options(options)
-        # CTranslate2 limits a whole call: one call per limit, all queued at once.
-        groups = {}
-        for i, row in enumerate(ids):
-            if row:  # an empty input translates to "" with score 0, as in our translators
+        present = [i for i, row in enumerate(ids) if row]  # "" translates to "", score 0
+        greedy = options.chosen_strategy == "greedy"
+        if greedy:  # batches of similar lengths, each at its largest limit (see the module)
+            present.sort(key=lambda i: len(ids[i]))
+            calls = [present[start : start + batch_size]
+                     for start in range(0, len(present), batch_size)]
+            calls = [(max(limits[i] for i in members), members) for members in calls]
+        else:  # one call per limit
+            groups = {}
+            for i in present:
                 groups.setdefault(limits[i], []).append(i)
-        pending = []
-        for limit, members in sorted(groups.items()):
-            tokens = [[self._source_vocabulary[t] for t in ids[i]] for i in members]
-            pending.append((members, self.engine.translate_batch(
-                tokens, max_batch_size=batch_size, max_decoding_length=limit,
-                asynchronous=True, **engine_options,
-            )))
-        hypotheses = [[[]] * n_best for _ in ids]
-        scores = [[0.0] * n_best for _ in ids]
-        for members, results in pending:
-            for i, result in zip(members, results, strict=True):
-                result = result.result()
-                hypotheses[i] = [[self._target_ids[t] for t in h] for h in result.hypotheses]
-                scores[i] = [float(s) for s in result.scores]
-            if on_batch is not None:
-                on_batch(len(members))
+            calls = sorted(groups.items())
+        decoded = self._decode(ids, calls, batch_size, engine_options, on_batch)
+        if greedy:
+            again = {}
+            for limit, members in calls:
+                for i in members:
+                    if limits[i] < limit and len(decoded[i][0][0]) >= limits[i]:
+                        again.setdefault(limits[i], []).append(i)
+            decoded.update(self._decode(ids, sorted(again.items()), batch_size, engine_options))
+        hypotheses = [decoded[i][0] if i in decoded else [[]] * n_best for i in range(len(ids))]
+        scores = [decoded[i][1] if i in decoded else [0.0] * n_best for i in range(len(ids))]
         texts_out = self._detokenize([h for row in hypotheses for h in row])
         results, start = [], 0
         for row_hypotheses, row_scores in zip(hypotheses, scores, strict=True):
@@ -245,12 +269,34 @@ class CTranslate2Translator(BatchTranslator):
             start += count
         return results
 
+    def _decode(self, ids, calls, batch_size, engine_options, on_batch=None):
+        """`{i: (hypotheses as target ids, scores)}` for the sentences of `calls`, a list of
+        `(max_decoding_length, [i, ...])`: one asynchronous CTranslate2 call each, all queued at
+        once; `on_batch(len(members))` as each call is done."""
+        pending = []
+        for limit, members in calls:
+            tokens = [[self._source_vocabulary[t] for t in ids[i]] for i in members]
+            pending.append((members, self.engine.translate_batch(
+                tokens, max_batch_size=batch_size, max_decoding_length=limit,
+                asynchronous=True, **engine_options,
+            )))
+        decoded = {}
+        for members, results in pending:
+            for i, result in zip(members, results, strict=True):
+                result = result.result()
+                decoded[i] = ([[self._target_ids[t] for t in h] for h in result.hypotheses],
+                              [float(s) for s in result.scores])
+            if on_batch is not None:
+                on_batch(len(members))
+        return decoded
+
     def _detokenize(self, rows):
         if not rows:
             return []
-        ragged = tf.ragged.constant(rows, dtype=tf.int32, ragged_rank=1)
-        return [t.decode("utf-8", "replace") for t in self.target_tokenizer.detokenize(
-            ragged).numpy().tolist()]
+        lengths = np.fromiter(map(len, rows), np.int64, len(rows))
+        flat = np.fromiter((t for row in rows for t in row), np.int32, int(lengths.sum()))
+        return [t.decode("utf-8", "replace") for t in self._detokenize_ids(flat, lengths)
+                .numpy().tolist()]
 
     def source_lengths(self, text):
         return self.source_tokenizer.tokenize(text).row_lengths()

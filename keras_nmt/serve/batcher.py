@@ -70,18 +70,22 @@ class Batcher:
         return await future
 
     async def _gather(self):
-        """The first waiting request and those that join it within `max_wait`."""
+        """The first waiting request and those that join it within `max_wait` (the requests
+        already waiting are taken at once)."""
         requests = [await self.queue.get()]
         size = len(requests[0].texts)
         deadline = time.monotonic() + self.max_wait
         while size < self.max_batch:
-            timeout = deadline - time.monotonic()
-            if timeout <= 0:
-                break
-            try:
-                request = await asyncio.wait_for(self.queue.get(), timeout)
-            except TimeoutError:
-                break
+            if self.queue.empty():
+                timeout = deadline - time.monotonic()
+                if timeout <= 0:
+                    break
+                try:
+                    request = await asyncio.wait_for(self.queue.get(), timeout)
+                except TimeoutError:
+                    break
+            else:
+                request = self.queue.get_nowait()
             requests.append(request)
             size += len(request.texts)
         return requests

@@ -197,6 +197,24 @@ def test_length_limits_empty_inputs_and_sampling(post_norm_export):
     assert [r.text for r in argmax] == translator.translate_texts(TEXTS[:20])
 
 
+def test_greedy_batches_of_mixed_limits_decode_each_sentence_at_its_own(post_norm_export):
+    # Greedy decoding makes one call per batch, at its largest limit, then decodes again at its
+    # own limit each sentence that reached it: what one call per sentence gives.
+    translator = open_translator(post_norm_export[1])
+    texts, short = TEXTS[:40], {"max_length_a": 0.5, "max_length_b": 2}
+    limits = translator.sentence_limits(
+        [len(row) for row in translator.source_ids(texts)], GREEDY.replace(**short))
+    assert len(set(limits)) >= 5
+    got = translator.translate_batch(texts, **short)
+    alone = [translator.translate_batch([text], **short)[0] for text in texts]
+    assert [r.text for r in got] == [r.text for r in alone]
+    np.testing.assert_allclose([r.score for r in got], [r.score for r in alone], rtol=1e-5)
+    # Sentences that reached their own limit, decoded again: at the batch's largest they
+    # would go on.
+    longest = translator.translate_batch(texts, max_length_a=0, max_length_b=max(limits))
+    assert sum(len(b.text) > len(r.text) for b, r in zip(longest, got, strict=True)) >= 5
+
+
 def test_export_is_atomic_and_keeps_an_existing_directory(post_norm_export, tmp_path):
     run, export = post_norm_export
     metadata = json.loads((export / "keras_nmt_ctranslate2.json").read_text())

@@ -1,5 +1,6 @@
 """`keras-nmt serve` as a real server: a LibreTranslate client, plain HTTP, bad requests."""
 
+import asyncio
 import concurrent.futures
 import json
 import shutil
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 from libretranslatepy import LibreTranslateAPI
 
+from keras_nmt.benchmarks.load_clients import run_clients
 from keras_nmt.export import export_ctranslate2, export_translator
 from keras_nmt.inference import open_translator
 from tests.export.helpers import SOURCES
@@ -72,6 +74,17 @@ def test_concurrent_requests_are_batched_and_counted(server):
     assert after["requests"] - before["requests"] == 8
     assert after["sentences"] - before["sentences"] == 16
     assert after["largest_batch"] > 2  # sentences of several requests in one batch
+
+
+def test_the_load_clients_count_requests_sentences_and_errors(server):
+    """The load benchmark's clients (keep-alive HTTP/1.1 over asyncio) against the server."""
+    host, port = server.url.removeprefix("http://").rstrip("/").split(":")
+    requests = [[[SOURCES[0]], SOURCES[:3]], [SOURCES[1:3]]]  # 2 clients, 3 requests
+    measured = asyncio.run(run_clients(host, int(port), "es", "en", requests, 300))
+    assert (len(measured["latencies"]), measured["sentences"], measured["errors"]) == (3, 6, 0)
+    # A pair the server does not serve: every answer is a 400, counted as an error.
+    refused = asyncio.run(run_clients(host, int(port), "de", "en", requests, 300))
+    assert (len(refused["latencies"]), refused["sentences"], refused["errors"]) == (3, 6, 3)
 
 
 def test_the_explorer_api_tree_finds_beam_searchs_best(server, runs):
