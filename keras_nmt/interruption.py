@@ -27,6 +27,7 @@ Example:
 
 import atexit
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -42,6 +43,7 @@ _received = []  # the signals received by this process, in order
 _deferring = []  # one entry per open `deferred` block
 _redelivering = []  # signals swallowed by code that cannot raise, sent again (`_unraisable`)
 _next_hook = [sys.unraisablehook]  # where `_unraisable` sends the rest
+_silenced = []  # `logging.disable` by the first signal, undone by the outermost `restore`
 # Seconds before such a signal is sent again: the callback that swallowed it has ended by then.
 REDELIVERY_DELAY = 0.01
 
@@ -59,6 +61,12 @@ def _handle(signum, frame):
     if _redelivering:  # the signal sent again: the same one, not a second
         _redelivering.pop()
     _received.append(signum)
+    if len(_received) == 1:
+        # The command ends in one line: no library's log record from here on, such as
+        # TensorFlow's "Object was never used (type TensorArray)" and its stack, logged when
+        # the unwinding abandons a half-traced loop.
+        logging.disable(logging.CRITICAL)
+        _silenced.append(True)
     if len(_received) == 1 and not _deferring:
         raise _interruption(signum)
 
@@ -103,6 +111,9 @@ def restore(previous):
     if previous[signal.SIGINT] is not _handle:
         _received.clear()
         _redelivering.clear()
+        if _silenced:
+            logging.disable(logging.NOTSET)
+            _silenced.clear()
 
 
 def received():

@@ -8,6 +8,7 @@ in-process trainings. The real-signal trials with many random moments: `signal_t
 """
 
 import errno
+import logging
 import os
 import re
 import shutil
@@ -256,6 +257,21 @@ def test_a_signal_during_start_up_ends_translate_in_one_line(run, signum, status
     assert process.returncode == status, err[-2000:]
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert out == ""  # it did not run on
+
+
+def test_after_a_signal_no_library_logs_beside_the_one_line():
+    # A real-signal trial of train (SIGINT while Keras traced an RNN loop) printed TensorFlow's
+    # "Object was never used (type TensorArray)" record and its stack beside the one line.
+    logger = logging.getLogger("tensorflow")  # TensorFlow's Python logger (tf_logging)
+    previous = interruption.install()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the handler raises here
+        assert not logger.isEnabledFor(logging.CRITICAL)
+    finally:
+        interruption.restore(previous)
+    assert logger.isEnabledFor(logging.ERROR)  # the next command in this process logs again
 
 
 def test_a_reader_that_goes_away_ends_translate_quietly(run, tmp_path):
