@@ -4,7 +4,10 @@ Each trial starts a command, waits a random time within its usual life (start-up
 work, writing), sends SIGINT or SIGTERM (alternately), and checks that the process ended with
 130 / 143 (or 0 / 1 when it had already finished), printed at most one line to stderr and no
 traceback, and left nothing half-written that the next command trips on (the same command,
-re-run, succeeds). Prints one line per trial and a summary table (Markdown) at the end.
+re-run, succeeds). A signal that comes before keras_nmt's handlers are in place (Python itself
+still starting: about 0.1 s, longer on a loaded machine) ends the process Python's own way
+(-2 / -15) and is counted so, not as a failure. Prints one line per trial and a summary table
+(Markdown) at the end.
 
     python tests/adversarial/signal_trials.py --trials 30            # every command
     python tests/adversarial/signal_trials.py --trials 5 --commands translate export
@@ -15,6 +18,7 @@ The tests run a small version (`test_signal_trials`); docs/reliability.md record
 import argparse
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -58,6 +62,7 @@ def trial(name, work, runs, delay, signum):
     process = start(argv)
     time.sleep(delay)
     sent = process.poll() is None
+    ours = sent and handles(process.pid, signum)  # else Python is still starting: its own way
     if sent:
         process.send_signal(signum)
     began = time.monotonic()
@@ -66,7 +71,8 @@ def trial(name, work, runs, delay, signum):
     expected = {signal.SIGINT: 130, signal.SIGTERM: 143}[signum]
     lines = err.strip().splitlines()
     problems = []
-    if sent and process.returncode not in (expected, 0):
+    if sent and process.returncode not in (expected, 0) and (
+            ours or process.returncode != -signum):
         problems.append(f"rc {process.returncode}")
     if "Traceback" in err or "Fatal Python error" in err or len(lines) > 1:
         problems.append(f"{len(lines)} lines: {err.strip()[-300:]!r}")
@@ -75,10 +81,21 @@ def trial(name, work, runs, delay, signum):
     _, err_again = again.communicate(timeout=900)
     if again.returncode != 0:
         problems.append(f"re-run rc {again.returncode}: {err_again.strip()[-300:]!r}")
-    said = lines[-1] if lines else ""
+    said = lines[-1] if lines else ("before keras_nmt's handlers: Python's own start-up"
+                                     if sent and not ours else "")
     return not problems, (f"{name:12} {signal.Signals(signum).name:7} at {delay:5.2f} s: rc "
                           f"{process.returncode}, exit {exit_seconds:.1f} s after the signal; "
                           f"{'; '.join(problems) or said}")
+
+
+def handles(pid, signum):
+    """Whether process `pid` has installed a handler of `signum` (keras_nmt.interruption)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    caught = int(re.search(r"SigCgt:\s*([0-9a-f]+)", status)[1], 16)
+    return bool(caught & (1 << (signum - 1)))
 
 
 def prepare(directory, commands):

@@ -36,6 +36,7 @@ from keras_nmt.training.run_folder import finished_message, is_finished
 from keras_nmt.training.time_budget import TimeBudget
 from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.training.trainer import plural
+from tests.adversarial.signal_trials import handles
 from tests.error_output import one_error_line
 from tests.export.helpers import make_model, make_run_directory
 
@@ -229,16 +230,6 @@ def start(*argv):
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
-def handles_sigterm(pid):
-    """Whether process `pid` has installed its SIGTERM handler (keras_nmt.interruption)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    caught = int(re.search(r"SigCgt:\s*([0-9a-f]+)", status)[1], 16)
-    return bool(caught & (1 << (signal.SIGTERM - 1)))
-
-
 @pytest.mark.parametrize("signum, status, delay", [
     (signal.SIGINT, 130, 0.0),   # as soon as the handlers are in: importing the subcommand
     (signal.SIGTERM, 143, 0.0),
@@ -249,7 +240,7 @@ def test_a_signal_during_start_up_ends_translate_in_one_line(run, signum, status
     # Not a fixed delay: on a loaded machine Python itself may still be starting (before any
     # keras_nmt code runs, a signal ends Python its own way).
     deadline = time.monotonic() + 60
-    while not handles_sigterm(process.pid) and time.monotonic() < deadline:
+    while not handles(process.pid, signal.SIGTERM) and time.monotonic() < deadline:
         time.sleep(0.01)
     time.sleep(delay)
     process.send_signal(signum)
