@@ -1,13 +1,14 @@
 """Real-signal trials: SIGINT or SIGTERM at random moments to real `keras-nmt` processes.
 
 Each trial starts a command, waits a random time within its usual life (start-up, imports,
-work, writing), sends SIGINT or SIGTERM (alternately), and checks that the process ended with
-130 / 143 (or 0 / 1 when it had already finished), printed at most one line to stderr and no
-traceback, and left nothing half-written that the next command trips on (the same command,
-re-run, succeeds). A signal that comes before keras_nmt's handlers are in place (Python itself
-still starting: about 0.1 s, longer on a loaded machine) ends the process Python's own way
-(-2 / -15) and is counted so, not as a failure. Prints one line per trial and a summary table
-(Markdown) at the end.
+work, writing: up to 90% of the longest re-run of that command so far, so that the moments
+follow the machine's load), sends SIGINT or SIGTERM (alternately), and checks that the process
+ended with 130 / 143 (or 0 / 1 when it had already finished), printed at most one line to
+stderr and no traceback, and left nothing half-written that the next command trips on (the same
+command, re-run, succeeds). A signal that comes before keras_nmt's handlers are in place (Python
+itself still starting: about 0.1 s, longer on a loaded machine) ends the process Python's own
+way (-2 / -15) and is counted so, not as a failure. Prints one line per trial and a summary
+table (Markdown) of the outcomes at the end.
 
     python tests/adversarial/signal_trials.py --trials 30            # every command
     python tests/adversarial/signal_trials.py --trials 5 --commands translate export
@@ -31,6 +32,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 COMMANDS = ("train", "translate", "export", "ctranslate2")
+OUTCOMES = ("ended by the signal", "finished first", "start-up", "failed")
 
 
 def command_line(name, work, runs):
@@ -57,7 +59,10 @@ def start(argv):
 
 
 def trial(name, work, runs, delay, signum):
-    """One trial; returns (ok, description)."""
+    """One trial; returns (outcome, description, seconds the re-run took).
+
+    The outcome is one of OUTCOMES: "failed" when anything above went wrong.
+    """
     argv = command_line(name, work, runs)
     process = start(argv)
     time.sleep(delay)
@@ -78,12 +83,16 @@ def trial(name, work, runs, delay, signum):
         problems.append(f"{len(lines)} lines: {err.strip()[-300:]!r}")
     # The next command must not trip on what was left.
     again = start(argv + (["--force"] if name == "ctranslate2" else []))
+    began = time.monotonic()
     _, err_again = again.communicate(timeout=900)
+    life = time.monotonic() - began
     if again.returncode != 0:
         problems.append(f"re-run rc {again.returncode}: {err_again.strip()[-300:]!r}")
     said = lines[-1] if lines else ("before keras_nmt's handlers: Python's own start-up"
                                      if sent and not ours else "")
-    return not problems, (f"{name:12} {signal.Signals(signum).name:7} at {delay:5.2f} s: rc "
+    outcome = ("failed" if problems else "start-up" if sent and not ours
+               else "ended by the signal" if process.returncode == expected else "finished first")
+    return outcome, life, (f"{name:12} {signal.Signals(signum).name:7} at {delay:5.2f} s: rc "
                           f"{process.returncode}, exit {exit_seconds:.1f} s after the signal; "
                           f"{'; '.join(problems) or said}")
 
@@ -109,8 +118,10 @@ def prepare(directory, commands):
     return runs
 
 
-# The window of random moments per command (seconds after the start), on a loaded 2-core CPU.
-WINDOWS = {"train": 25.0, "translate": 15.0, "export": 30.0, "ctranslate2": 25.0}
+# The first trial's window of random moments (seconds after the start): short, as on an idle
+# 2-core CPU. It grows to 90% of the longest re-run of that command seen so far (a re-run that
+# finds the work done is short, so the longest, not the last).
+FIRST_WINDOWS = {"train": 12.0, "translate": 8.0, "export": 10.0, "ctranslate2": 10.0}
 
 
 def main(argv=None):
@@ -120,22 +131,26 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    failures = {}
+    counts = {}
     with tempfile.TemporaryDirectory() as directory:
         runs = prepare(Path(directory), args.commands)
         for name in args.commands:
-            failures[name] = 0
+            counts[name] = dict.fromkeys(OUTCOMES, 0)
+            window = FIRST_WINDOWS[name]
             for index in range(args.trials):
                 work = Path(directory) / f"{name}-{index}"
                 work.mkdir()
                 signum = (signal.SIGINT, signal.SIGTERM)[index % 2]
-                ok, text = trial(name, work, runs, rng.uniform(0.1, WINDOWS[name]), signum)
-                failures[name] += not ok
-                print(("ok   " if ok else "FAIL ") + text, flush=True)
-    print("\n| command | trials | failed |\n|---|---|---|")
-    for name, count in failures.items():
-        print(f"| {name} | {args.trials} | {count} |")
-    return 1 if any(failures.values()) else 0
+                delay = rng.uniform(0.1, window)
+                outcome, life, text = trial(name, work, runs, delay, signum)
+                window = max(window, 0.9 * life)
+                counts[name][outcome] += 1
+                print(("FAIL " if outcome == "failed" else "ok   ") + text, flush=True)
+    columns = ["command", "trials", *OUTCOMES]
+    print("\n| " + " | ".join(columns) + " |\n" + "|---" * len(columns) + "|")
+    for name, count in counts.items():
+        print(f"| {name} | {args.trials} | " + " | ".join(str(count[o]) for o in OUTCOMES) + " |")
+    return 1 if any(count["failed"] for count in counts.values()) else 0
 
 
 if __name__ == "__main__":
