@@ -46,8 +46,8 @@ XDIST := -n 2 --dist loadscope
 # JAX's compilation cache, on disk for this run only (removed after): the twins, the twin-parity
 # checks and the decoding tests build the same programs again and again from fresh objects, which
 # JAX's in-memory cache (keyed by function object) misses; the on-disk one is keyed by the
-# program itself and shared by both workers. CPU time of the models' and decoding's JAX tests:
-# 136 s -> 92 s and 172 s -> 147 s. No size limit: a limit turns on a lock and a scan of the
+# program itself and shared by both workers. CPU time of this run: 451 s -> 378 s (both on one
+# loaded 2-core machine). No size limit: a limit turns on a lock and a scan of the
 # whole folder at every write (it cost more system time than the cache saved). An entry read
 # while the other worker writes it is compiled again, with a warning (JAX's own handling).
 JAX_CACHE := JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0
