@@ -162,3 +162,17 @@ class RunDirectory:
             max_target_length=max_length,
             **options,
         )
+
+
+def position_text(epoch, batch):
+    """A backup position in words: `epoch` counts from 0, `batch` the batches done in it.
+
+    A backup written at an epoch's end holds the next epoch's start, `(epoch + 1, 0)`: that is
+    "the end of epoch 1", not "epoch 2, batch 0" (a one-epoch run has no epoch 2).
+
+    Example:
+        >>> position_text(0, 15), position_text(1, 0)
+        ('epoch 1, batch 15', 'the end of epoch 1')
+    """
+    return f"the end of epoch {epoch}" if batch == 0 and epoch > 0 else \
+        f"epoch {epoch + 1}, batch {batch}"

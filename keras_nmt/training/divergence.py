@@ -17,6 +17,8 @@ import math
 
 import keras
 
+from keras_nmt.inference.run_directory import position_text
+
 # The epoch's running figures that must stay finite (`Perplexity` overflows first: exp(loss)
 # is inf from a loss of about 89 in float32, far above any loss of a learning model).
 WATCHED = ("loss", "perplexity")
@@ -32,8 +34,7 @@ def where_kept(backup):
     """What a diverged run keeps: its last good backup, or nothing."""
     if backup is None or backup.saved_at is None:
         return "no backup was kept"
-    epoch, batch = backup.saved_at
-    return f"the last good backup (epoch {epoch + 1}, batch {batch}) is kept in {backup.path}"
+    return f"the last good backup ({position_text(*backup.saved_at)}) is kept in {backup.path}"
 
 
 class StopOnDivergence(keras.callbacks.Callback):

@@ -32,7 +32,11 @@ import keras
 import numpy as np
 
 from keras_nmt.atomic_file import atomic_path
-from keras_nmt.inference.run_directory import BACKUP_STATE_FILE, non_finite_weights
+from keras_nmt.inference.run_directory import (
+    BACKUP_STATE_FILE,
+    non_finite_weights,
+    position_text,
+)
 from keras_nmt.training.divergence import WAY_OUT, TrainingDiverged, where_kept
 
 
@@ -113,7 +117,7 @@ class ExactBackup(keras.callbacks.Callback):
         bad = non_finite_weights(self.model.trainable_variables)
         if bad:
             raise TrainingDiverged(
-                f"training diverged before epoch {epoch + 1}, batch {batch}: {bad[0]} is not "
+                f"training diverged before {position_text(epoch, batch)}: {bad[0]} is not "
                 f"finite; {where_kept(self)}, no model was written; {WAY_OUT}")
         variables = [keras.ops.convert_to_numpy(v) for v in self._variables(self.model)]
         # Mid-epoch, the metrics hold the epoch's running sums (at its end, validation's).

@@ -27,6 +27,7 @@ from keras_nmt.inference.run_directory import (
     MODEL_FILE,
     TOKENIZERS_DIR,
     check_finite_weights,
+    position_text,
     temporary_name,
 )
 from keras_nmt.metrics import ValidationScores, group_references
@@ -91,8 +92,7 @@ def interrupted_at(backup, run):
           if hasattr(backup, "epoch") else "as training started")
     if backup.saved_at is None:
         return f"{at}, before the first backup: nothing was kept in {run}"
-    epoch, batch = backup.saved_at
-    return (f"{at}; the last backup is from epoch {epoch + 1}, batch {batch}; re-run the same "
+    return (f"{at}; the last backup is from {position_text(*backup.saved_at)}; re-run the same "
             "command to resume from it")
 
 
@@ -395,7 +395,7 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
     backup = ExactBackup(run / BACKUP_DIR, config.backup_every, state)
     epoch, batch = backup.restore(model)
     if (epoch, batch) != (0, 0) and not finished:
-        print_fn(f"resuming from epoch {epoch + 1}, batch {batch} ({backup.path})")
+        print_fn(f"resuming from {position_text(epoch, batch)} ({backup.path})")
     # The run's batches are numbered across epochs; training resumes at the next one.
     batches_per_epoch = config.steps_per_epoch or stream.batches_per_pass
     train_data = stream.batches(epoch * batches_per_epoch + batch,

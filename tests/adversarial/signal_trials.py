@@ -67,7 +67,8 @@ def trial(name, work, runs, delay, signum):
     process = start(argv)
     time.sleep(delay)
     sent = process.poll() is None
-    ours = sent and handles(process.pid, signum)  # else Python is still starting: its own way
+    # "default": Python is still starting, and the signal ends it its own way.
+    state = disposition(process.pid, signum) if sent else None
     if sent:
         process.send_signal(signum)
     began = time.monotonic()
@@ -77,7 +78,7 @@ def trial(name, work, runs, delay, signum):
     lines = err.strip().splitlines()
     problems = []
     if sent and process.returncode not in (expected, 0) and (
-            ours or process.returncode != -signum):
+            state != "default" or process.returncode != -signum):
         problems.append(f"rc {process.returncode}")
     if "Traceback" in err or "Fatal Python error" in err or len(lines) > 1:
         problems.append(f"{len(lines)} lines: {err.strip()[-300:]!r}")
@@ -88,23 +89,36 @@ def trial(name, work, runs, delay, signum):
     life = time.monotonic() - began
     if again.returncode != 0:
         problems.append(f"re-run rc {again.returncode}: {err_again.strip()[-300:]!r}")
-    said = lines[-1] if lines else ("before keras_nmt's handlers: Python's own start-up"
-                                     if sent and not ours else "")
-    outcome = ("failed" if problems else "start-up" if sent and not ours
+    said = lines[-1] if lines else {"default": "before keras_nmt's handlers: Python's own "
+                                     "start-up", "ignored": "after the command had finished "
+                                     "(signals ignored while it exits)"}.get(state, "")
+    outcome = ("failed" if problems else "start-up" if state == "default"
                else "ended by the signal" if process.returncode == expected else "finished first")
     return outcome, life, (f"{name:12} {signal.Signals(signum).name:7} at {delay:5.2f} s: rc "
                           f"{process.returncode}, exit {exit_seconds:.1f} s after the signal; "
                           f"{'; '.join(problems) or said}")
 
 
-def handles(pid, signum):
-    """Whether process `pid` has installed a handler of `signum` (keras_nmt.interruption)."""
+def disposition(pid, signum):
+    """How process `pid` takes `signum` now: "caught" (keras_nmt.interruption's handlers),
+    "ignored" (the command has finished and said so: `interruption.exit_now`), "gone" (it has
+    exited) or "default" (Python itself still starting)."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
     except OSError:
-        return False
-    caught = int(re.search(r"SigCgt:\s*([0-9a-f]+)", status)[1], 16)
-    return bool(caught & (1 << (signum - 1)))
+        return "gone"
+    if re.search(r"State:\s*Z", status):
+        return "gone"
+    bit = 1 << (signum - 1)
+    for field, meaning in (("SigCgt", "caught"), ("SigIgn", "ignored")):
+        if int(re.search(field + r":\s*([0-9a-f]+)", status)[1], 16) & bit:
+            return meaning
+    return "default"
+
+
+def handles(pid, signum):
+    """Whether process `pid` has installed a handler of `signum` (keras_nmt.interruption)."""
+    return disposition(pid, signum) == "caught"
 
 
 def prepare(directory, commands):

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import keras
 import numpy as np
@@ -30,12 +31,12 @@ from keras_nmt.cli import evaluate as evaluate_app
 from keras_nmt.cli import export as export_app
 from keras_nmt.cli import train as train_app
 from keras_nmt.cli import translate as translate_app
-from keras_nmt.training.divergence import StopOnDivergence, TrainingDiverged
+from keras_nmt.training.divergence import StopOnDivergence, TrainingDiverged, where_kept
 from keras_nmt.training.exact_backup import ExactBackup
 from keras_nmt.training.run_folder import finished_message, is_finished
 from keras_nmt.training.time_budget import TimeBudget
 from keras_nmt.training.train_config import TrainConfig
-from keras_nmt.training.trainer import plural
+from keras_nmt.training.trainer import interrupted_at, plural
 from tests.adversarial.signal_trials import handles
 from tests.error_output import one_error_line
 from tests.export.helpers import make_model, make_run_directory
@@ -453,6 +454,20 @@ def test_the_evaluate_help_keeps_its_line_continuation(capsys):
 
 def test_the_example_plots_folder_is_ignored_by_git():
     assert "plots/" in (ROOT / ".gitignore").read_text().split()
+
+
+def test_a_backup_at_an_epochs_end_is_named_so_not_as_the_next_epoch():
+    """Found by the real-signal trials: SIGTERM after the last batch of a one-epoch run said "the
+    last backup is from epoch 2, batch 0", an epoch the run does not have."""
+    path = Path("run") / "backup" / "state.npz"
+    at_the_end = SimpleNamespace(epoch=0, batches_done=19, saved_at=(1, 0), path=path)
+    assert interrupted_at(at_the_end, "run") == (
+        "at epoch 1, batch 19; the last backup is from the end of epoch 1; re-run the same "
+        "command to resume from it")
+    assert where_kept(at_the_end) == f"the last good backup (the end of epoch 1) is kept in {path}"
+    midway = SimpleNamespace(epoch=1, batches_done=7, saved_at=(1, 5), path=path)
+    assert "; the last backup is from epoch 2, batch 5; " in interrupted_at(midway, "run")
+    assert "(epoch 1, batch 0)" in where_kept(SimpleNamespace(saved_at=(0, 0), path=path))
 
 
 def test_signal_trials_small():
