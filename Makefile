@@ -43,9 +43,19 @@ JAX_XLA_FLAGS := --xla_backend_optimization_level=0 --xla_llvm_disable_expensive
 # Two pytest workers (pytest-xdist; a module's tests stay on one worker, so its fixtures are built
 # once): one TensorFlow process leaves much of the second core idle (tracing, Python, subprocesses).
 XDIST := -n 2 --dist loadscope
+# JAX's compilation cache, on disk for this run only (removed after): the twins, the twin-parity
+# checks and the decoding tests build the same programs again and again from fresh objects, which
+# JAX's in-memory cache (keyed by function object) misses; the on-disk one is keyed by the
+# program itself and shared by both workers. CPU time of this run: 451 s -> 378 s (both on one
+# loaded 2-core machine). No size limit: a limit turns on a lock and a scan of the
+# whole folder at every write (it cost more system time than the cache saved). An entry read
+# while the other worker writes it is compiled again, with a warning (JAX's own handling).
+JAX_CACHE := JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0
 test: $(STAMP) $(CHROMEDRIVER)
 	$(PY) -m pytest -q -ra $(XDIST) --durations=15
-	KERAS_BACKEND=jax XLA_FLAGS="$(JAX_XLA_FLAGS)" $(PY) -m pytest -q -ra $(XDIST) -m "jax and not slow" --durations=10
+	cache=$$(mktemp -d) && trap 'rm -rf "$$cache"' EXIT && \
+		KERAS_BACKEND=jax XLA_FLAGS="$(JAX_XLA_FLAGS)" JAX_COMPILATION_CACHE_DIR="$$cache" $(JAX_CACHE) \
+		$(PY) -m pytest -q -ra $(XDIST) -m "jax and not slow" --durations=10
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check keras_nmt apps tests

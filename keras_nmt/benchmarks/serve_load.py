@@ -3,7 +3,12 @@
 For each model (a run folder, its CTranslate2 export...), in one run:
 
 1. offline: `translate_batch` over all the sentences the clients will send, after
-   `configure_decoding_threads` (as the server does), in sentences/s;
+   `configure_decoding_threads` (as the server does), in sentences/s: sorted by length over
+   the whole set, as `keras-nmt translate` does a file; and also "as served": the same
+   requests in the order a round of clients sends them, cut into batches of 64 and translated
+   as the server's workers do (one `translate_batch` call per batch, `workers` at once), so
+   that the share of the gap that comes from batch composition (lengths mixed in a batch)
+   stands apart from the share that comes from serving (HTTP, JSON, waiting);
 2. the server: `python -m keras_nmt serve SRC:TGT=MODEL --port 0` (localhost only), warmed up,
    then `clients` concurrent clients each sending `requests` LibreTranslate `POST /translate`
    requests of 1-8 sentences (seeded), one keep-alive connection per client, from a process of
@@ -24,19 +29,18 @@ sending after it). Run as a script (results as a Markdown table, also written wi
 import argparse
 import http.client
 import json
+import os
 import random
 import re
 import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
 from keras_nmt.benchmarks.load_clients import resident_mb
 from keras_nmt.data.builtin import builtin_pairs
-from keras_nmt.hardware.machine import describe_machine, machine_summary
-from keras_nmt.inference import open_translator
-from keras_nmt.inference.batch_translator import configure_decoding_threads
 from keras_nmt.markdown import table as markdown_table
 from keras_nmt.timing import time_call
 
@@ -48,13 +52,32 @@ def client_requests(sentences, clients, requests, seed=0):
             for _ in range(clients)]
 
 
-def offline_speed(path, batches):
-    """Sentences/s of `translate_batch` over every sentence of `batches` (after a warm-up)."""
+def arrival_order(batches):
+    """Every sentence of `batches`, requests in the order rounds of clients send them (each
+    client's first request, then each one's second...)."""
+    rounds = zip(*batches, strict=True)
+    return [text for requests in rounds for request in requests for text in request]
+
+
+def offline_speed(path, batches, batch_size=64, workers=None):
+    """Sentences/s of `translate_batch` over every sentence of `batches` (after a warm-up):
+    `(sorted, as served)`; see the module."""
+    from keras_nmt.inference import open_translator  # noqa: PLC0415  (TensorFlow: not for --help)
+
     translator = open_translator(path)
-    texts = [text for client in batches for request in client for text in request]
-    timing = time_call(partial(translator.translate_batch, texts, batch_size=64),
-                       warmup=partial(translator.translate_batch, texts[:64]))
-    return len(texts) / timing.total
+    texts = arrival_order(batches)
+    timing = time_call(partial(translator.translate_batch, texts, batch_size=batch_size),
+                       warmup=partial(translator.translate_batch, texts[:batch_size],
+                                      batch_size=batch_size))
+    chunks = [texts[start : start + batch_size] for start in range(0, len(texts), batch_size)]
+
+    def as_served():
+        with ThreadPoolExecutor(workers or os.cpu_count() or 1) as pool:
+            list(pool.map(lambda chunk: translator.translate_batch(chunk, batch_size=len(chunk)),
+                          chunks))
+
+    served_order = time_call(as_served)
+    return len(texts) / timing.total, len(texts) / served_order.total
 
 
 class _Server:
@@ -148,25 +171,32 @@ def main(argv=None):
     else:
         sentences = [source for source, _ in builtin_pairs("dates", "test")]
     batches = client_requests(sentences, args.clients, args.requests)
+    # TensorFlow's import, after the arguments: `--help` answers without it.
+    from keras_nmt.hardware.machine import describe_machine, machine_summary  # noqa: PLC0415
+    from keras_nmt.inference.batch_translator import configure_decoding_threads  # noqa: PLC0415
+
     configure_decoding_threads()
     rows = []
     for path in args.models:
-        offline = offline_speed(path, batches)
+        offline, as_served = offline_speed(path, batches)
         served = load(path, args.pair, batches, args.max_seconds, args.max_wait_ms)
         memory = served["memory_mb"]
         rows.append([
             path, f"{served['requests']}", f"{served['errors']}",
             f"{served['sentences_per_second']:.0f}", f"{offline:.0f}",
-            f"{served['sentences_per_second'] / offline:.0%}",
+            f"{served['sentences_per_second'] / offline:.0%}", f"{as_served:.0f}",
+            f"{served['sentences_per_second'] / as_served:.0%}",
             f"{served['p50_ms']:.0f}", f"{served['p99_ms']:.0f}",
             " / ".join(f"{value:.0f}" for value in memory.values()),
             f"{served['mean_batch']:.1f} ({served['largest_batch']})",
             f"{served['client_cpu_seconds'] / served['seconds']:.0%}",
         ])
-        print(json.dumps({"model": path, "offline_sentences_per_second": offline, **served}),
+        print(json.dumps({"model": path, "offline_sentences_per_second": offline,
+                          "offline_as_served_sentences_per_second": as_served, **served}),
               flush=True)
     table = markdown_table(
         ["model", "requests", "errors", "served sent/s", "offline sent/s", "served/offline",
+         "offline as served sent/s", "served/as served",
          "p50 ms", "p99 ms", "RSS MiB (warm / half / end)", "mean batch (largest)",
          "clients' CPU"], rows)
     text = f"{machine_summary(describe_machine())}\n\n{table}\n"

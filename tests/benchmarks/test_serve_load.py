@@ -1,0 +1,58 @@
+"""The serving load benchmark's offline references, without a server or a model."""
+
+import json
+import subprocess
+import sys
+
+import keras_nmt.inference
+from keras_nmt.benchmarks import serve_load
+
+
+def test_requests_in_the_order_rounds_of_clients_send_them():
+    batches = serve_load.client_requests([f"s{i}" for i in range(50)], clients=3, requests=4)
+    assert [len(client) for client in batches] == [4, 4, 4]
+    assert all(1 <= len(request) <= 8 for client in batches for request in client)
+    order = serve_load.arrival_order(batches)
+    first_round = batches[0][0] + batches[1][0] + batches[2][0]
+    assert order[: len(first_round)] == first_round
+    assert order[-len(batches[2][3]) :] == batches[2][3]
+    assert sorted(order) == sorted(t for client in batches for r in client for t in r)
+
+
+class _Recorder:
+    """A translator that records each `translate_batch` call's texts and batch size."""
+
+    def __init__(self):
+        self.calls = []
+
+    def translate_batch(self, texts, batch_size=64):
+        self.calls.append((list(texts), batch_size))
+        return [None] * len(texts)
+
+
+def test_offline_sorted_and_as_served_translate_the_same_sentences(monkeypatch):
+    recorder = _Recorder()
+    monkeypatch.setattr(keras_nmt.inference, "open_translator", lambda path: recorder)
+    batches = serve_load.client_requests([f"s{i:03}" for i in range(300)], clients=8,
+                                         requests=5)
+    texts = serve_load.arrival_order(batches)
+    sorted_speed, served_speed = serve_load.offline_speed("run", batches, batch_size=16,
+                                                          workers=2)
+    assert sorted_speed > 0 and served_speed > 0
+    warmup, whole, *chunks = recorder.calls
+    assert warmup == (texts[:16], 16)
+    assert whole == (texts, 16)  # one call: translate_batch sorts by length itself
+    # As the server's workers: one call per batch of 16 in arrival order, its own batch size.
+    chunks.sort(key=lambda call: texts.index(call[0][0]))
+    assert [call[0] for call in chunks] == [texts[i : i + 16] for i in range(0, len(texts), 16)]
+    assert all(size == len(chunk) for chunk, size in chunks)
+
+
+def test_help_imports_no_tensorflow():
+    code = ("import json, sys\nfrom keras_nmt.benchmarks import serve_load\n"
+            "try:\n    serve_load.main(['--help'])\nexcept SystemExit as exit:\n"
+            "    print(json.dumps([exit.code, sorted(m for m in sys.modules\n"
+            "          if m.split('.')[0] in ('tensorflow', 'keras'))]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert json.loads(done.stdout.splitlines()[-1]) == [0, []]
