@@ -38,7 +38,6 @@ from keras_nmt.cli.options import add_options
 from keras_nmt.data.data_profile import implausibility
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.lines import iter_lines, one_line, read_lines, split_lines, write_lines
-from keras_nmt.plots import plot_attention
 
 # Fewer sentences than this are not judged: a few words say little about a language.
 MIN_MEASURED = 5
@@ -129,6 +128,9 @@ def write_attention_plots(translator, sentences, directory, batch_size, warn):
         warn("this model returns no attention weights (a plain LSTM has none, and a "
              "CTranslate2 export does not give them): no attention plots")
         return []
+    # Here, not at the top: Matplotlib's import costs every other translation a second.
+    from keras_nmt.plots import plot_attention  # noqa: PLC0415
+
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     results = translator.translate_batch(sentences, return_attention=True, batch_size=batch_size)

@@ -51,11 +51,12 @@ _graph_function = functools.partial(tf.function, autograph=False)
 _TEXT = tf.TensorSpec([None], tf.string, name="text")
 
 
-class _FunctionCache:
-    """Holds `Translator._decoder`'s `tf.function`s out of sight of SavedModel tracking (not
-    exported)."""
+class _Untracked:
+    """Holds what the SavedModel must not track: `Translator._decoder`'s `tf.function`s (not
+    exported) and the Keras model (its variables are tracked on their own)."""
 
-    def __init__(self):
+    def __init__(self, model):
+        self.model = model
         self.functions = {}
 
 
@@ -105,7 +106,9 @@ class Translator(BatchTranslator, tf.Module):
         max_beam_size=DEFAULT_MAX_BEAM_SIZE,
     ):
         super().__init__(name="translator")
-        self.model = model
+        # A plain object, not an attribute: tf.Module would track the model (and each Keras
+        # layer's own serving function, traced again by `tf.saved_model.save`) in the export.
+        self._untracked = _Untracked(model)
         # The model's tf.Variables, tracked by the module itself: without them the SavedModel
         # reloads in Python but the session-based loaders (TF Serving, `saved_model_cli run`)
         # cannot find the variables (keras-team/keras#20095); Keras' own export does the same.
@@ -119,12 +122,15 @@ class Translator(BatchTranslator, tf.Module):
         self.max_beam_size = int(max_beam_size)
         if self.max_beam_size < 1:
             raise ValueError(f"max_beam_size must be >= 1, got {max_beam_size!r}")
-        # A plain object, not a dict: tf.Module would track (and export) the functions in it.
-        self._decode_functions = _FunctionCache()
         # One beam search per size, tracked so that the SavedModel keeps each as a function of
         # its own: in-process and reloaded, a beam size is traced or prepared on its first use
         # only (the `beam_search` signature dispatches to them).
         self.beam_functions = [self._beam_function(k) for k in range(1, self.max_beam_size + 1)]
+
+    @property
+    def model(self):
+        """The Keras model (not part of the SavedModel's object graph: its variables are)."""
+        return self._untracked.model
 
     # ----------------------------------------------------------------------------------------------
     # Graph pieces
@@ -276,7 +282,7 @@ class Translator(BatchTranslator, tf.Module):
         # `DecodingOptions` checked the values and made 0 top-k and a top-p of 1 `None`.
         options = options.replace(max_length=self.max_target_length)
         key = (options.chosen_strategy, tuple(sorted(options.options().items())))
-        cache = self._decode_functions.functions
+        cache = self._untracked.functions
         if key not in cache:
 
             @_graph_function(input_signature=[_TEXT])

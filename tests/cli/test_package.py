@@ -84,7 +84,7 @@ try:
 except SystemExit as exit:
     code = exit.code
 print(json.dumps([code, sorted(m for m in sys.modules if m.split('.')[0] in
-                               ('tensorflow', 'keras', 'jax', 'tensorflow_text'))]))
+                               ('tensorflow', 'keras', 'jax', 'tensorflow_text', 'matplotlib'))]))
 """
 
 
