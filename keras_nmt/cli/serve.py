@@ -90,10 +90,12 @@ def build_parser(prog=None):
     batching.add_argument("--max-batch", type=positive_int, default=64,
                           help="sentences translated together (default: %(default)s)")
     batching.add_argument("--max-wait-ms", type=positive_float, default=30.0,
-                          help="milliseconds a batch waits for more sentences after its first "
-                          "request (default: %(default)s; more: fuller batches under load, "
-                          "slower answers to a lone request; a fast model such as a CTranslate2 "
-                          "export may serve more with 10)")
+                          help="milliseconds a batch waits at most for more sentences after its "
+                          "first request (default: %(default)s; more: fuller batches under load)")
+    batching.add_argument("--max-gap-ms", type=positive_float, default=2.0,
+                          help="a batch stops waiting when no request has come for this many "
+                          "milliseconds (default: %(default)s: requests come in bursts; a lone "
+                          "request is answered after it, not after --max-wait-ms)")
     batching.add_argument("--max-queue", type=positive_int, default=256,
                           help="requests waiting per model; more are answered 429 (default: "
                           "%(default)s)")
@@ -129,7 +131,8 @@ def main(argv=None, prog=None):
         max_body_bytes=max(65536, 8 * args.max_chars),
     )
     batching = BatchSettings(max_batch=args.max_batch, max_wait=args.max_wait_ms / 1000,
-                             max_queue=args.max_queue, workers=workers)
+                             max_queue=args.max_queue, workers=workers,
+                             max_gap=args.max_gap_ms / 1000)
     app = create_app(models, limits, batching, api_key=args.api_key)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
                             timeout_graceful_shutdown=5)

@@ -85,6 +85,7 @@ class BatchSettings:
     max_wait: float = 0.030
     max_queue: int = 256
     workers: int = 2
+    max_gap: float = 0.002
 
 
 class RequestError(Exception):
@@ -162,7 +163,8 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
     batchers = {
         m.name: Batcher(m.translator, batching.max_batch, batching.max_wait, batching.max_queue,
                         batching.workers,
-                        on_batch=lambda size: counters.batch_sizes.update([size]))
+                        on_batch=lambda size: counters.batch_sizes.update([size]),
+                        max_gap=batching.max_gap)
         for m in models
     }
 

@@ -28,10 +28,10 @@ def runs(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(runs):
     transformer, luong = runs
-    # A long batch wait, so that concurrent requests certainly meet in one batch.
+    # A long batch wait and gap, so that concurrent requests certainly meet in one batch.
     # A long timeout: the first request of each beam size traces its graph on a loaded machine.
-    server = Server(transformer, f"fr:en={luong}", "--max-wait-ms", "200", "--max-beam-size",
-                    "4", "--timeout", "600")
+    server = Server(transformer, f"fr:en={luong}", "--max-wait-ms", "200", "--max-gap-ms", "200",
+                    "--max-beam-size", "4", "--timeout", "600")
     yield server
     server.stop()
 
