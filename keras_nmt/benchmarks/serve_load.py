@@ -29,7 +29,6 @@ sending after it). Run as a script (results as a Markdown table, also written wi
 import argparse
 import http.client
 import json
-import os
 import random
 import re
 import subprocess
@@ -59,9 +58,10 @@ def arrival_order(batches):
     return [text for requests in rounds for request in requests for text in request]
 
 
-def offline_speed(path, batches, batch_size=64, workers=None):
+def offline_speed(path, batches, workers, batch_size=64):
     """Sentences/s of `translate_batch` over every sentence of `batches` (after a warm-up):
-    `(sorted, as served)`; see the module."""
+    `(sorted, as served)`, the latter with `workers` batches at once (the server's own count,
+    `configure_decoding_threads`'); see the module."""
     from keras_nmt.inference import open_translator  # noqa: PLC0415  (TensorFlow: not for --help)
 
     translator = open_translator(path)
@@ -72,7 +72,7 @@ def offline_speed(path, batches, batch_size=64, workers=None):
     chunks = [texts[start : start + batch_size] for start in range(0, len(texts), batch_size)]
 
     def as_served():
-        with ThreadPoolExecutor(workers or os.cpu_count() or 1) as pool:
+        with ThreadPoolExecutor(workers) as pool:
             list(pool.map(lambda chunk: translator.translate_batch(chunk, batch_size=len(chunk)),
                           chunks))
 
@@ -175,10 +175,10 @@ def main(argv=None):
     from keras_nmt.hardware.machine import describe_machine, machine_summary  # noqa: PLC0415
     from keras_nmt.inference.batch_translator import configure_decoding_threads  # noqa: PLC0415
 
-    configure_decoding_threads()
+    workers = configure_decoding_threads()  # as `keras-nmt serve` does: its workers
     rows = []
     for path in args.models:
-        offline, as_served = offline_speed(path, batches)
+        offline, as_served = offline_speed(path, batches, workers)
         served = load(path, args.pair, batches, args.max_seconds, args.max_wait_ms)
         memory = served["memory_mb"]
         rows.append([

@@ -88,7 +88,7 @@ class TrainResult:
 
 def interrupted_at(backup, run):
     """Where an interruption (Ctrl-C, SIGTERM) stopped training and what it left, in one line."""
-    at = (f"at epoch {backup.epoch + 1}, batch {backup.batches_done}"
+    at = (f"at {position_text(backup.epoch, backup.batches_done)}"
           if hasattr(backup, "epoch") else "as training started")
     if backup.saved_at is None:
         return f"{at}, before the first backup: nothing was kept in {run}"

@@ -468,6 +468,8 @@ def test_a_backup_at_an_epochs_end_is_named_so_not_as_the_next_epoch():
     midway = SimpleNamespace(epoch=1, batches_done=7, saved_at=(1, 5), path=path)
     assert "; the last backup is from epoch 2, batch 5; " in interrupted_at(midway, "run")
     assert "(epoch 1, batch 0)" in where_kept(SimpleNamespace(saved_at=(0, 0), path=path))
+    before_epoch_2 = SimpleNamespace(epoch=1, batches_done=0, saved_at=(1, 0), path=path)
+    assert interrupted_at(before_epoch_2, "run").startswith("at the end of epoch 1; ")
 
 
 def test_signal_trials_small():

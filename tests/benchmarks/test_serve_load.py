@@ -36,8 +36,8 @@ def test_offline_sorted_and_as_served_translate_the_same_sentences(monkeypatch):
     batches = serve_load.client_requests([f"s{i:03}" for i in range(300)], clients=8,
                                          requests=5)
     texts = serve_load.arrival_order(batches)
-    sorted_speed, served_speed = serve_load.offline_speed("run", batches, batch_size=16,
-                                                          workers=2)
+    sorted_speed, served_speed = serve_load.offline_speed("run", batches, workers=2,
+                                                          batch_size=16)
     assert sorted_speed > 0 and served_speed > 0
     warmup, whole, *chunks = recorder.calls
     assert warmup == (texts[:16], 16)
