@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+import types
 
 import keras
 import numpy as np
@@ -40,18 +41,26 @@ class CrashAtBatch(keras.callbacks.Callback):
             raise KeyboardInterrupt("simulated crash")
 
 
-def test_same_seed_same_weights(tmp_path):
-    weights = []
-    for name in ("a", "b"):
-        config = TrainConfig(epochs=1, output=str(tmp_path / name), **TINY)
-        weights.append(train(config, print_fn=lambda *_: None).model.get_weights())
-    for first, second in zip(*weights, strict=True):
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """One uninterrupted 3-epoch TINY run (its `TrainResult` and folder), shared by the
+    determinism and the resume tests, which must both reproduce its weights."""
+    output = tmp_path_factory.mktemp("uninterrupted") / "full"
+    result = train(TrainConfig(epochs=3, output=str(output), **TINY), print_fn=lambda *_: None)
+    return types.SimpleNamespace(result=result, output=output)
+
+
+def test_same_seed_same_weights(uninterrupted, tmp_path):
+    config = TrainConfig(epochs=3, output=str(tmp_path / "again"), **TINY)
+    again = train(config, print_fn=lambda *_: None)
+    for first, second in zip(uninterrupted.result.model.get_weights(),
+                             again.model.get_weights(), strict=True):
         np.testing.assert_array_equal(first, second)
 
 
-def test_killed_run_resumes_exactly(tmp_path):
+def test_killed_run_resumes_exactly(uninterrupted, tmp_path):
     quiet = dict(print_fn=lambda *_: None)
-    full = train(TrainConfig(epochs=3, output=str(tmp_path / "full"), **TINY), **quiet)
+    full = uninterrupted.result
     config = TrainConfig(epochs=3, output=str(tmp_path / "run"), **TINY)
     crash = CrashAtBatch(1, 4)  # 5 batches of epoch 1 trained, the last backup holds 4
     with pytest.raises(KeyboardInterrupt):
@@ -62,17 +71,17 @@ def test_killed_run_resumes_exactly(tmp_path):
     # Exactly the batches after the backup are trained: 3 epochs of 8 batches, no batch twice,
     # in the same order, so the weights are bitwise those of the uninterrupted run (on CPU).
     assert int(result.model.optimizer.iterations.numpy()) == 3 * 8
-    for resumed, uninterrupted in zip(result.model.get_weights(), full.model.get_weights(),
-                                      strict=True):
-        np.testing.assert_array_equal(resumed, uninterrupted)
+    for resumed, expected in zip(result.model.get_weights(), full.model.get_weights(),
+                                 strict=True):
+        np.testing.assert_array_equal(resumed, expected)
     assert len(result.history["loss"]) == 2  # the rest of epoch 1, then epoch 2
     history = json.loads((tmp_path / "run" / "history.json").read_text())
     assert [r["epoch"] for r in history] == [0, 1, 2]
     assert (tmp_path / "run" / "model.keras").exists()
     # The interrupted epoch's figures are those of all its batches (the backup kept the
     # metrics' running sums), as in the uninterrupted run.
-    uninterrupted = json.loads((tmp_path / "full" / "history.json").read_text())
-    for record, expected in zip(history, uninterrupted, strict=True):
+    reference = json.loads((uninterrupted.output / "history.json").read_text())
+    for record, expected in zip(history, reference, strict=True):
         for key in ("loss", "accuracy", "perplexity", "val_loss", "val_accuracy", "val_bleu"):
             assert record[key] == pytest.approx(expected[key], rel=1e-6), (record, key)
     # The run's clocks continue over the crash: cumulative, the steps within the wall time.
