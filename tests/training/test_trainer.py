@@ -159,9 +159,11 @@ def test_token_batches_train_and_validate_on_the_usual_batches(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("api", ["functional", "subclassed"])
 def test_lstm_twin_learns_the_dates(tmp_path, api):
+    # The scores asserted are those of all 200 validation pairs, after training; the BLEU of
+    # each epoch (`validation_sentences`, which never changes the weights) is not, so 8 will do.
     config = TrainConfig(
         api=api, epochs=6, train_size=8000, valid_size=200, units=128, embedding_dim=32,
-        batch_size=64, learning_rate=5e-3, verbose=0, validation_sentences=200, samples=0,
+        batch_size=64, learning_rate=5e-3, verbose=0, validation_sentences=8, samples=0,
         output=str(tmp_path / api),
     )
     result = train(config, print_fn=lambda *_: None)
