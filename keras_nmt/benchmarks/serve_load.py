@@ -203,7 +203,8 @@ def main(argv=None):
          "offline as served sent/s", "served/as served",
          "p50 ms", "p99 ms", "RSS MiB (warm / half / end)", "mean batch (largest)",
          "clients' CPU"], rows)
-    text = f"{machine_summary(describe_machine())}\n\n{table}\n"
+    flags = f"The server's extra flags: {args.serve_args or 'none (its defaults)'}"
+    text = f"{machine_summary(describe_machine())}\n\n{flags}\n\n{table}\n"
     print(text)
     if args.output:
         Path(args.output).write_text(text)
