@@ -208,8 +208,8 @@ def exact_match(model, source, target, pairs):
     return float(np.mean([h == r for h, r in zip(hypotheses, references, strict=True)]))
 
 
-def learned_dates(cls):
-    """`(exact match, model, source tokenizer)` of `cls` after `train_on_dates(cls)`, scored on
-    the dates' validation pairs."""
-    model, source, target, valid_pairs = train_on_dates(cls)
+def learned_dates(cls, train_size=4000):
+    """`(exact match, model, source tokenizer)` of `cls` after `train_on_dates(cls)` on
+    `train_size` pairs, scored on the dates' validation pairs."""
+    model, source, target, valid_pairs = train_on_dates(cls, train_size=train_size)
     return exact_match(model, source, target, valid_pairs), model, source
