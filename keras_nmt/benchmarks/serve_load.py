@@ -5,10 +5,11 @@ For each model (a run folder, its CTranslate2 export...), in one run:
 1. offline: `translate_batch` over all the sentences the clients will send, after
    `configure_decoding_threads` (as the server does), in sentences/s: sorted by length over
    the whole set, as `keras-nmt translate` does a file; and also "as served": the same
-   requests in the order a round of clients sends them, cut into batches of 64 and translated
-   as the server's workers do (one `translate_batch` call per batch, `workers` at once), so
-   that the share of the gap that comes from batch composition (lengths mixed in a batch)
-   stands apart from the share that comes from serving (HTTP, JSON, waiting);
+   requests in the order a round of clients sends them, cut into batches of 64 sentences per
+   worker and translated as the server does (one `translate_batch` call per batch, sorted
+   and cut into one graph call per worker), so that the share of the gap that comes from
+   batch composition (fewer sentences to sort) stands apart from the share that comes from
+   serving (HTTP, JSON, waiting);
 2. the server: `python -m keras_nmt serve SRC:TGT=MODEL --port 0` (localhost only), warmed up,
    then `clients` concurrent clients each sending `requests` LibreTranslate `POST /translate`
    requests of 1-8 sentences (seeded), one keep-alive connection per client, from a process of
@@ -31,10 +32,10 @@ import http.client
 import json
 import random
 import re
+import shlex
 import subprocess
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
@@ -60,32 +61,33 @@ def arrival_order(batches):
 
 def offline_speed(path, batches, workers, batch_size=64):
     """Sentences/s of `translate_batch` over every sentence of `batches` (after a warm-up):
-    `(sorted, as served)`, the latter with `workers` batches at once (the server's own count,
-    `configure_decoding_threads`'); see the module."""
+    `(sorted, as served)`, the latter in batches of `batch_size` per worker (the server's own
+    count, `configure_decoding_threads`'); see the module."""
     from keras_nmt.inference import open_translator  # noqa: PLC0415  (TensorFlow: not for --help)
+    from keras_nmt.inference.batch_translator import call_size  # noqa: PLC0415
 
     translator = open_translator(path)
     texts = arrival_order(batches)
     timing = time_call(partial(translator.translate_batch, texts, batch_size=batch_size),
                        warmup=partial(translator.translate_batch, texts[:batch_size],
                                       batch_size=batch_size))
-    chunks = [texts[start : start + batch_size] for start in range(0, len(texts), batch_size)]
+    gathered = batch_size * workers
+    chunks = [texts[start : start + gathered] for start in range(0, len(texts), gathered)]
 
     def as_served():
-        with ThreadPoolExecutor(workers) as pool:
-            list(pool.map(lambda chunk: translator.translate_batch(chunk, batch_size=len(chunk)),
-                          chunks))
+        for chunk in chunks:
+            translator.translate_batch(chunk, batch_size=call_size(len(chunk), batch_size,
+                                                                   workers))
 
     served_order = time_call(as_served)
     return len(texts) / timing.total, len(texts) / served_order.total
 
 
 class _Server:
-    def __init__(self, pair, path, max_wait_ms):
+    def __init__(self, pair, path, serve_args=()):
         self.process = subprocess.Popen(
             [sys.executable, "-m", "keras_nmt", "serve", f"{pair}={path}", "--port", "0",
-             "--max-sentences", "8", "--max-queue", "1024", "--timeout", "120",
-             "--max-wait-ms", str(max_wait_ms)],
+             "--max-sentences", "8", "--max-queue", "1024", "--timeout", "120", *serve_args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         for line in self.process.stdout:
@@ -114,11 +116,11 @@ class _Server:
         self.process.wait(30)
 
 
-def load(path, pair, batches, max_seconds, max_wait_ms=30.0):
+def load(path, pair, batches, max_seconds, serve_args=()):
     """Runs the clients (`load_clients`, a process of their own) against a fresh server of
-    `path`; returns the measurements."""
+    `path` (started with the extra flags `serve_args`); returns the measurements."""
     source, target = pair.split(":")
-    server = _Server(pair, path, max_wait_ms)
+    server = _Server(pair, path, serve_args)
     try:
         warm = http.client.HTTPConnection(server.host, server.port, timeout=120)
         for request in batches[0][:5]:
@@ -162,8 +164,9 @@ def main(argv=None):
     parser.add_argument("--requests", type=int, default=100, help="requests per client (100)")
     parser.add_argument("--max-seconds", type=float, default=900,
                         help="per model: clients stop sending after this (900)")
-    parser.add_argument("--max-wait-ms", type=float, default=30.0,
-                        help="the server's --max-wait-ms (default: %(default)s, its own)")
+    parser.add_argument("--serve-args", default="",
+                        help="more flags for `keras-nmt serve`, in one string (e.g. "
+                        "\"--max-wait-ms 10 --max-batch 128\"; default: its own defaults)")
     parser.add_argument("--output", default=None, help="also write the table to this file")
     args = parser.parse_args(argv)
     if args.sentences:
@@ -179,7 +182,8 @@ def main(argv=None):
     rows = []
     for path in args.models:
         offline, as_served = offline_speed(path, batches, workers)
-        served = load(path, args.pair, batches, args.max_seconds, args.max_wait_ms)
+        served = load(path, args.pair, batches, args.max_seconds,
+                      shlex.split(args.serve_args))
         memory = served["memory_mb"]
         rows.append([
             path, f"{served['requests']}", f"{served['errors']}",
@@ -199,7 +203,8 @@ def main(argv=None):
          "offline as served sent/s", "served/as served",
          "p50 ms", "p99 ms", "RSS MiB (warm / half / end)", "mean batch (largest)",
          "clients' CPU"], rows)
-    text = f"{machine_summary(describe_machine())}\n\n{table}\n"
+    flags = f"The server's extra flags: {args.serve_args or 'none (its defaults)'}"
+    text = f"{machine_summary(describe_machine())}\n\n{flags}\n\n{table}\n"
     print(text)
     if args.output:
         Path(args.output).write_text(text)

@@ -131,7 +131,7 @@ def add_parallel_batches_argument(parser):
                         help="on a CPU, translate N batches at once, one thread each (on 2 "
                         "cores 1.1-1.5x the sentences/s of one batch on both, same outputs: "
                         "docs/results/parallel-translation.md); 1: one batch at a time on all "
-                        "cores (default: one batch per CPU core)")
+                        "cores (default: one batch per CPU core); a CTranslate2 export too")
 
 
 def use_parallel_batches(args):

@@ -127,7 +127,8 @@ def main(argv=None, prog=None):
     sources, references = group_references(corpus.pairs)
     if args.test_size:
         sources, references = sources[: args.test_size], references[: args.test_size]
-    translator = open_translator(args.model, weights=args.weights)
+    translator = open_translator(args.model, weights=args.weights,
+                                 parallel=args.parallel_batches)
     options = decoding_options(args)
     progress = Progress(len(sources))
     # The first call traces and optimizes the graph: timed apart from the steady speed.

@@ -47,7 +47,11 @@ def _api_key(text):
 def listen(host, port):
     """A socket listening on `host:port`, opened before the models load: a busy port or an
     unknown host fails at once, in one line that names it and the way out."""
-    listening = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    # IPPROTO_TCP named: asyncio turns Nagle's algorithm off (TCP_NODELAY) only on sockets that
+    # say they are TCP, and an accepted socket inherits this one's protocol. With Nagle on, a
+    # response written in two parts waited for the client's delayed ACK: 40 ms each.
+    listening = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
+                              socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn's own
     try:
         listening.bind((host, port))
@@ -88,7 +92,8 @@ def build_parser(prog=None):
                         help="seconds before a request is answered 503 (default: %(default)s)")
     batching = parser.add_argument_group("batching")
     batching.add_argument("--max-batch", type=positive_int, default=64,
-                          help="sentences translated together (default: %(default)s)")
+                          help="sentences per graph call; a batch gathers this many per "
+                          "worker, sorted by length (default: %(default)s)")
     batching.add_argument("--max-wait-ms", type=positive_float, default=30.0,
                           help="milliseconds a batch waits at most for more sentences after its "
                           "first request (default: %(default)s; more: fuller batches under load)")
@@ -100,7 +105,8 @@ def build_parser(prog=None):
                           help="requests waiting per model; more are answered 429 (default: "
                           "%(default)s)")
     batching.add_argument("--workers", type=positive_int, default=None,
-                          help="batches translated at once per model (default: the CPU count)")
+                          help="graph calls decoding at once per model, one thread each "
+                          "(default: the CPU count)")
     add_debug_flag(parser)
     return parser
 
@@ -123,7 +129,7 @@ def main(argv=None, prog=None):
     )
 
     workers = configure_decoding_threads(args.workers)
-    models = load_served_models(args.models)
+    models = load_served_models(args.models, parallel=args.workers)
     limits = Limits(
         max_chars=args.max_chars, max_sentence_chars=args.max_sentence_chars,
         max_sentences=args.max_sentences, max_beam_size=args.max_beam_size,

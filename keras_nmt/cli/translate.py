@@ -170,7 +170,7 @@ def main(argv=None, prog=None):
     def warn(message):
         print(f"warning: {message}", file=sys.stderr)
 
-    translator = open_translator(args.model)
+    translator = open_translator(args.model, parallel=args.parallel_batches)
     prefix = language_prefix(translator, args.target_language)
     options = decoding_options(args, n_best=args.n_best)
     if not args.sentences and not args.input and sys.stdin.isatty() and not args.attention_plot:

@@ -55,6 +55,17 @@ def configure_decoding_threads(parallel=None):
     return parallel_batches()
 
 
+def call_size(sentences, max_batch, workers):
+    """Sentences per graph call that cut a batch of `sentences` into one call per worker, at
+    most `max_batch` each (the server's batches; `translate_batch(texts, batch_size=...)`).
+
+    Example:
+        >>> call_size(100, 64, 2), call_size(200, 64, 2), call_size(1, 64, 2)
+        (50, 64, 1)
+    """
+    return min(max_batch, -(-sentences // workers))
+
+
 def parallel_batches():
     """Batches `translate_batch` translates at once by default: TensorFlow's inter-op threads
     when each op has one thread (`configure_decoding_threads`), else 1 (an op already uses

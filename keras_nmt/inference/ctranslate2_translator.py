@@ -65,6 +65,21 @@ def _cores():
         return os.cpu_count() or 1
 
 
+def ctranslate2_threads(parallel):
+    """`CTranslate2Translator`'s thread arguments for `parallel` batches at once (see
+    `open_translator`): `{}` (its defaults) for None.
+
+    Example:
+        >>> ctranslate2_threads(3), ctranslate2_threads(None)
+        ({'inter_threads': 3, 'intra_threads': 1}, {})
+    """
+    if parallel is None:
+        return {}
+    if parallel == 1:  # one batch on every core, as `--parallel-batches 1` does for TensorFlow
+        return {"inter_threads": 1, "intra_threads": _cores()}
+    return {"inter_threads": parallel, "intra_threads": 1}
+
+
 def _flat(ragged):
     """A ragged tensor's `(flat_values, row_splits)`."""
     return ragged.flat_values, ragged.row_splits

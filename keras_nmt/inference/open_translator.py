@@ -10,7 +10,11 @@ from keras_nmt.atomic_file import read_json
 from keras_nmt.inference.ctranslate2_translator import (
     METADATA_FILE as CTRANSLATE2_METADATA,
 )
-from keras_nmt.inference.ctranslate2_translator import CTranslate2Translator, is_ctranslate2_export
+from keras_nmt.inference.ctranslate2_translator import (
+    CTranslate2Translator,
+    ctranslate2_threads,
+    is_ctranslate2_export,
+)
 from keras_nmt.inference.run_directory import (
     CONFIG_FILE,
     DATA_FILE,
@@ -70,7 +74,7 @@ def model_data(path):
     return ModelData(kind, folder, columns, profile)
 
 
-def open_translator(path, weights=None):
+def open_translator(path, weights=None, parallel=None):
     """A translator from a run directory, a SavedModel directory or a CTranslate2 export.
 
     Args:
@@ -79,6 +83,10 @@ def open_translator(path, weights=None):
             used), or a CTranslate2 export (`keras_nmt.export.export_ctranslate2`).
         weights: optional `.weights.h5` file loaded into a run directory's model in place of
             its trained weights (e.g. ``budget.weights.h5``: where a time budget ran out).
+        parallel: batches a CTranslate2 export decodes at once (`--parallel-batches`, the
+            server's `--workers`): N > 1, N batches on a thread each; 1, one batch on every
+            core (default: one batch per core). TensorFlow's translators take theirs from
+            `configure_decoding_threads`.
 
     Returns:
         A `Translator` (run directory), a `SavedTranslator` or a `CTranslate2Translator`; all
@@ -93,7 +101,7 @@ def open_translator(path, weights=None):
     if is_ctranslate2_export(path):
         if weights is not None:
             raise ValueError(f"{path} is a CTranslate2 export: its weights are fixed")
-        return CTranslate2Translator(path)
+        return CTranslate2Translator(path, **ctranslate2_threads(parallel))
     saved = find_saved_model(path)
     if saved is not None:
         if weights is not None:

@@ -2,18 +2,27 @@
 longest wait.
 
 Each request puts its sentences (with its decoding options) on the model's queue and awaits
-them. `workers` tasks each take the first waiting request, then more until `max_batch`
-sentences are gathered (the request that reaches it taken whole), `max_wait` seconds have
-passed, or no request has come for `max_gap` seconds, and translate them with ONE
-`translate_batch` call per set of options, in a thread (TensorFlow releases the GIL while it
-runs, so two workers keep two cores busy). A full queue refuses the request at once
-(`QueueFull`: the server answers 429) rather than letting latency grow without bound.
+them. One task gathers a batch: the first waiting request, then more until the batch holds
+`max_batch` sentences per worker (the request that reaches it taken whole), `max_wait` seconds
+have passed, or no request has come for `max_gap` seconds. It translates the batch with ONE
+`translate_batch` call per set of options, in a thread: that call sorts the sentences by
+length and cuts them into one graph call per worker, decoded at once on a thread each
+(TensorFlow releases the GIL while it runs), and the task gathers the next batch when it
+returns. A full queue refuses the request at once (`QueueFull`: the server answers 429) rather
+than letting latency grow without bound.
+
+Why one batch for all the workers, not one per worker: a graph call has a large fixed cost
+(the decoding loop's steps: for the dates Transformer on one core, 33 ms for 8 sentences, 52 ms
+for 32), and a call of mixed lengths pays for its longest sentence in every row. One large
+batch, sorted, gives each worker fewer, fuller calls of similar lengths.
 
 Why the gap: requests come in bursts (the clients answered by the last batch send their next
-ones within a millisecond or two), then nothing until another batch is answered. A worker that
-waited out the whole `max_wait` after a burst left its core idle: with 32 clients on 2 cores
-(`keras_nmt.benchmarks.serve_load`, the dates Transformer, one short run each), a fixed 30 ms
-wait served 808 sentences/s, a fixed 5 ms one 1,114, and 30 ms with a 2 ms gap 1,051-1,112.
+ones within milliseconds), then nothing until another batch is answered; waiting out the whole
+`max_wait` after a burst leaves the cores idle, and a lone request is answered `max_gap` after
+it arrives. But requests that were already waiting when the task came back (it is behind) do
+not stop at the gap: the task waits, up to `max_wait`, for the next request, so that the
+clients answered a moment ago join them. Otherwise two halves of the clients would alternate
+for ever, each in half-sized batches.
 
 Example:
     >>> batcher = Batcher(translator, max_batch=64, max_wait=0.03)
@@ -23,6 +32,8 @@ Example:
 import asyncio
 import dataclasses
 import time
+
+from keras_nmt.inference.batch_translator import call_size
 
 
 class QueueFull(Exception):
@@ -41,13 +52,15 @@ class Batcher:
 
     Args:
         translator: a `BatchTranslator` (`translate_batch(texts, options)`).
-        max_batch: most sentences per `translate_batch` call (a request larger than this is
-            translated alone).
-        max_wait: seconds a worker waits at most for more sentences after the first request.
-        max_gap: seconds without a new request after which the worker stops waiting.
+        max_batch: most sentences per graph call; a batch gathers `max_batch * workers` (a
+            request larger than this is translated alone).
+        max_wait: seconds the batch waits at most for more sentences after its first request.
+        max_gap: seconds without a new request after which the batch stops waiting (unless
+            requests were already waiting when it began: see the module).
         max_queue: requests waiting at most; more are refused (`QueueFull`).
-        workers: translations running at once.
-        on_batch: called with each batch's sentence count (the server's counters).
+        workers: graph calls decoding at once, each on a thread of its own (the translator's
+            own count: `configure_decoding_threads`, a CTranslate2 export's `inter_threads`).
+        on_batch: called with each graph call's sentence count (the server's counters).
     """
 
     def __init__(self, translator, max_batch=64, max_wait=0.03, max_queue=256, workers=2,
@@ -60,8 +73,8 @@ class Batcher:
         self.tasks = []
 
     def start(self):
-        """Starts the workers (in the running event loop)."""
-        self.tasks = [asyncio.create_task(self._work()) for _ in range(self.workers)]
+        """Starts the batcher's task (in the running event loop)."""
+        self.tasks = [asyncio.create_task(self._work())]
 
     async def stop(self):
         for task in self.tasks:
@@ -79,19 +92,24 @@ class Batcher:
 
     async def _gather(self):
         """The first waiting request and those that join it within `max_wait`, each within
-        `max_gap` of the one before (the requests already waiting are taken at once)."""
+        `max_gap` of the one before (the requests already waiting are taken at once, and then
+        the next one is awaited without the gap), up to `max_batch` sentences per worker."""
+        behind = not self.queue.empty()
         requests = [await self.queue.get()]
         size = len(requests[0].texts)
         deadline = time.monotonic() + self.max_wait
-        while size < self.max_batch:
+        while size < self.max_batch * self.workers:
             if self.queue.empty():
-                timeout = min(deadline - time.monotonic(), self.max_gap)
+                timeout = deadline - time.monotonic()
+                if not behind:
+                    timeout = min(timeout, self.max_gap)
                 if timeout <= 0:
                     break
                 try:
                     request = await asyncio.wait_for(self.queue.get(), timeout)
                 except TimeoutError:
                     break
+                behind = False
             else:
                 request = self.queue.get_nowait()
             requests.append(request)
@@ -111,16 +129,20 @@ class Batcher:
         texts = [text for request in requests for text in request.texts]
         if not texts:
             return
-        try:
+        sizes = []
+        try:  # translate_batch sorts the texts by length, then cuts them into calls
             results = await asyncio.to_thread(
-                self.translator.translate_batch, texts, options, batch_size=len(texts)
+                self.translator.translate_batch, texts, options,
+                batch_size=call_size(len(texts), self.max_batch, self.workers),
+                on_batch=sizes.append,
             )
         except Exception as error:  # handed to each request's handler, which answers it
             for request in requests:
                 if not request.future.done():
                     request.future.set_exception(error)
             return
-        self.on_batch(len(texts))
+        for size in sizes:
+            self.on_batch(size)
         start = 0
         for request in requests:
             end = start + len(request.texts)

@@ -100,8 +100,9 @@ def recorded_pair(path):
     return tuple(languages.split(",")) if languages else None
 
 
-def load_served_models(specs):
-    """Opens every `SRC:TGT=PATH` / `PATH` of `specs`; raises `ModelLoadError` naming the path."""
+def load_served_models(specs, parallel=None):
+    """Opens every `SRC:TGT=PATH` / `PATH` of `specs` (a CTranslate2 export decoding `parallel`
+    batches at once: `open_translator`); raises `ModelLoadError` naming the path."""
     models, names = [], set()
     for spec in specs:
         pair, path = parse_model_spec(spec)
@@ -111,7 +112,7 @@ def load_served_models(specs):
                 raise ModelLoadError(
                     f"{path}: no language pair; give it as SRC:TGT={path} (e.g. es:en={path}) "
                     "or train with --languages SRC,TGT")
-            translator = open_translator(path)
+            translator = open_translator(path, parallel=parallel)
         except ModelLoadError:
             raise
         except (OSError, ValueError, json.JSONDecodeError) as error:

@@ -42,10 +42,11 @@ def test_offline_sorted_and_as_served_translate_the_same_sentences(monkeypatch):
     warmup, whole, *chunks = recorder.calls
     assert warmup == (texts[:16], 16)
     assert whole == (texts, 16)  # one call: translate_batch sorts by length itself
-    # As the server's workers: one call per batch of 16 in arrival order, its own batch size.
-    chunks.sort(key=lambda call: texts.index(call[0][0]))
-    assert [call[0] for call in chunks] == [texts[i : i + 16] for i in range(0, len(texts), 16)]
-    assert all(size == len(chunk) for chunk, size in chunks)
+    # As the server: one call per batch of 16 sentences per worker in arrival order, cut into
+    # one graph call per worker.
+    assert [call[0] for call in chunks] == [texts[i : i + 32] for i in range(0, len(texts), 32)]
+    assert [size for _, size in chunks] == [-(-len(chunk) // 2) for chunk, _ in chunks]
+    assert len(chunks[-1][0]) < 32 and {size for _, size in chunks[:-1]} == {16}
 
 
 def test_help_imports_no_tensorflow():

@@ -1,11 +1,14 @@
 """The explorer's model views, in process: per-head attention, model specs and their pairs."""
 
+import importlib
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from keras_nmt.decoding.beam_tree import beam_tree
+from keras_nmt.inference.ctranslate2_translator import ctranslate2_threads
 from keras_nmt.serve.served_model import (
     ModelLoadError,
     head_attention,
@@ -39,3 +42,20 @@ def test_specs_pairs_and_names(tmp_path):
         ("luong'", ("de", "en"), "run folder")]
     with pytest.raises(ModelLoadError, match=f"{luong}: no language pair"):
         load_served_models([str(luong)])
+
+
+def test_the_workers_reach_a_ctranslate2_exports_threads(monkeypatch, tmp_path):
+    # `--workers` (serve) and `--parallel-batches` (translate, evaluate) set TensorFlow's pools;
+    # a CTranslate2 export has threads of its own, which kept their default before.
+    opening = importlib.import_module("keras_nmt.inference.open_translator")  # the module
+    made = []
+    monkeypatch.setattr(opening, "is_ctranslate2_export", lambda path: True)
+    monkeypatch.setattr(opening, "CTranslate2Translator",
+                        lambda path, **threads: made.append(threads) or "translator")
+    [model] = load_served_models([f"es:en={tmp_path}"], parallel=3)
+    assert model.translator == "translator"
+    assert made == [{"inter_threads": 3, "intra_threads": 1}]
+    assert ctranslate2_threads(None) == {}
+    one_batch = ctranslate2_threads(1)  # on every core, as TensorFlow's --parallel-batches 1
+    assert one_batch["inter_threads"] == 1 and one_batch["intra_threads"] == len(
+        os.sched_getaffinity(0))

@@ -1,0 +1,29 @@
+"""The server's listening socket: its accepted connections send small responses at once."""
+
+import asyncio
+import socket
+
+from keras_nmt.cli.serve import listen
+
+
+def test_accepted_connections_have_nagles_algorithm_off():
+    # asyncio sets TCP_NODELAY only on sockets whose protocol says TCP; with Nagle on, every
+    # response the server wrote in two parts waited for the client's delayed ACK (40 ms: a
+    # lone request took 68 ms instead of 20, GET /health 44 ms instead of 0.4).
+    async def main():
+        accepted = asyncio.get_running_loop().create_future()
+
+        def connected(reader, writer):
+            sock = writer.get_extra_info("socket")
+            accepted.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        server = await asyncio.start_server(connected, sock=listen("127.0.0.1", 0))
+        port = server.sockets[0].getsockname()[1]
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        nodelay = await asyncio.wait_for(accepted, 10)
+        writer.close()
+        server.close()
+        return nodelay
+
+    assert asyncio.run(main()) != 0
