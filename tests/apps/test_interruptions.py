@@ -79,14 +79,16 @@ def signal_when(process, ready, signum, timeout=240):
 
 def test_sigint_ends_translate_in_one_line(run, tmp_path):
     big = tmp_path / "big.txt"
-    # Minutes of work even at the ~8,000 sentences/s that parallel batches reach here.
-    big.write_text("3rd of March 2021\n" * 2_000_000, encoding="utf-8")
+    # About 30 CPU seconds of translating (some 6,400 sentences per CPU second here). More
+    # lines would not translate longer before the signal, only prepare longer: reading and
+    # checking 2,000,000 lines took 10 CPU seconds, so a signal at 15 came before the first batch.
+    big.write_text("3rd of March 2021\n" * 200_000, encoding="utf-8")
     output = tmp_path / "out.txt"
     process = start("translate", str(run), "--input", str(big), "--output", str(output),
                     "--batch-size", "64")
-    # Translating, batches queued: TensorFlow's start-up and the graph's tracing take about 6
-    # CPU seconds (the whole command on 64 lines of this file: 5.5 s on one thread).
-    rc, err = signal_when(process, lambda: cpu_seconds(process.pid) > 15, signal.SIGINT)
+    # Translating, batches queued: TensorFlow's start-up, reading these lines and the graph's
+    # tracing took 9.4 CPU seconds to the first batch translated (2 cores, loaded).
+    rc, err = signal_when(process, lambda: cpu_seconds(process.pid) > 12, signal.SIGINT)
     assert rc == 130, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert not output.exists()

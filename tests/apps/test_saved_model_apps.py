@@ -4,6 +4,7 @@ The SavedModel paths run in fresh processes too: nothing there imports tensorflo
 accident (as this test process has), so they check that opening a SavedModel registers its ops.
 """
 
+import contextlib
 import io
 import os
 import subprocess
@@ -26,6 +27,15 @@ def models(untrained_models):
     return untrained_models
 
 
+@pytest.fixture(scope="module")
+def expected(models):
+    """What `translate` prints for `SOURCES` from the run folder, computed once."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert translate_app.main([str(models["run"]), *SOURCES]) == 0
+    return printed.getvalue().splitlines()
+
+
 def fresh_process(*argv):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
     done = subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, capture_output=True,
@@ -34,9 +44,7 @@ def fresh_process(*argv):
     return done.stdout
 
 
-def test_translate_evaluate_and_spell_in_fresh_processes(models, capsys):
-    assert translate_app.main([str(models["run"]), *SOURCES]) == 0
-    expected = capsys.readouterr().out.splitlines()
+def test_translate_evaluate_and_spell_in_fresh_processes(models, expected):
     out = fresh_process("apps/translate.py", str(models["version"]), *SOURCES)
     assert out.splitlines() == expected
     out = fresh_process("apps/evaluate.py", str(models["model"]), "--test-size", "4")
@@ -46,9 +54,7 @@ def test_translate_evaluate_and_spell_in_fresh_processes(models, capsys):
 
 
 @pytest.mark.parametrize("which", ["run", "version", "model"])
-def test_translate_and_evaluate_on_each_kind_of_folder(models, which, capsys):
-    assert translate_app.main([str(models["run"]), *SOURCES]) == 0
-    expected = capsys.readouterr().out.splitlines()
+def test_translate_and_evaluate_on_each_kind_of_folder(models, which, expected, capsys):
     assert translate_app.main([str(models[which]), *SOURCES]) == 0
     assert capsys.readouterr().out.splitlines() == expected
     scores = evaluate_app.main([str(models[which]), "--test-size", "4"])

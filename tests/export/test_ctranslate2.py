@@ -93,11 +93,13 @@ VARIANTS = [
     f"{api}-{'-'.join(variant) or 'post_norm'}" for api, variant in VARIANTS])
 def test_float32_export_decodes_our_tokens(tmp_path, api, variant, request):
     if (api, variant) == ("functional", {}):  # the module's own (read only)
-        run, export = request.getfixturevalue("post_norm_export")
+        export = request.getfixturevalue("post_norm_export")[1]
+        ours = request.getfixturevalue("post_norm_translator")
     else:
         run = make_transformer_run(tmp_path / "run", api, **variant)
         export = export_ctranslate2(run, tmp_path / "ct2")
-    ours, theirs = open_translator(run), open_translator(export)
+        ours = open_translator(run)
+    theirs = open_translator(export)
     assert isinstance(theirs, CTranslate2Translator)
 
     outputs = set()
@@ -148,9 +150,14 @@ def post_norm_export(tmp_path_factory):
     return run, export_ctranslate2(run, path / "ct2")
 
 
-def test_n_best_lists_and_average_normalization(post_norm_export):
-    run, export = post_norm_export
-    ours, theirs = open_translator(run), open_translator(export)
+@pytest.fixture(scope="module")
+def post_norm_translator(post_norm_export):
+    """The in-process translator of `post_norm_export`'s run, opened (and traced) once."""
+    return open_translator(post_norm_export[0])
+
+
+def test_n_best_lists_and_average_normalization(post_norm_export, post_norm_translator):
+    ours, theirs = post_norm_translator, open_translator(post_norm_export[1])
     expected = ours.translate_batch(TEXTS, beam_size=4, n_best=3)
     got = theirs.translate_batch(TEXTS, beam_size=4, n_best=3)
     assert all(len(r.texts) == 3 for r in got)

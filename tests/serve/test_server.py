@@ -26,6 +26,12 @@ def runs(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def opened(runs):
+    """The runs opened in this process, once: each opening traces its decoders again."""
+    return [open_translator(run) for run in runs]
+
+
+@pytest.fixture(scope="module")
 def server(runs):
     transformer, luong = runs
     # A long batch wait and gap, so that concurrent requests certainly meet in one batch.
@@ -36,23 +42,23 @@ def server(runs):
     server.stop()
 
 
-def test_a_libretranslate_client_translates_as_the_translator_does(server, runs):
+def test_a_libretranslate_client_translates_as_the_translator_does(server, opened):
     client = LibreTranslateAPI(server.url)
-    translator = open_translator(runs[0])
+    translator = opened[0]
     for text in SOURCES[:2]:
         assert client.translate(text, "es", "en") == translator(text)
-    assert client.translate(SOURCES[0], "fr", "en") == open_translator(runs[1])(SOURCES[0])
+    assert client.translate(SOURCES[0], "fr", "en") == opened[1](SOURCES[0])
     assert client.languages() == [
         {"code": "es", "name": "Spanish", "targets": ["en"]},
         {"code": "fr", "name": "French", "targets": ["en"]},
     ]
 
 
-def test_a_list_and_alternatives_as_beam_search_gives_them(server, runs):
+def test_a_list_and_alternatives_as_beam_search_gives_them(server, opened):
     status, answer = request(server.url + "translate", {
         "q": SOURCES[:3], "source": "es", "target": "en", "alternatives": 2, "format": "text"})
     assert status == 200
-    expected = open_translator(runs[0]).translate_batch(SOURCES[:3], beam_size=3, n_best=3)
+    expected = opened[0].translate_batch(SOURCES[:3], beam_size=3, n_best=3)
     assert answer["translatedText"] == [r.texts[0] for r in expected]
     assert answer["alternatives"] == [r.texts[1:] for r in expected]
 
@@ -87,11 +93,11 @@ def test_the_load_clients_count_requests_sentences_and_errors(server):
     assert (len(refused["latencies"]), refused["sentences"], refused["errors"]) == (3, 6, 3)
 
 
-def test_the_explorer_api_tree_finds_beam_searchs_best(server, runs):
+def test_the_explorer_api_tree_finds_beam_searchs_best(server, opened):
     status, view = request(server.url + "api/explore", {
         "model": "transformer", "q": SOURCES[0], "beam_size": 3, "top_k": 4})
     assert status == 200
-    expected = open_translator(runs[0]).translate_batch([SOURCES[0]], beam_size=3, n_best=3)[0]
+    expected = opened[0].translate_batch([SOURCES[0]], beam_size=3, n_best=3)[0]
     assert [h["text"] for h in view["hypotheses"]] == expected.texts
     assert [h["score"] for h in view["hypotheses"]] == pytest.approx(expected.scores, abs=1e-5)
     layers = view["attention"]["layers"]
@@ -105,11 +111,11 @@ def test_the_explorer_api_tree_finds_beam_searchs_best(server, runs):
         ("transformer", "es", True), ("luong", "fr", True)]
 
 
-def test_the_rich_api_gives_n_best_and_samples(server, runs):
+def test_the_rich_api_gives_n_best_and_samples(server, opened):
     status, answer = request(server.url + "api/translate", {
         "model": "luong", "q": SOURCES[:2], "beam_size": 2, "n_best": 2})
     assert status == 200
-    expected = open_translator(runs[1]).translate_batch(SOURCES[:2], beam_size=2, n_best=2)
+    expected = opened[1].translate_batch(SOURCES[:2], beam_size=2, n_best=2)
     assert [[t["text"] for t in row] for row in answer["translations"]] == [
         r.texts for r in expected]
     status, sampled = request(server.url + "api/translate", {
@@ -211,9 +217,10 @@ def test_exports_are_served_and_an_api_key_is_required_when_set(runs, tmp_path):
                                                    "api_key": "guess"})
         assert wrong[0] == 403
         client = LibreTranslateAPI(server.url, api_key="s3cret")
+        # Each opened once here: a SavedModel's load takes seconds.
+        opened = {saved: open_translator(saved), ct2: open_translator(ct2)}
         for source, target, path in (("es", "en", saved), ("fr", "de", ct2), ("auto", "de", ct2)):
-            assert client.translate(SOURCES[0], source, target) == open_translator(path)(
-                SOURCES[0])
+            assert client.translate(SOURCES[0], source, target) == opened[path](SOURCES[0])
         key = {"X-API-Key": "s3cret"}
         status, answer = request(server.url + "api/translate",
                                  {"model": "ct2", "q": SOURCES[0], "beam_size": 2}, headers=key)
@@ -224,9 +231,9 @@ def test_exports_are_served_and_an_api_key_is_required_when_set(runs, tmp_path):
         status, view = request(server.url + "api/explore", {
             "model": "luong", "q": SOURCES[0], "beam_size": 2}, headers=bearer)
         assert status == 200 and view["tree"] is None, view
-        expected = open_translator(saved).translate_batch([SOURCES[0]], beam_size=2, n_best=2)[0]
+        expected = opened[saved].translate_batch([SOURCES[0]], beam_size=2, n_best=2)[0]
         assert [h["text"] for h in view["hypotheses"]] == expected.texts
-        greedy = open_translator(saved).translate_batch([SOURCES[0]], return_attention=True)[0]
+        greedy = opened[saved].translate_batch([SOURCES[0]], return_attention=True)[0]
         assert view["source_tokens"] == greedy.source_tokens
         assert view["attention"]["target_tokens"] == greedy.target_tokens
         np.testing.assert_allclose(view["attention"]["layers"][0][0], greedy.weights, atol=1e-6)
