@@ -51,7 +51,8 @@ class Batcher:
     """Batches the sentences of concurrent requests for one translator (see the module).
 
     Args:
-        translator: a `BatchTranslator` (`translate_batch(texts, options)`).
+        translator: a `BatchTranslator` or `CTranslate2Translator`
+            (`translate_batch(texts, options, batch_size=..., on_batch=...)`).
         max_batch: most sentences per graph call; a batch gathers `max_batch * workers` (a
             request larger than this is translated alone).
         max_wait: seconds the batch waits at most for more sentences after its first request.
