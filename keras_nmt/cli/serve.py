@@ -129,7 +129,9 @@ def main(argv=None, prog=None):
     )
 
     workers = configure_decoding_threads(args.workers)
-    models = load_served_models(args.models, parallel=args.workers)
+    # The same number for a CTranslate2 export's threads: the batcher cuts a batch into
+    # `workers` calls, and the export decodes that many at once.
+    models = load_served_models(args.models, parallel=workers)
     limits = Limits(
         max_chars=args.max_chars, max_sentence_chars=args.max_sentence_chars,
         max_sentences=args.max_sentences, max_beam_size=args.max_beam_size,

@@ -71,16 +71,16 @@ class Batcher:
         self.max_gap = max_gap
         self.on_batch = on_batch or (lambda size: None)
         self.queue = asyncio.Queue(max_queue)
-        self.tasks = []
+        self.task = None
 
     def start(self):
         """Starts the batcher's task (in the running event loop)."""
-        self.tasks = [asyncio.create_task(self._work())]
+        self.task = asyncio.create_task(self._work())
 
     async def stop(self):
-        for task in self.tasks:
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        if self.task is not None:
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
 
     async def translate(self, texts, options):
         """The `TranslationResult`s of `texts`, translated in some batch; raises `QueueFull`."""
