@@ -90,6 +90,7 @@ class _Server:
              "--max-sentences", "8", "--max-queue", "1024", "--timeout", "120", *serve_args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
+        line = ""
         for line in self.process.stdout:
             match = re.match(r"serving on http://([\d.]+):(\d+)/", line)
             if match:
@@ -97,7 +98,8 @@ class _Server:
                 # Keep reading its output, so that the server never blocks on a full pipe.
                 threading.Thread(target=self.process.stdout.read, daemon=True).start()
                 return
-        raise RuntimeError(f"the server for {path} did not start")
+        # Its last line is its own `error:` line (a flag of --serve-args it refuses, say).
+        raise RuntimeError(f"the server for {path} did not start: {line.strip()}")
 
     def post(self, connection, texts, source, target):
         body = json.dumps({"q": texts, "source": source, "target": target})
@@ -152,6 +154,14 @@ def load(path, pair, batches, max_seconds, serve_args=()):
     }
 
 
+def _flags(text):
+    """`--serve-args`: flags in one string, split as a shell would."""
+    try:
+        return shlex.split(text)
+    except ValueError as error:  # an unclosed quotation
+        raise argparse.ArgumentTypeError(f"{error}: {text!r}") from None
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("models", nargs="+", help="run folders or exports of one model")
@@ -164,7 +174,7 @@ def main(argv=None):
     parser.add_argument("--requests", type=int, default=100, help="requests per client (100)")
     parser.add_argument("--max-seconds", type=float, default=900,
                         help="per model: clients stop sending after this (900)")
-    parser.add_argument("--serve-args", default="",
+    parser.add_argument("--serve-args", type=_flags, default=[],
                         help="more flags for `keras-nmt serve`, in one string (e.g. "
                         "\"--max-wait-ms 10 --max-batch 128\"; default: its own defaults)")
     parser.add_argument("--output", default=None, help="also write the table to this file")
@@ -182,8 +192,10 @@ def main(argv=None):
     rows = []
     for path in args.models:
         offline, as_served = offline_speed(path, batches, workers)
-        served = load(path, args.pair, batches, args.max_seconds,
-                      shlex.split(args.serve_args))
+        try:
+            served = load(path, args.pair, batches, args.max_seconds, args.serve_args)
+        except RuntimeError as error:
+            parser.exit(1, f"error: {error}\n")
         memory = served["memory_mb"]
         rows.append([
             path, f"{served['requests']}", f"{served['errors']}",
@@ -203,7 +215,7 @@ def main(argv=None):
          "offline as served sent/s", "served/as served",
          "p50 ms", "p99 ms", "RSS MiB (warm / half / end)", "mean batch (largest)",
          "clients' CPU"], rows)
-    flags = f"The server's extra flags: {args.serve_args or 'none (its defaults)'}"
+    flags = f"The server's extra flags: {shlex.join(args.serve_args) or 'none (its defaults)'}"
     text = f"{machine_summary(describe_machine())}\n\n{flags}\n\n{table}\n"
     print(text)
     if args.output:

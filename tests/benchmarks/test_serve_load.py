@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 import keras_nmt.inference
 from keras_nmt.benchmarks import serve_load
 
@@ -57,3 +59,13 @@ def test_help_imports_no_tensorflow():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, check=True)
     assert json.loads(done.stdout.splitlines()[-1]) == [0, []]
+
+
+def test_flags_the_server_refuses_are_named_in_one_line(capsys):
+    # Unbalanced quotes are refused before anything runs; a flag the server refuses ends the
+    # benchmark with the server's own error line, not a traceback without it.
+    with pytest.raises(SystemExit) as exit:
+        serve_load.main(["run", "--serve-args", "--max-batch '8"])
+    assert exit.value.code == 2 and "--serve-args: No closing quotation" in capsys.readouterr().err
+    with pytest.raises(RuntimeError, match="did not start: .*unrecognized arguments: --bogus"):
+        serve_load._Server("en:de", "no-such-run", ["--bogus"])
