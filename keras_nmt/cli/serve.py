@@ -167,8 +167,8 @@ def main(argv=None, prog=None):
 
 def event_loop(config):
     """An `asyncio.Runner` on the event loop uvicorn itself would run `config` on (uvloop when
-    installed, as the serve extra does). `asyncio.run` would take Python's own loop, whose
-    per-request work cost the server a fifth of its throughput."""
+    installed, as the serve extra does). `asyncio.run` would take Python's own loop: under 32
+    clients its thread used about 55% of a core, against 16% on uvloop."""
     return asyncio.Runner(loop_factory=config.get_loop_factory())
 
 

@@ -30,8 +30,8 @@ def test_accepted_connections_have_nagles_algorithm_off():
 
 
 def test_the_server_runs_on_uvicorns_own_event_loop():
-    # `asyncio.run` took Python's selector loop, not uvloop, which the serve extra installs for
-    # its speed: the CTranslate2 export served 2,669-3,238 sentences/s on it (32 clients).
+    # `asyncio.run` took Python's selector loop, not the uvloop the serve extra installs: under
+    # 32 clients the loop's thread used about 55% of a core, against 16% on uvloop.
     import uvicorn
     import uvloop
 
