@@ -323,19 +323,16 @@ class Tokenizer(tf.Module):
 
     def _clean_ids(self, ids) -> tf.RaggedTensor:
         """Drops PAD/START, cuts at the first END, maps out-of-range ids to UNK; int32 ragged."""
-        ids = tf.cast(_as_ragged_ids(ids), tf.int32)
-        flat = ids.flat_values
-        # A position survives when no END occurs in its row at or before it: count ENDs with a
-        # global cumulative sum and subtract the count at the start of the row (no padding).
-        is_end = tf.cast(tf.equal(flat, END_ID), tf.int32)
-        ends_before = tf.math.cumsum(is_end, exclusive=True)
-        row_base = tf.gather(ends_before, tf.gather(ids.row_starts(), ids.value_rowids()))
-        ends_so_far = ends_before + is_end - row_base
-        keep = tf.equal(ends_so_far, 0) & tf.not_equal(flat, PAD_ID) & tf.not_equal(flat, START_ID)
-        ids = tf.ragged.boolean_mask(ids, ids.with_flat_values(keep))
-        flat = ids.flat_values
-        out_of_range = (flat < 0) | (flat >= self.vocab_size)
-        return ids.with_flat_values(tf.where(out_of_range, UNK_ID, flat))
+        # Dense (ragged rows padded with PAD, which is dropped anyway): 58 graph ops where ragged
+        # masking took 260, traced by every function of an export (one per beam size).
+        ids = tf.cast(_as_dense_ids(ids), tf.int32)
+        # A position survives when no END occurs in its row at or before it.
+        ends_so_far = tf.math.cumsum(tf.cast(tf.equal(ids, END_ID), tf.int32), axis=1)
+        keep = tf.equal(ends_so_far, 0) & tf.not_equal(ids, PAD_ID) & tf.not_equal(ids, START_ID)
+        flat = tf.boolean_mask(ids, keep)  # row by row
+        flat = tf.where((flat < 0) | (flat >= self.vocab_size), UNK_ID, flat)
+        lengths = tf.reduce_sum(tf.cast(keep, tf.int64), axis=1)
+        return tf.RaggedTensor.from_row_lengths(flat, lengths, validate=False)
 
     def _check_built(self) -> None:
         if not self.built:
@@ -412,10 +409,17 @@ def _as_ragged_ids(ids) -> tf.RaggedTensor:
         return ids
     if isinstance(ids, (list, tuple)):
         return tf.ragged.constant(ids, dtype=tf.int64, ragged_rank=1, inner_shape=())
+    return tf.RaggedTensor.from_tensor(_as_dense_ids(ids))
+
+
+def _as_dense_ids(ids) -> tf.Tensor:
+    """Integer ids ``(batch, len)`` as a dense tensor (ragged rows padded with ``PAD_ID``)."""
+    if isinstance(ids, (list, tuple, tf.RaggedTensor)):
+        return _as_ragged_ids(ids).to_tensor(default_value=PAD_ID)
     ids = tf.convert_to_tensor(np.asarray(ids) if not tf.is_tensor(ids) else ids)
     if ids.shape.rank != 2:
         raise ValueError(f"ids must have shape (batch, len), got {ids.shape}")
-    return tf.RaggedTensor.from_tensor(ids)
+    return ids
 
 
 def _constant_column(batch: tf.Tensor, value: int) -> tf.RaggedTensor:
