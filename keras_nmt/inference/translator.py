@@ -28,6 +28,9 @@ the module's `beam_functions` (one `tf.function` per size, saved with the SavedM
 `translate_batch`, in-process or on a reloaded SavedModel, calls the one size it needs, so a
 fresh process prepares only that size (the signature's first call prepares all of them).
 
+Tokenizing (`source_ids`) and detokenizing (`detokenize`) are functions of their own, traced once
+and called by every signature and beam function (saved with the SavedModel too).
+
 Length penalty: passed to `keras_nmt.decoding` as a scalar tensor, so any `alpha >= 0` works.
 
 Bad input never crashes: invalid UTF-8 becomes U+FFFD and unknown characters `<unk>` (the
@@ -135,6 +138,9 @@ class Translator(BatchTranslator, tf.Module):
     # ----------------------------------------------------------------------------------------------
     # Graph pieces
     # ----------------------------------------------------------------------------------------------
+    # The same in every signature and beam size: one function, traced once and called by all
+    # (a tiny LSTM's export with max_beam_size 2: 6,442 -> 5,726 graph ops to trace).
+    @_graph_function(input_signature=[_TEXT])
     def source_ids(self, text):
         """`text (batch,)` -> ids `(batch, max(1, longest))` int32 and `(batch,)` emptiness."""
         # At run time: a signature's placeholder does not check what is fed, and the tokenizer
@@ -146,11 +152,16 @@ class Translator(BatchTranslator, tf.Module):
         ids = tf.pad(ids, [[0, 0], [0, tf.maximum(1 - tf.shape(ids)[1], 0)]])
         return tf.cast(ids, tf.int32), tf.equal(ragged.row_lengths(), 0)
 
+    @_graph_function(input_signature=[tf.TensorSpec([None, None], tf.int32, name="tokens")])
+    def detokenize(self, tokens):
+        """Target ids `(batch, length)` int32 -> translations, string `(batch,)`."""
+        return self.target_tokenizer.detokenize(tokens)
+
     def _pad_beam(self, result, beam_size):
         """Beam search's texts and scores, padded to `max_beam_size` columns."""
         batch = tf.shape(result.tokens)[0]
         flat = tf.reshape(result.tokens, [batch * beam_size, -1])
-        texts = tf.reshape(self.target_tokenizer.detokenize(flat), [batch, beam_size])
+        texts = tf.reshape(self.detokenize(flat), [batch, beam_size])
         padding = [[0, 0], [0, self.max_beam_size - beam_size]]
         texts = tf.pad(texts, padding, constant_values="")
         scores = tf.pad(tf.cast(result.scores, tf.float32), padding)
@@ -164,7 +175,7 @@ class Translator(BatchTranslator, tf.Module):
         """Greedy: `text (batch,)` -> `translation` string and `score` float32, `(batch,)`."""
         ids, empty = self.source_ids(text)
         result = decode(self.model, ids, "greedy", max_length=self.max_target_length)
-        translation = self.target_tokenizer.detokenize(result.tokens)
+        translation = self.detokenize(result.tokens)
         return {
             # An empty input translates to an empty string (nothing to condition on).
             "translation": tf.where(empty, tf.constant(""), translation),
@@ -238,7 +249,7 @@ class Translator(BatchTranslator, tf.Module):
         source = tf.RaggedTensor.from_tensor(ids, padding=PAD_ID)
         source_tokens = self.source_tokenizer.ids_to_tokens(source)
         source_tokens = source_tokens.to_tensor(default_value="", shape=[batch, source_len])
-        translation = self.target_tokenizer.detokenize(result.tokens)
+        translation = self.detokenize(result.tokens)
         return {
             "translation": tf.where(empty, tf.constant(""), translation),
             "tokens": tf.where(empty[:, None], tf.constant(""), tokens),
@@ -289,7 +300,7 @@ class Translator(BatchTranslator, tf.Module):
             def run(text):
                 ids, empty = self.source_ids(text)
                 result = decode(self.model, ids, options).best()
-                translation = self.target_tokenizer.detokenize(result.tokens)
+                translation = self.detokenize(result.tokens)
                 return {
                     "translation": tf.where(empty, tf.constant(""), translation),
                     "score": tf.where(empty, tf.zeros_like(result.scores), result.scores),
