@@ -36,6 +36,30 @@ def read_lines(path):
     return split_lines(decode_utf8(Path(path).read_bytes()))
 
 
+def one_sentence_per_line(lines, name):
+    """`lines`, refused when most of them hold a tab: a tab-separated file (`source<TAB>target`,
+    a test set) read as sentences would translate each whole line, the other column included.
+    A stray tab in a few lines is text, and kept.
+
+    Args:
+        lines: the input's lines (`read_lines`, `split_lines`).
+        name: the input's name for the message (a path, or "stdin").
+
+    Returns:
+        `lines`.
+
+    Raises:
+        ValueError: naming `name` and its first line with a tab.
+    """
+    tabbed = [number for number, line in enumerate(lines, 1) if "\t" in line]
+    if tabbed and 2 * len(tabbed) > sum(1 for line in lines if line.strip()):
+        columns = lines[tabbed[0] - 1].count("\t") + 1
+        raise ValueError(f"{name} line {tabbed[0]} has {columns} tab-separated columns: one "
+                         "sentence per line is read (a TSV file? give one column, e.g. "
+                         "`cut -f1`)")
+    return lines
+
+
 def iter_lines(stream):
     """The lines of a stream as they arrive (interactive input), split at ``\n`` only: pass a
     binary stream (``sys.stdin.buffer``) or a text stream (its `readline` ends at ``\n``)."""

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from keras_nmt.benchmarks.load_clients import resident_mb
 from keras_nmt.data.builtin import builtin_pairs
+from keras_nmt.lines import one_sentence_per_line, read_lines
 from keras_nmt.markdown import table as markdown_table
 from keras_nmt.timing import time_call
 
@@ -180,7 +181,12 @@ def main(argv=None):
     parser.add_argument("--output", default=None, help="also write the table to this file")
     args = parser.parse_args(argv)
     if args.sentences:
-        sentences = Path(args.sentences).read_text().splitlines()
+        try:
+            sentences = one_sentence_per_line(read_lines(args.sentences), args.sentences)
+        except (OSError, ValueError) as error:
+            parser.exit(1, f"error: {error}\n")
+        if not any(sentence.strip() for sentence in sentences):
+            parser.exit(1, f"error: {args.sentences} has no sentences\n")
     else:
         sentences = [source for source, _ in builtin_pairs("dates", "test")]
     batches = client_requests(sentences, args.clients, args.requests)

@@ -37,7 +37,7 @@ from keras_nmt.cli.common import (
 )
 from keras_nmt.cli.options import add_options, config_fields
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
-from keras_nmt.lines import iter_lines, read_lines, write_lines
+from keras_nmt.lines import iter_lines, one_sentence_per_line, read_lines, write_lines
 from keras_nmt.special_ids import TOKENIZER_KINDS
 from keras_nmt.training.train_config import TrainConfig
 
@@ -168,19 +168,22 @@ def run_correct(args):
     from keras_nmt.inference import open_translator  # noqa: PLC0415  (after parsing)
     from keras_nmt.spelling.training import correct_texts  # noqa: PLC0415
 
+    typed = not args.texts and not args.input and sys.stdin.isatty()
+    # Read (and checked) before the model loads: a wrong file fails at once.
+    if args.texts or typed:
+        texts = args.texts
+    elif args.input:
+        texts = one_sentence_per_line(read_lines(args.input), args.input)
+    else:
+        texts = one_sentence_per_line(list(iter_lines(getattr(sys.stdin, "buffer", sys.stdin))),
+                                      "stdin")
     translator = open_translator(args.run)
     decoding = DecodingOptions(beam_size=args.beam_size)
-    if not args.texts and not args.input and sys.stdin.isatty():
+    if typed:
         stdin = getattr(sys.stdin, "buffer", sys.stdin)
         for line in iter_lines(stdin):  # typed at a terminal: each line as it is entered
             print(correct_texts(translator, [line], decoding, 1)[0], flush=True)
         return None
-    if args.texts:
-        texts = args.texts
-    elif args.input:
-        texts = read_lines(args.input)
-    else:
-        texts = list(iter_lines(getattr(sys.stdin, "buffer", sys.stdin)))
     corrected = correct_texts(translator, texts, decoding, args.batch_size) if texts else []
     if args.output:
         with writing_to(args.output):

@@ -1,14 +1,17 @@
 """Line N of an output is the translation of line N of the input: lines end at `\\n` only, so a
 U+2028 inside a sentence does not split it (translate from a file and stdin, evaluate's
-hypotheses, spell correct)."""
+hypotheses, spell correct); and a tab-separated file is not read as one sentence per line."""
 
 import io
 
 import pytest
 
+from keras_nmt.benchmarks import serve_load
 from keras_nmt.cli import evaluate as evaluate_app
 from keras_nmt.cli import spell as spell_app
 from keras_nmt.cli import translate as translate_app
+from keras_nmt.lines import one_sentence_per_line
+from tests.error_output import one_error_line
 from tests.export.helpers import make_run_directory
 
 INPUT = b"3rd of March 2021\n4th of July\xe2\x80\xa81999\n25.12.2001\n"
@@ -53,3 +56,35 @@ def test_spell_correct_gives_one_line_per_input_line(run, input_file, capsys):
     corrected = spell_app.main(["correct", str(run), "--input", str(input_file)])
     assert len(corrected) == 3
     assert capsys.readouterr().out.count("\n") == 3
+
+
+TSV = b"3rd of March 2021\t2021-03-03\n4th of July 1999\t1999-07-04\n"
+
+
+def test_a_few_stray_tabs_are_text_but_a_tab_separated_file_is_refused():
+    assert one_sentence_per_line(["a\tb", "c", "d"], "in.txt") == ["a\tb", "c", "d"]
+    with pytest.raises(ValueError, match=r"^in.txt line 2 has 3 tab-separated columns"):
+        one_sentence_per_line(["", "a\tb\tc", "d\te"], "in.txt")
+
+
+@pytest.mark.parametrize("command", ["translate", "translate-stdin", "spell", "serve_load"])
+def test_a_tab_separated_file_read_as_sentences_is_refused_before_the_model_loads(
+        command, tmp_path, monkeypatch, capsys):
+    # It translated each whole line, target column included, without a word. The model path
+    # does not exist: the file is refused first.
+    data = tmp_path / "test.tsv"
+    data.write_bytes(TSV)
+    model = str(tmp_path / "no-such-run")
+    if command == "translate":
+        assert translate_app.main([model, "--input", str(data)]) == 1
+    elif command == "translate-stdin":
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(TSV), encoding="utf-8"))
+        assert translate_app.main([model]) == 1
+    elif command == "spell":
+        assert spell_app.main(["correct", model, "--input", str(data)]) == 1
+    else:
+        with pytest.raises(SystemExit) as exit:
+            serve_load.main([model, "--sentences", str(data)])
+        assert exit.value.code == 1
+    name = "stdin" if command == "translate-stdin" else str(data)
+    assert one_error_line(capsys).startswith(f"error: {name} line 1 has 2 tab-separated columns")
