@@ -11,9 +11,8 @@ Example:
     'two lines'
 """
 
-from pathlib import Path
-
 from keras_nmt.atomic_file import atomic_path
+from keras_nmt.data.corpus import open_binary
 
 
 def split_lines(text):
@@ -32,8 +31,10 @@ def decode_utf8(data):
 
 
 def read_lines(path):
-    """The lines of the UTF-8 file at `path` (`split_lines`)."""
-    return split_lines(decode_utf8(Path(path).read_bytes()))
+    """The lines of the UTF-8 file at `path` (`split_lines`): plain, or `.gz`, `.xz` or `.zip`
+    as the corpus files of `--data` are (`keras_nmt.data.corpus.open_binary`)."""
+    with open_binary(path) as stream:
+        return split_lines(decode_utf8(stream.read()))
 
 
 def one_sentence_per_line(lines, name):

@@ -55,7 +55,7 @@ def build_parser(prog=None):
     add_translator_argument(parser)
     parser.add_argument("sentences", metavar="SENTENCE", nargs="*",
                         help="sentences to translate (default: --input FILE, else stdin)")
-    parser.add_argument("--input", metavar="FILE", help="read sentences from FILE, one per line")
+    parser.add_argument("--input", metavar="FILE", help="read sentences from FILE, one per line (plain, .gz, .xz or .zip)")
     parser.add_argument("--output", metavar="FILE", help="write translations to FILE "
                         "(default: stdout)")
     add_decoding_arguments(parser)

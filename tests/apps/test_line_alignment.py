@@ -2,7 +2,10 @@
 U+2028 inside a sentence does not split it (translate from a file and stdin, evaluate's
 hypotheses, spell correct); and a tab-separated file is not read as one sentence per line."""
 
+import gzip
 import io
+import lzma
+import zipfile
 
 import pytest
 
@@ -10,7 +13,7 @@ from keras_nmt.benchmarks import serve_load
 from keras_nmt.cli import evaluate as evaluate_app
 from keras_nmt.cli import spell as spell_app
 from keras_nmt.cli import translate as translate_app
-from keras_nmt.lines import one_sentence_per_line
+from keras_nmt.lines import one_sentence_per_line, read_lines
 from tests.error_output import one_error_line
 from tests.export.helpers import make_run_directory
 
@@ -88,3 +91,21 @@ def test_a_tab_separated_file_read_as_sentences_is_refused_before_the_model_load
         assert exit.value.code == 1
     name = "stdin" if command == "translate-stdin" else str(data)
     assert one_error_line(capsys).startswith(f"error: {name} line 1 has 2 tab-separated columns")
+
+
+@pytest.mark.parametrize("suffix", [".xz", ".gz", ".zip"])
+def test_a_compressed_input_is_read_as_its_lines(suffix, run, tmp_path, capsys):
+    # It was read as bytes: a compressed file's garbage was translated, line by line, without
+    # a word. Now any suffix `--data` reads (`open_binary`) is read the same way.
+    plain, packed = tmp_path / "in.txt", tmp_path / f"in.txt{suffix}"
+    plain.write_bytes(INPUT)
+    if suffix == ".zip":
+        with zipfile.ZipFile(packed, "w") as archive:
+            archive.writestr("in.txt", INPUT)
+    else:
+        packed.write_bytes({".xz": lzma, ".gz": gzip}[suffix].compress(INPUT))
+    assert read_lines(packed) == read_lines(plain) == INPUT.decode().split("\n")[:3]
+    translate_app.main([str(run), "--input", str(packed)])
+    from_packed = capsys.readouterr().out
+    translate_app.main([str(run), "--input", str(plain)])
+    assert from_packed == capsys.readouterr().out and from_packed.count("\n") == 3
