@@ -30,11 +30,19 @@ def decode_utf8(data):
     return data.decode("utf-8", errors="replace")
 
 
+def text_lines(data):
+    """The lines of a whole input, bytes (`decode_utf8`) or text (`split_lines`). A byte order
+    mark opening it (Windows editors write one) is dropped, as a corpus file's is: it would
+    otherwise be read as part of the first sentence, and change its translation."""
+    text = decode_utf8(data) if isinstance(data, bytes) else data
+    return split_lines(text.removeprefix("\ufeff"))
+
+
 def read_lines(path):
-    """The lines of the UTF-8 file at `path` (`split_lines`): plain, or `.gz`, `.xz` or `.zip`
+    """The lines of the UTF-8 file at `path` (`text_lines`): plain, or `.gz`, `.xz` or `.zip`
     as the corpus files of `--data` are (`keras_nmt.data.corpus.open_binary`)."""
     with open_binary(path) as stream:
-        return split_lines(decode_utf8(stream.read()))
+        return text_lines(stream.read())
 
 
 def one_sentence_per_line(lines, name):

@@ -106,7 +106,8 @@ def build_parser(prog=None):
         "line per input line.")
     add_translator_argument(correct, "run", trained_by="keras-nmt spell train")
     correct.add_argument("texts", nargs="*", help="sentences to correct")
-    correct.add_argument("--input", default=None, help="file of sentences, one per line (plain, .gz, .xz or .zip)")
+    correct.add_argument("--input", default=None,
+                         help="file of sentences, one per line (plain, .gz, .xz or .zip)")
     correct.add_argument("--output", default=None, metavar="FILE",
                          help="write the corrections to FILE (default: stdout)")
     add_options(correct, ["beam_size"], GREEDY, helps={"beam_size": "beam width; 1 = greedy"})

@@ -42,7 +42,7 @@ from keras_nmt.lines import (
     one_line,
     one_sentence_per_line,
     read_lines,
-    split_lines,
+    text_lines,
     write_lines,
 )
 
@@ -55,7 +55,8 @@ def build_parser(prog=None):
     add_translator_argument(parser)
     parser.add_argument("sentences", metavar="SENTENCE", nargs="*",
                         help="sentences to translate (default: --input FILE, else stdin)")
-    parser.add_argument("--input", metavar="FILE", help="read sentences from FILE, one per line (plain, .gz, .xz or .zip)")
+    parser.add_argument("--input", metavar="FILE",
+                        help="read sentences from FILE, one per line (plain, .gz, .xz or .zip)")
     parser.add_argument("--output", metavar="FILE", help="write translations to FILE "
                         "(default: stdout)")
     add_decoding_arguments(parser)
@@ -84,10 +85,7 @@ def read_sentences(args):
     if args.input:
         return one_sentence_per_line(read_lines(args.input), args.input)
     stdin = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: the text layer may not be UTF-8
-    data = stdin.read()
-    return one_sentence_per_line(
-        split_lines(data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data),
-        "stdin")
+    return one_sentence_per_line(text_lines(stdin.read()), "stdin")
 
 
 def language_prefix(translator, language):

@@ -13,7 +13,7 @@ from keras_nmt.benchmarks import serve_load
 from keras_nmt.cli import evaluate as evaluate_app
 from keras_nmt.cli import spell as spell_app
 from keras_nmt.cli import translate as translate_app
-from keras_nmt.lines import one_sentence_per_line, read_lines
+from keras_nmt.lines import one_sentence_per_line, read_lines, text_lines
 from tests.error_output import one_error_line
 from tests.export.helpers import make_run_directory
 
@@ -109,3 +109,22 @@ def test_a_compressed_input_is_read_as_its_lines(suffix, run, tmp_path, capsys):
     from_packed = capsys.readouterr().out
     translate_app.main([str(run), "--input", str(plain)])
     assert from_packed == capsys.readouterr().out and from_packed.count("\n") == 3
+
+
+@pytest.mark.parametrize("where", ["file", "stdin"])
+def test_a_byte_order_mark_is_not_part_of_the_first_sentence(where, run, tmp_path, monkeypatch,
+                                                             capsys):
+    # A Windows editor's file opens with one: it was read into the first sentence and changed
+    # its translation ("2032-03-15" instead of "2023-03-13" with a small dates model).
+    marked = b"\xef\xbb\xbf" + INPUT
+    assert text_lines(marked) == text_lines(INPUT) == text_lines(marked.decode())
+    if where == "file":
+        path = tmp_path / "marked.txt"
+        path.write_bytes(marked)
+        translate_app.main([str(run), "--input", str(path)])
+    else:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(marked), encoding="utf-8"))
+        translate_app.main([str(run)])
+    with_mark = capsys.readouterr().out
+    translate_app.main([str(run), *text_lines(INPUT)])
+    assert with_mark == capsys.readouterr().out
