@@ -37,7 +37,13 @@ from keras_nmt.cli.common import (
 )
 from keras_nmt.cli.options import add_options, config_fields
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
-from keras_nmt.lines import iter_lines, one_sentence_per_line, read_lines, write_lines
+from keras_nmt.lines import (
+    iter_lines,
+    one_sentence_per_line,
+    read_lines,
+    text_lines,
+    write_lines,
+)
 from keras_nmt.special_ids import TOKENIZER_KINDS
 from keras_nmt.training.train_config import TrainConfig
 
@@ -176,8 +182,8 @@ def run_correct(args):
     elif args.input:
         texts = one_sentence_per_line(read_lines(args.input), args.input)
     else:
-        texts = one_sentence_per_line(list(iter_lines(getattr(sys.stdin, "buffer", sys.stdin))),
-                                      "stdin")
+        texts = one_sentence_per_line(
+            text_lines(getattr(sys.stdin, "buffer", sys.stdin).read()), "stdin")
     translator = open_translator(args.run)
     decoding = DecodingOptions(beam_size=args.beam_size)
     if typed:

@@ -111,7 +111,7 @@ def test_a_compressed_input_is_read_as_its_lines(suffix, run, tmp_path, capsys):
     assert from_packed == capsys.readouterr().out and from_packed.count("\n") == 3
 
 
-@pytest.mark.parametrize("where", ["file", "stdin"])
+@pytest.mark.parametrize("where", ["file", "stdin", "spell-stdin"])
 def test_a_byte_order_mark_is_not_part_of_the_first_sentence(where, run, tmp_path, monkeypatch,
                                                              capsys):
     # A Windows editor's file opens with one: it was read into the first sentence and changed
@@ -124,6 +124,10 @@ def test_a_byte_order_mark_is_not_part_of_the_first_sentence(where, run, tmp_pat
         translate_app.main([str(run), "--input", str(path)])
     else:
         monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(marked), encoding="utf-8"))
+        if where == "spell-stdin":
+            assert spell_app.main(["correct", str(run)]) == spell_app.main(
+                ["correct", str(run), *text_lines(INPUT)])
+            return
         translate_app.main([str(run)])
     with_mark = capsys.readouterr().out
     translate_app.main([str(run), *text_lines(INPUT)])
