@@ -11,6 +11,8 @@ Example:
     'two lines'
 """
 
+import codecs
+
 from keras_nmt.atomic_file import atomic_path
 from keras_nmt.data.corpus import open_binary
 
@@ -33,9 +35,13 @@ def decode_utf8(data):
 def text_lines(data):
     """The lines of a whole input, bytes (`decode_utf8`) or text (`split_lines`). A byte order
     mark opening it (Windows editors write one) is dropped, as a corpus file's is: it would
-    otherwise be read as part of the first sentence, and change its translation."""
-    text = decode_utf8(data) if isinstance(data, bytes) else data
-    return split_lines(text.removeprefix("\ufeff"))
+    otherwise be read as part of the first sentence, and change its translation. Bytes that
+    open with a UTF-16 byte order mark (Windows' "Unicode") are UTF-16: read as UTF-8 they gave
+    lines of garbage, not even one per line."""
+    if isinstance(data, bytes):
+        utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        data = data.decode("utf-16", errors="replace") if utf16 else decode_utf8(data)
+    return split_lines(data.removeprefix("\ufeff"))
 
 
 def read_lines(path):

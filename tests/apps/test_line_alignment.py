@@ -2,6 +2,7 @@
 U+2028 inside a sentence does not split it (translate from a file and stdin, evaluate's
 hypotheses, spell correct); and a tab-separated file is not read as one sentence per line."""
 
+import codecs
 import gzip
 import io
 import lzma
@@ -118,6 +119,10 @@ def test_a_byte_order_mark_is_not_part_of_the_first_sentence(where, run, tmp_pat
     # its translation ("2032-03-15" instead of "2023-03-13" with a small dates model).
     marked = b"\xef\xbb\xbf" + INPUT
     assert text_lines(marked) == text_lines(INPUT) == text_lines(marked.decode())
+    # Windows' "Unicode" (UTF-16 with its mark) read as UTF-8 gave lines of garbage.
+    big_endian = codecs.BOM_UTF16_BE + INPUT.decode().encode("utf-16-be")
+    assert text_lines(INPUT.decode().encode("utf-16")) == text_lines(INPUT)
+    assert text_lines(big_endian) == text_lines(INPUT)
     if where == "file":
         path = tmp_path / "marked.txt"
         path.write_bytes(marked)
