@@ -11,9 +11,10 @@ Example:
     'two lines'
 """
 
-from pathlib import Path
+import codecs
 
 from keras_nmt.atomic_file import atomic_path
+from keras_nmt.data.corpus import open_binary
 
 
 def split_lines(text):
@@ -31,9 +32,47 @@ def decode_utf8(data):
     return data.decode("utf-8", errors="replace")
 
 
+def text_lines(data):
+    """The lines of a whole input, bytes (`decode_utf8`) or text (`split_lines`). A byte order
+    mark opening it (Windows editors write one) is dropped, as a corpus file's is: it would
+    otherwise be read as part of the first sentence, and change its translation. Bytes that
+    open with a UTF-16 byte order mark (Windows' "Unicode") are UTF-16: read as UTF-8 they gave
+    lines of garbage, not even one per line."""
+    if isinstance(data, bytes):
+        utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        data = data.decode("utf-16", errors="replace") if utf16 else decode_utf8(data)
+    return split_lines(data.removeprefix("\ufeff"))
+
+
 def read_lines(path):
-    """The lines of the UTF-8 file at `path` (`split_lines`)."""
-    return split_lines(decode_utf8(Path(path).read_bytes()))
+    """The lines of the UTF-8 file at `path` (`text_lines`): plain, or `.gz`, `.xz` or `.zip`
+    as the corpus files of `--data` are (`keras_nmt.data.corpus.open_binary`)."""
+    with open_binary(path) as stream:
+        return text_lines(stream.read())
+
+
+def one_sentence_per_line(lines, name):
+    """`lines`, refused when most of them hold a tab: a tab-separated file (`source<TAB>target`,
+    a test set) read as sentences would translate each whole line, the other column included.
+    A stray tab in a few lines is text, and kept.
+
+    Args:
+        lines: the input's lines (`read_lines`, `split_lines`).
+        name: the input's name for the message (a path, or "stdin").
+
+    Returns:
+        `lines`.
+
+    Raises:
+        ValueError: naming `name` and its first line with a tab.
+    """
+    tabbed = [number for number, line in enumerate(lines, 1) if "\t" in line]
+    if tabbed and 2 * len(tabbed) > sum(1 for line in lines if line.strip()):
+        columns = lines[tabbed[0] - 1].count("\t") + 1
+        raise ValueError(f"{name} line {tabbed[0]} has {columns} tab-separated columns: one "
+                         "sentence per line is read (a TSV file? give one column, e.g. "
+                         "`cut -f1`)")
+    return lines
 
 
 def iter_lines(stream):

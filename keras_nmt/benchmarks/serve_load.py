@@ -7,9 +7,9 @@ For each model (a run folder, its CTranslate2 export...), in one run:
    the whole set, as `keras-nmt translate` does a file; and also "as served": the same
    requests in the order a round of clients sends them, cut into batches of 64 sentences per
    worker and translated as the server does (one `translate_batch` call per batch, sorted
-   and cut into one graph call per worker), so that the share of the gap that comes from
-   batch composition (fewer sentences to sort) stands apart from the share that comes from
-   serving (HTTP, JSON, waiting);
+   and cut into the translator's `calls_per_worker` calls per worker), so that the share of
+   the gap that comes from batch composition (fewer sentences to sort) stands apart from the
+   share that comes from serving (HTTP, JSON, waiting);
 2. the server: `python -m keras_nmt serve SRC:TGT=MODEL --port 0` (localhost only), warmed up,
    then `clients` concurrent clients each sending `requests` LibreTranslate `POST /translate`
    requests of 1-8 sentences (seeded), one keep-alive connection per client, from a process of
@@ -41,6 +41,7 @@ from pathlib import Path
 
 from keras_nmt.benchmarks.load_clients import resident_mb
 from keras_nmt.data.builtin import builtin_pairs
+from keras_nmt.lines import one_sentence_per_line, read_lines
 from keras_nmt.markdown import table as markdown_table
 from keras_nmt.timing import time_call
 
@@ -76,8 +77,8 @@ def offline_speed(path, batches, workers, batch_size=64):
 
     def as_served():
         for chunk in chunks:
-            translator.translate_batch(chunk, batch_size=call_size(len(chunk), batch_size,
-                                                                   workers))
+            translator.translate_batch(chunk, batch_size=call_size(
+                len(chunk), batch_size, workers, translator.calls_per_worker))
 
     served_order = time_call(as_served)
     return len(texts) / timing.total, len(texts) / served_order.total
@@ -180,7 +181,12 @@ def main(argv=None):
     parser.add_argument("--output", default=None, help="also write the table to this file")
     args = parser.parse_args(argv)
     if args.sentences:
-        sentences = Path(args.sentences).read_text().splitlines()
+        try:
+            sentences = one_sentence_per_line(read_lines(args.sentences), args.sentences)
+        except (OSError, ValueError) as error:
+            parser.exit(1, f"error: {error}\n")
+        if not any(sentence.strip() for sentence in sentences):
+            parser.exit(1, f"error: {args.sentences} has no sentences\n")
     else:
         sentences = [source for source, _ in builtin_pairs("dates", "test")]
     batches = client_requests(sentences, args.clients, args.requests)

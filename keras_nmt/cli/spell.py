@@ -37,7 +37,13 @@ from keras_nmt.cli.common import (
 )
 from keras_nmt.cli.options import add_options, config_fields
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
-from keras_nmt.lines import iter_lines, read_lines, write_lines
+from keras_nmt.lines import (
+    iter_lines,
+    one_sentence_per_line,
+    read_lines,
+    text_lines,
+    write_lines,
+)
 from keras_nmt.special_ids import TOKENIZER_KINDS
 from keras_nmt.training.train_config import TrainConfig
 
@@ -106,7 +112,8 @@ def build_parser(prog=None):
         "line per input line.")
     add_translator_argument(correct, "run", trained_by="keras-nmt spell train")
     correct.add_argument("texts", nargs="*", help="sentences to correct")
-    correct.add_argument("--input", default=None, help="file of sentences, one per line")
+    correct.add_argument("--input", default=None,
+                         help="file of sentences, one per line (plain, .gz, .xz or .zip)")
     correct.add_argument("--output", default=None, metavar="FILE",
                          help="write the corrections to FILE (default: stdout)")
     add_options(correct, ["beam_size"], GREEDY, helps={"beam_size": "beam width; 1 = greedy"})
@@ -168,19 +175,22 @@ def run_correct(args):
     from keras_nmt.inference import open_translator  # noqa: PLC0415  (after parsing)
     from keras_nmt.spelling.training import correct_texts  # noqa: PLC0415
 
+    typed = not args.texts and not args.input and sys.stdin.isatty()
+    # Read (and checked) before the model loads: a wrong file fails at once.
+    if args.texts or typed:
+        texts = args.texts
+    elif args.input:
+        texts = one_sentence_per_line(read_lines(args.input), args.input)
+    else:
+        texts = one_sentence_per_line(
+            text_lines(getattr(sys.stdin, "buffer", sys.stdin).read()), "stdin")
     translator = open_translator(args.run)
     decoding = DecodingOptions(beam_size=args.beam_size)
-    if not args.texts and not args.input and sys.stdin.isatty():
+    if typed:
         stdin = getattr(sys.stdin, "buffer", sys.stdin)
         for line in iter_lines(stdin):  # typed at a terminal: each line as it is entered
             print(correct_texts(translator, [line], decoding, 1)[0], flush=True)
         return None
-    if args.texts:
-        texts = args.texts
-    elif args.input:
-        texts = read_lines(args.input)
-    else:
-        texts = list(iter_lines(getattr(sys.stdin, "buffer", sys.stdin)))
     corrected = correct_texts(translator, texts, decoding, args.batch_size) if texts else []
     if args.output:
         with writing_to(args.output):

@@ -37,7 +37,14 @@ from keras_nmt.cli.common import (
 from keras_nmt.cli.options import add_options
 from keras_nmt.data.data_profile import implausibility
 from keras_nmt.decoding.decoding_options import GREEDY
-from keras_nmt.lines import iter_lines, one_line, read_lines, split_lines, write_lines
+from keras_nmt.lines import (
+    iter_lines,
+    one_line,
+    one_sentence_per_line,
+    read_lines,
+    text_lines,
+    write_lines,
+)
 
 # Fewer sentences than this are not judged: a few words say little about a language.
 MIN_MEASURED = 5
@@ -48,7 +55,8 @@ def build_parser(prog=None):
     add_translator_argument(parser)
     parser.add_argument("sentences", metavar="SENTENCE", nargs="*",
                         help="sentences to translate (default: --input FILE, else stdin)")
-    parser.add_argument("--input", metavar="FILE", help="read sentences from FILE, one per line")
+    parser.add_argument("--input", metavar="FILE",
+                        help="read sentences from FILE, one per line (plain, .gz, .xz or .zip)")
     parser.add_argument("--output", metavar="FILE", help="write translations to FILE "
                         "(default: stdout)")
     add_decoding_arguments(parser)
@@ -75,10 +83,9 @@ def read_sentences(args):
     if args.sentences:
         return list(args.sentences)
     if args.input:
-        return read_lines(args.input)
+        return one_sentence_per_line(read_lines(args.input), args.input)
     stdin = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: the text layer may not be UTF-8
-    data = stdin.read()
-    return split_lines(data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data)
+    return one_sentence_per_line(text_lines(stdin.read()), "stdin")
 
 
 def language_prefix(translator, language):
@@ -162,6 +169,10 @@ def main(argv=None, prog=None):
     # Intermixed: sentences may follow options (`MODEL --beam-size 4 "a" "b"`).
     args = build_parser(prog).parse_intermixed_args(argv)
     check_outputs({"--output": args.output}, [args.input, args.model])
+    typed = (not args.sentences and not args.input and sys.stdin.isatty()
+             and not args.attention_plot)
+    # Read (and checked) before the model loads: a wrong file fails at once.
+    sentences = None if typed else read_sentences(args)
     start_tensorflow(args.debug)
     use_parallel_batches(args)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
@@ -173,10 +184,9 @@ def main(argv=None, prog=None):
     translator = open_translator(args.model, parallel=args.parallel_batches)
     prefix = language_prefix(translator, args.target_language)
     options = decoding_options(args, n_best=args.n_best)
-    if not args.sentences and not args.input and sys.stdin.isatty() and not args.attention_plot:
+    if typed:
         interactive(translator, options, warn, prefix)
         return 0
-    sentences = read_sentences(args)
     warn_if_implausible(sentences, model_data(args.model).profile, args.input, warn)
     sentences = [prefix + sentence for sentence in sentences]
     translator.warn_if_truncated(sentences, warn)

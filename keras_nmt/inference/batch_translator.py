@@ -55,15 +55,18 @@ def configure_decoding_threads(parallel=None):
     return parallel_batches()
 
 
-def call_size(sentences, max_batch, workers):
-    """Sentences per graph call that cut a batch of `sentences` into one call per worker, at
-    most `max_batch` each (the server's batches; `translate_batch(texts, batch_size=...)`).
+def call_size(sentences, max_batch, workers, calls_per_worker=1):
+    """Sentences per graph call that cut a batch of `sentences` into `calls_per_worker` calls
+    per worker (a translator's own `calls_per_worker`), at most `max_batch` each (the server's
+    batches; `translate_batch(texts, batch_size=...)`).
 
     Example:
         >>> call_size(100, 64, 2), call_size(200, 64, 2), call_size(1, 64, 2)
         (50, 64, 1)
+        >>> call_size(120, 64, 2, calls_per_worker=3)
+        20
     """
-    return min(max_batch, -(-sentences // workers))
+    return min(max_batch, -(-sentences // (workers * calls_per_worker)))
 
 
 def parallel_batches():
@@ -89,9 +92,14 @@ class BatchTranslator:
     `strategies.EXPORTS` key; `None` in process, where every strategy runs). A file's sentences
     are translated in length order (fewer padded positions and decoding steps per batch) and the
     results returned in input order.
+
+    `calls_per_worker`: the calls a server cuts each batch into, per worker (`call_size`). One:
+    a graph call has a large fixed cost (the steps of the decoding loop), so fewer, fuller calls
+    are faster, although a sorted batch cut in two still mixes lengths within each half.
     """
 
     export = None
+    calls_per_worker = 1
 
     def check_options(self, options):
         """Raises `ValueError` for `DecodingOptions` this translator cannot honour."""

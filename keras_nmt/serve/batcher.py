@@ -6,9 +6,10 @@ them. One task gathers a batch: the first waiting request, then more until the b
 `max_batch` sentences per worker (the request that reaches it taken whole), `max_wait` seconds
 have passed, or no request has come for `max_gap` seconds. It translates the batch with ONE
 `translate_batch` call per set of options, in a thread: that call sorts the sentences by
-length and cuts them into one graph call per worker, decoded at once on a thread each
-(TensorFlow releases the GIL while it runs), and the task gathers the next batch when it
-returns. A full queue refuses the request at once (`QueueFull`: the server answers 429) rather
+length and cuts them into the translator's `calls_per_worker` calls per worker (one graph call
+per worker for TensorFlow, three cheaper calls per thread for CTranslate2), decoded at once on
+a thread each (both release the GIL while they run), and the task gathers the next batch when
+it returns. A full queue refuses the request at once (`QueueFull`: the server answers 429) rather
 than letting latency grow without bound.
 
 Why one batch for all the workers, not one per worker: a graph call has a large fixed cost
@@ -52,7 +53,8 @@ class Batcher:
 
     Args:
         translator: a `BatchTranslator` or `CTranslate2Translator`
-            (`translate_batch(texts, options, batch_size=..., on_batch=...)`).
+            (`translate_batch(texts, options, batch_size=..., on_batch=...)`,
+            `calls_per_worker`).
         max_batch: most sentences per graph call; a batch gathers `max_batch * workers` (a
             request larger than this is translated alone).
         max_wait: seconds the batch waits at most for more sentences after its first request.
@@ -134,7 +136,8 @@ class Batcher:
         try:  # translate_batch sorts the texts by length, then cuts them into calls
             results = await asyncio.to_thread(
                 self.translator.translate_batch, texts, options,
-                batch_size=call_size(len(texts), self.max_batch, self.workers),
+                batch_size=call_size(len(texts), self.max_batch, self.workers,
+                                     self.translator.calls_per_worker),
                 on_batch=sizes.append,
             )
         except Exception as error:  # handed to each request's handler, which answers it

@@ -1,14 +1,21 @@
 """Line N of an output is the translation of line N of the input: lines end at `\\n` only, so a
 U+2028 inside a sentence does not split it (translate from a file and stdin, evaluate's
-hypotheses, spell correct)."""
+hypotheses, spell correct); and a tab-separated file is not read as one sentence per line."""
 
+import codecs
+import gzip
 import io
+import lzma
+import zipfile
 
 import pytest
 
+from keras_nmt.benchmarks import serve_load
 from keras_nmt.cli import evaluate as evaluate_app
 from keras_nmt.cli import spell as spell_app
 from keras_nmt.cli import translate as translate_app
+from keras_nmt.lines import one_sentence_per_line, read_lines, text_lines
+from tests.error_output import one_error_line
 from tests.export.helpers import make_run_directory
 
 INPUT = b"3rd of March 2021\n4th of July\xe2\x80\xa81999\n25.12.2001\n"
@@ -53,3 +60,80 @@ def test_spell_correct_gives_one_line_per_input_line(run, input_file, capsys):
     corrected = spell_app.main(["correct", str(run), "--input", str(input_file)])
     assert len(corrected) == 3
     assert capsys.readouterr().out.count("\n") == 3
+
+
+TSV = b"3rd of March 2021\t2021-03-03\n4th of July 1999\t1999-07-04\n"
+
+
+def test_a_few_stray_tabs_are_text_but_a_tab_separated_file_is_refused():
+    assert one_sentence_per_line(["a\tb", "c", "d"], "in.txt") == ["a\tb", "c", "d"]
+    with pytest.raises(ValueError, match=r"^in.txt line 2 has 3 tab-separated columns"):
+        one_sentence_per_line(["", "a\tb\tc", "d\te"], "in.txt")
+
+
+@pytest.mark.parametrize("command", ["translate", "translate-stdin", "spell", "serve_load"])
+def test_a_tab_separated_file_read_as_sentences_is_refused_before_the_model_loads(
+        command, tmp_path, monkeypatch, capsys):
+    # It translated each whole line, target column included, without a word. The model path
+    # does not exist: the file is refused first.
+    data = tmp_path / "test.tsv"
+    data.write_bytes(TSV)
+    model = str(tmp_path / "no-such-run")
+    if command == "translate":
+        assert translate_app.main([model, "--input", str(data)]) == 1
+    elif command == "translate-stdin":
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(TSV), encoding="utf-8"))
+        assert translate_app.main([model]) == 1
+    elif command == "spell":
+        assert spell_app.main(["correct", model, "--input", str(data)]) == 1
+    else:
+        with pytest.raises(SystemExit) as exit:
+            serve_load.main([model, "--sentences", str(data)])
+        assert exit.value.code == 1
+    name = "stdin" if command == "translate-stdin" else str(data)
+    assert one_error_line(capsys).startswith(f"error: {name} line 1 has 2 tab-separated columns")
+
+
+@pytest.mark.parametrize("suffix", [".xz", ".gz", ".zip"])
+def test_a_compressed_input_is_read_as_its_lines(suffix, run, tmp_path, capsys):
+    # It was read as bytes: a compressed file's garbage was translated, line by line, without
+    # a word. Now any suffix `--data` reads (`open_binary`) is read the same way.
+    plain, packed = tmp_path / "in.txt", tmp_path / f"in.txt{suffix}"
+    plain.write_bytes(INPUT)
+    if suffix == ".zip":
+        with zipfile.ZipFile(packed, "w") as archive:
+            archive.writestr("in.txt", INPUT)
+    else:
+        packed.write_bytes({".xz": lzma, ".gz": gzip}[suffix].compress(INPUT))
+    assert read_lines(packed) == read_lines(plain) == INPUT.decode().split("\n")[:3]
+    translate_app.main([str(run), "--input", str(packed)])
+    from_packed = capsys.readouterr().out
+    translate_app.main([str(run), "--input", str(plain)])
+    assert from_packed == capsys.readouterr().out and from_packed.count("\n") == 3
+
+
+@pytest.mark.parametrize("where", ["file", "stdin", "spell-stdin"])
+def test_a_byte_order_mark_is_not_part_of_the_first_sentence(where, run, tmp_path, monkeypatch,
+                                                             capsys):
+    # A Windows editor's file opens with one: it was read into the first sentence and changed
+    # its translation ("2032-03-15" instead of "2023-03-13" with a small dates model).
+    marked = b"\xef\xbb\xbf" + INPUT
+    assert text_lines(marked) == text_lines(INPUT) == text_lines(marked.decode())
+    # Windows' "Unicode" (UTF-16 with its mark) read as UTF-8 gave lines of garbage.
+    big_endian = codecs.BOM_UTF16_BE + INPUT.decode().encode("utf-16-be")
+    assert text_lines(INPUT.decode().encode("utf-16")) == text_lines(INPUT)
+    assert text_lines(big_endian) == text_lines(INPUT)
+    if where == "file":
+        path = tmp_path / "marked.txt"
+        path.write_bytes(marked)
+        translate_app.main([str(run), "--input", str(path)])
+    else:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(marked), encoding="utf-8"))
+        if where == "spell-stdin":
+            assert spell_app.main(["correct", str(run)]) == spell_app.main(
+                ["correct", str(run), *text_lines(INPUT)])
+            return
+        translate_app.main([str(run)])
+    with_mark = capsys.readouterr().out
+    translate_app.main([str(run), *text_lines(INPUT)])
+    assert with_mark == capsys.readouterr().out

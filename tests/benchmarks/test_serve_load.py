@@ -24,16 +24,17 @@ def test_requests_in_the_order_rounds_of_clients_send_them():
 class _Recorder:
     """A translator that records each `translate_batch` call's texts and batch size."""
 
-    def __init__(self):
-        self.calls = []
+    def __init__(self, calls_per_worker=1):
+        self.calls, self.calls_per_worker = [], calls_per_worker
 
     def translate_batch(self, texts, batch_size=64):
         self.calls.append((list(texts), batch_size))
         return [None] * len(texts)
 
 
-def test_offline_sorted_and_as_served_translate_the_same_sentences(monkeypatch):
-    recorder = _Recorder()
+@pytest.mark.parametrize("calls_per_worker", [1, 3])
+def test_offline_sorted_and_as_served_translate_the_same_sentences(monkeypatch, calls_per_worker):
+    recorder = _Recorder(calls_per_worker)
     monkeypatch.setattr(keras_nmt.inference, "open_translator", lambda path: recorder)
     batches = serve_load.client_requests([f"s{i:03}" for i in range(300)], clients=8,
                                          requests=5)
@@ -45,10 +46,11 @@ def test_offline_sorted_and_as_served_translate_the_same_sentences(monkeypatch):
     assert warmup == (texts[:16], 16)
     assert whole == (texts, 16)  # one call: translate_batch sorts by length itself
     # As the server: one call per batch of 16 sentences per worker in arrival order, cut into
-    # one graph call per worker.
+    # the translator's calls per worker.
+    parts = 2 * calls_per_worker
     assert [call[0] for call in chunks] == [texts[i : i + 32] for i in range(0, len(texts), 32)]
-    assert [size for _, size in chunks] == [-(-len(chunk) // 2) for chunk, _ in chunks]
-    assert len(chunks[-1][0]) < 32 and {size for _, size in chunks[:-1]} == {16}
+    assert [size for _, size in chunks] == [-(-len(chunk) // parts) for chunk, _ in chunks]
+    assert len(chunks[-1][0]) < 32 and {size for _, size in chunks[:-1]} == {-(-32 // parts)}
 
 
 def test_help_imports_no_tensorflow():

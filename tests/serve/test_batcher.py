@@ -10,8 +10,8 @@ class _Recorder:
     """Translates each text to itself after `seconds`, in graph calls of `batch_size` as a
     translator does (`on_batch` per call), and records every batch's size and call sizes."""
 
-    def __init__(self, seconds=0.0):
-        self.seconds = seconds
+    def __init__(self, seconds=0.0, calls_per_worker=1):
+        self.seconds, self.calls_per_worker = seconds, calls_per_worker
         self.batches, self.calls = [], []
 
     def translate_batch(self, texts, options, batch_size, on_batch):
@@ -23,14 +23,14 @@ class _Recorder:
         return list(texts)
 
 
-def _run(arrivals, seconds=0.0, workers=1, answers=(), **settings):
+def _run(arrivals, seconds=0.0, workers=1, answers=(), calls_per_worker=1, **settings):
     """Sends a request at each of `arrivals` (seconds from the start; a number: one sentence,
     a pair `(at, n)`: n sentences), and for each index `i` of `answers` one more request as soon
     as request `i` is answered (a client that was waiting for it). Returns the recorder, the
     sizes `on_batch` reported, and each request's seconds from its arrival to its answer."""
 
     async def main():
-        recorder, reported = _Recorder(seconds), []
+        recorder, reported = _Recorder(seconds, calls_per_worker), []
         batcher = Batcher(recorder, workers=workers, on_batch=reported.append, **settings)
         batcher.start()
 
@@ -79,6 +79,15 @@ def test_a_batch_gathers_max_batch_per_worker_and_is_cut_into_one_call_per_worke
                                  max_gap=0.2)
     assert recorder.batches == [32, 24]
     assert recorder.calls == reported == [16, 16, 12, 12]
+
+
+def test_a_translator_with_cheap_calls_gets_its_calls_per_worker():
+    # A CTranslate2 export asks for 3 calls per worker: the batch of 32 (2 workers of at most
+    # 16) comes in 6 calls of at most 6 sentences, the 24 after it in 6 of 4.
+    recorder, reported, _ = _run([(0.0, 8)] * 7, workers=2, calls_per_worker=3, max_batch=16,
+                                 max_wait=0.5, max_gap=0.2)
+    assert recorder.batches == [32, 24]
+    assert recorder.calls == reported == [6, 6, 6, 6, 6, 2] + [4] * 6
 
 
 def test_requests_waiting_behind_a_batch_wait_for_the_clients_it_answers():
