@@ -45,8 +45,8 @@ def text_lines(data):
 
 
 def read_lines(path):
-    """The lines of the UTF-8 file at `path` (`text_lines`): plain, or `.gz`, `.xz` or `.zip`
-    as the corpus files of `--data` are (`keras_nmt.data.corpus.open_binary`)."""
+    """The lines of the text file at `path` (`text_lines`: UTF-8, or UTF-16 with its mark):
+    plain, or `.gz`, `.xz` or `.zip` as the corpus files of `--data` are (`open_binary`)."""
     with open_binary(path) as stream:
         return text_lines(stream.read())
 
