@@ -12,6 +12,7 @@ Example:
 """
 
 import codecs
+import sys
 
 from keras_nmt.atomic_file import atomic_path
 from keras_nmt.data.corpus import open_binary
@@ -73,6 +74,15 @@ def one_sentence_per_line(lines, name):
                          "sentence per line is read (a TSV file? give one column, e.g. "
                          "`cut -f1`)")
     return lines
+
+
+def input_lines(path=None):
+    """The sentences of a command's input, one per line (`one_sentence_per_line`): the file at
+    `path` (`read_lines`), or stdin read whole (`text_lines`) when `path` is None."""
+    if path is not None:
+        return one_sentence_per_line(read_lines(path), path)
+    stdin = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: the text layer may not be UTF-8
+    return one_sentence_per_line(text_lines(stdin.read()), "stdin")
 
 
 def iter_lines(stream):

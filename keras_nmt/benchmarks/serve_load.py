@@ -41,7 +41,7 @@ from pathlib import Path
 
 from keras_nmt.benchmarks.load_clients import resident_mb
 from keras_nmt.data.builtin import builtin_pairs
-from keras_nmt.lines import one_sentence_per_line, read_lines
+from keras_nmt.lines import input_lines
 from keras_nmt.markdown import table as markdown_table
 from keras_nmt.timing import time_call
 
@@ -182,7 +182,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.sentences:
         try:
-            sentences = one_sentence_per_line(read_lines(args.sentences), args.sentences)
+            sentences = input_lines(args.sentences)
         except (OSError, ValueError) as error:
             parser.exit(1, f"error: {error}\n")
         if not any(sentence.strip() for sentence in sentences):

@@ -37,13 +37,7 @@ from keras_nmt.cli.common import (
 )
 from keras_nmt.cli.options import add_options, config_fields
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
-from keras_nmt.lines import (
-    iter_lines,
-    one_sentence_per_line,
-    read_lines,
-    text_lines,
-    write_lines,
-)
+from keras_nmt.lines import input_lines, iter_lines, write_lines
 from keras_nmt.special_ids import TOKENIZER_KINDS
 from keras_nmt.training.train_config import TrainConfig
 
@@ -177,13 +171,7 @@ def run_correct(args):
 
     typed = not args.texts and not args.input and sys.stdin.isatty()
     # Read (and checked) before the model loads: a wrong file fails at once.
-    if args.texts or typed:
-        texts = args.texts
-    elif args.input:
-        texts = one_sentence_per_line(read_lines(args.input), args.input)
-    else:
-        texts = one_sentence_per_line(
-            text_lines(getattr(sys.stdin, "buffer", sys.stdin).read()), "stdin")
+    texts = args.texts if args.texts or typed else input_lines(args.input)
     translator = open_translator(args.run)
     decoding = DecodingOptions(beam_size=args.beam_size)
     if typed:

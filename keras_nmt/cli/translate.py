@@ -37,14 +37,7 @@ from keras_nmt.cli.common import (
 from keras_nmt.cli.options import add_options
 from keras_nmt.data.data_profile import implausibility
 from keras_nmt.decoding.decoding_options import GREEDY
-from keras_nmt.lines import (
-    iter_lines,
-    one_line,
-    one_sentence_per_line,
-    read_lines,
-    text_lines,
-    write_lines,
-)
+from keras_nmt.lines import input_lines, iter_lines, one_line, write_lines
 
 # Fewer sentences than this are not judged: a few words say little about a language.
 MIN_MEASURED = 5
@@ -80,12 +73,7 @@ def read_sentences(args):
 
     Invalid UTF-8 becomes U+FFFD, from a file and from stdin alike.
     """
-    if args.sentences:
-        return list(args.sentences)
-    if args.input:
-        return one_sentence_per_line(read_lines(args.input), args.input)
-    stdin = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: the text layer may not be UTF-8
-    return one_sentence_per_line(text_lines(stdin.read()), "stdin")
+    return list(args.sentences) if args.sentences else input_lines(args.input)
 
 
 def language_prefix(translator, language):
