@@ -1,5 +1,6 @@
 """The training run: determinism, resuming after a crash, learning the built-in dataset."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -10,9 +11,11 @@ import numpy as np
 import pytest
 
 from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
-from keras_nmt.inference import RunDirectory
+from keras_nmt.inference import RunDirectory, Translator
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
+from keras_nmt.models import copy_weights_by_layer_name
+from keras_nmt.models.registry import build_model
 from keras_nmt.training import trainer
 from keras_nmt.training.precision import PrecisionChoice
 from keras_nmt.training.task import load_pairs
@@ -157,19 +160,33 @@ def test_token_batches_train_and_validate_on_the_usual_batches(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("api", ["functional", "subclassed"])
-def test_lstm_twin_learns_the_dates(tmp_path, api):
+def test_the_lstm_learns_the_dates_and_its_twin_translates_them_the_same(tmp_path):
     # The scores asserted are those of all 200 validation pairs, after training; the BLEU of
     # each epoch (`validation_sentences`, which never changes the weights) is not, so 8 will do.
     config = TrainConfig(
-        api=api, epochs=6, train_size=8000, valid_size=200, units=128, embedding_dim=32,
-        batch_size=64, learning_rate=5e-3, verbose=0, validation_sentences=8, samples=0,
-        output=str(tmp_path / api),
+        epochs=6, train_size=8000, valid_size=200, units=128, embedding_dim=32, batch_size=64,
+        learning_rate=5e-3, verbose=0, validation_sentences=8, samples=0,
+        output=str(tmp_path / "run"),
     )
     result = train(config, print_fn=lambda *_: None)
-    # Chance of an exact 10-character ISO date is nil; seen: 98% (functional), 83% (subclassed).
+    # Chance of an exact 10-character ISO date is nil; seen: 79-98%.
     assert result.scores["exact_match"] > 0.6, result.scores
     assert result.history["val_accuracy"][-1] > 0.95
+    # The subclassed twin is the same model in Keras' other API (trained alike: seen 79-83%),
+    # so training it too would test `fit` twice. Given the learned weights, it translates every
+    # validation sentence as the functional twin does, through its own decoding step.
+    translator = result.translator
+    source, target = translator.source_tokenizer, translator.target_tokenizer
+    twin = build_model("lstm", "subclassed", source.vocab_size, target.vocab_size,
+                       dataclasses.asdict(config))
+    ones = np.ones([1, 3], np.int32)
+    twin({"encoder_tokens": ones, "decoder_tokens": ones})
+    copy_weights_by_layer_name(translator.model, twin)
+    twin_translator = Translator(twin, source, target, translator.max_source_length,
+                                 translator.max_target_length)
+    sources = [pair[0] for pair in load_pairs(config)[1]]
+    assert len(sources) == 200
+    assert twin_translator.translate_texts(sources) == translator.translate_texts(sources)
 
 
 def test_decaying_teacher_forcing_schedule_trains_the_subclassed_twin(tmp_path):
