@@ -42,7 +42,9 @@ demo: $(STAMP)
 JAX_XLA_FLAGS := --xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true
 # Two pytest workers (pytest-xdist; a module's tests stay on one worker, so its fixtures are built
 # once): one TensorFlow process leaves much of the second core idle (tracing, Python, subprocesses).
-XDIST := -n 2 --dist loadscope
+# Modules are handed out in the order tests/conftest.py gives them (those with slow tests first),
+# not xdist's (most tests first), which left a one-test module of 80 s to the end of the run.
+XDIST := -n 2 --dist loadscope --no-loadscope-reorder
 # JAX's compilation cache, on disk for this run only (removed after): the twins, the twin-parity
 # checks and the decoding tests build the same programs again and again from fresh objects, which
 # JAX's in-memory cache (keyed by function object) misses; the on-disk one is keyed by the

@@ -30,14 +30,34 @@ TESTS = Path(__file__).resolve().parent
 SHARED_DATA = shared_data_dir()
 
 
+def longest_first(items):
+    """The tests, their modules ordered longest first as far as the tests tell: those with a test
+    marked `slow` (learning, resuming, fresh processes), then by number of tests; each module's
+    tests keep their order.
+
+    pytest-xdist (`make test`) hands a worker a whole module at a time, in this order. Its own
+    order (most tests first) put the one-test modules last: one worker could spend the last 80 s
+    alone on a learning test while the other had nothing left to run.
+    """
+    modules = {}
+    for item in items:
+        modules.setdefault(item.path, []).append(item)
+
+    def key(tests):
+        return not any(test.get_closest_marker("slow") for test in tests), -len(tests)
+
+    return [item for tests in sorted(modules.values(), key=key) for item in tests]
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
 def pytest_collection_modifyitems(config, items):
     """Marks the tests of `JAX_DIRECTORIES` `jax`; skips the tests marked `tensorflow` under
-    another Keras backend."""
+    another Keras backend; orders the modules longest first (`longest_first`)."""
     del config
     for item in items:
         if Path(item.path).relative_to(TESTS).parts[0] in JAX_DIRECTORIES:
             item.add_marker(pytest.mark.jax)
+    items[:] = longest_first(items)
     backend = os.environ["KERAS_BACKEND"]
     if backend == "tensorflow":
         return
