@@ -45,11 +45,49 @@ def text_lines(data):
     return split_lines(data.removeprefix("\ufeff"))
 
 
-def read_lines(path):
-    """The lines of the text file at `path` (`text_lines`: UTF-8, or UTF-16 with its mark):
-    plain, or `.gz`, `.xz` or `.zip` as the corpus files of `--data` are (`open_binary`)."""
+def read_bytes(path):
+    """The bytes of the file at `path`: plain, or `.gz`, `.xz` or `.zip` as the corpus files of
+    `--data` are (`open_binary`)."""
     with open_binary(path) as stream:
-        return text_lines(stream.read())
+        return stream.read()
+
+
+def read_lines(path):
+    """The lines of the text file at `path` (`read_bytes`; `text_lines`: UTF-8, or UTF-16 with
+    its mark)."""
+    return text_lines(read_bytes(path))
+
+
+def lines_not_utf8(data):
+    """The 1-based numbers of the lines of `data` (bytes) that are not valid UTF-8 (none for
+    UTF-16 with its mark, which `text_lines` reads as such)."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return []
+    try:
+        data.decode("utf-8")
+        return []
+    except UnicodeDecodeError:
+        pass
+    bad = []
+    for number, line in enumerate(data.split(b"\n"), 1):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            bad.append(number)
+    return bad
+
+
+def warn_if_not_utf8(data, name, warn):
+    """Calls `warn(message)` when `data` (bytes) holds lines that are not UTF-8: their bad
+    bytes are read as U+FFFD (the other lines keep their places), and a Latin-1 or Windows-1252
+    file, whose every accented letter is such a byte, would otherwise translate badly without
+    a word."""
+    bad = lines_not_utf8(data)
+    if bad:
+        lines = f"{len(bad)} line{'s' if len(bad) > 1 else ''}"
+        warn(f"{name}: {lines} not UTF-8 (the first: line {bad[0]}); their bad bytes are read "
+             "as U+FFFD (a Latin-1 or Windows-1252 file? convert it first, e.g. "
+             f"`iconv -f cp1252 -t utf-8 {name if name != 'stdin' else 'FILE'}`)")
 
 
 def one_sentence_per_line(lines, name):
@@ -76,13 +114,19 @@ def one_sentence_per_line(lines, name):
     return lines
 
 
-def input_lines(path=None):
+def input_lines(path=None, warn=None):
     """The sentences of a command's input, one per line (`one_sentence_per_line`): the file at
-    `path` (`read_lines`), or stdin read whole (`text_lines`) when `path` is None."""
+    `path` (`read_lines`), or stdin read whole (`text_lines`) when `path` is None. Lines that
+    are not UTF-8 are read all the same; `warn(message)`, if given, is told
+    (`warn_if_not_utf8`)."""
     if path is not None:
-        return one_sentence_per_line(read_lines(path), path)
-    stdin = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: the text layer may not be UTF-8
-    return one_sentence_per_line(text_lines(stdin.read()), "stdin")
+        name, data = path, read_bytes(path)
+    else:
+        # Bytes: the text layer may not be UTF-8.
+        name, data = "stdin", getattr(sys.stdin, "buffer", sys.stdin).read()
+    if warn is not None and isinstance(data, bytes):
+        warn_if_not_utf8(data, name, warn)
+    return one_sentence_per_line(text_lines(data), name)
 
 
 def iter_lines(stream):

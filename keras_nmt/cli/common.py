@@ -37,16 +37,31 @@ ACCEPT_DATA_HELP = (
     "not refused (default: skip such a header with a warning, refuse the rest)")
 
 
+def stdio(text):
+    """The type of a file flag whose `-` is stdin (an input) or stdout (an output), as for `cat`:
+    `-` becomes None, the flag's default, which reads stdin or prints (`Parser`)."""
+    return None if text == "-" else text
+
+
 class Parser(argparse.ArgumentParser):
     """An `ArgumentParser` whose value errors name the flag and the value
     (`error: --seed -1: must be >= 0`), and that refuses abbreviations, its subcommands' parsers
-    too, so that a misspelt or old flag fails instead of matching another."""
+    too, so that a misspelt or old flag fails instead of matching another.
+
+    A lone `-` given to a flag is refused unless the flag's type is `stdio`: taken as a file
+    name, `--output -` wrote the translations to a file named "-" in silence, where the user
+    expected them on stdout."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **{**kwargs, "allow_abbrev": False})
 
     def _get_value(self, action, arg_string):
         # argparse's one hook between a flag's text and its type: it knows both.
+        if arg_string == "-" and action.option_strings and action.type is not stdio:
+            raise argparse.ArgumentError(
+                None, f"{'/'.join(action.option_strings)} -: a lone dash is no value here (it "
+                "is stdin or stdout only for the --input and --output of translate and spell "
+                "correct); a file named - is ./-")
         try:
             return super()._get_value(action, arg_string)
         except argparse.ArgumentError as error:
@@ -313,6 +328,11 @@ def describe(error):
     if code in _WAYS_OUT and (isinstance(error, OSError) or _out_of_space(error)):
         text = f"{text}; {_WAYS_OUT[code]}"
     return " ".join(text.split())
+
+
+def warn(message):
+    """Prints `warning: message` to stderr (stdout holds a command's results alone)."""
+    print(f"warning: {message}", file=sys.stderr)
 
 
 def exit_status(result):

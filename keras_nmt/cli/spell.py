@@ -33,6 +33,8 @@ from keras_nmt.cli.common import (
     positive_int,
     rate,
     start_tensorflow,
+    stdio,
+    warn,
     writing_to,
 )
 from keras_nmt.cli.options import add_options, config_fields
@@ -106,10 +108,11 @@ def build_parser(prog=None):
         "line per input line.")
     add_translator_argument(correct, "run", trained_by="keras-nmt spell train")
     correct.add_argument("texts", nargs="*", help="sentences to correct")
-    correct.add_argument("--input", default=None,
-                         help="file of sentences, one per line (plain, .gz, .xz or .zip)")
-    correct.add_argument("--output", default=None, metavar="FILE",
-                         help="write the corrections to FILE (default: stdout)")
+    correct.add_argument("--input", default=None, type=stdio,
+                         help="file of sentences, one per line (plain, .gz, .xz or .zip; - is "
+                         "stdin)")
+    correct.add_argument("--output", default=None, metavar="FILE", type=stdio,
+                         help="write the corrections to FILE (default, or -: stdout)")
     add_options(correct, ["beam_size"], GREEDY, helps={"beam_size": "beam width; 1 = greedy"})
     correct.add_argument("--batch-size", type=positive_int, default=64,
                          help="sentences corrected together (default: %(default)s)")
@@ -171,7 +174,7 @@ def run_correct(args):
 
     typed = not args.texts and not args.input and sys.stdin.isatty()
     # Read (and checked) before the model loads: a wrong file fails at once.
-    texts = args.texts if args.texts or typed else input_lines(args.input)
+    texts = args.texts if args.texts or typed else input_lines(args.input, warn)
     translator = open_translator(args.run)
     decoding = DecodingOptions(beam_size=args.beam_size)
     if typed:

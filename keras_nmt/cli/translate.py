@@ -31,7 +31,9 @@ from keras_nmt.cli.common import (
     new_parser,
     positive_int,
     start_tensorflow,
+    stdio,
     use_parallel_batches,
+    warn,
     writing_to,
 )
 from keras_nmt.cli.options import add_options
@@ -48,10 +50,11 @@ def build_parser(prog=None):
     add_translator_argument(parser)
     parser.add_argument("sentences", metavar="SENTENCE", nargs="*",
                         help="sentences to translate (default: --input FILE, else stdin)")
-    parser.add_argument("--input", metavar="FILE",
-                        help="read sentences from FILE, one per line (plain, .gz, .xz or .zip)")
-    parser.add_argument("--output", metavar="FILE", help="write translations to FILE "
-                        "(default: stdout)")
+    parser.add_argument("--input", metavar="FILE", type=stdio,
+                        help="read sentences from FILE, one per line (plain, .gz, .xz or .zip; "
+                        "- is stdin)")
+    parser.add_argument("--output", metavar="FILE", type=stdio, help="write translations to "
+                        "FILE (default, or -: stdout)")
     add_decoding_arguments(parser)
     add_parallel_batches_argument(parser)
     parser.add_argument("--target-language", metavar="LANG", default=None,
@@ -71,9 +74,9 @@ def build_parser(prog=None):
 def read_sentences(args):
     """The input lines: arguments, else --input FILE, else stdin (`keras_nmt.lines`).
 
-    Invalid UTF-8 becomes U+FFFD, from a file and from stdin alike.
+    Invalid UTF-8 becomes U+FFFD, from a file and from stdin alike, with a warning.
     """
-    return list(args.sentences) if args.sentences else input_lines(args.input)
+    return list(args.sentences) if args.sentences else input_lines(args.input, warn)
 
 
 def language_prefix(translator, language):
@@ -165,9 +168,6 @@ def main(argv=None, prog=None):
     use_parallel_batches(args)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.inference import model_data, open_translator  # noqa: PLC0415
-
-    def warn(message):
-        print(f"warning: {message}", file=sys.stderr)
 
     translator = open_translator(args.model, parallel=args.parallel_batches)
     prefix = language_prefix(translator, args.target_language)

@@ -5,11 +5,13 @@ The limits live beside the options (`keras_nmt.option_fields`), so a value refus
 refused alike from Python (the last tests).
 """
 
+import argparse
 import math
 
 import pytest
 
 from keras_nmt.cli import main
+from keras_nmt.cli.common import stdio
 
 REFUSED = [
     # teacher forcing: probabilities above 1, negative, not numbers, NaN
@@ -94,3 +96,43 @@ def test_decoding_options_refuse_the_same_values_naming_the_flag(changes, messag
     with pytest.raises(ValueError) as error:
         DecodingOptions(**changes)
     assert str(error.value) == message
+
+
+def every_flag_with_a_value():
+    """(command words, flag) for every flag of every `keras-nmt` command that takes a value."""
+    import importlib
+
+    from keras_nmt.cli import COMMANDS
+
+    def flags(parser, words):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, subparser in action.choices.items():
+                    yield from flags(subparser, [*words, name])
+            elif action.option_strings and action.nargs != 0:
+                yield words, action.option_strings[0], action.type
+
+    for command in COMMANDS:
+        parser = importlib.import_module(f"keras_nmt.cli.{command}").build_parser()
+        yield from flags(parser, [command])
+
+
+def test_a_lone_dash_is_refused_by_every_flag_but_the_stdin_and_stdout_ones(capsys):
+    # `translate RUN --output -` wrote the translations to a file named "-", without a word.
+    dash_flags = []
+    for words, flag, kind in every_flag_with_a_value():
+        with pytest.raises(SystemExit) as exit_info:
+            main([*words, flag, "-", "--help"])
+        out, err = capsys.readouterr()
+        if kind is stdio:  # parsed: the --help that follows answers
+            assert exit_info.value.code == 0 and not err
+            dash_flags.append(f"{' '.join(words)} {flag}")
+            continue
+        errors = [line for line in err.splitlines() if "error: " in line]
+        assert exit_info.value.code == 2 and len(errors) == 1, (words, flag, err)
+        assert errors[0].endswith(
+            f"error: {flag} -: a lone dash is no value here (it is stdin or stdout only for "
+            "the --input and --output of translate and spell correct); a file named - is ./-"
+        ), (words, flag)
+    assert sorted(dash_flags) == ["spell correct --input", "spell correct --output",
+                                  "translate --input", "translate --output"]

@@ -14,7 +14,7 @@ from keras_nmt.benchmarks import serve_load
 from keras_nmt.cli import evaluate as evaluate_app
 from keras_nmt.cli import spell as spell_app
 from keras_nmt.cli import translate as translate_app
-from keras_nmt.lines import one_sentence_per_line, read_lines, text_lines
+from keras_nmt.lines import lines_not_utf8, one_sentence_per_line, read_lines, text_lines
 from tests.error_output import one_error_line
 from tests.export.helpers import make_run_directory
 
@@ -137,3 +137,51 @@ def test_a_byte_order_mark_is_not_part_of_the_first_sentence(where, run, tmp_pat
     with_mark = capsys.readouterr().out
     translate_app.main([str(run), *text_lines(INPUT)])
     assert with_mark == capsys.readouterr().out
+
+
+@pytest.mark.parametrize("where", ["file", "stdin", "spell"])
+def test_lines_that_are_not_utf8_are_translated_with_a_warning(where, run, tmp_path,
+                                                               monkeypatch, capsys):
+    # Spanish or French text saved as Latin-1 or Windows-1252: every accented letter is a byte
+    # that is not UTF-8. It was read as U+FFFD, and translated so, without a word.
+    latin1 = "3rd of March 2021\nle 4 août 1999\n25.12.2001\nil était là\n".encode("cp1252")
+    assert lines_not_utf8(latin1) == [2, 4]
+    assert lines_not_utf8(INPUT) == lines_not_utf8(INPUT.decode().encode("utf-16")) == []
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(latin1)
+    if where == "stdin":
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(latin1), encoding="utf-8"))
+        name, command = "stdin", translate_app.main
+        translate_app.main([str(run)])
+    elif where == "spell":
+        name, command = str(path), lambda argv: spell_app.main(["correct", *argv])
+        corrected = command([str(run), "--input", str(path)])
+    else:
+        name, command = str(path), translate_app.main
+        translate_app.main([str(run), "--input", str(path)])
+    out, err = capsys.readouterr()
+    assert [line for line in err.splitlines() if line.startswith("warning:")] == [
+        f"warning: {name}: 2 lines not UTF-8 (the first: line 2); their bad bytes are read as "
+        "U+FFFD (a Latin-1 or Windows-1252 file? convert it first, e.g. `iconv -f cp1252 -t "
+        f"utf-8 {name if where != 'stdin' else 'FILE'}`)"]
+    # Still one output line per input line, the others as they would be on their own.
+    lines = corrected if where == "spell" else out.splitlines()
+    assert len(lines) == 4
+    alone = command([str(run), "3rd of March 2021", "25.12.2001"])
+    alone = alone if where == "spell" else capsys.readouterr().out.splitlines()
+    assert [lines[0], lines[2]] == alone
+
+
+@pytest.mark.parametrize("command", ["translate", "spell"])
+def test_a_dash_for_input_and_output_is_stdin_and_stdout(command, run, input_file, tmp_path,
+                                                          monkeypatch, capsys):
+    # `--output -` wrote the translations to a file named "-" here, and printed nothing.
+    monkeypatch.chdir(tmp_path)
+    main = translate_app.main if command == "translate" else (
+        lambda argv: spell_app.main(["correct", *argv]))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(INPUT), encoding="utf-8"))
+    main([str(run), "--input", "-", "--output", "-"])
+    dashed = capsys.readouterr().out
+    main([str(run), "--input", str(input_file)])
+    assert dashed == capsys.readouterr().out and dashed.count("\n") == 3
+    assert not (tmp_path / "-").exists()
