@@ -44,6 +44,7 @@ from keras_nmt.benchmarks import (
 )
 from keras_nmt.cli.common import (
     add_debug_flag,
+    check_outputs,
     command,
     exit_status,
     new_parser,
@@ -240,6 +241,7 @@ def parse(argv=None, prog=None):
 @command
 def main(argv=None, prog=None):
     args = parse(argv, prog)
+    check_outputs({"--output-json": args.output_json, "--output-md": args.output_md}, [])
     if args.backend == "jax":
         # Keras reads KERAS_BACKEND when it is first imported, here: set first, so that nothing
         # imports TensorFlow (the GPU machine this is for has JAX only).

@@ -18,6 +18,7 @@ import functools
 import lzma
 import os
 import sys
+import tempfile
 import time
 import traceback
 import zipfile
@@ -269,7 +270,7 @@ def _same_file(a, b):
 
 
 def check_outputs(outputs, inputs, replaceable=()):
-    """Refuses, before any work, an output that would destroy an input or cannot be a file.
+    """Refuses, before any work, an output that would destroy an input or cannot be written.
 
     Args:
         outputs: ``{flag: path or None}``, e.g. ``{"--output": args.output}``.
@@ -279,7 +280,9 @@ def check_outputs(outputs, inputs, replaceable=()):
 
     Raises:
         ValueError: an output is a folder, is one of the inputs or another output (through any
-            link or relative path), naming the flag and the file.
+            link or relative path), or its folder does not exist or cannot be written (found
+            out after the work, it cost the whole translation or benchmark), naming the flag
+            and the file.
     """
     given = {flag: path for flag, path in outputs.items() if path}
     read = []
@@ -295,6 +298,16 @@ def check_outputs(outputs, inputs, replaceable=()):
         if os.path.isdir(path):
             raise ValueError(f"{flag} {path} is a folder: name a file in it, e.g. "
                              f"{os.path.join(path, 'out.txt')}")
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise ValueError(f"{flag} {path}: the folder {folder} does not exist; create it "
+                             "first, or name a file in another folder")
+        try:  # what the command's write will do: a file in that folder (`atomic_path`)
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+        except OSError as error:
+            raise ValueError(f"{flag} {path}: the folder {folder} cannot be written "
+                             f"({error.strerror}); name a file in another folder") from None
         for source in read:
             if (os.path.exists(path) and _same_file(path, source)
                     and os.path.realpath(source) not in replaceable):

@@ -26,6 +26,7 @@ import sys
 from keras_nmt.cli.common import (
     add_debug_flag,
     add_translator_argument,
+    check_outputs,
     command,
     exit_status,
     new_parser,
@@ -212,6 +213,8 @@ def run_compare(args):
 @command
 def main(argv=None, prog=None):
     args = build_parser(prog).parse_args(argv)
+    if args.command == "correct":
+        check_outputs({"--output": args.output}, [args.input, args.run])
     start_tensorflow(args.debug)
     return {"train": run_train, "correct": run_correct, "compare": run_compare}[args.command](args)
 

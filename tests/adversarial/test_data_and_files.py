@@ -24,6 +24,7 @@ import pytest
 from keras_nmt.atomic_file import atomic_path
 from keras_nmt.cli import evaluate as evaluate_app
 from keras_nmt.cli import export as export_app
+from keras_nmt.cli import main as cli_main
 from keras_nmt.cli import train as train_app
 from keras_nmt.cli import translate as translate_app
 from keras_nmt.data.corpus import read_tsv
@@ -493,6 +494,15 @@ def test_translate_output_never_replaces_its_input(spelling, made, tmp_path, cap
     assert source.read_text(encoding="utf-8") == "uno dos\ngato\n"
 
 
+def test_spell_correct_output_never_replaces_its_input(made, tmp_path, capsys):
+    """spell correct had no check: --output naming --input replaced the input."""
+    source = input_file(tmp_path)
+    assert cli_main(["spell", "correct", str(made.run), "--input", str(source), "--output",
+                     str(source)]) == 1
+    assert one_error_line(capsys).startswith(f"error: --output {source} is the input")
+    assert source.read_text(encoding="utf-8") == "uno dos\ngato\n"
+
+
 def test_translate_output_never_replaces_a_model_file(made, tmp_path, capsys):
     run, _ = own_run(made, tmp_path)
     vocabulary = run / "tokenizers" / "source" / "vocab.txt"
@@ -544,6 +554,30 @@ def test_output_naming_a_folder_is_refused_and_leaves_nothing(command, made, tmp
     assert f"--output {folder} is a folder" in one_error_line(capsys)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     assert list(folder.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", [
+    "translate", "spell correct", "evaluate --json", "benchmark --output-md"])
+def test_an_output_in_a_missing_folder_is_refused_before_the_work(command, made, tmp_path,
+                                                                   capsys, monkeypatch):
+    """An output that cannot be written was found out only after the work: translate said
+    "No such file or directory" after translating every sentence, a benchmark after its run."""
+    output = tmp_path / "no-such-folder" / "out.txt"
+    flag = command.split()[-1] if " --" in command else "--output"
+    if command != "evaluate --json":  # which checks after TensorFlow starts, before its work
+        for module in ("translate", "spell", "benchmark"):  # the check comes first
+            monkeypatch.setattr(f"keras_nmt.cli.{module}.start_tensorflow", lambda *_: 1 / 0)
+    argv = {
+        "translate": ["translate", str(made.run), "uno"],
+        "spell correct": ["spell", "correct", str(made.run), "uno"],
+        "evaluate --json": ["evaluate", str(made.run), "--data", str(made.test)],
+        "benchmark --output-md": ["benchmark", "--quick"],
+    }[command]
+    assert cli_main([*argv, flag, str(output)]) == 1
+    assert one_error_line(capsys) == (
+        f"error: {flag} {output}: the folder {output.parent} does not exist; create it first, "
+        "or name a file in another folder")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
 def test_a_failed_rename_leaves_no_temporary_file(tmp_path):
