@@ -33,6 +33,11 @@ def decode_utf8(data):
     return data.decode("utf-8", errors="replace")
 
 
+def _utf16(data):
+    """Whether bytes `data` open with a UTF-16 byte order mark (Windows' "Unicode")."""
+    return data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+
+
 def text_lines(data):
     """The lines of a whole input, bytes (`decode_utf8`) or text (`split_lines`). A byte order
     mark opening it (Windows editors write one) is dropped, as a corpus file's is: it would
@@ -40,8 +45,7 @@ def text_lines(data):
     open with a UTF-16 byte order mark (Windows' "Unicode") are UTF-16: read as UTF-8 they gave
     lines of garbage, not even one per line."""
     if isinstance(data, bytes):
-        utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-        data = data.decode("utf-16", errors="replace") if utf16 else decode_utf8(data)
+        data = data.decode("utf-16", errors="replace") if _utf16(data) else decode_utf8(data)
     return split_lines(data.removeprefix("\ufeff"))
 
 
@@ -61,7 +65,7 @@ def read_lines(path):
 def lines_not_utf8(data):
     """The 1-based numbers of the lines of `data` (bytes) that are not valid UTF-8 (none for
     UTF-16 with its mark, which `text_lines` reads as such)."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    if _utf16(data):
         return []
     try:
         data.decode("utf-8")
