@@ -6,11 +6,12 @@ refused alike from Python (the last tests).
 """
 
 import argparse
+import importlib
 import math
 
 import pytest
 
-from keras_nmt.cli import main
+from keras_nmt.cli import COMMANDS, main
 from keras_nmt.cli.common import stdio
 
 REFUSED = [
@@ -100,9 +101,6 @@ def test_decoding_options_refuse_the_same_values_naming_the_flag(changes, messag
 
 def every_flag_with_a_value():
     """(command words, flag) for every flag of every `keras-nmt` command that takes a value."""
-    import importlib
-
-    from keras_nmt.cli import COMMANDS
 
     def flags(parser, words):
         for action in parser._actions:
