@@ -39,11 +39,14 @@ import threading
 from functools import partial
 from pathlib import Path
 
+from keras_nmt.arguments import check_outputs, new_parser, positive_float, positive_int
+from keras_nmt.atomic_file import atomic_path
 from keras_nmt.benchmarks.load_clients import resident_mb
 from keras_nmt.data.builtin import builtin_pairs
 from keras_nmt.lines import input_lines
 from keras_nmt.markdown import table as markdown_table
 from keras_nmt.timing import time_call
+from keras_nmt.training.train_config import check_language_pair
 
 
 def client_requests(sentences, clients, requests, seed=0):
@@ -160,35 +163,52 @@ def _flags(text):
     try:
         return shlex.split(text)
     except ValueError as error:  # an unclosed quotation
-        raise argparse.ArgumentTypeError(f"{error}: {text!r}") from None
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _pair(text):
+    """`--pair`: `SRC:TGT`, two language codes as LibreTranslate clients send them."""
+    try:
+        check_language_pair(text.replace(":", ",", 1) if text.count(":") == 1 else "")
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            "must be two language codes SRC:TGT such as en:de") from None
+    return text
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
+    parser = new_parser(__doc__, prog="python -m keras_nmt.benchmarks.serve_load")
     parser.add_argument("models", nargs="+", help="run folders or exports of one model")
-    parser.add_argument("--pair", default="en:de",
+    parser.add_argument("--pair", type=_pair, default="en:de",
                         help="SRC:TGT the models are served under (default: %(default)s)")
     parser.add_argument("--sentences", default=None,
                         help="a file of source sentences, one per line (default: the built-in "
                         "dates test split)")
-    parser.add_argument("--clients", type=int, default=32, help="concurrent clients (32)")
-    parser.add_argument("--requests", type=int, default=100, help="requests per client (100)")
-    parser.add_argument("--max-seconds", type=float, default=900,
-                        help="per model: clients stop sending after this (900)")
+    parser.add_argument("--clients", type=positive_int, default=32,
+                        help="concurrent clients (default: %(default)s)")
+    parser.add_argument("--requests", type=positive_int, default=100,
+                        help="requests per client (default: %(default)s)")
+    parser.add_argument("--max-seconds", type=positive_float, default=900,
+                        help="per model: clients stop sending after this (default: %(default)s)")
     parser.add_argument("--serve-args", type=_flags, default=[],
                         help="more flags for `keras-nmt serve`, in one string (e.g. "
                         "\"--max-wait-ms 10 --max-batch 128\"; default: its own defaults)")
-    parser.add_argument("--output", default=None, help="also write the table to this file")
+    parser.add_argument("--output", default=None,
+                        help="also write the table to this file (checked before the run)")
     args = parser.parse_args(argv)
-    if args.sentences:
-        try:
+    try:  # before the run: a path found wrong after it costs the whole benchmark
+        check_outputs({"--output": args.output}, [args.sentences, *args.models])
+        for path in args.models:
+            if not Path(path).exists():
+                raise ValueError(f"{path}: no such run folder or export")
+        if args.sentences:
             sentences = input_lines(args.sentences)
-        except (OSError, ValueError) as error:
-            parser.exit(1, f"error: {error}\n")
-        if not any(sentence.strip() for sentence in sentences):
-            parser.exit(1, f"error: {args.sentences} has no sentences\n")
-    else:
-        sentences = [source for source, _ in builtin_pairs("dates", "test")]
+            if not any(sentence.strip() for sentence in sentences):
+                raise ValueError(f"{args.sentences} has no sentences")
+        else:
+            sentences = [source for source, _ in builtin_pairs("dates", "test")]
+    except (OSError, ValueError) as error:
+        parser.exit(1, f"error: {error}\n")
     batches = client_requests(sentences, args.clients, args.requests)
     # TensorFlow's import, after the arguments: `--help` answers without it.
     from keras_nmt.hardware.machine import describe_machine, machine_summary  # noqa: PLC0415
@@ -197,10 +217,10 @@ def main(argv=None):
     workers = configure_decoding_threads()  # as `keras-nmt serve` does: its workers
     rows = []
     for path in args.models:
-        offline, as_served = offline_speed(path, batches, workers)
-        try:
+        try:  # a folder that is no model fails offline; a flag the server refuses, in load
+            offline, as_served = offline_speed(path, batches, workers)
             served = load(path, args.pair, batches, args.max_seconds, args.serve_args)
-        except RuntimeError as error:
+        except (OSError, ValueError, RuntimeError) as error:
             parser.exit(1, f"error: {error}\n")
         memory = served["memory_mb"]
         rows.append([
@@ -225,7 +245,8 @@ def main(argv=None):
     text = f"{machine_summary(describe_machine())}\n\n{flags}\n\n{table}\n"
     print(text)
     if args.output:
-        Path(args.output).write_text(text)
+        with atomic_path(args.output) as temporary:
+            Path(temporary).write_text(text)
 
 
 if __name__ == "__main__":

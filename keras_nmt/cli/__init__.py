@@ -25,7 +25,8 @@ import sys
 
 import keras_nmt
 from keras_nmt import interruption
-from keras_nmt.cli.common import exit_status, new_parser
+from keras_nmt.arguments import new_parser
+from keras_nmt.cli.common import exit_status
 
 COMMANDS = (
     "train", "translate", "evaluate", "export", "import", "serve", "compare", "benchmark", "spell",

@@ -34,6 +34,12 @@ import os
 import sys
 import traceback
 
+from keras_nmt.arguments import (
+    check_outputs,
+    new_parser,
+    positive_float,
+    positive_int,
+)
 from keras_nmt.benchmarks import (
     JAX_PRECISIONS,
     JAX_PRESETS,
@@ -44,12 +50,8 @@ from keras_nmt.benchmarks import (
 )
 from keras_nmt.cli.common import (
     add_debug_flag,
-    check_outputs,
     command,
     exit_status,
-    new_parser,
-    positive_float,
-    positive_int,
     start_tensorflow,
 )
 from keras_nmt.cli.options import add_options

@@ -33,12 +33,11 @@ Examples:
 
 import sys
 
+from keras_nmt.arguments import new_parser, non_negative_int
 from keras_nmt.cli.common import (
     add_debug_flag,
     command,
     exit_status,
-    new_parser,
-    non_negative_int,
     start_tensorflow,
 )
 from keras_nmt.cli.options import SIZE_OPTIONS, add_options, config_fields

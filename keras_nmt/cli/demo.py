@@ -12,12 +12,12 @@ import subprocess
 import sys
 import textwrap
 
+from keras_nmt.arguments import new_parser
 from keras_nmt.cli import evaluate, train
 from keras_nmt.cli.common import (
     add_debug_flag,
     command,
     exit_status,
-    new_parser,
     start_tensorflow,
 )
 from keras_nmt.cli.options import add_options

@@ -18,6 +18,12 @@ training data, is refused (--accept-data insists); a header line is skipped, wit
 
 import sys
 
+from keras_nmt.arguments import (
+    check_outputs,
+    new_parser,
+    non_negative_int,
+    positive_int,
+)
 from keras_nmt.atomic_file import write_json
 from keras_nmt.cli.common import (
     ACCEPT_DATA_HELP,
@@ -26,13 +32,9 @@ from keras_nmt.cli.common import (
     add_decoding_arguments,
     add_parallel_batches_argument,
     add_translator_argument,
-    check_outputs,
     command,
     decoding_options,
     exit_status,
-    new_parser,
-    non_negative_int,
-    positive_int,
     start_tensorflow,
     use_parallel_batches,
     writing_to,

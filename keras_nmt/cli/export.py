@@ -31,13 +31,11 @@ Examples:
 import sys
 from pathlib import Path
 
+from keras_nmt.arguments import new_parser, non_negative_int, positive_int
 from keras_nmt.cli.common import (
     add_debug_flag,
     command,
     exit_status,
-    new_parser,
-    non_negative_int,
-    positive_int,
     start_tensorflow,
     writing_to,
 )

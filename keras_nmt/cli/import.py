@@ -22,11 +22,11 @@ Examples:
 
 import sys
 
+from keras_nmt.arguments import new_parser
 from keras_nmt.cli.common import (
     add_debug_flag,
     command,
     exit_status,
-    new_parser,
     start_tensorflow,
     writing_to,
 )

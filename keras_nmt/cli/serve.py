@@ -16,14 +16,16 @@ import os
 import socket
 import sys
 
-from keras_nmt.cli.common import (
-    add_debug_flag,
-    command,
-    exit_status,
+from keras_nmt.arguments import (
     new_parser,
     non_negative_int,
     positive_float,
     positive_int,
+)
+from keras_nmt.cli.common import (
+    add_debug_flag,
+    command,
+    exit_status,
     start_tensorflow,
 )
 

@@ -23,18 +23,20 @@ import dataclasses
 import os
 import sys
 
-from keras_nmt.cli.common import (
-    add_debug_flag,
-    add_translator_argument,
+from keras_nmt.arguments import (
     check_outputs,
-    command,
-    exit_status,
     new_parser,
     non_negative_int,
     positive_int,
     rate,
-    start_tensorflow,
     stdio,
+)
+from keras_nmt.cli.common import (
+    add_debug_flag,
+    add_translator_argument,
+    command,
+    exit_status,
+    start_tensorflow,
     warn,
     writing_to,
 )

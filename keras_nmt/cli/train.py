@@ -15,11 +15,11 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from keras_nmt.arguments import new_parser
 from keras_nmt.cli.common import (
     add_debug_flag,
     command,
     exit_status,
-    new_parser,
     start_tensorflow,
 )
 from keras_nmt.cli.options import MODEL_OPTIONS, add_options

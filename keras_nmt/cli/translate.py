@@ -18,20 +18,22 @@ Examples:
 import sys
 from pathlib import Path
 
+from keras_nmt.arguments import (
+    check_outputs,
+    new_parser,
+    positive_int,
+    stdio,
+)
 from keras_nmt.cli.common import (
     Progress,
     add_debug_flag,
     add_decoding_arguments,
     add_parallel_batches_argument,
     add_translator_argument,
-    check_outputs,
     command,
     decoding_options,
     exit_status,
-    new_parser,
-    positive_int,
     start_tensorflow,
-    stdio,
     use_parallel_batches,
     warn,
     writing_to,

@@ -11,8 +11,8 @@ import math
 
 import pytest
 
+from keras_nmt.arguments import stdio
 from keras_nmt.cli import COMMANDS, main
-from keras_nmt.cli.common import stdio
 
 REFUSED = [
     # teacher forcing: probabilities above 1, negative, not numbers, NaN

@@ -68,6 +68,39 @@ def test_flags_the_server_refuses_are_named_in_one_line(capsys):
     # benchmark with the server's own error line, not a traceback without it.
     with pytest.raises(SystemExit) as exit:
         serve_load.main(["run", "--serve-args", "--max-batch '8"])
-    assert exit.value.code == 2 and "--serve-args: No closing quotation" in capsys.readouterr().err
+    assert (exit.value.code == 2
+            and "--serve-args --max-batch '8: No closing quotation" in capsys.readouterr().err)
     with pytest.raises(RuntimeError, match="did not start: .*unrecognized arguments: --bogus"):
         serve_load._Server("en:de", "no-such-run", ["--bogus"])
+
+
+@pytest.mark.parametrize("argv, status, message", [
+    # Parsed as any `keras-nmt` flag is (`keras_nmt.arguments.Parser`): the value is named.
+    (["run", "--clients", "0"], 2, "error: --clients 0: must be >= 1"),
+    (["run", "--requests", "-3"], 2, "error: --requests -3: must be >= 1"),
+    (["run", "--max-seconds", "nan"], 2, "error: --max-seconds nan: must be a finite number"),
+    (["run", "--pair", "ende"], 2, "error: --pair ende: must be two language codes SRC:TGT"),
+    (["run", "--pair", "en:de:fr"], 2, "error: --pair en:de:fr: must be two language codes"),
+    # A file named "-", written in silence after the whole run, was the table.
+    (["run", "--output", "-"], 2, "error: --output -: a lone dash is no value here"),
+    (["run", "--sentences", "-"], 2, "error: --sentences -: a lone dash is no value here"),
+    (["run", "--ser", "x"], 2, "unrecognized arguments: --ser"),
+    # Found wrong before the run, not after it (an output) or in a traceback (a model).
+    (["{tmp}", "--output", "{tmp}/missing/table.md"], 1, "the folder {tmp}/missing does not"),
+    (["{tmp}", "--output", "{tmp}"], 1, "error: --output {tmp} is a folder"),
+    (["{tmp}/no-such-run"], 1, "error: {tmp}/no-such-run: no such run folder or export"),
+    (["{tmp}", "--sentences", "{tmp}/none.txt"], 1, "error: "),
+    (["{tmp}", "--sentences", "{tmp}/blank.txt"], 1, "error: {tmp}/blank.txt has no sentences"),
+])
+def test_bad_flags_and_paths_fail_in_one_line_before_the_run(argv, status, message, tmp_path,
+                                                             capsys, monkeypatch):
+    (tmp_path / "blank.txt").write_text("\n  \n")
+    ran = []
+    monkeypatch.setattr(serve_load, "offline_speed", lambda *args: ran.append(args))
+    with pytest.raises(SystemExit) as exit:
+        serve_load.main([word.format(tmp=tmp_path) for word in argv])
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if "error: " in line]
+    assert exit.value.code == status and len(errors) == 1 and not ran, err
+    assert message.format(tmp=tmp_path) in errors[0]
+    assert list(tmp_path.iterdir()) == [tmp_path / "blank.txt"]

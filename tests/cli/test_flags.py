@@ -191,7 +191,7 @@ def test_no_command_defines_a_declared_flag_by_hand():
 def test_flags_are_made_from_fields_fairseq_style():
     import dataclasses
 
-    from keras_nmt.cli.common import new_parser
+    from keras_nmt.arguments import new_parser
     from keras_nmt.cli.options import add_options
     from keras_nmt.option_fields import check_options, option
 
