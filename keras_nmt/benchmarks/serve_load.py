@@ -3,13 +3,14 @@
 For each model (a run folder, its CTranslate2 export...), in one run:
 
 1. offline: `translate_batch` over all the sentences the clients will send, after
-   `configure_decoding_threads` (as the server does), in sentences/s: sorted by length over
-   the whole set, as `keras-nmt translate` does a file; and also "as served": the same
-   requests in the order a round of clients sends them, cut into batches of 64 sentences per
-   worker and translated as the server does (one `translate_batch` call per batch, sorted
-   and cut into the translator's `calls_per_worker` calls per worker), so that the share of
-   the gap that comes from batch composition (fewer sentences to sort) stands apart from the
-   share that comes from serving (HTTP, JSON, waiting);
+   `configure_decoding_threads` (as the server does), in sentences/s (the median of three
+   passes, the two kinds in turn): sorted by length over the whole set, as `keras-nmt
+   translate` does a file; and also "as served": the same requests in the order a round of
+   clients sends them, cut into batches of 64 sentences per worker and translated as the
+   server does (one `translate_batch` call per batch, sorted and cut into the translator's
+   `calls_per_worker` calls per worker), so that the share of the gap that comes from batch
+   composition (fewer sentences to sort) stands apart from the share that comes from serving
+   (HTTP, JSON, waiting);
 2. the server: `python -m keras_nmt serve SRC:TGT=MODEL --port 0` (localhost only), warmed up,
    then `clients` concurrent clients each sending `requests` LibreTranslate `POST /translate`
    requests of 1-8 sentences (seeded), one keep-alive connection per client, from a process of
@@ -45,7 +46,7 @@ from keras_nmt.benchmarks.load_clients import resident_mb
 from keras_nmt.data.builtin import builtin_pairs
 from keras_nmt.lines import input_lines
 from keras_nmt.markdown import table as markdown_table
-from keras_nmt.timing import time_call
+from keras_nmt.timing import time_in_turn
 from keras_nmt.training.train_config import check_language_pair
 
 
@@ -63,18 +64,18 @@ def arrival_order(batches):
     return [text for requests in rounds for request in requests for text in request]
 
 
-def offline_speed(path, batches, workers, batch_size=64):
+def offline_speed(path, batches, workers, batch_size=64, repeats=3):
     """Sentences/s of `translate_batch` over every sentence of `batches` (after a warm-up):
     `(sorted, as served)`, the latter in batches of `batch_size` per worker (the server's own
-    count, `configure_decoding_threads`'); see the module."""
+    count, `configure_decoding_threads`'); see the module. Each is the median of `repeats`
+    passes, the two timed in turn (one pass of the run folder is a few seconds: a load that
+    comes and goes would otherwise move the ratio the benchmark is for)."""
     from keras_nmt.inference import open_translator  # noqa: PLC0415  (TensorFlow: not for --help)
     from keras_nmt.inference.batch_translator import call_size  # noqa: PLC0415
 
     translator = open_translator(path)
     texts = arrival_order(batches)
-    timing = time_call(partial(translator.translate_batch, texts, batch_size=batch_size),
-                       warmup=partial(translator.translate_batch, texts[:batch_size],
-                                      batch_size=batch_size))
+    translator.translate_batch(texts[:batch_size], batch_size=batch_size)  # warm-up: tracing
     gathered = batch_size * workers
     chunks = [texts[start : start + gathered] for start in range(0, len(texts), gathered)]
 
@@ -83,8 +84,10 @@ def offline_speed(path, batches, workers, batch_size=64):
             translator.translate_batch(chunk, batch_size=call_size(
                 len(chunk), batch_size, workers, translator.calls_per_worker))
 
-    served_order = time_call(as_served)
-    return len(texts) / timing.total, len(texts) / served_order.total
+    whole, served_order = time_in_turn(
+        [partial(translator.translate_batch, texts, batch_size=batch_size), as_served],
+        repeats, rotate=True)
+    return len(texts) / whole.median, len(texts) / served_order.median
 
 
 class _Server:

@@ -40,17 +40,19 @@ def test_offline_sorted_and_as_served_translate_the_same_sentences(monkeypatch, 
                                          requests=5)
     texts = serve_load.arrival_order(batches)
     sorted_speed, served_speed = serve_load.offline_speed("run", batches, workers=2,
-                                                          batch_size=16)
+                                                          batch_size=16, repeats=2)
     assert sorted_speed > 0 and served_speed > 0
-    warmup, whole, *chunks = recorder.calls
+    warmup, *timed = recorder.calls
     assert warmup == (texts[:16], 16)
-    assert whole == (texts, 16)  # one call: translate_batch sorts by length itself
-    # As the server: one call per batch of 16 sentences per worker in arrival order, cut into
-    # the translator's calls per worker.
-    parts = 2 * calls_per_worker
-    assert [call[0] for call in chunks] == [texts[i : i + 32] for i in range(0, len(texts), 32)]
-    assert [size for _, size in chunks] == [-(-len(chunk) // parts) for chunk, _ in chunks]
-    assert len(chunks[-1][0]) < 32 and {size for _, size in chunks[:-1]} == {-(-32 // parts)}
+    # One call for the sorted pass (translate_batch sorts by length itself), then as the server:
+    # one call per batch of 16 sentences per worker in arrival order, cut into the translator's
+    # calls per worker. Two rounds, the second in the other order.
+    whole = (texts, 16)
+    chunks = [(texts[i : i + 32], -(-len(texts[i : i + 32]) // (2 * calls_per_worker)))
+              for i in range(0, len(texts), 32)]
+    assert timed == [whole, *chunks, *chunks, whole]
+    assert len(chunks[-1][0]) < 32 and {size for _, size in chunks[:-1]} == {
+        -(-32 // (2 * calls_per_worker))}
 
 
 def test_help_imports_no_tensorflow():
