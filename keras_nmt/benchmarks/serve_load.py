@@ -8,9 +8,9 @@ For each model (a run folder, its CTranslate2 export...), in one run:
    translate` does a file; and also "as served": the same requests in the order a round of
    clients sends them, cut into batches of 64 sentences per worker and translated as the
    server does (one `translate_batch` call per batch, sorted and cut into the translator's
-   `calls_per_worker` calls per worker), so that the share of the gap that comes from batch
-   composition (fewer sentences to sort) stands apart from the share that comes from serving
-   (HTTP, JSON, waiting);
+   `calls_per_worker` calls per worker of about equal cost), so that the share of the gap
+   that comes from batch composition (fewer sentences to sort) stands apart from the share
+   that comes from serving (HTTP, JSON, waiting);
 2. the server: `python -m keras_nmt serve SRC:TGT=MODEL --port 0` (localhost only), warmed up,
    then `clients` concurrent clients each sending `requests` LibreTranslate `POST /translate`
    requests of 1-8 sentences (seeded), one keep-alive connection per client, from a process of
@@ -71,7 +71,6 @@ def offline_speed(path, batches, workers, batch_size=64, repeats=3):
     passes, the two timed in turn (one pass of the run folder is a few seconds: a load that
     comes and goes would otherwise move the ratio the benchmark is for)."""
     from keras_nmt.inference import open_translator  # noqa: PLC0415  (TensorFlow: not for --help)
-    from keras_nmt.inference.batch_translator import call_size  # noqa: PLC0415
 
     translator = open_translator(path)
     texts = arrival_order(batches)
@@ -81,8 +80,8 @@ def offline_speed(path, batches, workers, batch_size=64, repeats=3):
 
     def as_served():
         for chunk in chunks:
-            translator.translate_batch(chunk, batch_size=call_size(
-                len(chunk), batch_size, workers, translator.calls_per_worker))
+            translator.translate_batch(chunk, batch_size=len(chunk),
+                                       calls=workers * translator.calls_per_worker)
 
     whole, served_order = time_in_turn(
         [partial(translator.translate_batch, texts, batch_size=batch_size), as_served],

@@ -94,9 +94,10 @@ def build_parser(prog=None):
                         help="seconds before a request is answered 503 (default: %(default)s)")
     batching = parser.add_argument_group("batching")
     batching.add_argument("--max-batch", type=positive_int, default=64,
-                          help="most sentences per graph call; a batch gathers this many per "
-                          "worker, sorted by length and cut into one call per worker (three "
-                          "for a CTranslate2 export) (default: %(default)s)")
+                          help="sentences a batch gathers per worker; sorted by length, it "
+                          "is cut into one call per worker (three for a CTranslate2 export) "
+                          "of about equal cost, a call of short sentences holding more "
+                          "(default: %(default)s)")
     batching.add_argument("--max-wait-ms", type=positive_float, default=30.0,
                           help="milliseconds a batch waits at most for more sentences after its "
                           "first request (default: %(default)s; more: fuller batches under load)")

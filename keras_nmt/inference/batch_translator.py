@@ -11,7 +11,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.decoding import GREEDY, length_order, restore_order
+from keras_nmt.decoding import GREEDY, call_sizes, cut, length_order, restore_order
 from keras_nmt.decoding.strategies import STRATEGIES, check_served
 from keras_nmt.inference.translation_result import results_from_outputs
 
@@ -55,20 +55,6 @@ def configure_decoding_threads(parallel=None):
     return parallel_batches()
 
 
-def call_size(sentences, max_batch, workers, calls_per_worker=1):
-    """Sentences per graph call that cut a batch of `sentences` into `calls_per_worker` calls
-    per worker (a translator's own `calls_per_worker`), at most `max_batch` each (the server's
-    batches; `translate_batch(texts, batch_size=...)`).
-
-    Example:
-        >>> call_size(100, 64, 2), call_size(200, 64, 2), call_size(1, 64, 2)
-        (50, 64, 1)
-        >>> call_size(120, 64, 2, calls_per_worker=3)
-        20
-    """
-    return min(max_batch, -(-sentences // (workers * calls_per_worker)))
-
-
 def parallel_batches():
     """Batches `translate_batch` translates at once by default: TensorFlow's inter-op threads
     when each op has one thread (`configure_decoding_threads`), else 1 (an op already uses
@@ -93,9 +79,10 @@ class BatchTranslator:
     are translated in length order (fewer padded positions and decoding steps per batch) and the
     results returned in input order.
 
-    `calls_per_worker`: the calls a server cuts each batch into, per worker (`call_size`). One:
-    a graph call has a large fixed cost (the steps of the decoding loop), so fewer, fuller calls
-    are faster, although a sorted batch cut in two still mixes lengths within each half.
+    `calls_per_worker`: the calls a server cuts each batch into, per worker (`calls` of
+    `translate_batch`). One: a graph call has a large fixed cost (the steps of the decoding
+    loop), so fewer, fuller calls are faster, although a sorted batch cut in two still mixes
+    lengths within each half.
     """
 
     export = None
@@ -135,7 +122,8 @@ class BatchTranslator:
         return self.serving_default(text=tf.convert_to_tensor(text, tf.string))
 
     def translate_batch(
-        self, texts, options=None, *, batch_size=64, on_batch=None, parallel=None, **changes
+        self, texts, options=None, *, batch_size=64, calls=None, on_batch=None, parallel=None,
+        **changes,
     ):
         """Translates a list of strings; returns one `TranslationResult` per input.
 
@@ -145,7 +133,10 @@ class BatchTranslator:
                 `beam_size` in 2 .. `max_beam_size`; `return_attention` gives attention weights
                 and tokens (greedy only); `strategy="sample"` samples (in-process and CTranslate2
                 only), as any strategy a SavedModel does not export.
-            batch_size: sentences per graph call.
+            batch_size: sentences per graph call (at most, given `calls`).
+            calls: instead, this many graph calls of about equal cost (`call_sizes`): the calls
+                of short sentences take more rows, so that calls decoded at once finish
+                together (a server's batch, one call per worker).
             on_batch: called with the number of sentences after each graph call (progress bars),
                 in input order of the batches.
             parallel: batches translated at once, each by a thread of its own calling the
@@ -159,7 +150,7 @@ class BatchTranslator:
         self.check_options(options)
         order = length_order(texts)  # batches of similar lengths; results in input order
         texts = [texts[i] for i in order]
-        batches = [texts[start : start + batch_size] for start in range(0, len(texts), batch_size)]
+        batches = cut(texts, call_sizes([len(text) for text in texts], batch_size, calls))
 
         def translate(batch):
             outputs, kind = self._run(tf.constant(list(batch), dtype=tf.string), options)

@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.decoding import GREEDY
+from keras_nmt.decoding import GREEDY, call_sizes, cut
 from keras_nmt.decoding.strategies import check_served
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.inference.run_directory import TOKENIZERS_DIR
@@ -242,14 +242,18 @@ class CTranslate2Translator(BatchTranslator):
             for n in lengths
         ]
 
-    def translate_batch(self, texts, options=None, *, batch_size=64, on_batch=None, **changes):
+    def translate_batch(self, texts, options=None, *, batch_size=64, calls=None, on_batch=None,
+                        **changes):
         """Translates a list of strings; returns one `TranslationResult` per input.
 
         Args:
             texts: Python strings (or bytes).
             options: a `DecodingOptions` (default: greedy decoding); see the module docstring
                 for what a CTranslate2 export accepts.
-            batch_size: sentences per CTranslate2 batch (`max_batch_size`).
+            batch_size: sentences per CTranslate2 batch (`max_batch_size`; at most, given
+                `calls`).
+            calls: instead, about this many CTranslate2 calls: greedy decoding's of about
+                equal cost (`call_sizes`), the others of equal counts.
             on_batch: called with the number of sentences of each CTranslate2 call once it is
                 translated (progress bars).
             **changes: `DecodingOptions` fields overriding those of `options`.
@@ -264,18 +268,19 @@ class CTranslate2Translator(BatchTranslator):
         greedy = options.chosen_strategy == "greedy"
         if greedy:  # batches of similar lengths, each at its largest limit (see the module)
             present.sort(key=lambda i: len(ids[i]))
-            calls = [present[start : start + batch_size]
-                     for start in range(0, len(present), batch_size)]
-            calls = [(max(limits[i] for i in members), members) for members in calls]
+            batches = cut(present, call_sizes([len(ids[i]) for i in present], batch_size, calls))
+            batches = [(max(limits[i] for i in members), members) for members in batches]
         else:  # one call per limit
             groups = {}
             for i in present:
                 groups.setdefault(limits[i], []).append(i)
-            calls = sorted(groups.items())
-        decoded = self._decode(ids, calls, batch_size, engine_options, on_batch)
+            batches = sorted(groups.items())
+            if calls is not None:
+                batch_size = min(batch_size, max(1, -(-len(present) // calls)))
+        decoded = self._decode(ids, batches, batch_size, engine_options, on_batch)
         if greedy:
             again = {}
-            for limit, members in calls:
+            for limit, members in batches:
                 for i in members:
                     if limits[i] < limit and len(decoded[i][0][0]) >= limits[i]:
                         again.setdefault(limits[i], []).append(i)

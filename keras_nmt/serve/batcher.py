@@ -7,15 +7,18 @@ them. One task gathers a batch: the first waiting request, then more until the b
 have passed, or no request has come for `max_gap` seconds. It translates the batch with ONE
 `translate_batch` call per set of options, in a thread: that call sorts the sentences by
 length and cuts them into the translator's `calls_per_worker` calls per worker (one graph call
-per worker for TensorFlow, three cheaper calls per thread for CTranslate2), decoded at once on
-a thread each (both release the GIL while they run), and the task gathers the next batch when
-it returns. A full queue refuses the request at once (`QueueFull`: the server answers 429) rather
-than letting latency grow without bound.
+per worker for TensorFlow, three cheaper calls per thread for CTranslate2) of about equal cost,
+decoded at once on a thread each (both release the GIL while they run), and the task gathers
+the next batch when it returns. A full queue refuses the request at once (`QueueFull`: the
+server answers 429) rather than letting latency grow without bound.
 
 Why one batch for all the workers, not one per worker: a graph call has a large fixed cost
 (the decoding loop's steps: for the dates Transformer on one core, 33 ms for 8 sentences, 52 ms
 for 32), and a call of mixed lengths pays for its longest sentence in every row. One large
-batch, sorted, gives each worker fewer, fuller calls of similar lengths.
+batch, sorted, gives each worker fewer, fuller calls of similar lengths. Why of equal cost, not
+equal counts: the batch returns when its last call does, and a call of long sentences costs
+more (the dates Transformer's half of longer sentences took 1.5 times as long as the other, a
+third of the batch's time with one core idle); the calls of short sentences take more rows.
 
 Why the gap: requests come in bursts (the clients answered by the last batch send their next
 ones within milliseconds), then nothing until another batch is answered; waiting out the whole
@@ -33,8 +36,6 @@ Example:
 import asyncio
 import dataclasses
 import time
-
-from keras_nmt.inference.batch_translator import call_size
 
 
 class QueueFull(Exception):
@@ -55,7 +56,7 @@ class Batcher:
         translator: a `BatchTranslator` or `CTranslate2Translator`
             (`translate_batch(texts, options, batch_size=..., on_batch=...)`,
             `calls_per_worker`).
-        max_batch: most sentences per graph call; a batch gathers `max_batch * workers` (a
+        max_batch: sentences per worker a batch gathers: `max_batch * workers` at most (a
             request larger than this is translated alone).
         max_wait: seconds the batch waits at most for more sentences after its first request.
         max_gap: seconds without a new request after which the batch stops waiting (unless
@@ -135,10 +136,8 @@ class Batcher:
         sizes = []
         try:  # translate_batch sorts the texts by length, then cuts them into calls
             results = await asyncio.to_thread(
-                self.translator.translate_batch, texts, options,
-                batch_size=call_size(len(texts), self.max_batch, self.workers,
-                                     self.translator.calls_per_worker),
-                on_batch=sizes.append,
+                self.translator.translate_batch, texts, options, batch_size=len(texts),
+                calls=self.workers * self.translator.calls_per_worker, on_batch=sizes.append,
             )
         except Exception as error:  # handed to each request's handler, which answers it
             for request in requests:

@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 
 from keras_nmt.data.builtin import builtin_pairs
-from keras_nmt.decoding import GREEDY, decode
+from keras_nmt.decoding import GREEDY, call_sizes, decode
 from keras_nmt.inference import CTranslate2Translator, open_translator
 from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
@@ -154,6 +154,22 @@ def post_norm_export(tmp_path_factory):
 def post_norm_translator(post_norm_export):
     """The in-process translator of `post_norm_export`'s run, opened (and traced) once."""
     return open_translator(post_norm_export[0])
+
+
+def test_calls_of_equal_cost_give_the_same_translations(post_norm_export):
+    # The server's cut (`calls`): greedy decoding in calls of about equal cost, other
+    # strategies in calls of equal counts; the same translations as calls of batch_size.
+    translator = open_translator(post_norm_export[1])
+    texts = [f"{text} {'7' * (i % 9)}" for i, text in enumerate(TEXTS * 3)]
+    lengths = sorted(len(row) for row in translator.source_ids(texts) if row)
+    for options in ({}, {"beam_size": 2}):
+        sizes = []
+        balanced = translator.translate_batch(texts, batch_size=len(texts), calls=3,
+                                              on_batch=sizes.append, **options)
+        by_count = translator.translate_batch(texts, **options)
+        assert [r.texts for r in balanced] == [r.texts for r in by_count]
+        if not options:
+            assert sizes == call_sizes(lengths, len(texts), calls=3) and len(sizes) == 3
 
 
 def test_n_best_lists_and_average_normalization(post_norm_export, post_norm_translator):

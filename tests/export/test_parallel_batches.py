@@ -7,6 +7,7 @@ import threading
 import numpy as np
 import pytest
 
+from keras_nmt.decoding import call_sizes
 from keras_nmt.inference import SavedTranslator
 from tests.export.helpers import SOURCES
 
@@ -39,6 +40,21 @@ def test_parallel_batches_give_the_same_results_in_input_order(lstm_export, kind
         assert sizes == [4] * 9  # one call per batch, in order
         alone = [translator.translate_batch([text], **options)[0] for text in TEXTS[:3]]
         assert [r.text for r in alone] == [r.text for r in parallel[:3]]  # input order
+
+
+def test_calls_of_equal_cost_give_the_same_translations_in_input_order(lstm_export):
+    # The server's cut: the sorted batch in `calls` calls of about equal cost (the calls of
+    # short sentences take more rows), not of equal counts.
+    translator, _ = lstm_export
+    sizes = []
+    balanced = translator.translate_batch(TEXTS, batch_size=len(TEXTS), calls=3, parallel=3,
+                                          on_batch=sizes.append)
+    assert sizes == call_sizes(sorted(map(len, TEXTS)), len(TEXTS), calls=3)
+    assert len(sizes) == 3 and sizes[0] > sizes[-1]
+    by_count = translator.translate_batch(TEXTS, batch_size=4)
+    assert [r.texts for r in balanced] == [r.texts for r in by_count]
+    for a, b in zip(balanced, by_count, strict=True):  # other batches: the last bits may move
+        np.testing.assert_allclose(a.scores, b.scores, rtol=1e-5, atol=1e-5)
 
 
 def test_parallel_batches_run_at_once(lstm_export, monkeypatch):

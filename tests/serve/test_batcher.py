@@ -3,23 +3,24 @@
 import asyncio
 import time
 
+from keras_nmt.decoding import call_sizes
 from keras_nmt.serve.batcher import Batcher
 
 
 class _Recorder:
-    """Translates each text to itself after `seconds`, in graph calls of `batch_size` as a
-    translator does (`on_batch` per call), and records every batch's size and call sizes."""
+    """Translates each text to itself after `seconds`, in the graph calls a translator would
+    make (`call_sizes`, `on_batch` per call), and records every batch's size and call sizes."""
 
     def __init__(self, seconds=0.0, calls_per_worker=1):
         self.seconds, self.calls_per_worker = seconds, calls_per_worker
         self.batches, self.calls = [], []
 
-    def translate_batch(self, texts, options, batch_size, on_batch):
+    def translate_batch(self, texts, options, batch_size, calls, on_batch):
         time.sleep(self.seconds)
         self.batches.append(len(texts))
-        for start in range(0, len(texts), batch_size):
-            self.calls.append(len(texts[start : start + batch_size]))
-            on_batch(self.calls[-1])
+        for size in call_sizes(sorted(map(len, texts)), batch_size, calls):
+            self.calls.append(size)
+            on_batch(size)
         return list(texts)
 
 
@@ -73,12 +74,20 @@ def test_the_longest_wait_still_bounds_a_steady_stream():
 
 
 def test_a_batch_gathers_max_batch_per_worker_and_is_cut_into_one_call_per_worker():
-    # 7 requests of 8 sentences, all at once, for 2 workers of at most 16: a batch of 32 (the
-    # request that reaches it taken whole), in 2 calls of 16, then the other 24 in 2 of 12.
+    # 7 requests of 8 sentences, all at once, for 2 workers of 16: a batch of 32, in 2 calls of
+    # 16, then the other 24 in 2 of 12.
     recorder, reported, _ = _run([(0.0, 8)] * 7, workers=2, max_batch=16, max_wait=0.5,
                                  max_gap=0.2)
     assert recorder.batches == [32, 24]
     assert recorder.calls == reported == [16, 16, 12, 12]
+    # Requests of 12: the one that passes 32 is taken whole, and the batch of 36 is still one
+    # call per worker (it was 16, 16 and 4: the third call after the first two), of about
+    # equal cost: 30 texts of 4 characters ("s0.9") and 6 of 5 ("s0.10") cut at 19 rows cost
+    # 19 * (4 + 10) = 266 and 17 * (5 + 10) = 255, where 18 and 18 would cost 252 and 270.
+    recorder, reported, _ = _run([(0.0, 12)] * 4, workers=2, max_batch=16, max_wait=0.5,
+                                 max_gap=0.2)
+    assert recorder.batches == [36, 12]
+    assert recorder.calls == reported == [19, 17, 6, 6]
 
 
 def test_a_translator_with_cheap_calls_gets_its_calls_per_worker():
