@@ -200,15 +200,15 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:  # before the run: a path found wrong after it costs the whole benchmark
         check_outputs({"--output": args.output}, [args.sentences, *args.models])
-        for path in args.models:
-            if not Path(path).exists():
-                raise ValueError(f"{path}: no such run folder or export")
         if args.sentences:
             sentences = input_lines(args.sentences)
             if not any(sentence.strip() for sentence in sentences):
                 raise ValueError(f"{args.sentences} has no sentences")
         else:
             sentences = [source for source, _ in builtin_pairs("dates", "test")]
+        for path in args.models:
+            if not Path(path).exists():
+                raise ValueError(f"{path}: no such run folder or export")
     except (OSError, ValueError) as error:
         parser.exit(1, f"error: {error}\n")
     batches = client_requests(sentences, args.clients, args.requests)
