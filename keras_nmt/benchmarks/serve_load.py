@@ -178,7 +178,8 @@ def _pair(text):
     return text
 
 
-def main(argv=None):
+def build_parser():
+    """The benchmark's flags (`main`), built without TensorFlow."""
     parser = new_parser(__doc__, prog="python -m keras_nmt.benchmarks.serve_load")
     parser.add_argument("models", nargs="+", help="run folders or exports of one model")
     parser.add_argument("--pair", type=_pair, default="en:de",
@@ -197,6 +198,11 @@ def main(argv=None):
                         "\"--max-wait-ms 10 --max-batch 128\"; default: its own defaults)")
     parser.add_argument("--output", default=None,
                         help="also write the table to this file (checked before the run)")
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
     args = parser.parse_args(argv)
     try:  # before the run: a path found wrong after it costs the whole benchmark
         check_outputs({"--output": args.output}, [args.sentences, *args.models])

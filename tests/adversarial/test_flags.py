@@ -12,6 +12,7 @@ import math
 import pytest
 
 from keras_nmt.arguments import stdio
+from keras_nmt.benchmarks import serve_load
 from keras_nmt.cli import COMMANDS, main
 
 REFUSED = [
@@ -100,7 +101,8 @@ def test_decoding_options_refuse_the_same_values_naming_the_flag(changes, messag
 
 
 def every_flag_with_a_value():
-    """(command words, flag) for every flag of every `keras-nmt` command that takes a value."""
+    """(command words, flag, type) for every flag that takes a value, of every `keras-nmt`
+    command and of the serving load benchmark (`SERVE_LOAD`: its own module's `main`)."""
 
     def flags(parser, words):
         for action in parser._actions:
@@ -113,6 +115,17 @@ def every_flag_with_a_value():
     for command in COMMANDS:
         parser = importlib.import_module(f"keras_nmt.cli.{command}").build_parser()
         yield from flags(parser, [command])
+    yield from flags(serve_load.build_parser(), [SERVE_LOAD])
+
+
+SERVE_LOAD = "serve_load"
+
+
+def run(words):
+    """`keras-nmt WORDS...`, or the serving load benchmark's `main` for `SERVE_LOAD ...`."""
+    if words[0] == SERVE_LOAD:
+        return serve_load.main(words[1:])
+    return main(words)
 
 
 def test_a_lone_dash_is_refused_by_every_flag_but_the_stdin_and_stdout_ones(capsys):
@@ -120,7 +133,7 @@ def test_a_lone_dash_is_refused_by_every_flag_but_the_stdin_and_stdout_ones(caps
     dash_flags = []
     for words, flag, kind in every_flag_with_a_value():
         with pytest.raises(SystemExit) as exit_info:
-            main([*words, flag, "-", "--help"])
+            run([*words, flag, "-", "--help"])
         out, err = capsys.readouterr()
         if kind is stdio:  # parsed: the --help that follows answers
             assert exit_info.value.code == 0 and not err
