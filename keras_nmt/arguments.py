@@ -40,11 +40,9 @@ class Parser(argparse.ArgumentParser):
         # argparse's one hook between a flag's text and its type: it knows both.
         if arg_string == "-" and action.option_strings and action.type is not stdio:
             raise argparse.ArgumentError(
-                None,
-                f"{'/'.join(action.option_strings)} -: a lone dash is no value here (it "
+                None, f"{'/'.join(action.option_strings)} -: a lone dash is no value here (it "
                 "is stdin or stdout only for the --input and --output of translate and spell "
-                "correct); a file named - is ./-",
-            )
+                "correct); a file named - is ./-")
         try:
             return super()._get_value(action, arg_string)
         except argparse.ArgumentError as error:
@@ -130,42 +128,30 @@ def check_outputs(outputs, inputs, replaceable=()):
     replaceable = {os.path.realpath(path) for path in replaceable}
     for path in inputs:
         if path and os.path.isdir(path):
-            read.extend(
-                os.path.join(root, name) for root, _, names in os.walk(path) for name in names
-            )
+            read.extend(os.path.join(root, name) for root, _, names in os.walk(path)
+                        for name in names)
         elif path:
             read.append(path)
     seen = {}
     for flag, path in given.items():
         if os.path.isdir(path):
-            raise ValueError(
-                f"{flag} {path} is a folder: name a file in it, e.g. "
-                f"{os.path.join(path, 'out.txt')}"
-            )
+            raise ValueError(f"{flag} {path} is a folder: name a file in it, e.g. "
+                             f"{os.path.join(path, 'out.txt')}")
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
-            raise ValueError(
-                f"{flag} {path}: the folder {folder} does not exist; create it "
-                "first, or name a file in another folder"
-            )
+            raise ValueError(f"{flag} {path}: the folder {folder} does not exist; create it "
+                             "first, or name a file in another folder")
         try:  # what the command's write will do: a file in that folder (`atomic_path`)
             with tempfile.TemporaryFile(dir=folder):
                 pass
         except OSError as error:
-            raise ValueError(
-                f"{flag} {path}: the folder {folder} cannot be written "
-                f"({error.strerror}); name a file in another folder"
-            ) from None
+            raise ValueError(f"{flag} {path}: the folder {folder} cannot be written "
+                             f"({error.strerror}); name a file in another folder") from None
         for source in read:
-            if (
-                os.path.exists(path)
-                and _same_file(path, source)
-                and os.path.realpath(source) not in replaceable
-            ):
-                raise ValueError(
-                    f"{flag} {path} is the input {source}: writing it would "
-                    f"destroy the input; choose another {flag} file"
-                )
+            if (os.path.exists(path) and _same_file(path, source)
+                    and os.path.realpath(source) not in replaceable):
+                raise ValueError(f"{flag} {path} is the input {source}: writing it would "
+                                 f"destroy the input; choose another {flag} file")
         for other, other_path in seen.items():
             if os.path.realpath(path) == os.path.realpath(other_path):
                 raise ValueError(f"{flag} {path} is also {other}: choose two files")
