@@ -54,7 +54,7 @@ class Batcher:
 
     Args:
         translator: a `BatchTranslator` or `CTranslate2Translator`
-            (`translate_batch(texts, options, batch_size=..., on_batch=...)`,
+            (`translate_batch(texts, options, batch_size=..., calls=..., on_batch=...)`,
             `calls_per_worker`).
         max_batch: sentences per worker a batch gathers: `max_batch * workers` at most (a
             request larger than this is translated alone).
