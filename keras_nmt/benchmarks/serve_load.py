@@ -47,7 +47,7 @@ from keras_nmt.data.builtin import builtin_pairs
 from keras_nmt.lines import input_lines
 from keras_nmt.markdown import table as markdown_table
 from keras_nmt.timing import time_in_turn
-from keras_nmt.training.train_config import check_language_pair
+from keras_nmt.training.train_config import LANGUAGE_CODE
 
 
 def client_requests(sentences, clients, requests, seed=0):
@@ -170,11 +170,8 @@ def _flags(text):
 
 def _pair(text):
     """`--pair`: `SRC:TGT`, two language codes as LibreTranslate clients send them."""
-    try:
-        check_language_pair(text.replace(":", ",", 1) if text.count(":") == 1 else "")
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            "must be two language codes SRC:TGT such as en:de") from None
+    if not re.fullmatch(f"{LANGUAGE_CODE}:{LANGUAGE_CODE}", text):
+        raise argparse.ArgumentTypeError("must be two language codes SRC:TGT such as en:de")
     return text
 
 
