@@ -40,6 +40,7 @@ import threading
 from functools import partial
 from pathlib import Path
 
+from keras_nmt import interruption
 from keras_nmt.arguments import check_outputs, new_parser, positive_float, positive_int
 from keras_nmt.atomic_file import atomic_path
 from keras_nmt.benchmarks.load_clients import resident_mb
@@ -97,13 +98,17 @@ class _Server:
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         line = ""
-        for line in self.process.stdout:
-            match = re.match(r"serving on http://([\d.]+):(\d+)/", line)
-            if match:
-                self.host, self.port = match[1], int(match[2])
-                # Keep reading its output, so that the server never blocks on a full pipe.
-                threading.Thread(target=self.process.stdout.read, daemon=True).start()
-                return
+        try:  # a Ctrl-C while the server starts must not leave it running
+            for line in self.process.stdout:
+                match = re.match(r"serving on http://([\d.]+):(\d+)/", line)
+                if match:
+                    self.host, self.port = match[1], int(match[2])
+                    # Keep reading its output, so that the server never blocks on a full pipe.
+                    threading.Thread(target=self.process.stdout.read, daemon=True).start()
+                    return
+        except BaseException:
+            self.stop()
+            raise
         # Its last line is its own `error:` line (a flag of --serve-args it refuses, say).
         raise RuntimeError(f"the server for {path} did not start: {line.strip()}")
 
@@ -254,5 +259,20 @@ def main(argv=None):
             Path(temporary).write_text(text)
 
 
+def run(argv=None):
+    """`main` with Ctrl-C and SIGTERM as one line and exit status 130 / 143, as every
+    `keras-nmt` command has them (`keras_nmt.interruption`): the servers it started are
+    stopped and no table is half-written."""
+    previous = interruption.install()
+    try:
+        main(argv)
+        swallowed = interruption.swallowed()  # a library swallowed it, and the run went on
+        return 0 if swallowed is None else interruption.report(swallowed)
+    except KeyboardInterrupt as error:
+        return interruption.report(error)
+    finally:
+        interruption.restore(previous)
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(run())

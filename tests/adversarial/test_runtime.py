@@ -224,9 +224,9 @@ def test_a_signal_ends_the_command_whatever_a_library_does_with_it(function, sta
 
 # --- Signals, real processes -----------------------------------------------------------------
 
-def start(*argv):
+def start(*argv, module="keras_nmt"):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
-    return subprocess.Popen([sys.executable, "-m", "keras_nmt", *argv], cwd=ROOT, env=env,
+    return subprocess.Popen([sys.executable, "-m", module, *argv], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
@@ -249,6 +249,29 @@ def test_a_signal_during_start_up_ends_translate_in_one_line(run, signum, status
     assert process.returncode == status, err[-2000:]
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert out == ""  # it did not run on
+
+
+@pytest.mark.parametrize("signum, status, delay", [
+    (signal.SIGINT, 130, 0.0),   # parsing the flags, reading the sentences
+    (signal.SIGTERM, 143, 1.5),  # importing TensorFlow, opening the model, translating offline
+])
+def test_a_signal_ends_the_serving_load_benchmark_in_one_line(run, signum, status, delay,
+                                                              tmp_path):
+    # It printed a traceback, like any script: the benchmark had none of the commands' handling.
+    table = tmp_path / "table.md"
+    process = start(str(run), "--output", str(table), module="keras_nmt.benchmarks.serve_load")
+    deadline = time.monotonic() + 60
+    while not handles(process.pid, signal.SIGTERM) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(delay)
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == status, err[-2000:]
+    # The last line (TensorFlow's start-up log lines may come before it, as in any run).
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == (
+        f"{'terminated (SIGTERM)' if status == 143 else 'interrupted'}: nothing was left "
+        "half-written"), err
+    assert list(tmp_path.iterdir()) == []  # no table, no temporary file
 
 
 def test_after_a_signal_no_library_logs_beside_the_one_line():
