@@ -111,7 +111,7 @@ def markdown(records, device):
     head = [("model", "model", ""), ("API", "api", ""), ("precision", "precision", "")]
     train = records_table([r for r in records if r["section"] == "train"], [
         *head, ("tokens/s", "tokens_per_second", ",.0f"), ("MFU", "mfu", ".1%"),
-        ("median step (ms)", lambda r: f"{1000 * r['median_step_seconds']:.1f}", "r"),
+        ("mean step (ms)", lambda r: f"{1000 * r['mean_step_seconds']:.1f}", "r"),
     ])
     decode = records_table([r for r in records if r["section"] == "decode"], [
         *head, ("strategy", lambda r: r["strategy"] + (f" {r['beam_size']}" if "beam_size" in r
@@ -190,7 +190,7 @@ def _line(r):
         return f"{head}: FAILED {r['error']}"
     if r["section"] == "train":
         speed = (f"{r['tokens_per_second']:,.0f} tokens/s, MFU {r['mfu']:.1%}, "
-                 f"step {1000 * r['median_step_seconds']:.1f} ms")
+                 f"step {1000 * r['mean_step_seconds']:.1f} ms")
     else:
         speed = (f"{r['sentences_per_second']:,.1f} sentences/s, mean length "
                  f"{r['mean_output_length']:.1f}")

@@ -53,10 +53,15 @@ def configuration_record(head, precision, seed, measure):
 
 
 def train_measurement(model, name, batches, steps, peak):
-    """Real target tokens/s of a compiled registry model's `train_on_batch`, its FLOPs and MFU.
+    """Real target tokens/s of a compiled registry model's training steps, its FLOPs and MFU.
 
     Step `i` trains on `batches[i % len(batches)]`, after one untimed pass over `batches` (every
-    shape traced, and with XLA compiled) timed apart as the warm-up.
+    shape traced, and with XLA compiled) timed apart as the warm-up. Under JAX the steps run
+    through `fit`, as a user trains: Keras' JAX `train_on_batch` copies every weight, optimizer
+    slot and metric back into the model after each step and waits for the step's losses, where
+    `fit` does so once at the end, and meanwhile queues the next step while the device runs the
+    last. Under TensorFlow both run the same traced step on variables in place, and each
+    `train_on_batch` is one step (it returns host floats: the step has finished).
 
     Args:
         model: a compiled Keras model of the registry; `name`: its registry name (its FLOPs
@@ -67,15 +72,16 @@ def train_measurement(model, name, batches, steps, peak):
 
     Returns:
         A dict: `tokens_per_second`, `seconds`, `steps`, `warmup_steps`, `warmup_seconds`,
-        `median_step_seconds`, `train_flops_per_token`, `achieved_flops_per_second`,
+        `mean_step_seconds`, `train_flops_per_token`, `achieved_flops_per_second`,
         `peak_flops_per_second`, `peak_dtype`, `peak_size`, `mfu`, `parameters`.
     """
-    order = itertools.cycle(batches)
-
-    def step():
-        model.train_on_batch(*next(order))  # returns host floats: the step has finished
-
-    timing = time_call(step, repeats=steps, warmup=lambda: [step() for _ in batches])
+    if keras.backend.backend() == "jax":
+        timing = time_call(lambda: _fit(model, batches, steps),
+                           warmup=lambda: _fit(model, batches, len(batches)))
+    else:
+        order = itertools.cycle(batches)
+        timing = time_call(lambda: model.train_on_batch(*next(order)), repeats=steps,
+                           warmup=lambda: [model.train_on_batch(*batch) for batch in batches])
     source_lengths, target_lengths = batch_lengths(batches)
     per_batch = [int(np.sum(np.asarray(target) != PAD_ID)) for _, target in batches]
     tokens_per_second = sum(per_batch[s % len(batches)] for s in range(steps)) / timing.total
@@ -84,13 +90,34 @@ def train_measurement(model, name, batches, steps, peak):
     return {
         "tokens_per_second": tokens_per_second, "seconds": timing.total, "steps": steps,
         "warmup_steps": len(batches), "warmup_seconds": timing.warmup_seconds,
-        "median_step_seconds": timing.median, "train_flops_per_token": per_token,
+        "mean_step_seconds": timing.total / steps, "train_flops_per_token": per_token,
         "achieved_flops_per_second": per_token * tokens_per_second,
         "peak_flops_per_second": peak["flops_per_second"], "peak_dtype": peak["dtype"],
         "peak_size": peak.get("size"),
         "mfu": per_token * tokens_per_second / peak["flops_per_second"],
         "parameters": int(model.count_params()),
     }
+
+
+class _Steps(keras.utils.PyDataset):
+    """`steps` training batches for `fit`: `batches[i % len(batches)]` for step `i`."""
+
+    def __init__(self, batches, steps):
+        super().__init__()
+        self.batches, self.steps = batches, steps
+
+    def __len__(self):
+        return self.steps
+
+    def __getitem__(self, index):
+        return self.batches[index % len(self.batches)]
+
+
+def _fit(model, batches, steps):
+    """`steps` steps of `model.fit`, returned once the last has finished on the device."""
+    model.fit(_Steps(batches, steps), epochs=1, shuffle=False, verbose=0)
+    # A host copy of the step counter, which the last step writes: it waits for that step.
+    keras.ops.convert_to_numpy(model.optimizer.iterations)
 
 
 def time_decoding(decode_lengths, batches, warmup_batches):

@@ -41,7 +41,7 @@ from keras_nmt.training.trainer import compile_model, loss_and_metrics
 # The shares of the real step, in the order the four compilations add them.
 PARTS = ("forward", "loss and metrics", "backward", "Adam and clipnorm")
 # The fields of `train_measurement` a record rounds (to these digits).
-_ROUNDED = {"tokens_per_second": 2, "seconds": 3, "warmup_seconds": 3, "median_step_seconds": 4}
+_ROUNDED = {"tokens_per_second": 2, "seconds": 3, "warmup_seconds": 3, "mean_step_seconds": 4}
 
 
 def fixed_batches(context, section):

@@ -15,9 +15,11 @@
     translation  needs --run RUN_DIR: first calls and sentences/s per beam size of a fresh
                Translator and SavedModel, time against greedy, the agreement of their outputs.
 --backend jax runs train and decode on synthetic token ids (log-normal lengths, length-bucketed
-batches) without importing TensorFlow (docs/scale.md); float32 matmuls on NVIDIA GPUs run in
-TF32 there (the peak alike). A flag of the other backend's group is refused; sections whose data
-is missing from --data-dir are skipped with a message. Ratios mean something within one run only.
+batches) without importing TensorFlow (docs/scale.md); its training steps run through fit (Keras'
+JAX train_on_batch copies every weight back into the model after each step); float32 matmuls on
+NVIDIA GPUs run in TF32 there (the peak alike). A flag of the other backend's group is refused;
+sections whose data is missing from --data-dir are skipped with a message. Ratios mean something
+within one run only.
 
 Examples:
     keras-nmt benchmark --only pipeline --tokenizers char,subword --output-json bench.json

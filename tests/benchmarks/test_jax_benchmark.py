@@ -131,7 +131,7 @@ def test_markdown_writes_a_row_per_record_and_failures_in_the_first_number_colum
 
     records = [
         {"section": "train", "model": "lstm", "api": "functional", "precision": "float32",
-         "tokens_per_second": 12345.6, "mfu": 0.1234, "median_step_seconds": 0.0123},
+         "tokens_per_second": 12345.6, "mfu": 0.1234, "mean_step_seconds": 0.0123},
         {"section": "decode", "model": "lstm", "api": "functional", "precision": "float32",
          "strategy": "beam", "beam_size": 4, "error": "out of memory"},
     ]
