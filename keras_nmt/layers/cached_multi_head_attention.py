@@ -24,8 +24,12 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
     - Updated cache (`cache_update_index` given): the keys and values of the single new position
       (`value` `(batch, 1, dim)`) are projected and written into the fixed-size caches
       `(batch, max_length, num_heads, key_dim)` at position `cache_update_index[b]` of each row
-      (a one-hot select, so rows may sit at different steps). The caches never change shape, so a
-      decoding `while_loop` can carry them; the caller masks the positions not yet written.
+      (a scatter of one slot per row, so rows may sit at different steps). The caches never
+      change shape, so a decoding `while_loop` can carry them; the caller masks the positions not
+      yet written. Under TensorFlow the query attends over the positions up to the largest
+      `cache_update_index` only (the rest are masked for every row, and weigh exactly 0), so a
+      step costs what has been decoded, not the cache's size; `jax.jit` needs static shapes, so
+      under JAX it attends over the whole cache.
 
     Call arguments:
         query: `(batch, query_len, dim)`.
@@ -36,7 +40,8 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         key_cache, value_cache: optional `(batch, cache_len, num_heads, key_dim)` projected keys and
             values.
         cache_update_index: optional int `(batch,)`: where to write the new key and value.
-        return_attention_scores: also return the weights `(batch, num_heads, query_len, key_len)`.
+        return_attention_scores: also return the weights `(batch, num_heads, query_len, key_len)`
+            (with `cache_update_index` under TensorFlow, `key_len` is the positions attended).
         training: dropout on the attention weights when True.
 
     Returns:
@@ -82,15 +87,23 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             key, value = key_cache, value_cache  # static cache, already projected
         else:
             new_key, new_value = self.project_key_value(key, value)  # (batch, 1, heads, key_dim)
-            cache_len = ops.shape(key_cache)[1]
-            index = ops.reshape(ops.cast(cache_update_index, "int32"), (-1, 1))  # (batch, 1)
-            write = ops.equal(ops.arange(cache_len, dtype="int32")[None, :], index)
-            write = write[:, :, None, None]  # (batch, cache_len, 1, 1)
-            key = ops.where(write, new_key, key_cache)  # (batch, cache_len, heads, key_dim)
-            value = ops.where(write, new_value, value_cache)
+            index = ops.reshape(ops.cast(cache_update_index, "int32"), (-1,))  # (batch,)
+            # [row, position] of each row's new slot: a scatter writes those slots only, where a
+            # one-hot select read and wrote the whole cache at every step.
+            slot = ops.stack([ops.arange(ops.shape(index)[0], dtype="int32"), index], axis=1)
+            key = ops.scatter_update(key_cache, slot, ops.cast(new_key[:, 0], key_cache.dtype))
+            value = ops.scatter_update(value_cache, slot,
+                                       ops.cast(new_value[:, 0], value_cache.dtype))
+        attended = key, value, attention_mask
+        if cache_update_index is not None and keras.backend.backend() == "tensorflow":
+            # Positions past the largest index are masked for every row; two at least, since
+            # Keras warns of a softmax over one position (an eager first step).
+            written = ops.maximum(ops.max(index) + 1, 2)
+            attended = (key[:, :written], value[:, :written],
+                        None if attention_mask is None else attention_mask[..., :written])
         # (batch, query_len, heads, key_dim), (batch, heads, query_len, key_len)
         attention_output, scores = scaled_dot_product_attention(
-            query, key, value, attention_mask, dropout=self._dropout_layer, training=training
+            query, *attended, dropout=self._dropout_layer, training=training
         )
         attention_output = _project(self._output_dense, attention_output)  # (batch, query_len, dim)
         outputs = (attention_output,)
