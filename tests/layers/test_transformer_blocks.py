@@ -139,6 +139,30 @@ def test_cache_rows_write_at_their_own_step():
     np.testing.assert_array_equal(written, [[0, 1, 0, 0, 0], [0, 0, 0, 1, 0]])
 
 
+def test_a_cached_step_attends_over_the_written_positions_whatever_the_cache_size():
+    # Under TensorFlow a step attends over positions 0..max(step) only, so a longer cache (its
+    # unwritten positions masked, here holding noise) gives the same output and weights over
+    # max(step) + 1 positions; under JAX (static shapes) the weights cover the whole cache.
+    keras.utils.set_random_seed(5)
+    mha = CachedMultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
+    query = random_hidden(2, 1)
+    mha.build(query.shape, query.shape)
+    step = np.array([1, 3], "int32")
+    written = RNG.normal(size=(2, 4, HEADS, D_MODEL // HEADS)).astype("float32")
+    outputs = []
+    for size in (5, 40):
+        noise = RNG.normal(size=(2, size - 4, HEADS, D_MODEL // HEADS)).astype("float32")
+        cache = np.concatenate([written, noise], axis=1)
+        seen = np.arange(size)[None, None, :] <= step[:, None, None]  # (2, 1, size)
+        output, scores, _, _ = mha(query, query, attention_mask=seen, key_cache=cache,
+                                   value_cache=cache, cache_update_index=step,
+                                   return_attention_scores=True)
+        attended = 4 if keras.backend.backend() == "tensorflow" else size
+        assert tuple(scores.shape) == (2, HEADS, 1, attended)
+        outputs.append(numpy(output))
+    np.testing.assert_allclose(outputs[0], outputs[1], atol=1e-6)
+
+
 def test_attention_equals_keras_multi_head_attention():
     keras.utils.set_random_seed(5)
     query, value = random_hidden(3, 4), random_hidden(3, 6)
