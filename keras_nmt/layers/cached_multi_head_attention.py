@@ -5,6 +5,9 @@ from keras import ops
 
 from keras_nmt.layers.scaled_dot_product_attention import scaled_dot_product_attention
 
+# A decoding step attends over the written cache positions rounded up to a multiple of this.
+ATTENDED_MULTIPLE = 8
+
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
 class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
@@ -27,9 +30,10 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
       (a scatter of one slot per row, so rows may sit at different steps). The caches never
       change shape, so a decoding `while_loop` can carry them; the caller masks the positions not
       yet written. Under TensorFlow the query attends over the positions up to the largest
-      `cache_update_index` only (the rest are masked for every row, and weigh exactly 0), so a
-      step costs what has been decoded, not the cache's size; `jax.jit` needs static shapes, so
-      under JAX it attends over the whole cache.
+      `cache_update_index` only, rounded up to a multiple of `ATTENDED_MULTIPLE` (the rest are
+      masked for every row, and weigh exactly 0), so a step costs what has been decoded, not
+      the cache's size; `jax.jit` needs static shapes, so under JAX it attends over the whole
+      cache.
 
     Call arguments:
         query: `(batch, query_len, dim)`.
@@ -96,9 +100,11 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
                                        ops.cast(new_value[:, 0], value_cache.dtype))
         attended = key, value, attention_mask
         if cache_update_index is not None and keras.backend.backend() == "tensorflow":
-            # Positions past the largest index are masked for every row; two at least, since
-            # Keras warns of a softmax over one position (an eager first step).
-            written = ops.maximum(ops.max(index) + 1, 2)
+            # Positions past the largest index are masked for every row. Rounded up to a whole
+            # block of positions: fewer shapes (the CPU kernels made and kept for each new shape
+            # cost memory), and never a softmax over one position, which Keras warns of.
+            block = ATTENDED_MULTIPLE
+            written = ops.minimum((ops.max(index) + block) // block * block, ops.shape(key)[1])
             attended = (key[:, :written], value[:, :written],
                         None if attention_mask is None else attention_mask[..., :written])
         # (batch, query_len, heads, key_dim), (batch, heads, query_len, key_len)
