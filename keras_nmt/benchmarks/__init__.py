@@ -10,7 +10,8 @@ rate live in `keras_nmt.hardware`. This module, importing nothing, names what th
 
 # The sections of `keras-nmt benchmark`, in the order they run (`sections.SECTIONS`).
 SECTION_NAMES = ("pipeline", "train", "profile", "decode", "export", "translation")
-# `--quick`: vocabulary size and test sentences of the smoke-test sizes.
+# `--quick`: training pairs, vocabulary size and test sentences of the smoke-test sizes.
+QUICK_PAIRS = 2000
 QUICK_VOCAB_SIZE = 300
 QUICK_SENTENCES = 16
 # `--backend jax`: its sections, presets (`jax_benchmark.PRESETS`) and dtype policies

@@ -137,9 +137,6 @@ def run_jax_benchmark(args):
     if keras.backend.backend() != "jax":
         raise ValueError(f"Keras was already set to {keras.backend.backend()!r}; run with "
                          "KERAS_BACKEND=jax")
-    if args.quick:  # the quick preset, 2 batches, 2 steps, 16 sentences, a tiny peak matmul
-        args.preset, args.train_batches, args.train_steps = "quick", 2, 2
-        args.decode_sentences, args.peak_size, args.peak_chain = 16, 128, 1
     vocab = PRESETS[args.preset]["vocab_size"]
     rng = np.random.default_rng(args.seed)
     lengths = {"rng": rng, "median": args.median_length, "max_length": 32 if args.quick else 96}

@@ -13,7 +13,6 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.benchmarks import QUICK_SENTENCES, QUICK_VOCAB_SIZE
 from keras_nmt.benchmarks.speed import records_table
 from keras_nmt.benchmarks.train_section import profile_table, run_profile, run_train, train_table
 from keras_nmt.benchmarks.translation_section import (
@@ -34,8 +33,6 @@ from keras_nmt.text import make_tokenizer
 
 PIPELINE_FILE = "spa-eng.train.tsv.xz"
 TEST_FILE = "spa-eng.test.tsv"
-# The training pairs of --quick (a smoke test: the numbers mean nothing).
-QUICK_PAIRS = 2000
 
 
 def training_pairs(path, seed):
@@ -68,13 +65,6 @@ class BenchmarkContext:
         self._data = None
         self._peaks = {}
 
-    @property
-    def vocab_size(self):
-        """Subword vocabulary size of both sides (capped under --quick)."""
-        if self.options.quick:
-            return min(self.options.vocab_size, QUICK_VOCAB_SIZE)
-        return self.options.vocab_size
-
     def environment(self):
         """The fields every record carries: machine, versions, dtype policy, seed."""
         return {
@@ -99,11 +89,11 @@ class BenchmarkContext:
         if self._data is None:
             train = training_pairs(data_dir / PIPELINE_FILE, self.options.seed)
             test = read_tsv(data_dir / TEST_FILE, source_column=1).pairs
-            limit = QUICK_PAIRS if self.options.quick else self.options.vocab_pairs
+            limit = self.options.vocab_pairs
             vocabulary_pairs = train[:limit] if limit else train
             start = time.perf_counter()
             tokenizers = [
-                make_tokenizer("subword", vocab_size=self.vocab_size).build(
+                make_tokenizer("subword", vocab_size=self.options.vocab_size).build(
                     [pair[side] for pair in vocabulary_pairs])
                 for side in (0, 1)
             ]
@@ -115,7 +105,7 @@ class BenchmarkContext:
 
     def peak(self, dtype):
         """The measured peak matmul rate in `dtype` (see `measure_peak_matmul`), once per dtype."""
-        size = 256 if self.options.quick else self.options.peak_size
+        size = self.options.peak_size
         if dtype not in self._peaks:
             self._peaks[dtype] = measure_peak_matmul(
                 dtype, size=size, repeats=3 if self.options.quick else 7)
@@ -125,8 +115,7 @@ class BenchmarkContext:
 
     def test_sources(self, test):
         """The source sentences the decode, export and translation sections translate."""
-        count = QUICK_SENTENCES if self.options.quick else self.options.decode_sentences
-        return [source for source, _ in test[:count]]
+        return [source for source, _ in test[: self.options.decode_sentences]]
 
     def test_pairs(self, section):
         """The spa-eng test pairs, or None (skipped, with a message) when the file is missing."""
@@ -175,13 +164,13 @@ def run_pipeline(context):
     start = time.perf_counter()
     corpus = read_tsv(path, source_column=1)  # Spanish -> English
     read_seconds = time.perf_counter() - start
-    limit = args.limit or (QUICK_PAIRS if args.quick else None)
+    limit = args.limit
     pairs = corpus.pairs[:limit] if limit else corpus.pairs
     print(f"pipeline: {corpus.stats.summary()} in {read_seconds:.2f} s; using {len(pairs):,} pairs")
     records = []
     for kind in args.tokenizers:
-        options = {"subword": {"vocab_size": context.vocab_size},
-                   "word": {"max_vocab": context.vocab_size}}.get(kind, {})
+        options = {"subword": {"vocab_size": args.vocab_size},
+                   "word": {"max_vocab": args.vocab_size}}.get(kind, {})
         start = time.perf_counter()
         source_tokenizer, target_tokenizer = (
             make_tokenizer(kind, **options).build([pair[side] for pair in pairs])

@@ -56,7 +56,7 @@ def fixed_batches(context, section):
         return None
     train, _, source_tokenizer, target_tokenizer = data
     args = context.options
-    count = 2 if args.quick else args.train_batches
+    count = args.train_batches
     dataset = make_dataset(
         train[: max(args.batch_size * count * 50, 1)], source_tokenizer, target_tokenizer,
         batch_size=args.batch_size, seed=args.seed, max_length=100, batch_tokens=args.batch_tokens,
@@ -113,7 +113,7 @@ def run_train(context):
     size = f"<= {args.batch_tokens} tokens" if args.batch_tokens else args.batch_size
     print(f"train: {len(batches)} fixed batches of {size}: "
           f"{target_lengths.sum():,} target tokens, source/target token ratio {ratio:.2f}")
-    steps = 2 if args.quick else args.train_steps
+    steps = args.train_steps
     vocab_sizes = [source_tokenizer.vocab_size, target_tokenizer.vocab_size]
 
     def runs(api):
@@ -237,7 +237,7 @@ def run_profile(context):
         return []
     batches, source_tokenizer, target_tokenizer = fixed
     target_lengths = batch_lengths(batches)[1]
-    steps = 2 if args.quick else args.train_steps
+    steps = args.train_steps
     print(f"profile: {len(batches)} fixed batches, {steps} timed steps per part")
 
     def measure(head, options, peak):

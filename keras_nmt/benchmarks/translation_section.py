@@ -55,7 +55,7 @@ def run_decode(context):
     records = []
     for name, api, model, source_tokenizer, _, sources, state in context.inference_models("decode"):
         batches = source_batches(source_tokenizer.tokenize(sources).to_list(), args.batch_size)
-        for beam_size in [1, 2] if args.quick else args.beam_sizes:
+        for beam_size in args.beam_sizes:
             options = {"beam_size": beam_size} if beam_size > 1 else {}
             strategy = "beam" if options else "greedy"
             result = time_decoding(_graph_decode(model, strategy, options), batches, batches[:1])
@@ -126,7 +126,7 @@ def run_export(context):
     if not args.run:
         models = models[:1] and [m for m in models if m[1] == args.apis[0]][:1]
     records = []
-    repeats = 1 if args.quick else args.export_repeats
+    repeats = args.export_repeats
     for name, api, model, source_tokenizer, target_tokenizer, sources, state in models:
         translator = Translator(model, source_tokenizer, target_tokenizer)
         with tempfile.TemporaryDirectory() as directory:

@@ -46,6 +46,7 @@ from keras_nmt.benchmarks import (
     JAX_PRECISIONS,
     JAX_PRESETS,
     JAX_SECTION_NAMES,
+    QUICK_PAIRS,
     QUICK_SENTENCES,
     QUICK_VOCAB_SIZE,
     SECTION_NAMES,
@@ -80,13 +81,14 @@ def _on_off(text):
     return values
 
 
-def _add(parser, container, flag, defaults, help, show_default=True, **kwargs):
+def _add(parser, container, flag, defaults, help, show_default=True, quick=None, **kwargs):
     """Adds `flag` to `container` (the parser or one backend's group) with a default per backend.
 
     `defaults` maps each backend that has the flag to its default, written as on a command line
-    (None: the help says what leaving it out does). The flag's default is None, so that
-    `resolve_backend` can tell it was given: it refuses the flag under a backend missing from
-    `defaults`, and fills in the backend's default otherwise.
+    (None: the help says what leaving it out does); `quick` the same for `--quick` runs. The
+    flag's default is None, so that `resolve_backend` can tell it was given: it refuses the flag
+    under a backend missing from `defaults`, and fills in the backend's default (or its `quick`
+    one) otherwise. A flag given wins over `--quick`.
     """
     shown = {name: value for name, value in defaults.items()
              if show_default and value not in (None, False)}
@@ -95,7 +97,7 @@ def _add(parser, container, flag, defaults, help, show_default=True, **kwargs):
     elif shown:
         help += " (default: " + "; ".join(f"{k} {v}" for k, v in shown.items()) + ")"
     action = container.add_argument(flag, default=None, help=help, **kwargs)
-    parser.backend_defaults.append((action, defaults))
+    parser.backend_defaults.append((action, defaults, quick or {}))
 
 
 def build_parser(prog=None):
@@ -115,10 +117,11 @@ def build_parser(prog=None):
     add_options(parser, ["seed"], TrainConfig(), helps={
         "seed": "seed of the data (shuffles, synthetic batches) and of the model initializations"})
     parser.add_argument("--quick", action="store_true",
-                        help="tiny sizes, numbers without meaning (tensorflow: 2,000 pairs, "
-                        f"vocabularies of {QUICK_VOCAB_SIZE}, {QUICK_SENTENCES} test sentences, "
-                        "greedy and beam 2; jax: --size quick, 16 sentences); both: 2 batches "
-                        "and 2 timed steps")
+                        help="tiny sizes, numbers without meaning: other defaults (tensorflow: "
+                        f"{QUICK_PAIRS:,} pairs, vocabularies of {QUICK_VOCAB_SIZE}, "
+                        f"{QUICK_SENTENCES} test sentences, greedy and beam 2, one export pass, "
+                        "the smallest models; jax: --size quick, 16 sentences); both: 2 batches, "
+                        "2 timed steps, a small peak matmul. A flag given wins over them")
     parser.add_argument("--output-json", default=None, metavar="PATH",
                         help="also write the records (one per measurement, with its "
                         "configuration, the machine or device and the versions) to this file")
@@ -130,14 +133,17 @@ def build_parser(prog=None):
     _add(parser, tf, "--batch-size", {"tensorflow": "64"}, type=positive_int,
          help="pairs (pipeline, train, profile) or sentences (decode, export) per batch")
     _add(parser, tf, "--vocab-size", {"tensorflow": "8000"}, type=positive_int,
+         quick={"tensorflow": str(QUICK_VOCAB_SIZE)},
          help="subword vocabulary size of both sides (pipeline: also the word vocabulary limit)")
     _add(parser, tf, "--vocab-pairs", {"tensorflow": None}, type=positive_int,
+         quick={"tensorflow": str(QUICK_PAIRS)},
          help="train/profile/decode/export: build the subword vocabularies on N training pairs "
          "only, drawn at random with --seed (default: all; building is never timed)")
     # pipeline
     _add(parser, tf, "--tokenizers", {"tensorflow": ",".join(TOKENIZER_KINDS)},
          type=_comma_list(), help="pipeline: comma-separated tokenizer kinds to measure")
     _add(parser, tf, "--limit", {"tensorflow": None}, type=positive_int,
+         quick={"tensorflow": str(QUICK_PAIRS)},
          help="pipeline: use only the first N pairs (default: all)")
     # models
     _add(parser, parser, "--models", {b: ",".join(MODEL_NAMES) for b in BACKENDS},
@@ -146,9 +152,11 @@ def build_parser(prog=None):
          help="train/profile/decode/export: comma-separated APIs; export uses the first")
     # train, profile
     _add(parser, parser, "--train-batches", {"tensorflow": "8", "jax": "4"}, type=positive_int,
+         quick={"tensorflow": "2", "jax": "2"},
          help="train, profile: fixed batches used in turn (jax: spread over the length range); "
          "one untimed pass over them comes first (tracing, XLA compilation per shape)")
     _add(parser, parser, "--train-steps", {"tensorflow": "20", "jax": "20"}, type=positive_int,
+         quick={"tensorflow": "2", "jax": "2"},
          help="train, profile: timed steps per configuration (profile: per part)")
     _add(parser, parser, "--precisions",
          {"tensorflow": "auto", "jax": ",".join(JAX_PRECISIONS[:2])}, type=_comma_list(),
@@ -170,21 +178,26 @@ def build_parser(prog=None):
          help="train, profile: pad all fixed batches to the longest source and target among "
          "them: one trace and XLA compilation in all (tokens/s, FLOPs: real tokens only)")
     _add(parser, parser, "--peak-size", {"tensorflow": "2048", "jax": "8192"}, type=positive_int,
+         quick={"tensorflow": "256", "jax": "128"},
          help="train, profile: side of the square matmuls measuring the peak FLOP/s")
     # decode / export
     _add(parser, parser, "--decode-sentences", {"tensorflow": "2000", "jax": "512"},
+         quick={"tensorflow": str(QUICK_SENTENCES), "jax": "16"},
          type=positive_int, help="decode/export/translation: sentences to decode (tensorflow: "
          "the first N spa-eng test sentences; jax: N synthetic sources)")
     _add(parser, tf, "--beam-sizes", {"tensorflow": "1,4,8"}, type=_comma_list(positive_int),
+         quick={"tensorflow": "1,2"},
          help="decode/translation: comma-separated beam sizes, 1 = greedy")
     _add(parser, tf, "--run", {"tensorflow": None}, metavar="RUN_DIR",
          help="decode/export: benchmark this trained run directory instead of untrained "
          "reference models; translation: the run it measures")
     _add(parser, tf, "--export-repeats", {"tensorflow": "2"}, type=positive_int,
+         quick={"tensorflow": "1"},
          help="export: passes over the sentences for each translator, alternating, the best "
          "kept")
     # --backend jax
     _add(parser, jax, "--size", {"jax": "gpu"}, choices=JAX_PRESETS, dest="preset",
+         quick={"jax": "quick"},
          help="model sizes and batch budget (jax_benchmark.PRESETS): the reference sizes, the "
          "GPU-sized Transformer (d_model 512, 6+6 layers, 32k-token batches), or tiny")
     _add(parser, jax, "--tokens-per-batch", {"jax": None}, type=positive_int,
@@ -194,22 +207,27 @@ def build_parser(prog=None):
     _add(parser, jax, "--beam-size", {"jax": "4"}, type=positive_int,
          help="decode: the width of the beam search timed after greedy")
     _add(parser, jax, "--peak-chain", {"jax": "4"}, type=positive_int,
+         quick={"jax": "1"},
          help="matmuls per timed call of the peak measurement")
     add_debug_flag(parser)
     return parser  # fmt: skip
 
 
 def resolve_backend(parser, args):
-    """Gives each per-backend flag left out its default under `args.backend`; a flag given
-    that the backend does not have is refused (a ValueError: one `error:` line)."""
+    """Gives each per-backend flag left out its default under `args.backend` (with `--quick`,
+    its quick one where it has one); a flag given that the backend does not have is refused (a
+    ValueError: one `error:` line)."""
     refused = []
-    for action, defaults in parser.backend_defaults:
+    for action, defaults, quick in parser.backend_defaults:
         value = getattr(args, action.dest)
         if args.backend not in defaults:
             if value not in (None, False):
                 refused.append(action.option_strings[0])
-        elif value is None and defaults[args.backend] is not None:
-            default = defaults[args.backend]
+            continue
+        default = defaults[args.backend]
+        if args.quick and args.backend in quick:
+            default = quick[args.backend]
+        if value is None and default is not None:
             setattr(args, action.dest, action.type(default) if action.type else default)
     if refused:
         verb = "does" if len(refused) == 1 else "do"

@@ -46,6 +46,22 @@ def test_each_backend_gets_its_own_defaults(backend, train_batches, precisions, 
     assert benchmark.parse(["--backend", backend, "--train-batches", "3"]).train_batches == 3
 
 
+@pytest.mark.parametrize("backend, quick", [
+    ("tensorflow", {"train_batches": 2, "train_steps": 2, "peak_size": 256, "decode_sentences": 16,
+                    "beam_sizes": [1, 2], "export_repeats": 1, "vocab_size": 300,
+                    "vocab_pairs": 2000, "limit": 2000}),
+    ("jax", {"train_batches": 2, "train_steps": 2, "peak_size": 128, "decode_sentences": 16,
+             "preset": "quick", "peak_chain": 1}),
+])
+def test_quick_sets_defaults_that_a_flag_given_overrides(backend, quick):
+    args = benchmark.parse(["--backend", backend, "--quick"])
+    assert {dest: getattr(args, dest) for dest in quick} == quick
+    given = benchmark.parse(["--backend", backend, "--quick", "--train-steps", "7",
+                             "--peak-size", "512", "--decode-sentences", "9"])
+    assert (given.train_steps, given.peak_size, given.decode_sentences) == (7, 512, 9)
+    assert given.train_batches == 2  # the others keep --quick's
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--backend", "jax", "--batch-size", "64", "--same-shape"],
      "error: --batch-size, --same-shape do not apply to --backend jax\n"),

@@ -118,6 +118,24 @@ def test_the_benchmark_command_sets_jax_itself_and_imports_no_tensorflow(tmp_pat
         ("decode", "greedy", "jax"), ("decode", "beam", "jax")]
 
 
+def test_a_flag_given_wins_over_quick(tmp_path):
+    """`--quick` sets defaults: a flag given with it is measured, not replaced (it was, silently:
+    2 steps and 16 sentences whatever was asked)."""
+    output = tmp_path / "bench.json"
+    code = (
+        "from keras_nmt.cli import main\n"
+        "main(['benchmark', '--backend', 'jax', '--quick', '--train-steps', '3',"
+        " '--decode-sentences', '24', '--models', 'lstm', '--apis', 'functional',"
+        f" '--precisions', 'float32', '--output-json', {str(output)!r}])\n"
+    )
+    result = run_without_tensorflow(code)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    records = {r["section"]: r for r in json.loads(output.read_text())}
+    assert (records["train"]["steps"], records["train"]["warmup_steps"]) == (3, 2)
+    assert records["train"]["preset"] == "quick"
+    assert records["decode"]["sentences"] == 24
+
+
 def test_the_command_offers_the_presets_and_policies_of_the_jax_benchmark():
     from keras_nmt.benchmarks import JAX_PRECISIONS, JAX_PRESETS
     from keras_nmt.benchmarks.jax_benchmark import PRESETS

@@ -15,7 +15,8 @@ def _context(tmp_path, run):
     lines = [f"{target}\t{source}" for source, target in zip(SOURCES, TARGETS, strict=True)]
     (data_dir / TEST_FILE).write_text("\n".join(lines * 3) + "\n")
     return BenchmarkContext(argparse.Namespace(
-        run=run, data_dir=str(data_dir), quick=True, seed=0, batch_size=4, beam_sizes=[2]))
+        run=run, data_dir=str(data_dir), quick=True, seed=0, batch_size=4, beam_sizes=[2],
+        decode_sentences=16))
 
 
 @pytest.mark.tensorflow
