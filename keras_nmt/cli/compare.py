@@ -6,6 +6,9 @@ interrupted configuration and reuses finished ones). Then OUTPUT_DIR receives re
 printed), results.csv, results.json, val_loss.png and val_bleu.png (one line per configuration
 against wall time) and attention-N.png (the same sentences under each attention model, side by
 side). A configuration that crashes is reported as failed with its error; the others still run.
+The flags below change every configuration, except what a configuration compares (its model,
+tokenizer...): a flag that some configurations set themselves is named for them, one that all
+of them set is refused.
 
 Columns: parameters; training time (wall time of all epochs, validation included); target
 tokens/s (non-padding target tokens of one training epoch x epochs / seconds spent in training
@@ -96,6 +99,15 @@ def user_options(args):
     return options
 
 
+def set_by_configurations(preset, args):
+    """The flags given that some configurations of `preset` set themselves (what a comparison
+    varies, which no flag may erase): `{field: [configuration names]}`."""
+    given = [field for field, value in config_fields(args).items() if value is not None]
+    names = {field: [c.name for c in preset.configurations if field in c.overrides]
+             for field in given}
+    return {field: found for field, found in names.items() if found}
+
+
 def list_presets(print_fn=print):
     for name in preset_names():
         preset = get_preset(name)
@@ -141,13 +153,22 @@ def main(argv=None, prog=None, print_fn=print):
         return 0
     if not args.preset:
         parser.error("--preset is required (see --list)")
+    try:
+        preset = get_preset(args.preset).select(args.only)
+    except ValueError as error:
+        parser.error(str(error))
+    for field, names in set_by_configurations(preset, args).items():
+        flag = "--" + field.replace("_", "-")
+        if len(names) == len(preset.configurations):
+            parser.error(f"{flag} {getattr(args, field)}: every configuration of {preset.name} "
+                         "sets it (it is what the comparison varies); leave it out")
+        print_fn(f"note: {flag} does not apply to {', '.join(names)}, which set it themselves")
     start_tensorflow(args.debug)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.comparison.results_record import read_record  # noqa: PLC0415
     from keras_nmt.comparison.runner import run_comparison  # noqa: PLC0415
 
     try:
-        preset = get_preset(args.preset).select(args.only)
         if args.record:
             read_record(args.record, preset.name)  # a bad record file fails before training
     except ValueError as error:

@@ -39,6 +39,9 @@ REFUSED = [
     (["train", "--model", "gru"], "must be one of lstm"),
     (["train", "--epochs", "two"], "is not an integer"),
     (["compare", "--preset", "tiny", "--dropout", "1.5"], "must be in [0, 1)"),
+    # a flag that every configuration of the comparison sets itself would be ignored
+    (["compare", "--preset", "granularity", "--tokenizer", "word"],
+     "every configuration of granularity sets it"),
     (["demo", "--time-budget", "-3"], "must be > 0"),
     (["spell", "train", "--text", "t", "--source-column", "-1"], "must be >= 0"),
     (["spell", "train", "--text", "t", "--noise-rate", "1.5"], "must be in [0, 1)"),

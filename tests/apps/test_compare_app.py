@@ -159,6 +159,15 @@ def test_user_options():
         "seed": 7, "epochs": 3, "verbose": 2, "time_budget": None}
 
 
+def test_a_flag_that_configurations_set_themselves_is_named_not_ignored():
+    # What a configuration compares (its overrides) beats a flag: named for the configurations
+    # that keep their own value; refused (in main) when all of them do.
+    preset = Preset("p", "", (Configuration("a", {"units": 8}), Configuration("b"),
+                              Configuration("c", {"units": 32, "seed": 1})))
+    args = compare_app.build_parser().parse_args(["--units", "16", "--seed", "3", "--epochs", "2"])
+    assert compare_app.set_by_configurations(preset, args) == {"units": ["a", "c"], "seed": ["c"]}
+
+
 def test_token_batches_and_precision_flags(capsys):
     args = compare_app.build_parser().parse_args(["--batch-tokens", "4096", "--precision", "auto"])
     assert compare_app.user_options(args) == {
