@@ -231,13 +231,9 @@ def start(*argv, module="keras_nmt"):
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
-@pytest.mark.parametrize("signum, status, delay", [
-    (signal.SIGINT, 130, 0.0),   # as soon as the handlers are in: importing the subcommand
-    (signal.SIGTERM, 143, 0.0),
-    (signal.SIGINT, 130, 1.5),   # then importing TensorFlow / matplotlib
-])
-def test_a_signal_during_start_up_ends_translate_in_one_line(run, signum, status, delay):
-    process = start("translate", str(run), "3rd of March 2021")
+def signal_once_handled(process, signum, delay):
+    """Sends `signum` `delay` seconds after `process` has put in its signal handlers; returns
+    its `(stdout, stderr)` once it has ended."""
     # Not a fixed delay: on a loaded machine Python itself may still be starting (before any
     # keras_nmt code runs, a signal ends Python its own way).
     deadline = time.monotonic() + 60
@@ -245,7 +241,17 @@ def test_a_signal_during_start_up_ends_translate_in_one_line(run, signum, status
         time.sleep(0.01)
     time.sleep(delay)
     process.send_signal(signum)
-    out, err = process.communicate(timeout=120)
+    return process.communicate(timeout=120)
+
+
+@pytest.mark.parametrize("signum, status, delay", [
+    (signal.SIGINT, 130, 0.0),   # as soon as the handlers are in: importing the subcommand
+    (signal.SIGTERM, 143, 0.0),
+    (signal.SIGINT, 130, 1.5),   # then importing TensorFlow / matplotlib
+])
+def test_a_signal_during_start_up_ends_translate_in_one_line(run, signum, status, delay):
+    process = start("translate", str(run), "3rd of March 2021")
+    out, err = signal_once_handled(process, signum, delay)
     assert process.returncode == status, err[-2000:]
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert out == ""  # it did not run on
@@ -260,12 +266,7 @@ def test_a_signal_ends_the_serving_load_benchmark_in_one_line(run, signum, statu
     # It printed a traceback, like any script: the benchmark had none of the commands' handling.
     table = tmp_path / "table.md"
     process = start(str(run), "--output", str(table), module="keras_nmt.benchmarks.serve_load")
-    deadline = time.monotonic() + 60
-    while not handles(process.pid, signal.SIGTERM) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(delay)
-    process.send_signal(signum)
-    out, err = process.communicate(timeout=120)
+    out, err = signal_once_handled(process, signum, delay)
     assert process.returncode == status, err[-2000:]
     # The last line (TensorFlow's start-up log lines may come before it, as in any run).
     assert "Traceback" not in err and err.strip().splitlines()[-1] == (
