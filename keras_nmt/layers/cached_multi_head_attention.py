@@ -26,10 +26,10 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
       `project_key_value`.
     - Updated cache (`cache_update_index` given): the keys and values of the single new position
       (`value` `(batch, 1, dim)`) are projected and written into the fixed-size caches
-      `(batch, max_length, num_heads, key_dim)` at position `cache_update_index[b]` of each row
-      (a scatter of one slot per row, so rows may sit at different steps). The caches never
-      change shape, so a decoding `while_loop` can carry them; the caller masks the positions not
-      yet written. Under TensorFlow the query attends over the positions up to the largest
+      `(batch, num_heads, max_length, key_dim)` at position `cache_update_index[b]` of each row
+      (a scatter of one slot per row and head, so rows may sit at different steps). The caches
+      never change shape, so a decoding `while_loop` can carry them; the caller masks the
+      positions not yet written. Under TensorFlow the query attends over the positions up to the largest
       `cache_update_index` only, rounded up to a multiple of `ATTENDED_MULTIPLE` (the rest are
       masked for every row, and weigh exactly 0), so a step costs what has been decoded, not
       the cache's size; `jax.jit` needs static shapes, so under JAX it attends over the whole
@@ -41,8 +41,9 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             with a static cache.
         key: optional, like `value` (defaults to `value`).
         attention_mask: optional bool, broadcastable to `(batch, query_len, key_len)`.
-        key_cache, value_cache: optional `(batch, cache_len, num_heads, key_dim)` projected keys and
-            values.
+        key_cache, value_cache: optional `(batch, num_heads, cache_len, key_dim)` projected keys
+            and values, heads first (`project_key_value`): the layout the attention's products
+            read as it is, where keys stored position first were rearranged at every step.
         cache_update_index: optional int `(batch,)`: where to write the new key and value.
         return_attention_scores: also return the weights `(batch, num_heads, query_len, key_len)`
             (with `cache_update_index` under TensorFlow, `key_len` is the positions attended).
@@ -55,7 +56,7 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
 
     Example:
         >>> mha = CachedMultiHeadAttention(num_heads=2, key_dim=8)
-        >>> key_cache = value_cache = ops.zeros((batch, 10, 2, 8))
+        >>> key_cache = value_cache = ops.zeros((batch, 2, 10, 8))   # 2 heads, 10 positions
         >>> out, key_cache, value_cache = mha(x_t, x_t, key_cache=key_cache,
         ...     value_cache=value_cache, cache_update_index=step, attention_mask=seen)
 
@@ -72,46 +73,51 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             dense.supports_masking = True
 
     def project_key_value(self, key, value=None):
-        """Projects `key`, `value` `(batch, length, dim)` to `(batch, length, heads, key_dim)`."""
+        """Projects `key`, `value` `(batch, length, dim)` to `(batch, heads, length, key_dim)`."""
         if value is None:
             value = key
-        return _project(self._key_dense, key), _project(self._value_dense, value)
+        return _heads(self._key_dense, key), _heads(self._value_dense, value)
 
     def call(self, query, value, key=None, attention_mask=None, key_cache=None, value_cache=None,
              cache_update_index=None, return_attention_scores=False, training=None):
         if key is None:
             key = value
-        query = _project(self._query_dense, query)  # (batch, query_len, heads, key_dim)
+        query = _heads(self._query_dense, query)  # (batch, heads, query_len, key_dim)
         use_cache = key_cache is not None
         if not use_cache:
             if cache_update_index is not None:
                 raise ValueError("`cache_update_index` needs `key_cache` and `value_cache`.")
-            key, value = self.project_key_value(key, value)  # (batch, key_len, heads, key_dim)
+            key, value = self.project_key_value(key, value)  # (batch, heads, key_len, key_dim)
         elif cache_update_index is None:
             key, value = key_cache, value_cache  # static cache, already projected
         else:
-            new_key, new_value = self.project_key_value(key, value)  # (batch, 1, heads, key_dim)
+            new_key, new_value = self.project_key_value(key, value)  # (batch, heads, 1, key_dim)
             index = ops.reshape(ops.cast(cache_update_index, "int32"), (-1,))  # (batch,)
-            # [row, position] of each row's new slot: a scatter writes those slots only, where a
-            # one-hot select read and wrote the whole cache at every step.
-            slot = ops.stack([ops.arange(ops.shape(index)[0], dtype="int32"), index], axis=1)
-            key = ops.scatter_update(key_cache, slot, ops.cast(new_key[:, 0], key_cache.dtype))
-            value = ops.scatter_update(value_cache, slot,
-                                       ops.cast(new_value[:, 0], value_cache.dtype))
+            # [row, head, position] of each row's new slot in each head, flat: a scatter writes
+            # those slots only, where a one-hot select read and wrote the whole cache every step.
+            rows, heads = ops.shape(index)[0], self._num_heads
+            slot = ops.stack([
+                ops.repeat(ops.arange(rows, dtype="int32"), heads),
+                ops.tile(ops.arange(heads, dtype="int32"), [rows]),
+                ops.repeat(index, heads),
+            ], axis=1)  # (batch * heads, 3), row-major like `_flat_slots`
+            key = ops.scatter_update(key_cache, slot, _flat_slots(new_key, key_cache.dtype))
+            value = ops.scatter_update(value_cache, slot, _flat_slots(new_value, value_cache.dtype))
         attended = key, value, attention_mask
         if cache_update_index is not None and keras.backend.backend() == "tensorflow":
             # Positions past the largest index are masked for every row. Rounded up to a whole
             # block of positions: fewer shapes (the CPU kernels made and kept for each new shape
             # cost memory), and never a softmax over one position, which Keras warns of.
             block = ATTENDED_MULTIPLE
-            written = ops.minimum((ops.max(index) + block) // block * block, ops.shape(key)[1])
-            attended = (key[:, :written], value[:, :written],
+            written = ops.minimum((ops.max(index) + block) // block * block, ops.shape(key)[2])
+            attended = (key[:, :, :written], value[:, :, :written],
                         None if attention_mask is None else attention_mask[..., :written])
-        # (batch, query_len, heads, key_dim), (batch, heads, query_len, key_len)
+        # (batch, heads, query_len, key_dim), (batch, heads, query_len, key_len)
         attention_output, scores = scaled_dot_product_attention(
             query, *attended, dropout=self._dropout_layer, training=training
         )
-        attention_output = _project(self._output_dense, attention_output)  # (batch, query_len, dim)
+        # (batch, query_len, dim)
+        attention_output = _project(self._output_dense, ops.transpose(attention_output, (0, 2, 1, 3)))
         outputs = (attention_output,)
         if return_attention_scores:
             outputs += (scores,)
@@ -122,6 +128,18 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
     def compute_output_spec(self, *args, **kwargs):
         # MultiHeadAttention's version knows neither the caches nor the explicit-mask call: trace.
         return keras.Operation.compute_output_spec(self, *args, **kwargs)
+
+
+def _heads(dense, x):
+    """The query, key or value projection `dense` of `x` `(batch, length, dim)`, heads first:
+    `(batch, heads, length, key_dim)`, `scaled_dot_product_attention`'s layout."""
+    return ops.transpose(_project(dense, x), (0, 2, 1, 3))
+
+
+def _flat_slots(new, dtype):
+    """A new position's keys or values `(batch, heads, 1, key_dim)` as the `(batch * heads,
+    key_dim)` updates of a scatter, in `dtype`."""
+    return ops.cast(ops.reshape(new, (-1, new.shape[-1])), dtype)
 
 
 def _project(dense, x):

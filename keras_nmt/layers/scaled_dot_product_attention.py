@@ -15,9 +15,11 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None, tra
     False get a large negative score before the softmax, and so a weight of exactly 0 after it.
 
     Args:
-        query: `Q`, `(batch, query_len, num_heads, d_k)`, the heads already projected.
-        key: `K`, `(batch, key_len, num_heads, d_k)`.
-        value: `V`, `(batch, key_len, num_heads, d_v)`.
+        query: `Q`, `(batch, num_heads, query_len, d_k)`, the heads already projected. Heads
+            come before positions, so each head's product is a plain batched matrix product:
+            a decoder's key and value caches, read at every step, are kept in this layout.
+        key: `K`, `(batch, num_heads, key_len, d_k)`.
+        value: `V`, `(batch, num_heads, key_len, d_v)`.
         mask: optional bool, broadcastable to `(batch, query_len, key_len)` and the same for
             every head: True where a query may attend to a key. A query whose keys are all masked
             gets weights of 0 (an output of 0), not a uniform average.
@@ -26,23 +28,23 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None, tra
         training: passed to `dropout`.
 
     Returns:
-        `(output, weights)`: `output` `(batch, query_len, num_heads, d_v)`, and the attention
+        `(output, weights)`: `output` `(batch, num_heads, query_len, d_v)`, and the attention
         weights `(batch, num_heads, query_len, key_len)` (before dropout), each row summing to 1
         over the keys it may see.
 
     Example:
-        >>> q = k = v = keras.random.normal((2, 5, 4, 8))   # batch 2, length 5, 4 heads of 8
+        >>> q = k = v = keras.random.normal((2, 4, 5, 8))   # batch 2, 4 heads, length 5, 8 dims
         >>> causal = np.tril(np.ones((5, 5), bool))        # (query_len, key_len)
         >>> output, weights = scaled_dot_product_attention(q, k, v, mask=causal)
         >>> output.shape, weights.shape
-        ((2, 5, 4, 8), (2, 4, 5, 5))
+        ((2, 4, 5, 8), (2, 4, 5, 5))
 
     References:
         Vaswani et al., 2017, "Attention Is All You Need", https://arxiv.org/abs/1706.03762
     """
     # Q / √d_k before the product: the same scores as (Q Kᵀ) / √d_k, on the smaller tensor.
     query = ops.multiply(query, ops.cast(1.0 / math.sqrt(query.shape[-1]), query.dtype))
-    scores = ops.einsum("bkhd,bqhd->bhqk", key, query)  # Q Kᵀ / √d_k, (batch, heads, q_len, k_len)
+    scores = ops.einsum("bhqd,bhkd->bhqk", query, key)  # Q Kᵀ / √d_k, (batch, heads, q_len, k_len)
     if mask is not None:
         mask = ops.expand_dims(ops.cast(mask, "bool"), -3)  # (batch, 1, q_len, k_len): every head
         scores = ops.where(mask, scores, _large_negative(scores.dtype))
@@ -50,7 +52,7 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None, tra
     if mask is not None:
         weights = ops.where(mask, weights, 0.0)  # a fully masked row: 0, not uniform
     dropped = weights if dropout is None else dropout(weights, training=training)
-    output = ops.einsum("bhqk,bkhd->bqhd", dropped, value)  # (batch, q_len, heads, d_v)
+    output = ops.einsum("bhqk,bhkd->bhqd", dropped, value)  # (batch, heads, q_len, d_v)
     return output, weights
 
 

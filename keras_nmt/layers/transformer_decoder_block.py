@@ -19,7 +19,7 @@ class TransformerDecoderBlock(keras.layers.Layer):
     padding keys of the target; cross-attention skips padding keys of the source.
 
     `step` reads one token per row (incremental decoding): its self-attention keys and values are
-    written into fixed-size caches `(batch, max_length, num_heads, head_dim)` at the row's
+    written into fixed-size caches `(batch, num_heads, max_length, head_dim)` at the row's
     position, and it attends to the cache positions written so far, so a sentence costs `n` steps
     each attending over the cache instead of rerunning the prefix. Cross-attention reads the
     memory's keys and values from `cross_attention_cache(memory)`, projected once per sentence.
@@ -153,7 +153,7 @@ class TransformerDecoderBlock(keras.layers.Layer):
         """Projects the memory `(batch, src_len, d_model)` once for all decoding steps.
 
         Returns:
-            `(cross_key, cross_value)`, each `(batch, src_len, num_heads, head_dim)`.
+            `(cross_key, cross_value)`, each `(batch, num_heads, src_len, head_dim)`.
         """
         return self.cross_attention.project_key_value(memory)
 
@@ -163,7 +163,7 @@ class TransformerDecoderBlock(keras.layers.Layer):
         Args:
             inputs: `(batch, 1, d_model)`, the tokens at positions `step`.
             step: int `(batch,)`: each row's position; rows may be at different positions.
-            key_cache, value_cache: `(batch, max_length, num_heads, head_dim)` self-attention keys
+            key_cache, value_cache: `(batch, num_heads, max_length, head_dim)` self-attention keys
                 and values of positions `< step` (what is after is never read).
             cross_key, cross_value: `cross_attention_cache(memory)`.
             memory_mask: optional bool `(batch, src_len)`, True on real source tokens.
@@ -174,7 +174,7 @@ class TransformerDecoderBlock(keras.layers.Layer):
         """
         x = inputs
         step = ops.reshape(ops.cast(step, "int32"), (-1, 1))  # (batch, 1)
-        seen = ops.arange(ops.shape(key_cache)[1], dtype="int32")[None, :] <= step
+        seen = ops.arange(ops.shape(key_cache)[2], dtype="int32")[None, :] <= step
         h = self._before(self.self_attention_norm, x)
         h, key_cache, value_cache = self.self_attention(
             h,

@@ -33,11 +33,11 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
 
     - `encode(encoder_tokens)` -> memory: `"encoder_output"` `(batch, src_len, d_model)`,
       `"source_mask"` `(batch, src_len)` bool, and per decoder layer `i` the cross-attention keys
-      and values `"cross_key_{i}"`, `"cross_value_{i}"` `(batch, src_len, num_heads, head_dim)`,
+      and values `"cross_key_{i}"`, `"cross_value_{i}"` `(batch, num_heads, src_len, head_dim)`,
       projected once per sentence.
     - `initial_state(memory, max_length)` -> state: `"step"` `(batch,)` int32 (zeros) and per
       decoder layer zero self-attention caches `"key_cache_{i}"`, `"value_cache_{i}"`
-      `(batch, max_length, num_heads, head_dim)`.
+      `(batch, num_heads, max_length, head_dim)`.
     - `decode_step(token (batch,), state, memory)` -> `(logits (batch, target_vocab_size) float32,
       state, attention (batch, src_len))`: the token at position `state["step"]` is written into
       the caches and attends to positions `<= step`; `attention` is the last decoder layer's
@@ -268,7 +268,7 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
         encoder_output, source_mask = self._encode(encoder_tokens, training=False)
         memory = {"encoder_output": encoder_output, "source_mask": source_mask}
         for i, block in enumerate(self.decoder_blocks):
-            # (batch, src_len, num_heads, head_dim) each
+            # (batch, num_heads, src_len, head_dim) each
             memory[f"cross_key_{i}"], memory[f"cross_value_{i}"] = block.cross_attention_cache(
                 encoder_output
             )
@@ -290,7 +290,7 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
             raise ValueError(f"max_length={max_length} exceeds the model's {self.max_length}")
         batch = ops.shape(memory["source_mask"])[0]
         head_dim = self.d_model // self.num_heads
-        zeros = ops.zeros((batch, max_length, self.num_heads, head_dim), dtype=self.compute_dtype)
+        zeros = ops.zeros((batch, self.num_heads, max_length, head_dim), dtype=self.compute_dtype)
         state = {"step": ops.zeros((batch,), dtype="int32")}
         for i in range(self.num_layers):
             state[f"key_cache_{i}"] = zeros

@@ -102,11 +102,11 @@ CASES = {
                 input_data={
                     "query": floats(BATCH, 1, 8),
                     "value": floats(BATCH, 1, 8),
-                    "key_cache": floats(BATCH, 5, 2, 4),
-                    "value_cache": floats(BATCH, 5, 2, 4),
+                    "key_cache": floats(BATCH, 2, 5, 4),  # (batch, heads, positions, key_dim)
+                    "value_cache": floats(BATCH, 2, 5, 4),
                     "cache_update_index": np.array([0, 3], dtype="int32"),
                 },
-                expected_output_shape=((BATCH, 1, 8), (BATCH, 5, 2, 4), (BATCH, 5, 2, 4)),
+                expected_output_shape=((BATCH, 1, 8), (BATCH, 2, 5, 4), (BATCH, 2, 5, 4)),
                 expected_num_trainable_weights=8,
             ),
         ),

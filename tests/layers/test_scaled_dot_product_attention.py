@@ -10,29 +10,29 @@ from keras_nmt.layers.scaled_dot_product_attention import scaled_dot_product_att
 
 def _reference(query, key, value, mask):
     """softmax(Q Kᵀ / √d_k) V head by head, in NumPy, from the paper, not from the function."""
-    batch, query_len, heads, d_k = query.shape
-    key_len = key.shape[1]
+    batch, heads, query_len, d_k = query.shape
+    key_len = key.shape[2]
     mask = np.broadcast_to(
         np.ones((query_len, key_len), bool) if mask is None else mask, (batch, query_len, key_len)
     )
-    output = np.zeros((batch, query_len, heads, value.shape[-1]))
+    output = np.zeros((batch, heads, query_len, value.shape[-1]))
     weights = np.zeros((batch, heads, query_len, key_len))
     for b in range(batch):
         for h in range(heads):
-            q, k, v = query[b, :, h], key[b, :, h], value[b, :, h]  # (len, d)
+            q, k, v = query[b, h], key[b, h], value[b, h]  # (len, d)
             scores = q @ k.T / np.sqrt(d_k)  # (query_len, key_len)
             scores = np.where(mask[b], scores, -np.inf)
             exp = np.exp(scores - scores.max(axis=-1, keepdims=True))
             weights[b, h] = exp / exp.sum(axis=-1, keepdims=True)
-            output[b, :, h] = weights[b, h] @ v
+            output[b, h] = weights[b, h] @ v
     return output, weights
 
 
 def _qkv(batch, query_len, key_len, heads, d_k, d_v, seed=0):
     rng = np.random.default_rng(seed)
-    query = rng.normal(size=(batch, query_len, heads, d_k)).astype("float32")
-    key = rng.normal(size=(batch, key_len, heads, d_k)).astype("float32")
-    value = rng.normal(size=(batch, key_len, heads, d_v)).astype("float32")
+    query = rng.normal(size=(batch, heads, query_len, d_k)).astype("float32")
+    key = rng.normal(size=(batch, heads, key_len, d_k)).astype("float32")
+    value = rng.normal(size=(batch, heads, key_len, d_v)).astype("float32")
     return query, key, value
 
 
@@ -63,7 +63,7 @@ def test_matches_numpy_reference(shape, mask_kind):
     output, weights = ops.convert_to_numpy(output), ops.convert_to_numpy(weights)
     expected_output, expected_weights = _reference(query, key, value, mask)
 
-    assert output.shape == (batch, query_len, heads, d_v)
+    assert output.shape == (batch, heads, query_len, d_v)
     assert weights.shape == (batch, heads, query_len, key_len)
     np.testing.assert_allclose(weights, expected_weights, atol=1e-6)
     np.testing.assert_allclose(output, expected_output, atol=1e-5)
@@ -78,10 +78,10 @@ def test_scaling_by_the_square_root_of_the_depth():
     # against 0 for an orthogonal key, so the weights are softmax([4, 0]).
     query = np.zeros((1, 1, 1, 16), "float32")
     query[..., 0] = 4.0
-    key = np.zeros((1, 2, 1, 16), "float32")
+    key = np.zeros((1, 1, 2, 16), "float32")
     key[0, 0, 0, 0] = 4.0
-    key[0, 1, 0, 1] = 4.0
-    value = np.array([[[[1.0]], [[0.0]]]], "float32")  # (1, 2, 1, 1)
+    key[0, 0, 1, 1] = 4.0
+    value = np.array([[[[1.0], [0.0]]]], "float32")  # (1, 1, 2, 1)
     output, weights = scaled_dot_product_attention(query, key, value)
     expected = np.exp(4.0) / (np.exp(4.0) + 1.0)
     np.testing.assert_allclose(
@@ -95,28 +95,26 @@ def test_a_fully_masked_query_gets_zero_weights():
     mask = np.array([[[1, 1, 0], [0, 0, 0]]], bool)  # query 1 may see nothing
     output, weights = scaled_dot_product_attention(query, key, value, mask=mask)
     assert not ops.convert_to_numpy(weights)[:, :, 1].any()
-    assert not ops.convert_to_numpy(output)[:, 1].any()
-    expected_output, _ = _reference(query[:, :1], key, value, mask[:, :1])
-    np.testing.assert_allclose(ops.convert_to_numpy(output)[:, :1], expected_output, atol=1e-5)
+    assert not ops.convert_to_numpy(output)[:, :, 1].any()
+    expected_output, _ = _reference(query[:, :, :1], key, value, mask[:, :1])
+    np.testing.assert_allclose(ops.convert_to_numpy(output)[:, :, :1], expected_output, atol=1e-5)
 
 
 def test_dropout_acts_on_the_weights_in_training_only():
     query, key, _ = _qkv(2, 3, 5, 2, 4, 4)
     # One-hot values: each output row is then the (dropped-out) weight row itself.
-    value = np.broadcast_to(np.eye(5, dtype="float32")[None, :, None, :], (2, 5, 2, 5))
+    value = np.broadcast_to(np.eye(5, dtype="float32")[None, None], (2, 2, 5, 5))
     dropout = keras.layers.Dropout(0.5, seed=0)
     _, expected_weights = _reference(query, key, value, None)
     output, _ = scaled_dot_product_attention(query, key, value, dropout=dropout)
-    np.testing.assert_allclose(
-        ops.convert_to_numpy(output), expected_weights.transpose(0, 2, 1, 3), atol=1e-6
-    )
+    np.testing.assert_allclose(ops.convert_to_numpy(output), expected_weights, atol=1e-6)
     output, weights = scaled_dot_product_attention(
         query, key, value, dropout=dropout, training=True
     )
     # The weights returned are those before dropout; the values are averaged with each weight
     # either dropped (0) or kept and scaled by 1 / (1 - rate) = 2.
     np.testing.assert_allclose(ops.convert_to_numpy(weights), expected_weights, atol=1e-6)
-    dropped = ops.convert_to_numpy(output).transpose(0, 2, 1, 3)  # (batch, heads, q_len, k_len)
+    dropped = ops.convert_to_numpy(output)  # (batch, heads, q_len, k_len)
     zero = dropped == 0.0
     assert 0 < zero.sum() < zero.size
     np.testing.assert_allclose(dropped[~zero], 2 * expected_weights[~zero], rtol=1e-5)

@@ -68,17 +68,17 @@ def test_decoder_block_cached_steps_equal_full_recompute(pre_norm):
     full_keys, _ = block.self_attention.project_key_value(
         block.self_attention_norm(x) if pre_norm else x
     )
-    assert tuple(full_keys.shape) == (batch, tgt_len, HEADS, D_MODEL // HEADS)
+    assert tuple(full_keys.shape) == (batch, HEADS, tgt_len, D_MODEL // HEADS)
 
     cross_key, cross_value = block.cross_attention_cache(memory)
-    key_cache = value_cache = ops.zeros((batch, max_length, HEADS, D_MODEL // HEADS))
+    key_cache = value_cache = ops.zeros((batch, HEADS, max_length, D_MODEL // HEADS))
     for t in range(tgt_len):
         step = np.full((batch,), t, "int32")
         y, heads, key_cache, value_cache = block.step(
             x[:, t : t + 1], step, key_cache, value_cache, cross_key, cross_value, memory_mask
         )
         attention = ops.mean(heads, axis=1)  # (batch, 1, src_len)
-        assert tuple(key_cache.shape) == (batch, max_length, HEADS, D_MODEL // HEADS)
+        assert tuple(key_cache.shape) == (batch, HEADS, max_length, D_MODEL // HEADS)
         if t > 0:  # (a one-token prefix is `full[:, 0]`, checked below)
             prefix = block(x[:, : t + 1], memory, memory_mask=memory_mask)
             np.testing.assert_allclose(numpy(y)[:, 0], numpy(prefix)[:, t], atol=1e-5)
@@ -87,8 +87,9 @@ def test_decoder_block_cached_steps_equal_full_recompute(pre_norm):
         np.testing.assert_allclose(numpy(heads).mean(axis=1), numpy(attention), atol=1e-6)
         # The cache holds the keys of positions 0..t and zeros after.
         cached = numpy(key_cache)
-        np.testing.assert_allclose(cached[:, : t + 1], numpy(full_keys)[:, : t + 1], atol=1e-5)
-        assert not numpy(key_cache)[:, t + 1 :].any()
+        np.testing.assert_allclose(cached[:, :, : t + 1], numpy(full_keys)[:, :, : t + 1],
+                                   atol=1e-5)
+        assert not cached[:, :, t + 1 :].any()
     # Cross-attention weights: rows sum to 1 and padded source positions get none.
     attention = numpy(full_attention)
     np.testing.assert_allclose(attention.sum(-1), 1.0, atol=1e-5)
@@ -120,7 +121,7 @@ def test_cache_rows_write_at_their_own_step():
     mha = CachedMultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
     query = random_hidden(2, 1)
     mha.build(query.shape, query.shape)
-    cache = ops.zeros((2, 5, HEADS, D_MODEL // HEADS))
+    cache = ops.zeros((2, HEADS, 5, D_MODEL // HEADS))
     step = np.array([1, 3], "int32")
     seen = np.arange(5)[None, None, :] <= step[:, None, None]  # (2, 1, 5)
     _, key_cache, value_cache = mha(
@@ -133,9 +134,9 @@ def test_cache_rows_write_at_their_own_step():
     )
     new_key, new_value = mha.project_key_value(query)
     key_cache, value_cache = numpy(key_cache), numpy(value_cache)
-    np.testing.assert_allclose(key_cache[0, 1], numpy(new_key)[0, 0], atol=1e-6)
-    np.testing.assert_allclose(value_cache[1, 3], numpy(new_value)[1, 0], atol=1e-6)
-    written = np.abs(key_cache).sum(axis=(2, 3)) > 0
+    np.testing.assert_allclose(key_cache[0, :, 1], numpy(new_key)[0, :, 0], atol=1e-6)
+    np.testing.assert_allclose(value_cache[1, :, 3], numpy(new_value)[1, :, 0], atol=1e-6)
+    written = np.abs(key_cache).sum(axis=(1, 3)) > 0
     np.testing.assert_array_equal(written, [[0, 1, 0, 0, 0], [0, 0, 0, 1, 0]])
 
 
@@ -148,11 +149,11 @@ def test_a_cached_step_attends_over_the_written_positions_whatever_the_cache_siz
     query = random_hidden(2, 1)
     mha.build(query.shape, query.shape)
     step = np.array([1, 3], "int32")
-    written = RNG.normal(size=(2, 4, HEADS, D_MODEL // HEADS)).astype("float32")
+    written = RNG.normal(size=(2, HEADS, 4, D_MODEL // HEADS)).astype("float32")
     outputs = []
     for size in (5, 40):
-        noise = RNG.normal(size=(2, size - 4, HEADS, D_MODEL // HEADS)).astype("float32")
-        cache = np.concatenate([written, noise], axis=1)
+        noise = RNG.normal(size=(2, HEADS, size - 4, D_MODEL // HEADS)).astype("float32")
+        cache = np.concatenate([written, noise], axis=2)
         seen = np.arange(size)[None, None, :] <= step[:, None, None]  # (2, 1, size)
         output, scores, _, _ = mha(query, query, attention_mask=seen, key_cache=cache,
                                    value_cache=cache, cache_update_index=step,

@@ -128,7 +128,7 @@ def test_decode_step_unrolled_reproduces_training_logits(twins, which):
     caches = {f"{kind}_cache_{i}" for kind in ("key", "value") for i in range(2)}
     assert set(state) == {"step"} | caches
     np.testing.assert_array_equal(numpy(state["step"]), [7, 7, 7])
-    assert tuple(state["key_cache_1"].shape) == (3, 9, 2, head_dim)
+    assert tuple(state["key_cache_1"].shape) == (3, 2, 9, head_dim)  # (batch, heads, steps, dim)
     # Attention: (batch, src_len) distributions, nothing on source padding.
     assert attention.shape == (3, 7, 6)
     np.testing.assert_allclose(attention.sum(-1), 1.0, atol=1e-5)
