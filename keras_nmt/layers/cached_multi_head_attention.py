@@ -29,11 +29,11 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
       `(batch, num_heads, max_length, key_dim)` at position `cache_update_index[b]` of each row
       (a scatter of one slot per row and head, so rows may sit at different steps). The caches
       never change shape, so a decoding `while_loop` can carry them; the caller masks the
-      positions not yet written. Under TensorFlow the query attends over the positions up to the largest
-      `cache_update_index` only, rounded up to a multiple of `ATTENDED_MULTIPLE` (the rest are
-      masked for every row, and weigh exactly 0), so a step costs what has been decoded, not
-      the cache's size; `jax.jit` needs static shapes, so under JAX it attends over the whole
-      cache.
+      positions not yet written. Under TensorFlow the query attends over the positions up to the
+      largest `cache_update_index` only, rounded up to a multiple of `ATTENDED_MULTIPLE` (the
+      rest are masked for every row, and weigh exactly 0), so a step costs what has been
+      decoded, not the cache's size; `jax.jit` needs static shapes, so under JAX it attends over
+      the whole cache.
 
     Call arguments:
         query: `(batch, query_len, dim)`.
@@ -116,8 +116,8 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         attention_output, scores = scaled_dot_product_attention(
             query, *attended, dropout=self._dropout_layer, training=training
         )
-        # (batch, query_len, dim)
-        attention_output = _project(self._output_dense, ops.transpose(attention_output, (0, 2, 1, 3)))
+        attention_output = ops.transpose(attention_output, (0, 2, 1, 3))  # (batch, q_len, heads, d)
+        attention_output = _project(self._output_dense, attention_output)  # (batch, query_len, dim)
         outputs = (attention_output,)
         if return_attention_scores:
             outputs += (scores,)
