@@ -10,8 +10,9 @@ translates every sentence sent (`translatedText`, a list of as many strings).
 Input (JSON on stdin): `{"host", "port", "source", "target", "requests": [[[str]]] (per client,
 its requests, each a list of sentences), "max_seconds", "server_pid"}`. Output (one JSON line
 on stdout): `{"latencies": [s per request], "sentences", "errors", "seconds" (wall time of all
-the requests), "client_cpu_seconds" (this process's), "memory_mb" (the server's resident memory
-after half the requests)}`. Imports no TensorFlow.
+the requests), "client_cpu_seconds" (this process's), "server_cpu_seconds" (the server's over
+the same time, when `server_pid` is given), "memory_mb" (the server's resident memory after half
+the requests)}`. Imports no TensorFlow.
 
 Example:
     $ echo '{"host": "127.0.0.1", "port": 5000, ...}' | python -m keras_nmt.benchmarks.load_clients
@@ -19,6 +20,7 @@ Example:
 
 import asyncio
 import json
+import os
 import re
 import sys
 import time
@@ -29,6 +31,14 @@ def resident_mb(pid):
     """A process's resident memory (VmRSS) in MiB (Linux)."""
     status = Path(f"/proc/{pid}/status").read_text()
     return int(re.search(r"VmRSS:\s+(\d+) kB", status)[1]) / 1024
+
+
+def cpu_seconds(pid):
+    """The CPU time (user + system) a process has used so far, in seconds (Linux)."""
+    # The fields after the command name, which is in parentheses and may hold spaces.
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    utime, stime = int(fields[11]), int(fields[12])  # fields 14 and 15 of proc(5)
+    return (utime + stime) / os.sysconf("SC_CLK_TCK")
 
 
 class _Connection:
@@ -87,11 +97,15 @@ async def run_clients(host, port, source, target, requests, max_seconds, server_
                 memory["after half the requests"] = resident_mb(server_pid)
         connection.close()
 
+    server_cpu = None if server_pid is None else cpu_seconds(server_pid)
     cpu, start = time.process_time(), time.perf_counter()
     await asyncio.gather(*(client(texts) for texts in requests))
     seconds = time.perf_counter() - start
-    return {"latencies": latencies, **counts, "seconds": seconds,
-            "client_cpu_seconds": time.process_time() - cpu, "memory_mb": memory}
+    measured = {"latencies": latencies, **counts, "seconds": seconds,
+                "client_cpu_seconds": time.process_time() - cpu, "memory_mb": memory}
+    if server_pid is not None:
+        measured["server_cpu_seconds"] = cpu_seconds(server_pid) - server_cpu
+    return measured
 
 
 def main():

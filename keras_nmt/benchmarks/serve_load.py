@@ -17,8 +17,9 @@ For each model (a run folder, its CTranslate2 export...), in one run:
    their own (`load_clients`: asyncio, no TensorFlow). It reports sentences/s over the wall
    time, p50/p99 request latency, errors (any answer but a 200 translating every sentence
    sent), the server's resident memory (VmRSS) after warm-up, after the first half of the
-   requests and at the end, the batch sizes the server formed (`GET /health`), and the CPU the
-   clients used (a share of one core: what they took from the server on a shared machine).
+   requests and at the end, the batch sizes the server formed (`GET /health`), the CPU the
+   clients used (a share of one core: what they took from the server on a shared machine), and
+   the CPU the server used, in cores of the machine's (what is left of them waited idle).
 
 Bounded: at most `clients * requests` requests and `max_seconds` per model (clients stop
 sending after it). Run as a script (results as a Markdown table, also written with
@@ -160,6 +161,7 @@ def load(path, pair, batches, max_seconds, serve_args=()):
         "p50_ms": 1000 * latencies[len(latencies) // 2],
         "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
         "client_cpu_seconds": measured["client_cpu_seconds"],
+        "server_cpu_seconds": measured["server_cpu_seconds"],
         "memory_mb": memory, "mean_batch": counters["mean_batch_size"],
         "largest_batch": counters["largest_batch"],
     }
@@ -225,6 +227,7 @@ def main(argv=None):
     from keras_nmt.inference.batch_translator import configure_decoding_threads  # noqa: PLC0415
 
     workers = configure_decoding_threads()  # as `keras-nmt serve` does: its workers
+    machine = describe_machine()
     rows = []
     for path in args.models:
         try:  # a folder that is no model fails offline; a flag the server refuses, in load
@@ -242,6 +245,7 @@ def main(argv=None):
             " / ".join(f"{value:.0f}" for value in memory.values()),
             f"{served['mean_batch']:.1f} ({served['largest_batch']})",
             f"{served['client_cpu_seconds'] / served['seconds']:.0%}",
+            f"{served['server_cpu_seconds'] / served['seconds']:.2f} of {machine['cpu_count']}",
         ])
         print(json.dumps({"model": path, "offline_sentences_per_second": offline,
                           "offline_as_served_sentences_per_second": as_served, **served}),
@@ -250,9 +254,9 @@ def main(argv=None):
         ["model", "requests", "errors", "served sent/s", "offline sent/s", "served/offline",
          "offline as served sent/s", "served/as served",
          "p50 ms", "p99 ms", "RSS MiB (warm / half / end)", "mean batch (largest)",
-         "clients' CPU"], rows)
+         "clients' CPU", "server's CPU (cores)"], rows)
     flags = f"The server's extra flags: {shlex.join(args.serve_args) or 'none (its defaults)'}"
-    text = f"{machine_summary(describe_machine())}\n\n{flags}\n\n{table}\n"
+    text = f"{machine_summary(machine)}\n\n{flags}\n\n{table}\n"
     print(text)
     if args.output:
         with atomic_path(args.output) as temporary:

@@ -1,13 +1,16 @@
 """The serving load benchmark's offline references, without a server or a model."""
 
 import json
+import os
 import subprocess
 import sys
+import time
 
 import pytest
 
 import keras_nmt.inference
 from keras_nmt.benchmarks import serve_load
+from keras_nmt.benchmarks.load_clients import cpu_seconds
 
 
 def test_requests_in_the_order_rounds_of_clients_send_them():
@@ -52,6 +55,17 @@ def test_offline_sorted_and_as_served_translate_the_same_sentences(monkeypatch, 
               for i in range(0, len(texts), 32)]
     assert timed == [whole, *chunks, *chunks, whole]
     assert len(chunks[-1][0]) < 32
+
+
+def test_a_process_cpu_time_is_read_as_the_process_itself_counts_it():
+    # What the benchmark reads of the server (/proc/PID/stat, in clock ticks), checked on this
+    # process against its own count, over a third of a second of work.
+    before, own_before = cpu_seconds(os.getpid()), time.process_time()
+    while time.process_time() - own_before < 0.3:
+        sum(range(10_000))
+    used, own = cpu_seconds(os.getpid()) - before, time.process_time() - own_before
+    assert own >= 0.3
+    assert abs(used - own) <= 0.03  # a few ticks of 10 ms
 
 
 def test_help_imports_no_tensorflow():

@@ -86,8 +86,11 @@ def test_the_load_clients_count_requests_sentences_and_errors(server):
     """The load benchmark's clients (keep-alive HTTP/1.1 over asyncio) against the server."""
     host, port = server.url.removeprefix("http://").rstrip("/").split(":")
     requests = [[[SOURCES[0]], SOURCES[:3]], [SOURCES[1:3]]]  # 2 clients, 3 requests
-    measured = asyncio.run(run_clients(host, int(port), "es", "en", requests, 300))
+    measured = asyncio.run(run_clients(host, int(port), "es", "en", requests, 300,
+                                       server_pid=server.process.pid))
     assert (len(measured["latencies"]), measured["sentences"], measured["errors"]) == (3, 6, 0)
+    assert measured["server_cpu_seconds"] > 0  # it translated 6 sentences meanwhile
+    assert measured["memory_mb"]["after half the requests"] > 100  # TensorFlow alone is more
     # A pair the server does not serve: every answer is a 400, counted as an error.
     refused = asyncio.run(run_clients(host, int(port), "de", "en", requests, 300))
     assert (len(refused["latencies"]), refused["sentences"], refused["errors"]) == (3, 6, 3)
