@@ -168,6 +168,35 @@ def swallowed():
     return None if signum is None else _interruption(signum)
 
 
+def run(function, debug=False, status=lambda result: result or 0):
+    """Calls `function()` between `install` and `restore`, a signal ending it in one line.
+
+    Args:
+        function: the work, called with no arguments.
+        debug: also print the traceback of an interruption.
+        status: the exit status `function`'s result means (0: it succeeded).
+
+    Returns:
+        `function`'s result; for a Ctrl-C or SIGTERM, its exit status (130 / 143) once its line
+        is printed (`report`), also when a library swallowed it and `function` went on to
+        succeed. Any other exception passes through.
+
+    Example:
+        >>> sys.exit(run(lambda: main(argv)) or 0)   # doctest: +SKIP
+    """
+    previous = install()
+    try:
+        result = function()
+        signal_swallowed = swallowed()
+        if signal_swallowed is not None and status(result) == 0:
+            return report(signal_swallowed, debug)
+        return result
+    except KeyboardInterrupt as error:
+        return report(error, debug)
+    finally:
+        restore(previous)
+
+
 def exit_now(exit_status):
     """Exits with `exit_status` without the interpreter's shutdown, its outcome said.
 

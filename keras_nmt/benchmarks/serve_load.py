@@ -267,15 +267,7 @@ def run(argv=None):
     """`main` with Ctrl-C and SIGTERM as one line and exit status 130 / 143, as every
     `keras-nmt` command has them (`keras_nmt.interruption`): the servers it started are
     stopped and no table is half-written."""
-    previous = interruption.install()
-    try:
-        main(argv)
-        swallowed = interruption.swallowed()  # a library swallowed it, and the run went on
-        return 0 if swallowed is None else interruption.report(swallowed)
-    except KeyboardInterrupt as error:
-        return interruption.report(error)
-    finally:
-        interruption.restore(previous)
+    return interruption.run(partial(main, argv)) or 0
 
 
 if __name__ == "__main__":

@@ -102,26 +102,21 @@ def command(main):
     def wrapper(argv=None, prog=None):
         arguments = sys.argv[1:] if argv is None else list(argv)
         debug = "--debug" in arguments
-        previous = interruption.install()
-        try:
-            result = main(argv, prog=prog) if prog else main(argv)
-            swallowed = interruption.swallowed()
-            if swallowed is not None and exit_status(result) == 0:
-                return interruption.report(swallowed)
-            return result
-        except KeyboardInterrupt as error:
-            return interruption.report(error, debug)
-        except BrokenPipeError:
-            return _reader_gone()
-        except Exception as error:
-            swallowed = interruption.swallowed()
-            if swallowed is not None:  # a library turned the signal into its own error
-                return interruption.report(swallowed, debug)
-            if not isinstance(error, USER_ERRORS) and not _out_of_space(error):
-                raise
-            return _report_error(error, debug)
-        finally:
-            interruption.restore(previous)
+
+        def attempt():
+            try:
+                return main(argv, prog=prog) if prog else main(argv)
+            except BrokenPipeError:
+                return _reader_gone()
+            except Exception as error:
+                swallowed = interruption.swallowed()
+                if swallowed is not None:  # a library turned the signal into its own error
+                    return interruption.report(swallowed, debug)
+                if not isinstance(error, USER_ERRORS) and not _out_of_space(error):
+                    raise
+                return _report_error(error, debug)
+
+        return interruption.run(attempt, debug, status=exit_status)
 
     return wrapper
 

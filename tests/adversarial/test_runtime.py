@@ -222,6 +222,24 @@ def test_a_signal_ends_the_command_whatever_a_library_does_with_it(function, sta
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
 
 
+def test_interruption_run_is_the_commands_wrapper_for_any_function(capsys):
+    # What the load benchmark (not a `keras-nmt` command) runs under: a result passes through;
+    # a swallowed signal turns a success into the signal's status, not a failure's own.
+    def swallowing(result):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.1)
+        except KeyboardInterrupt:
+            pass
+        return result
+
+    assert interruption.run(lambda: "done") == "done"
+    assert interruption.run(lambda: swallowing(None)) == 130
+    assert interruption.run(lambda: swallowing(1)) == 1
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == ["interrupted: nothing was left half-written"], err
+
+
 # --- Signals, real processes -----------------------------------------------------------------
 
 def start(*argv, module="keras_nmt"):
