@@ -93,8 +93,9 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         else:
             new_key, new_value = self.project_key_value(key, value)  # (batch, heads, 1, key_dim)
             index = ops.reshape(ops.cast(cache_update_index, "int32"), (-1,))  # (batch,)
-            # [row, head, position] of each row's new slot in each head, flat: a scatter writes
-            # those slots only, where a one-hot select read and wrote the whole cache every step.
+            # [row, head, position] of each row's new slot in each head, flat. A scatter, not a
+            # one-hot select that reads the whole cache; TensorFlow still copies the cache first,
+            # since the attention reads it too (it writes in place only for a single reader).
             rows, heads = ops.shape(index)[0], self._num_heads
             slot = ops.stack([
                 ops.repeat(ops.arange(rows, dtype="int32"), heads),
