@@ -14,10 +14,12 @@ class DecodingModel(Protocol):
     below are checked by ``tests/decoding/test_decoding_model.py`` on every model.
 
     Tensors are batch-major throughout: beam search tiles ``memory`` and reorders ``state`` with
-    ``keras.ops.take(x, indices, axis=0)`` on every leaf. The state's shapes never change from
-    step to step, so each strategy is one ``keras.ops.while_loop``. A model may also have a
-    python int ``max_length`` (a Transformer's positions): decoding then never asks for more
-    (see ``within_model_limit``).
+    ``keras.ops.take(x, indices, axis=0)`` on every leaf. The state's shapes do not change from
+    step to step, so each strategy is one ``keras.ops.while_loop``, except along a dimension
+    TensorFlow did not know while tracing (a loop accepts any size there): a Transformer's
+    self-attention caches, sized by a tensor, start small and double when full. A model may
+    also have a python int ``max_length`` (a Transformer's positions): decoding then never asks
+    for more (see ``within_model_limit``).
 
     Attributes:
         has_attention: python bool, read at trace time: whether ``decode_step`` returns
@@ -47,7 +49,8 @@ class DecodingModel(Protocol):
 
         Args:
             memory: the dict from ``encode`` (possibly tiled along the batch axis).
-            max_length: python int, the most decoding steps; sizes fixed caches.
+            max_length: python int, or int32 scalar tensor (the batch's longest limit): the
+                most decoding steps; sizes caches (fixed for an int).
 
         Returns:
             A nested structure (dicts, lists) of batch-major tensors.

@@ -1,4 +1,5 @@
-"""`keras.layers.MultiHeadAttention` with explicit masks and fixed-size key/value caches."""
+"""`keras.layers.MultiHeadAttention` with explicit masks and key/value caches: fixed-size within a
+call, grown between decoding steps where TensorFlow allows it (`zero_cache`, `grown_caches`)."""
 
 import keras
 from keras import ops
@@ -7,6 +8,9 @@ from keras_nmt.layers.scaled_dot_product_attention import scaled_dot_product_att
 
 # A decoding step attends over the written cache positions rounded up to a multiple of this.
 ATTENDED_MULTIPLE = 8
+# Positions a self-attention cache sized by a tensor starts with under TensorFlow (see
+# `zero_cache`); it doubles whenever a step needs more (`grown_caches`).
+FIRST_CACHE_LENGTH = 16
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
@@ -129,6 +133,71 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
     def compute_output_spec(self, *args, **kwargs):
         # MultiHeadAttention's version knows neither the caches nor the explicit-mask call: trace.
         return keras.Operation.compute_output_spec(self, *args, **kwargs)
+
+
+def zero_cache(batch, num_heads, max_length, key_dim, dtype):
+    """An empty self-attention cache `(batch, num_heads, positions, key_dim)` for `max_length`
+    decoding steps: all of them, or under TensorFlow at first fewer, which grow.
+
+    A python int `max_length` (a fixed shape: under JAX, or caches asked for at full size) gets
+    all its positions. A tensor under TensorFlow (the batch's own longest limit, a dynamic
+    shape in a traced function) gets at most `FIRST_CACHE_LENGTH`, and `grown_caches` doubles
+    the cache when a step needs more. Why: each step's scatter copies the whole cache (see
+    `call`) and beam search reorders it, so a cache sized by the batch's longest source made
+    every step of a short output pay for that source (docs/results/serving-load.md).
+
+    Args:
+        batch, num_heads, key_dim: the cache's other dimensions.
+        max_length: python int, or int32 scalar tensor: the most steps the cache must hold.
+        dtype: the cache's dtype.
+
+    Returns:
+        Zeros `(batch, num_heads, positions, key_dim)`.
+    """
+    full = (batch, num_heads, max_length, key_dim)
+    if isinstance(max_length, int) or keras.backend.backend() != "tensorflow":
+        return ops.zeros(full, dtype=dtype)
+    first = ops.minimum(max_length, FIRST_CACHE_LENGTH)
+    cache = ops.zeros((batch, num_heads, first, key_dim), dtype=dtype)
+    if isinstance(cache.shape[2], int) and not _eager(cache):
+        # TensorFlow worked the length out while tracing (a constant): a graph loop would keep
+        # it fixed, and a fixed cache cannot grow, so it gets every position.
+        return ops.zeros(full, dtype=dtype)
+    return cache
+
+
+def grown_caches(key_cache, value_cache, step):
+    """The caches `(batch, heads, positions, key_dim)`, doubled (zeros appended) if a row's `step`
+    is past their last position; unchanged otherwise.
+
+    Only caches that may change shape grow: under TensorFlow, eager ones and those of a length
+    unknown while tracing (a `while_loop` whose caches entered with an unknown length accepts
+    any). A length fixed in a graph (a python `max_length`, always the case under JAX) already
+    holds every step (`zero_cache`). Steps advance by one, so one doubling suffices.
+
+    Args:
+        key_cache, value_cache: from `zero_cache`, or grown.
+        step: int32 `(batch, 1)`, the positions this step writes.
+
+    Returns:
+        `(key_cache, value_cache)`.
+    """
+    length = ops.shape(key_cache)[2]
+    fixed = isinstance(length, int) and not _eager(key_cache)
+    if keras.backend.backend() != "tensorflow" or fixed:
+        return key_cache, value_cache
+    return ops.cond(
+        ops.max(step) >= length,
+        lambda: (ops.concatenate([key_cache, ops.zeros_like(key_cache)], axis=2),
+                 ops.concatenate([value_cache, ops.zeros_like(value_cache)], axis=2)),
+        lambda: (key_cache, value_cache),
+    )
+
+
+def _eager(tensor):
+    """Whether `tensor` holds values now (TensorFlow's eager tensors have `numpy`), rather than
+    standing for them in a function being traced."""
+    return hasattr(tensor, "numpy")
 
 
 def _heads(dense, x):

@@ -3,7 +3,7 @@
 import keras
 from keras import ops
 
-from keras_nmt.layers.cached_multi_head_attention import CachedMultiHeadAttention
+from keras_nmt.layers.cached_multi_head_attention import CachedMultiHeadAttention, grown_caches
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
@@ -19,9 +19,10 @@ class TransformerDecoderBlock(keras.layers.Layer):
     padding keys of the target; cross-attention skips padding keys of the source.
 
     `step` reads one token per row (incremental decoding): its self-attention keys and values are
-    written into fixed-size caches `(batch, num_heads, max_length, head_dim)` at the row's
-    position, and it attends to the cache positions written so far, so a sentence costs `n` steps
-    each attending over the cache instead of rerunning the prefix. Cross-attention reads the
+    written into caches `(batch, num_heads, cache_len, head_dim)` at the row's position (doubled
+    first when full, if their length may change: `grown_caches`), and it attends to the cache
+    positions written so far, so a sentence costs `n` steps each attending over the cache
+    instead of rerunning the prefix. Cross-attention reads the
     memory's keys and values from `cross_attention_cache(memory)`, projected once per sentence.
 
     Args:
@@ -163,17 +164,20 @@ class TransformerDecoderBlock(keras.layers.Layer):
         Args:
             inputs: `(batch, 1, d_model)`, the tokens at positions `step`.
             step: int `(batch,)`: each row's position; rows may be at different positions.
-            key_cache, value_cache: `(batch, num_heads, max_length, head_dim)` self-attention keys
-                and values of positions `< step` (what is after is never read).
+            key_cache, value_cache: `(batch, num_heads, cache_len, head_dim)` self-attention keys
+                and values of positions `< step` (what is after is never read); doubled first
+                when `step` is past their end and their length may change (`grown_caches`).
             cross_key, cross_value: `cross_attention_cache(memory)`.
             memory_mask: optional bool `(batch, src_len)`, True on real source tokens.
 
         Returns:
             `(outputs (batch, 1, d_model), scores (batch, num_heads, 1, src_len), key_cache,
-            value_cache)`: the caches hold this step's key and value at `step` too.
+            value_cache)`: the caches (perhaps grown) hold this step's key and value at `step`
+            too.
         """
         x = inputs
         step = ops.reshape(ops.cast(step, "int32"), (-1, 1))  # (batch, 1)
+        key_cache, value_cache = grown_caches(key_cache, value_cache, step)
         seen = ops.arange(ops.shape(key_cache)[2], dtype="int32")[None, :] <= step
         h = self._before(self.self_attention_norm, x)
         h, key_cache, value_cache = self.self_attention(

@@ -8,6 +8,7 @@ symbolic tensors, into a training model and two inference models that share its 
 import keras
 from keras import ops
 
+from keras_nmt.layers.cached_multi_head_attention import zero_cache
 from keras_nmt.layers.logits_bias import LogitsBias
 from keras_nmt.layers.positional_embedding import PositionalEmbedding
 from keras_nmt.layers.transformer_decoder_block import TransformerDecoderBlock
@@ -38,7 +39,9 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
       projected once per sentence.
     - `initial_state(memory, max_length)` -> state: `"step"` `(batch,)` int32 (zeros) and per
       decoder layer zero self-attention caches `"key_cache_{i}"`, `"value_cache_{i}"`
-      `(batch, num_heads, max_length, head_dim)`.
+      `(batch, num_heads, max_length, head_dim)`; under TensorFlow a tensor `max_length` starts
+      them at 16 positions at most, and `decode_step` doubles them when it needs more
+      (`zero_cache`, `grown_caches`).
     - `decode_step(token (batch,), state, memory)` -> `(logits (batch, target_vocab_size) float32,
       state, attention (batch, src_len))`: the token at position `state["step"]` is written into
       the caches and attends to positions `<= step`; `attention` is the last decoder layer's
@@ -303,7 +306,7 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
             raise ValueError(f"max_length={max_length} exceeds the model's {self.max_length}")
         batch = ops.shape(memory["source_mask"])[0]
         head_dim = self.d_model // self.num_heads
-        zeros = ops.zeros((batch, self.num_heads, max_length, head_dim), dtype=self.compute_dtype)
+        zeros = zero_cache(batch, self.num_heads, max_length, head_dim, self.compute_dtype)
         state = {"step": ops.zeros((batch,), dtype="int32")}
         for i in range(self.num_layers):
             state[f"key_cache_{i}"] = zeros

@@ -252,15 +252,28 @@ def post_norm_twins():
     return build_twins(**VARIANTS["post_norm"])
 
 
+@pytest.fixture(scope="module")
+def long_twins():
+    """Twins that can decode past two doublings of their first caches (16 -> 32 -> 64)."""
+    return build_twins(max_length=40)
+
+
 # One variant: the norms' placement, tied outputs or Marian's activation change no cache shape
 # (each variant's cached steps are checked against full recomputation above).
+# Long: limits 1.0 * (6, 3, 4) + 30, so the caches start at 16 positions and grow twice (an
+# untrained model rarely ends a sentence early: the lengths are checked to pass 32).
 @pytest.mark.tensorflow  # under JAX caches stay static (jax.jit needs concrete shapes)
 @pytest.mark.parametrize("which", ["functional", "subclassed"])
 @pytest.mark.parametrize("traced", [False, True])
-def test_caches_of_the_batchs_own_length_decode_as_full_size_ones(post_norm_twins, which, traced):
-    model = post_norm_twins[0] if which == "functional" else post_norm_twins[1]
+@pytest.mark.parametrize("long", [False, True])
+def test_caches_of_the_batchs_own_length_decode_as_full_size_ones(
+    post_norm_twins, long_twins, which, traced, long
+):
+    twins = long_twins if long else post_norm_twins
+    model = twins[0] if which == "functional" else twins[1]
     source = padded_batch()["encoder_tokens"]  # limits 1.0 * (6, 3, 4) + 2 < max_length 16
-    options = dict(max_length=16, max_length_a=1.0, max_length_b=2.0)
+    options = dict(max_length=40 if long else 16, max_length_a=1.0,
+                   max_length_b=30.0 if long else 2.0)
 
     def run(strategy, batch_cache, **more):
         def decode_ids(ids):
@@ -277,3 +290,46 @@ def test_caches_of_the_batchs_own_length_decode_as_full_size_ones(post_norm_twin
         np.testing.assert_array_equal(short[0], full[0])
         np.testing.assert_array_equal(short[1], full[1])
         np.testing.assert_allclose(short[2], full[2], atol=1e-5)
+        if long:
+            assert short[1].max() > 32, short[1]
+
+
+@pytest.mark.tensorflow  # under JAX caches stay static (jax.jit needs concrete shapes)
+@pytest.mark.parametrize("which", ["functional", "subclassed"])
+@pytest.mark.parametrize("traced", [False, True])
+def test_caches_sized_by_a_tensor_start_at_16_positions_and_double_when_full(
+    long_twins, which, traced
+):
+    model = long_twins[0] if which == "functional" else long_twins[1]
+    source = padded_batch()["encoder_tokens"]
+
+    # Eager: 34 steps from step 0. Traced: 4 steps from step 14 (tracing each step costs
+    # seconds), across the first doubling.
+    first, steps = (14, 4) if traced else (0, 34)
+
+    def cache_lengths(ids):  # the cache length at the start and after each step
+        memory = model.encode(ids)
+        # 40, but from the data, as the batch's longest limit is (not a constant of the graph)
+        state = model.initial_state(memory, ops.max(ids) * 0 + 40)
+        state["step"] = state["step"] + first
+        lengths = [ops.shape(state["key_cache_0"])[2]]
+        token = ops.full((ops.shape(ids)[0],), START, dtype="int32")
+        for _ in range(steps):
+            _, state, _ = model.decode_step(token, state, memory)
+            lengths.append(ops.shape(state["value_cache_1"])[2])
+        return ops.stack(lengths)
+
+    if traced:
+        cache_lengths = tf.function(cache_lengths, autograph=False, input_signature=[
+            tf.TensorSpec([None, None], tf.int32)])
+    lengths = numpy(cache_lengths(tf.constant(source))).tolist()
+    # Step s writes position s: 16 positions before the steps and after steps 0-15, 32 after
+    # steps 16-31, then 64.
+    expected = [16] * 17 + [32] * 16 + [64] * 2
+    assert lengths == expected[first:first + steps + 1]
+    full = model.initial_state(model.encode(source), 40)  # a python length: all of it, fixed
+    assert ops.shape(full["key_cache_0"])[2] == 40
+    # A length TensorFlow knows while tracing would stay fixed in a graph loop: all of it too.
+    known = tf.function(lambda ids: model.initial_state(model.encode(ids), tf.constant(40)))
+    assert known.get_concrete_function(tf.TensorSpec([None, None], tf.int32)).structured_outputs[
+        "key_cache_0"].shape[2] == 40
