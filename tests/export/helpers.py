@@ -33,10 +33,11 @@ def make_model(name="lstm", api="functional", seed=0):
     return model, source, target
 
 
-def make_translator(name="lstm", api="functional", **options):
-    model, source, target = make_model(name, api)
+def make_translator(name="lstm", api="functional", max_target_length=12, seed=0, **options):
+    model, source, target = make_model(name, api, seed)
     options = {"max_beam_size": 2, **options}
-    return Translator(model, source, target, max_source_length=20, max_target_length=12, **options)
+    return Translator(model, source, target, max_source_length=20,
+                      max_target_length=max_target_length, **options)
 
 
 def make_run_directory(path, name="lstm", api="functional"):
