@@ -22,8 +22,8 @@ class TransformerDecoderBlock(keras.layers.Layer):
     written into caches `(batch, num_heads, cache_len, head_dim)` at the row's position (doubled
     first when full, if their length may change: `grown_caches`), and it attends to the cache
     positions written so far, so a sentence costs `n` steps each attending over the cache
-    instead of rerunning the prefix. Cross-attention reads the
-    memory's keys and values from `cross_attention_cache(memory)`, projected once per sentence.
+    instead of rerunning the prefix. Cross-attention reads the memory's keys and values from
+    `cross_attention_cache(memory)`, projected once per sentence.
 
     Args:
         d_model: model width.
