@@ -29,19 +29,18 @@ import contextlib
 import dataclasses
 import functools
 import hmac
-import json
 import math
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from keras_nmt.decoding import GREEDY, STRATEGIES
 from keras_nmt.serve.batcher import Batcher, QueueFull
+from keras_nmt.serve.json_routes import JsonRoute, JsonRoutes, RequestError
 from keras_nmt.serve.served_model import explore, explore_export
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -88,14 +87,6 @@ class BatchSettings:
     max_gap: float = 0.002
 
 
-class RequestError(Exception):
-    """A bad request: answered with `status` and `{"error": message}`."""
-
-    def __init__(self, message, status=400):
-        super().__init__(message)
-        self.status = status
-
-
 class Counters:
     """Requests, sentences, errors and batch sizes since the server started."""
 
@@ -112,10 +103,6 @@ class Counters:
             "largest_batch": max(self.batch_sizes, default=0),
             "batch_sizes": {str(k): v for k, v in sorted(self.batch_sizes.items())},
         }
-
-
-def _error(message, status):
-    return JSONResponse({"error": message}, status_code=status)
 
 
 def _check_type(body, name, kinds, default=None, required=False):
@@ -146,7 +133,8 @@ def _in_range(name, value, low, high):
 
 
 def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
-    """The Starlette application serving `models` (a list of `ServedModel`).
+    """The ASGI application serving `models` (a list of `ServedModel`): the API's routes
+    (`JsonRoutes`) in front of a Starlette application for the page and its files.
 
     Args:
         models: the `ServedModel`s, from `load_served_models`.
@@ -168,43 +156,12 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         for m in models
     }
 
-    async def read_body(request):
-        """The request's fields: a JSON object, or form fields (LibreTranslate accepts both)."""
-        size = int(request.headers.get("content-length") or 0)
-        if size > limits.max_body_bytes:
-            raise RequestError(f"request body over {limits.max_body_bytes} bytes", 413)
-        raw = b""
-        async for chunk in request.stream():
-            raw += chunk
-            if len(raw) > limits.max_body_bytes:
-                raise RequestError(f"request body over {limits.max_body_bytes} bytes", 413)
-        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if kind == "application/json":
-            try:
-                body = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError) as error:
-                raise RequestError(f"Invalid request: malformed JSON ({error})") from None
-            if not isinstance(body, dict):
-                raise RequestError("Invalid request: the JSON body must be an object")
-            return body
-        if kind in ("application/x-www-form-urlencoded", "multipart/form-data", ""):
-            # Starlette parses the form from the body read above.
-            request._body = raw
-            form = await request.form()
-            fields = {}
-            for key, value in form.multi_items():
-                if not isinstance(value, str):
-                    raise RequestError(f"Invalid request: {key} must be text, not a file")
-                fields.setdefault(key, []).append(value)
-            return {k: v[0] if len(v) == 1 else v for k, v in fields.items()}
-        raise RequestError(f"unsupported content type {kind!r}: send JSON or a form", 415)
-
-    def check_key(request, body):
+    def check_key(call, body):
         if api_key is None:
             return
         given = (body.get("api_key") if isinstance(body.get("api_key"), str) else None) \
-            or request.headers.get("x-api-key") \
-            or request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+            or call.headers.get("x-api-key") \
+            or call.headers.get("authorization", "").removeprefix("Bearer ").strip()
         if not given or not hmac.compare_digest(given.encode(), api_key.encode()):
             raise RequestError("Invalid API key", 403)
 
@@ -301,9 +258,9 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
             return GREEDY
         return GREEDY.replace(strategy=strategy, **fields)
 
-    async def libre_translate(request):
-        body = await read_body(request)
-        check_key(request, body)
+    async def libre_translate(call):
+        body = await call.fields()
+        check_key(call, body)
         model = find_pair(body)
         text_format = _check_type(body, "format", (str,), default="text")
         if text_format != "text":
@@ -325,35 +282,35 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         if alternatives:
             others = [r.texts[1:] for r in results]
             answer["alternatives"] = others[0] if isinstance(q, str) else others
-        return JSONResponse(answer)
+        return answer
 
-    async def languages(request):  # public, as LibreTranslate's
+    async def languages(call):  # public, as LibreTranslate's
         codes = {}
         for source, target in by_pair:
             codes.setdefault(source, []).append(target)
-        return JSONResponse([
+        return [
             {"code": code, "name": LANGUAGE_NAMES.get(code, code), "targets": targets}
             for code, targets in codes.items()
-        ])
+        ]
 
-    async def list_models(request):
-        return JSONResponse({"models": [m.describe() for m in models]})
+    async def list_models(call):
+        return {"models": [m.describe() for m in models]}
 
-    async def api_translate(request):
-        body = await read_body(request)
-        check_key(request, body)
+    async def api_translate(call):
+        body = await call.fields()
+        check_key(call, body)
         model = find_model(body)
         _, texts = sentences(body)
         options = decoding_options(body, model)
         results = await run_translation(model, texts, options)
-        return JSONResponse({"model": model.name, "translations": [
+        return {"model": model.name, "translations": [
             [{"text": t, "score": s} for t, s in zip(r.texts, r.scores, strict=True)]
             for r in results
-        ]})
+        ]}
 
-    async def api_explore(request):
-        body = await read_body(request)
-        check_key(request, body)
+    async def api_explore(call):
+        body = await call.fields()
+        check_key(call, body)
         model = find_model(body)
         q = _check_type(body, "q", (str,), required=True)
         sentences({"q": q})
@@ -374,11 +331,11 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
                 view_of, model, q, beam_size, n_best, length_penalty), limits.timeout)
         except TimeoutError:
             raise RequestError(f"exploring took over {limits.timeout:g} s", 503) from None
-        return JSONResponse({"model": model.name, **view})
+        return {"model": model.name, **view}
 
-    async def health(request):
-        return JSONResponse({"status": "ok", "models": [m.name for m in models],
-                             "counters": counters.as_json()})
+    async def health(call):
+        return {"status": "ok", "models": [m.name for m in models],
+                "counters": counters.as_json()}
 
     async def index(request):
         return FileResponse(STATIC_DIR / "index.html")
@@ -391,59 +348,29 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         for batcher in batchers.values():
             await batcher.stop()
 
-    def counted(handler):
-        async def endpoint(request):
-            counters.requests += 1
-            try:
-                return await handler(request)
-            except RequestError as error:
-                counters.errors += 1
-                return _error(str(error), error.status)
-
-        return endpoint
-
     async def http_error(request, error):
         counters.errors += 1
-        return _error(error.detail or "error", error.status_code)
+        return JSONResponse({"error": error.detail or "error"}, status_code=error.status_code)
 
     async def unexpected(request, error):
         # Never a traceback to the client: the message names what failed.
         counters.errors += 1
-        return _error(f"cannot translate: {type(error).__name__}: {error}", 500)
+        return JSONResponse({"error": f"cannot serve: {type(error).__name__}: {error}"},
+                            status_code=500)
 
-    routes = [
-        Route("/translate", counted(libre_translate), methods=["POST"]),
-        Route("/languages", counted(languages), methods=["GET", "POST"]),
-        Route("/api/models", counted(list_models), methods=["GET"]),
-        Route("/api/translate", counted(api_translate), methods=["POST"]),
-        Route("/api/explore", counted(api_explore), methods=["POST"]),
-        Route("/health", health, methods=["GET"]),
-        Route("/", index, methods=["GET"]),
-        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
-    ]
-    middleware = [Middleware(_SecurityHeaders)]
-    return Starlette(
-        routes=routes, middleware=middleware, lifespan=lifespan,
+    # The page and its files, and the answers to paths that are not the API's.
+    page = Starlette(
+        routes=[Route("/", index, methods=["GET"]),
+                Mount("/static", StaticFiles(directory=STATIC_DIR), name="static")],
+        lifespan=lifespan,
         exception_handlers={HTTPException: http_error, Exception: unexpected},
     )
-
-
-class _SecurityHeaders:
-    """Adds headers that keep the page from being framed or sniffed (a pure ASGI middleware)."""
-
-    def __init__(self, app):
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-
-        async def send_with_headers(message):
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                headers += [(b"x-content-type-options", b"nosniff"),
-                            (b"x-frame-options", b"DENY")]
-                message = {**message, "headers": headers}
-            await send(message)
-
-        return await self.app(scope, receive, send_with_headers)
+    api = {
+        "/translate": JsonRoute(libre_translate, ("POST",)),
+        "/languages": JsonRoute(languages, ("GET", "POST")),
+        "/api/models": JsonRoute(list_models, ("GET",)),
+        "/api/translate": JsonRoute(api_translate, ("POST",)),
+        "/api/explore": JsonRoute(api_explore, ("POST",)),
+        "/health": JsonRoute(health, ("GET",), counted=False),
+    }
+    return JsonRoutes(api, page, counters, limits.max_body_bytes)
