@@ -57,6 +57,41 @@ def test_offline_sorted_and_as_served_translate_the_same_sentences(monkeypatch, 
     assert len(chunks[-1][0]) < 32
 
 
+def test_the_server_is_warmed_up_by_the_clients_before_it_is_measured(monkeypatch):
+    # It was warmed by 5 requests one after the other, so its first batches of the full size
+    # (two graph calls at once) paid their first-time costs inside the measured run.
+    class Server:
+        host, port, process = "127.0.0.1", 1, type("Process", (), {"pid": os.getpid()})
+
+        def __init__(self, pair, path, serve_args):
+            pass
+
+        def health(self):
+            return {"mean_batch_size": 3.0, "largest_batch": 8}
+
+        def stop(self):
+            pass
+
+    jobs = []
+
+    def run(command, input, **kwargs):
+        job = json.loads(input)
+        jobs.append(job["requests"])
+        latencies = [0.01] * sum(map(len, job["requests"]))
+        measured = {"latencies": latencies, "sentences": 2 * len(latencies), "errors": 0,
+                    "seconds": 1.0, "client_cpu_seconds": 0.1, "server_cpu_seconds": 0.5,
+                    "memory_mb": {}}
+        return subprocess.CompletedProcess(command, 0, stdout=json.dumps(measured))
+
+    monkeypatch.setattr(serve_load, "_Server", Server)
+    monkeypatch.setattr(serve_load.subprocess, "run", run)
+    batches = serve_load.client_requests([f"s{i}" for i in range(50)], clients=3, requests=7)
+    served = serve_load.load("run", "en:de", batches, max_seconds=60)
+    assert jobs == [[client[:5] for client in batches], batches]
+    assert served["requests"] == 21 and served["sentences"] == 42  # the measured run's only
+    assert list(served["memory_mb"]) == ["after warm-up", "at the end"]
+
+
 def test_a_process_cpu_time_is_read_as_the_process_itself_counts_it():
     # What the benchmark reads of the server (/proc/PID/stat, in clock ticks), checked on this
     # process against its own count, over a third of a second of work.
