@@ -2,6 +2,7 @@
 
 import asyncio
 import concurrent.futures
+import http.client
 import json
 import shutil
 import subprocess
@@ -184,6 +185,32 @@ def test_bad_requests_get_a_4xx_json_error(server, kind):
     assert status == expected, answer
     assert isinstance(answer, dict) and set(answer) == {"error"}
     assert "Traceback" not in answer["error"]
+
+
+def test_chunked_bodies_other_methods_and_head_are_answered_as_json(server):
+    host, port = server.url.removeprefix("http://").rstrip("/").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=120)
+
+    def send(method, path, body=None, headers=None):
+        connection.request(method, path, body, headers or {},
+                           encode_chunked="Transfer-Encoding" in (headers or {}))
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+
+    # No Content-Length to refuse it by: the body is counted as its chunks come.
+    chunks = (b'{"q": "' + b"a" * 8000 for _ in range(9))
+    status, headers, body = send("POST", "/translate", chunks, {
+        "Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+    assert (status, json.loads(body)) == (413, {"error": "request body over 65536 bytes"})
+    assert headers["x-frame-options"] == "DENY"
+    connection.close()
+    status, headers, body = send("DELETE", "/translate")
+    assert (status, headers["allow"], json.loads(body)) == (405, "POST",
+                                                            {"error": "Method Not Allowed"})
+    status, headers, body = send("HEAD", "/languages")
+    assert (status, headers["content-type"], body) == (200, "application/json", b"")
+    assert int(headers["content-length"]) == len(json.dumps(request(server.url + "languages")[1],
+                                                            separators=(",", ":")))
 
 
 @pytest.mark.parametrize("path, status", [
