@@ -9,7 +9,7 @@ carries headers that keep the page from being framed or sniffed.
 Why not Starlette's routing for the API: under load, a batch of sentences waits while the event
 loop answers the requests of the batch before and reads the clients' next ones, one after the
 other. Starlette's layers (its error and exception middleware, the router's pattern matching,
-`Request` and `JSONResponse` objects) took about 45 of the 115 microseconds of event-loop time a
+`Request` and `JSONResponse` objects) took about 50 of the 115 microseconds of event-loop time a
 LibreTranslate request cost (an instant translator behind the server, 32 clients; one Zen 4
 core), so at 28 requests a batch they added over a millisecond to every batch's wait.
 
