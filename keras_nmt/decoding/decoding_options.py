@@ -17,6 +17,10 @@ DEFAULT_MAX_LENGTH_B = 10.0
 DEFAULT_LENGTH_PENALTY = 0.0
 # The widest beam a translator serves (each size is a traced function; an export keeps them all).
 DEFAULT_MAX_BEAM_SIZE = 8
+# A sampling temperature below float32's smallest normal number samples as 0 does, the arg-max:
+# in float32 such a temperature is 0 or loses its precision, and the logits divided by it
+# are NaN (a hypothesis of padding, or nothing, came out of both engines).
+SMALLEST_TEMPERATURE = 1.1754944e-38
 
 
 @dataclasses.dataclass(frozen=True)

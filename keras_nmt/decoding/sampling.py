@@ -9,7 +9,11 @@ from keras import ops
 from keras_nmt.decoding._stepwise import run_stepwise
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
-from keras_nmt.decoding.decoding_options import DEFAULT_MAX_LENGTH_A, DEFAULT_MAX_LENGTH_B
+from keras_nmt.decoding.decoding_options import (
+    DEFAULT_MAX_LENGTH_A,
+    DEFAULT_MAX_LENGTH_B,
+    SMALLEST_TEMPERATURE,
+)
 from keras_nmt.decoding.length_limits import resolve_length_options
 
 
@@ -80,8 +84,9 @@ def sample_decode(
     ``greedy_decode``. The scores are the model's own log-probabilities (temperature 1, no
     filtering) of the sampled tokens, so they compare with greedy and beam scores.
 
-    ``temperature == 0`` means arg-max (greedy); a temperature near 0 (e.g. 1e-6), or
-    ``top_k=1``, also gives the greedy output unless the best logits tie.
+    ``temperature == 0`` means arg-max (greedy), as does one below float32's smallest normal
+    number (``SMALLEST_TEMPERATURE``); a temperature near 0 (e.g. 1e-6), or ``top_k=1``, also
+    gives the greedy output unless the best logits tie.
 
     Args:
         model: keeps the inference contract (see CONTRIBUTING.md).
@@ -114,7 +119,7 @@ def sample_decode(
     max_length = resolve_length_options(model, max_length, max_length_a, max_length_b)
     encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
 
-    if temperature == 0:
+    if temperature < SMALLEST_TEMPERATURE:
         uniforms = None
     else:
         batch = ops.shape(encoder_tokens)[0]
@@ -124,7 +129,9 @@ def sample_decode(
         del log_probs
         if uniforms is None:
             return ops.cast(ops.argmax(logits, axis=-1), "int32")
-        scaled = logits / float(temperature)
+        # The best logit shifted to 0 (the softmax is the same): at a tiny temperature the
+        # others divided by it overflow to -inf (no mass), where unshifted ones were inf / inf.
+        scaled = (logits - ops.max(logits, axis=-1, keepdims=True)) / float(temperature)
         if top_k is not None:
             scaled = filter_top_k(scaled, top_k)
         if top_p is not None and top_p < 1.0:

@@ -44,6 +44,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_nmt.decoding import GREEDY, call_sizes, cut
+from keras_nmt.decoding.decoding_options import SMALLEST_TEMPERATURE
 from keras_nmt.decoding.strategies import check_served
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.inference.run_directory import TOKENIZERS_DIR
@@ -213,11 +214,12 @@ class CTranslate2Translator(BatchTranslator):
             )
         elif strategy == "sample":
             temperature, top_k, top_p = options.temperature, options.top_k, options.top_p
+            arg_max = temperature < SMALLEST_TEMPERATURE
             engine.update(
                 # Temperature 0 is the arg-max (CTranslate2's top-k 1); top-k 0 is no filter.
-                sampling_topk=1 if temperature == 0 else (top_k or 0),
+                sampling_topk=1 if arg_max else (top_k or 0),
                 sampling_topp=1.0 if top_p is None else float(top_p),
-                sampling_temperature=float(temperature) if temperature else 1.0,
+                sampling_temperature=1.0 if arg_max else float(temperature),
             )
         return engine
 

@@ -47,10 +47,15 @@ def test_seed_generator_gives_new_samples_each_call_and_repeats_from_same_start(
 @pytest.mark.parametrize(
     "options",
     [dict(temperature=1e-6), dict(temperature=0.0), dict(top_k=1), dict(top_p=1e-6),
-     dict(temperature=0.7, top_k=1, top_p=0.5)],
+     dict(temperature=0.7, top_k=1, top_p=0.5),
+     # In float32 the logits divided by these overflow (2e-38), lose the temperature's
+     # precision (1e-40) or divide by 0 (1e-300): all gave NaN, then padding or nothing.
+     dict(temperature=2e-38), dict(temperature=1e-40), dict(temperature=1e-300)],
 )
 def test_degenerate_sampling_is_greedy(options):
-    model = FakeModel(random_table(21), source_weight=0.4, prev_weight=0.3)
+    # Logits as a model's own, not log-probabilities: positive, so that over a tiny temperature
+    # they overflow to inf.
+    model = FakeModel(random_table(21) + 10.0, source_weight=0.4, prev_weight=0.3)
     greedy = to_numpy(greedy_decode(model, SOURCES, **OPTIONS))
     sampled = to_numpy(sample_decode(model, SOURCES, seed=1, **options, **OPTIONS))
     np.testing.assert_array_equal(sampled.tokens, greedy.tokens)

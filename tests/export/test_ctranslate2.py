@@ -221,8 +221,13 @@ def test_length_limits_empty_inputs_and_sampling(post_norm_export):
     # Sampling draws from CTranslate2's per-thread generators: only the arg-max is reproducible.
     sampled = translator.translate_batch(TEXTS[:20], strategy="sample", top_k=3)
     assert len(sampled) == 20 and all(len(r.texts) == 1 for r in sampled)
+    greedy = translator.translate_texts(TEXTS[:20])
     argmax = translator.translate_batch(TEXTS[:20], strategy="sample", temperature=0)
-    assert [r.text for r in argmax] == translator.translate_texts(TEXTS[:20])
+    assert [r.text for r in argmax] == greedy
+    # Below float32's smallest normal number a temperature is the arg-max too (the engine gave
+    # empty translations for 1e-40).
+    argmax = translator.translate_batch(TEXTS[:20], strategy="sample", temperature=1e-40)
+    assert [r.text for r in argmax] == greedy
 
 
 def test_greedy_batches_of_mixed_limits_decode_each_sentence_at_its_own(post_norm_export):
