@@ -107,6 +107,28 @@ class Counters:
         }
 
 
+# The decoding options `/api/translate` reads, each for the strategies that take it (the
+# registry's `options`), and the other fields of the API's own routes. A field a route does not
+# read is refused, not ignored: a misspelt "beam_szie", or a temperature sent with beam search,
+# would otherwise translate with the defaults, and the client would never know.
+_DECODING_FIELDS = ("beam_size", "n_best", "length_penalty", "temperature", "top_k", "top_p",
+                    "seed")
+_TRANSLATE_FIELDS = ("api_key", "model", "q", "strategy")
+_EXPLORE_FIELDS = ("api_key", "model", "q", "beam_size", "n_best", "length_penalty", "top_k")
+
+
+def _check_fields(body, route, fields, strategy=None):
+    """Refuses a field of `body` (not null) outside `fields`, those `route` reads."""
+    for name, value in body.items():
+        if name in fields or value is None:
+            continue
+        if strategy is not None and name in _DECODING_FIELDS:
+            raise RequestError(f"Invalid request: {name} does not apply to "
+                               f"{STRATEGIES[strategy].title} (strategy {strategy!r})")
+        raise RequestError(f"Invalid request: unknown field {name!r}: {route} reads "
+                           f"{', '.join(fields)}")
+
+
 def _check_type(body, name, kinds, default=None, required=False):
     """`body[name]`, checked to be of one of `kinds` (`bool` is not an `int` here)."""
     if name not in body or body[name] is None:
@@ -223,16 +245,18 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         except ValueError as error:  # options the translator refuses
             raise RequestError(f"Invalid request: {error}") from None
 
-    def decoding_options(body, model, beam_key="beam_size"):
+    def decoding_options(body, model):
         strategy = _check_type(body, "strategy", (str,), default="beam")
         if strategy not in STRATEGIES:
             raise RequestError(
                 f"Invalid request: strategy must be one of {', '.join(STRATEGIES)}")
         accepted = STRATEGIES[strategy].options
+        _check_fields(body, "/api/translate", _TRANSLATE_FIELDS + tuple(
+            name for name in _DECODING_FIELDS if name in accepted), strategy)
         most = min(limits.max_beam_size, model.translator.max_beam_size)
-        beam_size = _check_type(body, beam_key, (int,), default=4 if "beam_size" in accepted
+        beam_size = _check_type(body, "beam_size", (int,), default=4 if "beam_size" in accepted
                                 else 1)
-        beam_size = _in_range(beam_key, beam_size, 1, most)
+        beam_size = _in_range("beam_size", beam_size, 1, most)
         n_best = _in_range("n_best", _check_type(body, "n_best", (int,), default=beam_size),
                            1, beam_size)
         length_penalty = _in_range(
@@ -313,6 +337,7 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
     async def api_explore(call):
         body = await call.fields()
         check_key(call, body)
+        _check_fields(body, "/api/explore", _EXPLORE_FIELDS)
         model = find_model(body)
         q = _check_type(body, "q", (str,), required=True)
         sentences({"q": q})

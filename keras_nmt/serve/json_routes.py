@@ -65,12 +65,24 @@ class Call:
         kind = self.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind == "application/json":
             try:
-                body = json.loads(self.body.decode("utf-8"))
+                text = self.body.decode("utf-8-sig")  # a byte order mark is allowed
+                body = json.loads(text)
             except (UnicodeDecodeError, ValueError) as error:
                 raise RequestError(f"Invalid request: malformed JSON ({error})") from None
+            except RecursionError:
+                raise RequestError("Invalid request: malformed JSON (nested too deeply)") \
+                    from None
             if not isinstance(body, dict):
                 raise RequestError("Invalid request: the JSON body must be an object")
+            if "\\u" in text and not _all_text(body):
+                raise RequestError("Invalid request: malformed JSON (a \\u escape of half a "
+                                   "surrogate pair, which is not a character)")
             return body
+        if kind in ("application/x-www-form-urlencoded", "") and \
+                self.body.lstrip().startswith((b"{", b"[")):
+            # curl -d sends a form's content type: a JSON body read as a form has no fields.
+            raise RequestError("a JSON body needs the header Content-Type: application/json",
+                               415)
         if kind in ("application/x-www-form-urlencoded", "multipart/form-data", ""):
             fields = {}
             for key, value in (await self._form()).multi_items():
@@ -152,10 +164,32 @@ class JsonRoutes:
         return body
 
 
+def _all_text(value):
+    """Whether every string in `value` (decoded JSON: its keys too) is text UTF-8 can hold: JSON
+    allows `\\ud800`, half of a surrogate pair, which is not a character."""
+    pending = [value]
+    while pending:  # not recursive: the JSON may be nested as deeply as its parser allows
+        item = pending.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(item, dict):
+            pending += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            pending += item
+    return True
+
+
 def _json(answer):
-    """As Starlette's `JSONResponse` writes it (NaN refused: JSON has none)."""
-    return json.dumps(answer, ensure_ascii=False, allow_nan=False,
-                      separators=(",", ":")).encode("utf-8")
+    """As Starlette's `JSONResponse` writes it (NaN refused: JSON has none), but always writable:
+    a string that is not text (half a surrogate pair) is written as its `\\u` escape."""
+    try:
+        return json.dumps(answer, ensure_ascii=False, allow_nan=False,
+                          separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(answer, allow_nan=False, separators=(",", ":")).encode("ascii")
 
 
 def _with_security_headers(send):

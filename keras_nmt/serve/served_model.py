@@ -183,12 +183,19 @@ def explore(served, text, beam_size, n_best, length_penalty, top_k):
         A JSON-ready dict: `source_tokens`; `hypotheses` (best first: `text`, `tokens`,
         `token_log_probs`, `score`, `log_prob`, `finished`); `tree` (the `BeamTree` steps with
         token strings); `attention` `{"layers": [[heads: rows target x source]]}` of the best
-        hypothesis (per layer and head for a Transformer, one map otherwise) or `None`.
+        hypothesis (per layer and head for a Transformer, one map otherwise) or `None`. A
+        sentence without tokens (empty, white space) gets what the translators give it: `""`
+        with score 0, and no tree or attention.
     """
     translator, model = served.translator, served.keras_model
     ids, _ = translator.source_ids(tf.constant([text]))
     ids = ids.numpy()
     source_tokens = _tokens(translator.source_tokenizer, [i for i in ids[0] if i != 0])
+    if not source_tokens:  # as the translators: "" with score 0, nothing searched
+        nothing = {"text": "", "tokens": [], "token_log_probs": [], "score": 0.0,
+                   "log_prob": 0.0, "finished": True}
+        return {"source_tokens": [], "hypotheses": [nothing] * n_best, "tree": None,
+                "attention": None}
     with served.lock:
         tree = beam_tree(model, ids, beam_size=beam_size, n_best=n_best,
                          length_penalty=length_penalty,

@@ -25,6 +25,10 @@ async def _nan(call):
     return {"score": float("nan")}
 
 
+async def _half_a_pair(call):
+    raise RequestError("no \ud800 here")
+
+
 async def _fallback(scope, receive, send):
     """Stands for the page's Starlette application: records what reaches it."""
     _fallback.scopes.append(scope["type"])
@@ -38,6 +42,7 @@ def _app(max_body_bytes=200):
     _fallback.scopes = []
     routes = {"/echo": JsonRoute(_echo, ("POST",)), "/refuse": JsonRoute(_refuse, ("GET",)),
               "/fail": JsonRoute(_fail, ("GET",)), "/nan": JsonRoute(_nan, ("GET",)),
+              "/half": JsonRoute(_half_a_pair, ("GET",)),
               "/quiet": JsonRoute(_echo, ("POST",), counted=False)}
     return JsonRoutes(routes, _fallback, counters, max_body_bytes), counters
 
@@ -102,6 +107,15 @@ def test_form_fields_are_read_and_a_repeated_field_is_a_list():
     # Refused from its announced length, before it is read, and when its chunks pass the limit.
     ((b"",), (*JSON, ("content-length", "201")), 413, "request body over 200 bytes"),
     ((b"{" + b" " * 110, b" " * 110 + b"}"), JSON, 413, "request body over 200 bytes"),
+    # JSON allows an escape of half a surrogate pair, which no text holds (the tokenizers
+    # failed on it, and an error naming it could not be written: a plain-text 500).
+    ((b'{"q": "\\ud800"}',), JSON, 400, "Invalid request: malformed JSON (a \\u escape of "
+                                        "half a surrogate pair"),
+    ((b'{"q": ["a", {"k": "\\udfff"}]}',), JSON, 400, "Invalid request: malformed JSON (a \\u"),
+    # A JSON body sent as a form (curl -d without the header) had no fields: "missing q".
+    ((b' {"q": "a"}',), (("content-type", "application/x-www-form-urlencoded"),), 415,
+     "a JSON body needs the header Content-Type: application/json"),
+    ((b'{"q": "a"}',), (), 415, "a JSON body needs the header"),
 ])
 def test_a_bad_body_is_a_4xx_json_error_and_counts_as_one(chunks, headers, status, error):
     app, counters = _app()
@@ -157,3 +171,25 @@ def test_an_uncounted_route_leaves_the_counters_alone():
     app, counters = _app()
     assert _call(app, "/quiet", chunks=(b"{}",), headers=JSON)[0] == 200
     assert (counters.requests, counters.errors) == (0, 0)
+
+
+def test_json_nested_deeper_than_the_parser_goes_is_a_400_not_a_500():
+    app, _ = _app(max_body_bytes=100_000)
+    nested = b'{"q": ' + b"[" * 20_000 + b"]" * 20_000 + b"}"
+    status, _, body, _ = _call(app, "/echo", chunks=(nested,), headers=JSON)
+    assert (status, json.loads(body)) == (
+        400, {"error": "Invalid request: malformed JSON (nested too deeply)"})
+
+
+def test_a_byte_order_mark_and_an_escaped_surrogate_pair_are_read():
+    app, _ = _app()
+    status, _, body, _ = _call(app, "/echo", chunks=(b'\xef\xbb\xbf{"q": "\\ud83d\\ude00"}',),
+                               headers=JSON)
+    assert (status, json.loads(body)["fields"]) == (200, {"q": "\U0001f600"})
+
+
+def test_an_answer_holding_half_a_surrogate_pair_is_written_with_its_escape():
+    app, _ = _app()
+    status, head, body, _ = _call(app, "/half", method="GET")
+    assert (status, body) == (400, b'{"error":"no \\ud800 here"}')
+    assert int(head["content-length"]) == len(body)

@@ -123,6 +123,17 @@ def test_the_explorer_api_tree_finds_beam_searchs_best(server, opened):
         ("transformer", "es", True), ("luong", "fr", True)]
 
 
+def test_a_sentence_without_tokens_is_explored_as_the_translators_translate_it(server, opened):
+    # The explorer searched from an empty source and showed a made-up translation.
+    status, view = request(server.url + "api/explore", {"model": "transformer", "q": "  ",
+                                                        "beam_size": 2})
+    assert status == 200
+    expected = opened[0].translate_batch(["  "], beam_size=2, n_best=2)[0]
+    assert [(h["text"], h["score"]) for h in view["hypotheses"]] == list(
+        zip(expected.texts, expected.scores, strict=True)) == [("", 0.0)] * 2
+    assert (view["source_tokens"], view["tree"], view["attention"]) == ([], None, None)
+
+
 def test_the_rich_api_gives_n_best_and_samples(server, opened):
     status, answer = request(server.url + "api/translate", {
         "model": "luong", "q": SOURCES[:2], "beam_size": 2, "n_best": 2})
@@ -179,6 +190,27 @@ BAD_REQUESTS = {
     "an unknown model": ("api/translate", {"q": "a", "model": "nope"}, None, 404),
     "top-k 0": ("api/explore", {"q": "a", "top_k": 0}, None, 400),
     "explore a list": ("api/explore", {"q": ["a", "b"]}, None, 400),
+    # Each of these was a 500, the second a plain-text one (its error named the source, which
+    # could not be written).
+    "half a surrogate pair": ("translate", b'{"q": "\\ud800", "source": "es", "target": "en"}',
+                              "application/json", 400),
+    "half a surrogate pair as source": (
+        "translate", b'{"q": "a", "source": "\\ud800", "target": "en"}', "application/json",
+        400),
+    "half a surrogate pair to explore": ("api/explore", b'{"q": "\\udfff"}', "application/json",
+                                         400),
+    "JSON nested too deeply": ("translate", b'{"q": ' + b"[" * 20_000 + b"]" * 20_000 + b"}",
+                               "application/json", 400),
+    # These were answered, the field ignored: a default beam, not the one asked for.
+    "a misspelt field": ("api/translate", {"q": "a", "beam_szie": 2}, None, 400),
+    "temperature with beam search": ("api/translate", {"q": "a", "beam_size": 2,
+                                                       "temperature": 0.5}, None, 400),
+    "a beam size with sampling": ("api/translate", {"q": "a", "strategy": "sample",
+                                                    "beam_size": 4}, None, 400),
+    "a strategy to explore": ("api/explore", {"q": "a", "strategy": "sample"}, None, 400),
+    # curl -d sends a form's content type: the JSON was read as a form ("missing q").
+    "JSON sent as a form": ("translate", b'{"q": "a", "source": "es", "target": "en"}',
+                            "application/x-www-form-urlencoded", 415),
 }
 
 
