@@ -159,7 +159,7 @@ def main(argv=None, prog=None):
         while not server.started:
             await asyncio.sleep(0.05)
         port = server.servers[0].sockets[0].getsockname()[1]
-        print(f"serving on http://{args.host}:{port}/", flush=True)
+        print(f"serving on {url(args.host, port)}", flush=True)
 
     async def serve():
         await asyncio.gather(server.serve(sockets=[listening]), announce())
@@ -167,6 +167,16 @@ def main(argv=None, prog=None):
     with event_loop(config) as runner:
         runner.run(serve())
     return 0
+
+
+def url(host, port):
+    """The server's address as a URL: an IPv6 host in brackets, as URLs write it.
+
+    Example:
+        >>> url("::1", 5000), url("127.0.0.1", 5000)
+        ('http://[::1]:5000/', 'http://127.0.0.1:5000/')
+    """
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
 def event_loop(config):

@@ -3,7 +3,7 @@
 import asyncio
 import socket
 
-from keras_nmt.cli.serve import listen
+from keras_nmt.cli.serve import listen, url
 
 
 def test_accepted_connections_have_nagles_algorithm_off():
@@ -42,3 +42,9 @@ def test_the_server_runs_on_uvicorns_own_event_loop():
 
     with event_loop(uvicorn.Config(app=None)) as runner:
         assert runner.run(loop_type()) is uvloop.Loop
+
+
+def test_the_announced_address_is_a_url_also_for_an_ipv6_host():
+    # --host ::1 was announced as "http://::1:5000/", which no browser or client can open.
+    assert url("::1", 5000) == "http://[::1]:5000/"
+    assert url("127.0.0.1", 8080) == "http://127.0.0.1:8080/"
