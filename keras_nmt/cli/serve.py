@@ -28,6 +28,7 @@ from keras_nmt.cli.common import (
     exit_status,
     start_tensorflow,
 )
+from keras_nmt.serve.model_spec import parse_model_spec
 
 
 def port_number(text):
@@ -65,9 +66,19 @@ def listen(host, port):
                          "another --port (0: any free one) or --host") from None
 
 
+def _model(text):
+    """A `MODEL` argument, checked before anything loads (a pair such as `EN:de` or `en-de` was
+    taken for part of a path, and the error suggested `es:en=EN:de=...`)."""
+    try:
+        parse_model_spec(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def build_parser(prog=None):
     parser = new_parser(__doc__, prog)
-    parser.add_argument("models", nargs="+", metavar="MODEL",
+    parser.add_argument("models", nargs="+", metavar="MODEL", type=_model,
                         help="PATH or SRC:TGT=PATH: a run folder, a SavedModel or a CTranslate2 "
                         "export; the first model of a language pair serves it")
     net = parser.add_argument_group("network")

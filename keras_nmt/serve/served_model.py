@@ -15,7 +15,6 @@ Example:
 
 import dataclasses
 import json
-import re
 import threading
 from pathlib import Path
 
@@ -27,10 +26,8 @@ from keras_nmt.decoding.beam_tree import beam_tree
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.inference import CTranslate2Translator, SavedTranslator, open_translator
 from keras_nmt.inference.run_directory import CONFIG_FILE
+from keras_nmt.serve.model_spec import parse_model_spec
 from keras_nmt.special_ids import END_ID, START_ID
-from keras_nmt.training.train_config import LANGUAGE_CODE
-
-_SPEC = re.compile(f"(?P<source>{LANGUAGE_CODE}):(?P<target>{LANGUAGE_CODE})=(?P<path>.+)")
 
 
 class ModelLoadError(ValueError):
@@ -83,14 +80,6 @@ class ServedModel:
         }
 
 
-def parse_model_spec(spec):
-    """`(pair or None, path)` of `SRC:TGT=PATH` or `PATH`."""
-    match = _SPEC.fullmatch(spec)
-    if match:
-        return (match["source"], match["target"]), Path(match["path"])
-    return None, Path(spec)
-
-
 def recorded_pair(path):
     """The pair a run folder recorded at training (`--languages es,en`), or `None`."""
     config = Path(path) / CONFIG_FILE
@@ -105,8 +94,13 @@ def load_served_models(specs, parallel=None):
     batches at once: `open_translator`); raises `ModelLoadError` naming the path."""
     models, names = [], set()
     for spec in specs:
-        pair, path = parse_model_spec(spec)
         try:
+            pair, path = parse_model_spec(spec)
+        except ValueError as error:
+            raise ModelLoadError(f"{spec}: {error}") from None
+        try:
+            if not path.exists():  # before its pair: a missing folder has no recorded pair
+                raise ModelLoadError(f"{path} does not exist")
             pair = pair or recorded_pair(path)
             if pair is None:
                 raise ModelLoadError(

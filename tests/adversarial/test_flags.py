@@ -60,6 +60,10 @@ REFUSED = [
     # serving: an empty key would refuse every request; a port beyond TCP's
     (["serve", "run", "--api-key", ""], "an empty key would refuse every request"),
     (["serve", "run", "--port", "65536"], "a port is 0-65535"),
+    # a model's language pair, checked before anything loads (it was taken for a path); the
+    # first MODEL is a path, so that the last two words are what the error names
+    (["serve", "MODEL", "EN:de=run"], "'EN:de' is not a language pair"),
+    (["serve", "MODEL", "es:en="], "no path after '='"),
 ]
 
 

@@ -35,6 +35,17 @@ def test_the_mean_of_the_last_layers_heads_is_the_decoders_attention(api):
 def test_specs_pairs_and_names(tmp_path):
     assert parse_model_spec("pt-BR:en=runs/a=b") == (("pt-BR", "en"), Path("runs/a=b"))
     assert parse_model_spec("runs/spa") == (None, Path("runs/spa"))
+    assert parse_model_spec("runs/a=b") == (None, Path("runs/a=b"))  # a folder's "="
+    (tmp_path / "en-de=v2").mkdir()
+    assert parse_model_spec(f"{tmp_path}/en-de=v2") == (None, tmp_path / "en-de=v2")
+    # These were taken for paths: the error then suggested SRC:TGT=EN:de=runs/spa.
+    for spec in ("EN:de=runs/spa", "en-de=runs/spa", "es:en:fr=runs/spa", "english:es=x"):
+        with pytest.raises(ValueError, match=f"'{spec.partition('=')[0]}' is not a language pair"):
+            parse_model_spec(spec)
+    with pytest.raises(ValueError, match="no path after '='"):
+        parse_model_spec("es:en=")
+    with pytest.raises(ModelLoadError, match="runs/nowhere does not exist"):
+        load_served_models(["runs/nowhere"])  # it said: no language pair
     transformer, luong = make_runs(tmp_path)
     models = load_served_models([str(transformer), f"fr:en={luong}", f"de:en={luong}"])
     assert [(m.name, m.pair, m.kind) for m in models] == [
