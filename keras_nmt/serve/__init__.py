@@ -4,7 +4,8 @@ A LibreTranslate-compatible API (`POST /translate`, `GET /languages`) over run f
 SavedModels and CTranslate2 exports, with the sentences of concurrent requests batched
 together; a richer JSON API and a page (`static/`) that shows the n-best list, the attention
 of every layer and head and the beam search tree. Needs the `serve` extra (Starlette,
-uvicorn). Uses `inference` and `decoding` only (docs/architecture.md); `cli.serve` runs it.
+uvicorn). Uses `inference`, `decoding` and `training`'s language codes (docs/architecture.md);
+`cli.serve` runs it.
 
 Example:
     >>> app = create_app(load_served_models(["es:en=runs/spa"]))
