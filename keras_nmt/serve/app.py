@@ -319,8 +319,8 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
             for code, targets in codes.items()
         ]
 
-    async def list_models(call):
-        return {"models": [m.describe() for m in models]}
+    async def list_models(call):  # public: the page asks for the key when one is required
+        return {"models": [m.describe() for m in models], "api_key_required": api_key is not None}
 
     async def api_translate(call):
         body = await call.fields()

@@ -310,10 +310,46 @@ def test_exports_are_served_and_an_api_key_is_required_when_set(runs, tmp_path):
         status, view = request(server.url + "api/explore", {
             "model": "ct2", "q": SOURCES[0], "beam_size": 2}, headers=bearer)
         assert status == 200 and view["attention"] is None and len(view["hypotheses"]) == 2
-        models = {m["name"]: m for m in request(server.url + "api/models")[1]["models"]}
+        status, listed = request(server.url + "api/models")  # public, as the page is
+        assert status == 200 and listed["api_key_required"] is True
+        models = {m["name"]: m for m in listed["models"]}
         assert (models["luong"]["attention"], models["luong"]["beam_tree"]) == (True, False)
+        _explore_with_a_key(server, expected.texts)
     finally:
         server.stop()
+
+
+def _explore_with_a_key(server, texts):
+    """The page behind --api-key asks for the key and sends it (it answered every sentence with
+    "error: Invalid API key", with no way to give one)."""
+    browser = _browser()
+    from selenium.webdriver.common.by import By  # noqa: PLC0415 (selenium is optional)
+    from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: PLC0415
+
+    def finished(b):
+        status = b.find_element(By.ID, "status").text
+        return status == "done" or status.startswith("error")
+
+    try:
+        browser.get(server.url)
+        WebDriverWait(browser, 60).until(
+            lambda b: len(b.find_elements(By.CSS_SELECTOR, "#model-a option")) == 2)
+        assert browser.find_element(By.ID, "key-field").is_displayed()
+        Select(browser.find_element(By.ID, "model-b")).select_by_value("")
+        browser.find_element(By.ID, "beam").clear()
+        browser.find_element(By.ID, "beam").send_keys("2")
+        browser.find_element(By.ID, "sentence").send_keys(SOURCES[0])
+        browser.find_element(By.ID, "submit").click()
+        WebDriverWait(browser, 120).until(finished)
+        assert browser.find_element(By.ID, "status").text == "error: Invalid API key"
+        browser.find_element(By.ID, "api-key").send_keys("s3cret")
+        browser.find_element(By.ID, "submit").click()
+        WebDriverWait(browser, 120).until(finished)
+        assert browser.find_element(By.ID, "status").text == "done"
+        rows = browser.find_elements(By.CSS_SELECTOR, ".nbest tbody tr")
+        assert [row.find_elements(By.TAG_NAME, "td")[1].text for row in rows] == texts
+    finally:
+        browser.quit()
 
 
 @pytest.mark.parametrize("spec, named", [
@@ -333,11 +369,9 @@ def test_a_model_that_cannot_be_served_is_named_and_the_command_fails(runs, tmp_
     assert "Traceback" not in completed.stderr
 
 
-def test_the_explorer_page_in_a_headless_browser(server, tmp_path):
+def _browser():
+    """Headless chromium (Debian's, with its driver), or a skip where it is missing."""
     webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.common.by import By  # noqa: PLC0415 (selenium is optional)
-    from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: PLC0415
-
     chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
     if chromium is None or driver_path is None:
         pytest.skip("needs Debian's chromium and chromium-driver (make test installs them)")
@@ -345,12 +379,20 @@ def test_the_explorer_page_in_a_headless_browser(server, tmp_path):
     options.binary_location = chromium
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1300"):
         options.add_argument(flag)
-    browser = webdriver.Chrome(options=options,
-                               service=webdriver.ChromeService(executable_path=driver_path))
+    return webdriver.Chrome(options=options,
+                            service=webdriver.ChromeService(executable_path=driver_path))
+
+
+def test_the_explorer_page_in_a_headless_browser(server, tmp_path):
+    browser = _browser()
+    from selenium.webdriver.common.by import By  # noqa: PLC0415 (selenium is optional)
+    from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: PLC0415
+
     try:
         browser.get(server.url)
         WebDriverWait(browser, 60).until(
             lambda b: len(b.find_elements(By.CSS_SELECTOR, "#model-b option")) == 3)
+        assert not browser.find_element(By.ID, "key-field").is_displayed()  # no key needed
         browser.find_element(By.ID, "sentence").send_keys(SOURCES[0])
         browser.find_element(By.ID, "submit").click()
         WebDriverWait(browser, 300).until(

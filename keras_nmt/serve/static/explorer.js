@@ -16,9 +16,9 @@ function element(tag, attributes = {}, text = null) {
 }
 
 async function post(path, body) {
-  const response = await fetch(path, {
-    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
-  });
+  const headers = {"Content-Type": "application/json"};
+  if ($("#api-key").value) headers["X-API-Key"] = $("#api-key").value;  // a server with --api-key
+  const response = await fetch(path, {method: "POST", headers, body: JSON.stringify(body)});
   const answer = await response.json();
   if (!response.ok) throw new Error(answer.error || response.statusText);
   return answer;
@@ -27,6 +27,7 @@ async function post(path, body) {
 async function loadModels() {
   const answer = await (await fetch("/api/models")).json();
   MODELS = answer.models;
+  $("#key-field").hidden = !answer.api_key_required;
   for (const select of [$("#model-a"), $("#model-b")]) {
     for (const model of MODELS) {
       select.append(element("option", {value: model.name},
