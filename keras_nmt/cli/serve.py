@@ -42,8 +42,10 @@ def port_number(text):
 def _api_key(text):
     """argparse type: a key that is not empty (an empty one would refuse every request)."""
     if not text.strip():
+        # Also the default: $KERAS_NMT_API_KEY set to white space arrives here as the flag's.
         raise argparse.ArgumentTypeError("an empty key would refuse every request: give one, "
-                                         "or leave the flag out to require none")
+                                         "or leave out both the flag and $KERAS_NMT_API_KEY "
+                                         "to require none")
     return text
 
 

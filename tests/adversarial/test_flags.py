@@ -154,3 +154,12 @@ def test_a_lone_dash_is_refused_by_every_flag_but_the_stdin_and_stdout_ones(caps
         ), (words, flag)
     assert sorted(dash_flags) == ["spell correct --input", "spell correct --output",
                                   "translate --input", "translate --output"]
+
+
+def test_a_blank_api_key_in_the_environment_is_refused_naming_the_variable(monkeypatch, capsys):
+    # The error told the user to leave out a flag they had not given.
+    monkeypatch.setenv("KERAS_NMT_API_KEY", "   ")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["serve", "run"])
+    assert exit_info.value.code == 2
+    assert "$KERAS_NMT_API_KEY" in capsys.readouterr().err
