@@ -326,10 +326,6 @@ def _explore_with_a_key(server, texts):
     from selenium.webdriver.common.by import By  # noqa: PLC0415 (selenium is optional)
     from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: PLC0415
 
-    def finished(b):
-        status = b.find_element(By.ID, "status").text
-        return status == "done" or status.startswith("error")
-
     try:
         browser.get(server.url)
         WebDriverWait(browser, 60).until(
@@ -340,12 +336,10 @@ def _explore_with_a_key(server, texts):
         browser.find_element(By.ID, "beam").send_keys("2")
         browser.find_element(By.ID, "sentence").send_keys(SOURCES[0])
         browser.find_element(By.ID, "submit").click()
-        WebDriverWait(browser, 120).until(finished)
-        assert browser.find_element(By.ID, "status").text == "error: Invalid API key"
+        assert _status_when_answered(browser, 120) == "error: Invalid API key"
         browser.find_element(By.ID, "api-key").send_keys("s3cret")
         browser.find_element(By.ID, "submit").click()
-        WebDriverWait(browser, 120).until(finished)
-        assert browser.find_element(By.ID, "status").text == "done"
+        assert _status_when_answered(browser, 120) == "done"
         rows = browser.find_elements(By.CSS_SELECTOR, ".nbest tbody tr")
         assert [row.find_elements(By.TAG_NAME, "td")[1].text for row in rows] == texts
     finally:
@@ -383,6 +377,18 @@ def _browser():
                             service=webdriver.ChromeService(executable_path=driver_path))
 
 
+def _status_when_answered(browser, seconds):
+    """The page's status line once the request it sent is done or has failed."""
+    from selenium.webdriver.common.by import By  # noqa: PLC0415 (selenium is optional)
+    from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
+
+    def answered(b):
+        status = b.find_element(By.ID, "status").text
+        return status if status == "done" or status.startswith("error") else False
+
+    return WebDriverWait(browser, seconds).until(answered)
+
+
 def test_the_explorer_page_in_a_headless_browser(server, tmp_path):
     browser = _browser()
     from selenium.webdriver.common.by import By  # noqa: PLC0415 (selenium is optional)
@@ -395,10 +401,7 @@ def test_the_explorer_page_in_a_headless_browser(server, tmp_path):
         assert not browser.find_element(By.ID, "key-field").is_displayed()  # no key needed
         browser.find_element(By.ID, "sentence").send_keys(SOURCES[0])
         browser.find_element(By.ID, "submit").click()
-        WebDriverWait(browser, 300).until(
-            lambda b: b.find_element(By.ID, "status").text in ("done",)
-            or b.find_element(By.ID, "status").text.startswith("error"))
-        assert browser.find_element(By.ID, "status").text == "done"
+        assert _status_when_answered(browser, 300) == "done"
         panels = browser.find_elements(By.CSS_SELECTOR, ".panel")
         assert len(panels) == 2  # the two models side by side
         for panel, name in zip(panels, ["transformer", "luong"], strict=True):
@@ -427,10 +430,7 @@ def test_the_explorer_page_in_a_headless_browser(server, tmp_path):
             browser.find_element(By.ID, field).clear()
             browser.find_element(By.ID, field).send_keys(value)
         browser.find_element(By.ID, "submit").click()
-        WebDriverWait(browser, 300).until(
-            lambda b: b.find_element(By.ID, "status").text == "done"
-            or b.find_element(By.ID, "status").text.startswith("error"))
-        assert browser.find_element(By.ID, "status").text == "done"
+        assert _status_when_answered(browser, 300) == "done"
         panels = browser.find_elements(By.CSS_SELECTOR, ".panel")
         for panel, name in zip(panels, ["transformer", "luong"], strict=True):
             _, answer = request(server.url + "api/translate", {
