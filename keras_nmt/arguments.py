@@ -31,7 +31,12 @@ class Parser(argparse.ArgumentParser):
 
     A lone `-` given to a flag is refused unless the flag's type is `stdio`: taken as a file
     name, `--output -` wrote the translations to a file named "-" in silence, where the user
-    expected them on stdout."""
+    expected them on stdout.
+
+    An empty or blank value is refused for every flag and argument (shown quoted, as `''`): a
+    path `''` is the current folder (`train --output-dir ""` trained into it, among the user's
+    files), a host `''` every interface, a list `''` nothing to do. A flag is left out for its
+    default, so no default may be blank."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **{**kwargs, "allow_abbrev": False})
@@ -43,11 +48,20 @@ class Parser(argparse.ArgumentParser):
                 None, f"{'/'.join(action.option_strings)} -: a lone dash is no value here (it "
                 "is stdin or stdout only for the --input and --output of translate and spell "
                 "correct); a file named - is ./-")
+        name = "/".join(action.option_strings) or action.metavar or action.dest
+        # A subcommand's action sees all its arguments here; its own parser checks each.
+        blank = (isinstance(arg_string, str) and not arg_string.strip()
+                 and not isinstance(action, argparse._SubParsersAction))
+        shown = repr(arg_string) if blank else arg_string
         try:
-            return super()._get_value(action, arg_string)
+            value = super()._get_value(action, arg_string)
         except argparse.ArgumentError as error:
-            name = "/".join(action.option_strings) or action.metavar or action.dest
-            raise argparse.ArgumentError(None, f"{name} {arg_string}: {error.message}") from None
+            raise argparse.ArgumentError(None, f"{name} {shown}: {error.message}") from None
+        if blank:  # after the type: its own reason, where it has one, is the better message
+            raise argparse.ArgumentError(
+                None, f"{name} {shown}: an empty value names nothing; give one"
+                + (", or leave the flag out" if action.option_strings else ""))
+        return value
 
 
 def new_parser(doc, prog=None):

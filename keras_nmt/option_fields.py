@@ -103,7 +103,8 @@ def check_value(field, value):
     flag: `--seed -1: must be >= 0`."""
     reason = None if value is None else _reason(field, value)
     if reason:
-        raise ValueError(f"{flag_of(field)} {value}: {reason}")
+        shown = repr(value) if isinstance(value, str) and not value.strip() else value
+        raise ValueError(f"{flag_of(field)} {shown}: {reason}")
     return value
 
 

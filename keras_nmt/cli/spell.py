@@ -68,7 +68,7 @@ def add_data_arguments(parser):
                       help="test sentences (default: 5%% of the sentences, at most 1,000)")
     data.add_argument("--noise-rate", type=rate, default=0.3,
                       help="probability that a word gets any noise at all (default: %(default)s)")
-    data.add_argument("--noise", default="",
+    data.add_argument("--noise", default=None,
                       help="per-operation rates inside a touched word, NAME=P,...; NAME is one "
                       "of deletion, insertion, substitution, transposition, doubling, "
                       "dropped_double (per site: letter, letter pair), case, accent (per word); "
@@ -149,7 +149,7 @@ def load_data(args):
     from keras_nmt.spelling import SpellingData  # noqa: PLC0415
     from keras_nmt.spelling.noise import NoiseGenerator, NoiseRates  # noqa: PLC0415  (after parsing)
 
-    generator = NoiseGenerator(NoiseRates.parse(args.noise), args.noise_rate, seed=args.seed)
+    generator = NoiseGenerator(NoiseRates.parse(args.noise or ""), args.noise_rate, seed=args.seed)
     return SpellingData.from_file(
         args.text, generator, seed=args.seed, column=args.column,
         max_sentences=args.max_sentences, max_chars=args.max_chars,

@@ -36,6 +36,12 @@ def check_language_pair(text):
         raise ValueError("must be two language codes SOURCE,TARGET such as es,en")
 
 
+def _named_folder(path):
+    """`ValueError` for a blank run folder: `""` is the current one, whatever it holds."""
+    if not str(path).strip():
+        raise ValueError("an empty value names nothing; give a folder")
+
+
 def check_schedule(kind, k, floor):
     """`ValueError` unless (`kind`, `k`, `floor`) is a teacher-forcing schedule (Bengio et al.
     2015): probabilities in [0, 1], finite numbers."""
@@ -202,7 +208,7 @@ class TrainConfig(ModelOptions):
     output: str = option("runs/default", "run folder (default: runs/MODEL-API); re-running the "
                          "same command resumes exactly from its backup, or does nothing once "
                          "finished; other options are refused", "--output-dir",
-                         metavar="DIR")
+                         metavar="DIR", check=_named_folder)
     backup_every: int = option(200, "batches between backups of weights and optimizer",
                                at_least=1)
     validation_sentences: int = option(500, "validation sentences translated after each epoch "

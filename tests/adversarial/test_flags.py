@@ -76,7 +76,8 @@ def test_a_bad_flag_value_is_refused_in_one_line_naming_the_flag(argv, reason, c
     errors = [line for line in err.splitlines() if "error: " in line]
     assert len(errors) == 1 and "Traceback" not in err, err
     flag, value = argv[-2], argv[-1]
-    assert f"error: {flag} {value}: " in errors[0] and reason in errors[0], errors[0]
+    shown = value if value.strip() else repr(value)  # a blank value is shown quoted
+    assert f"error: {flag} {shown}: " in errors[0] and reason in errors[0], errors[0]
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -154,6 +155,52 @@ def test_a_lone_dash_is_refused_by_every_flag_but_the_stdin_and_stdout_ones(caps
         ), (words, flag)
     assert sorted(dash_flags) == ["spell correct --input", "spell correct --output",
                                   "translate --input", "translate --output"]
+
+
+@pytest.mark.parametrize("value", ["", " \t"])
+def test_an_empty_or_blank_value_is_refused_by_every_flag(value, monkeypatch, capsys):
+    # `train --output-dir ""` trained into the current folder, among the user's files;
+    # `serve --host ""` listened on every interface; `benchmark --only ""` had nothing to run.
+    monkeypatch.delenv("KERAS_NMT_API_KEY", raising=False)
+    for words, flag, _ in every_flag_with_a_value():
+        with pytest.raises(SystemExit) as exit_info:
+            run([*words, flag, value, "--help"])
+        err = capsys.readouterr().err
+        errors = [line for line in err.splitlines() if "error: " in line]
+        assert exit_info.value.code == 2 and len(errors) == 1, (words, flag, err)
+        assert f"error: {flag} {value!r}: " in errors[0], (words, flag, errors[0])
+
+
+@pytest.mark.parametrize("argv, name", [
+    (["translate", ""], "MODEL"), (["evaluate", " "], "MODEL"), (["export", ""], "RUN_DIR"),
+    (["serve", ""], "MODEL"), (["import", ""], "PATH"), (["spell", "correct", ""], "MODEL"),
+])
+def test_an_empty_argument_is_refused_naming_it(argv, name, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert f"error: {name} {argv[-1]!r}: an empty value names nothing; give one\n" in err, err
+
+
+def test_no_default_is_blank(monkeypatch):
+    # A blank default would be refused by the rule above each time the flag is left out.
+    monkeypatch.delenv("KERAS_NMT_API_KEY", raising=False)
+
+    def actions(parser):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for subparser in action.choices.values():
+                    yield from actions(subparser)
+            else:
+                yield action
+
+    parsers = [importlib.import_module(f"keras_nmt.cli.{command}").build_parser()
+               for command in COMMANDS]
+    blank = [action.dest for parser in [*parsers, serve_load.build_parser()]
+             for action in actions(parser)
+             if isinstance(action.default, str) and not action.default.strip()]
+    assert blank == []
 
 
 def test_a_blank_api_key_in_the_environment_is_refused_naming_the_variable(monkeypatch, capsys):
