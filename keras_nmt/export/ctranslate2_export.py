@@ -54,7 +54,7 @@ from keras_nmt.atomic_file import write_json
 from keras_nmt.export.export_translator import remove_stale_partials
 from keras_nmt.export.formats import QUANTIZATIONS
 from keras_nmt.inference import RunDirectory
-from keras_nmt.inference.ctranslate2_translator import METADATA_FILE
+from keras_nmt.inference.ctranslate2_translator import METADATA_FILE, is_ctranslate2_export
 from keras_nmt.inference.run_directory import DATA_FILE, TOKENIZERS_DIR, run_columns
 from keras_nmt.interruption import deferred
 
@@ -245,6 +245,11 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
                          f"got {quantization!r}")
     if output_dir.exists() and not force:
         raise FileExistsError(f"{output_dir} already exists (use force=True to replace it)")
+    if output_dir.exists() and not (is_ctranslate2_export(output_dir) or (
+            output_dir.is_dir() and not any(output_dir.iterdir()))):
+        raise ValueError(f"{output_dir} is not a CTranslate2 export (it has no {METADATA_FILE}): "
+                         "--force replaces only an earlier export, never other files; choose "
+                         "another --output-dir or --name")
     run = RunDirectory.load(run_dir)
     name = getattr(run.model, "model_name", type(run.model).__name__)
     if name != "transformer":

@@ -31,6 +31,7 @@ from keras_nmt.models.registry import build_model
 from keras_nmt.pretrained.marian_checkpoint import NORM_EPSILON, MarianImportError, read_marian
 from keras_nmt.special_ids import RESERVED_TOKENS
 from keras_nmt.text import MarianTokenizer
+from keras_nmt.training.run_folder import holds_a_run
 from keras_nmt.training.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
 
 IMPORT_FILE = "imported.json"
@@ -101,6 +102,12 @@ def import_marian(path, output_dir, api="functional", force=False, languages=Non
                                 f"({path}); choose another folder")
     if output_dir.exists() and not force:
         raise FileExistsError(f"{output_dir} already exists (use --force to replace it)")
+    if output_dir.exists() and not (holds_a_run(output_dir) or (
+            output_dir.is_dir() and not any(output_dir.iterdir()))):
+        # `--output-dir runs --force`, taking the flag for export's parent folder, deleted
+        # every run in it.
+        raise MarianImportError(f"{output_dir} holds no run: --force replaces only an earlier "
+                                "import or run, never other files; choose another --output-dir")
     checkpoint = read_marian(path)
     source_order = marian_order(len(checkpoint.source_vocabulary), checkpoint.pad_id,
                                 checkpoint.unk_id, checkpoint.start_id, checkpoint.eos_id)

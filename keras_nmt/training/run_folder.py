@@ -69,6 +69,53 @@ def differing_options(saved, new):
     ]
 
 
+# Keys every run's `config.json` has had: a `config.json` without them is somebody else's.
+RUN_CONFIG_KEYS = ("model", "api", "tokenizer", "data", "output")
+
+
+def check_holds_no_foreign_run_files(run):
+    """Raises `RunFolderError` when the folder `run` holds names a run writes (`TRAIN_FILES`)
+    that are not a run's: training would write into them, and `--fresh` or a start that fails
+    would delete them.
+
+    A folder holding a run, or nothing of a run's (files of other names are never touched),
+    passes, and so does a run's damaged `config.json` (`check_run_folder` names it, `--fresh`
+    replaces it).
+    """
+    run = Path(run)
+    config = run / CONFIG_FILE
+    if config.is_file():
+        missing = _run_keys_missing(config)
+        if missing:
+            raise RunFolderError(
+                f"{config} is not a run's (it has no {', '.join(missing)}): {run} holds "
+                "something else, which training would write into and --fresh delete; train "
+                "into another --output-dir")
+        return
+    found = [name for name in TRAIN_FILES if (run / name).exists()]
+    if found:
+        raise RunFolderError(
+            f"{run} holds {', '.join(found)} but no run (no {CONFIG_FILE}): training would "
+            "write into them, and --fresh or a start that fails would delete them; train into "
+            "another --output-dir, or move them out")
+
+
+def holds_a_run(folder):
+    """Whether `folder` holds a run (a `config.json` with the keys every run's has): what
+    `import --force` may replace."""
+    return _run_keys_missing(Path(folder) / CONFIG_FILE) == []
+
+
+def _run_keys_missing(config):
+    """The `RUN_CONFIG_KEYS` the `config.json` at `config` lacks; None when it cannot be read
+    (damaged, or absent)."""
+    try:
+        saved = json.loads(Path(config).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return [key for key in RUN_CONFIG_KEYS if not isinstance(saved, dict) or key not in saved]
+
+
 def check_run_folder(config, config_file):
     """Raises `RunFolderError` when `config_file` (an earlier run's) differs from `config`."""
     path = Path(config_file)
@@ -256,7 +303,12 @@ def check_data_unchanged(run):
     path = Path(run) / DATA_FILE
     if not path.exists():
         return
-    for recorded in read_run_json(path)["files"]:
+    record = read_run_json(path) if path.is_file() else None
+    files = record.get("files") if isinstance(record, dict) else None
+    if not isinstance(files, list):
+        raise RunFolderError(f"{path} is damaged (no list of files); add --fresh to delete "
+                             f"what the run in {run} wrote and start again")
+    for recorded in files:
         how = changed_file(recorded)
         if how is not None:
             raise RunFolderError(
@@ -292,6 +344,7 @@ def prepare_run_folder(config, fresh=False):
     """
     run = Path(config.output)
     check_not_locked(run)
+    check_holds_no_foreign_run_files(run)
     if fresh:
         clear_run_folder(run)
     check_run_folder(config, run / CONFIG_FILE)

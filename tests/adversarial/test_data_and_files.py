@@ -272,6 +272,95 @@ def test_a_run_with_a_history_but_no_backup_is_not_restarted(made, tmp_path, cap
     assert "history.json" in one_error_line(capsys)
 
 
+def test_a_damaged_data_record_is_named_not_a_traceback(made, tmp_path, capsys):
+    run, data = own_run(made, tmp_path)
+    (run / "data.json").write_text('{"mine": 1}')
+    assert train_app.main([*train_command(data, run), "--epochs", "2"]) == 1
+    line = one_error_line(capsys)
+    assert f"{run / 'data.json'} is damaged" in line and "--fresh" in line
+
+
+# ------------------------------------------------------------------------------------------------
+# Training, --fresh and a start that fails delete only what a run wrote
+# ------------------------------------------------------------------------------------------------
+def users_folder(tmp_path, *names):
+    """A folder of the user's holding `names` (files or, ending in /, folders with a file)."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine\n")
+    for name in names:
+        if name.endswith("/"):
+            (folder / name).mkdir()
+            (folder / name / "mine.txt").write_text("mine\n")
+        else:
+            (folder / name).write_text('{"app": "mine"}')
+    return folder
+
+
+@pytest.mark.parametrize("fresh", [[], ["--fresh"]])
+def test_a_foreign_config_json_is_not_taken_for_a_run(fresh, made, tmp_path, capsys):
+    """Its error said "a run made with other options ... add --fresh", and --fresh deleted the
+    user's config.json and logs/."""
+    folder = users_folder(tmp_path, "config.json", "logs/")
+    before = tree(folder)
+    assert train_app.main([*train_command(made.data, folder), *fresh]) == 1
+    line = one_error_line(capsys)
+    assert f"{folder / 'config.json'} is not a run's" in line and "another --output-dir" in line
+    assert tree(folder) == before
+
+
+@pytest.mark.parametrize("fresh", [[], ["--fresh"]])
+def test_a_folder_holding_a_runs_names_but_no_run_is_refused(fresh, made, tmp_path, capsys):
+    """A start that failed (every pair too long) deleted the user's logs/ and backup/."""
+    folder = users_folder(tmp_path, "logs/", "backup/", "data.json")
+    before = tree(folder)
+    assert train_app.main([*train_command(made.data, folder, "--max-length", "3"), *fresh]) == 1
+    line = one_error_line(capsys)
+    assert f"{folder} holds data.json, backup, logs but no run" in line
+    assert tree(folder) == before
+
+
+def test_a_folder_of_other_files_takes_a_run_and_keeps_them(made, tmp_path):
+    folder = users_folder(tmp_path, "results/")
+    assert train_app.main(train_command(made.data, folder)) is not None
+    assert (folder / "notes.txt").read_text() == "mine\n"
+    assert (folder / "results" / "mine.txt").read_text() == "mine\n"
+    assert (folder / "model.keras").is_file()
+
+
+def test_import_force_replaces_only_a_run(tmp_path, capsys):
+    """`import MODEL --output-dir runs --force` (taking the flag for export's parent folder)
+    deleted every run in runs/."""
+    marian = ROOT / "tests" / "pretrained" / "fixtures" / "hf"  # a tiny Marian model
+    runs = users_folder(tmp_path, "spa-eng/")
+    before = tree(runs)
+    assert cli_main(["import", str(marian), "--output-dir", str(runs), "--force"]) == 1
+    line = one_error_line(capsys)
+    assert f"{runs} holds no run: --force replaces only an earlier import or run" in line
+    assert tree(runs) == before
+    imported = tmp_path / "opus"
+    for force in ([], ["--force"]):  # an import, then one replacing it
+        assert cli_main(["import", str(marian), "--output-dir", str(imported), *force]) == 0
+    assert (imported / "config.json").is_file()
+
+
+def test_a_ctranslate2_export_force_replaces_only_an_export(made, tmp_path, capsys):
+    needs_ctranslate2(made)
+    folder = tmp_path / "m-ctranslate2"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine\n")
+    assert export_app.main([str(made.run), "--output-dir", str(tmp_path), "--name", "m",
+                            "--format", "ctranslate2", "--force"]) == 1
+    assert f"{folder} is not a CTranslate2 export" in one_error_line(capsys)
+    assert [p.name for p in tmp_path.iterdir()] == ["m-ctranslate2"]
+    assert [p.name for p in folder.iterdir()] == ["notes.txt"]
+
+
+def test_an_empty_run_folder_is_refused_from_python_too():
+    with pytest.raises(ValueError, match="--output-dir '': an empty value names nothing"):
+        TrainConfig(output="")
+
+
 # ------------------------------------------------------------------------------------------------
 # Exports carry the run's columns and direction; evaluate uses them whatever the format
 # ------------------------------------------------------------------------------------------------
