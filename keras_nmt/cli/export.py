@@ -28,6 +28,7 @@ Examples:
         --input_exprs 'text=["3rd of March 2021"]'
 """
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -40,7 +41,16 @@ from keras_nmt.cli.common import (
     writing_to,
 )
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
-from keras_nmt.export.formats import FORMATS, QUANTIZATIONS
+from keras_nmt.export.formats import FORMATS, QUANTIZATIONS, check_model_name
+
+
+def folder_name(text):
+    """argparse type: a model's name (`check_model_name`)."""
+    try:
+        check_model_name(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
 def build_parser(prog=None):
@@ -50,7 +60,7 @@ def build_parser(prog=None):
                         "tokenizers/)")
     parser.add_argument("--output-dir", default="saved_models",
                         help="directory of all exported models (default: %(default)s)")
-    parser.add_argument("--name", default=None,
+    parser.add_argument("--name", type=folder_name, default=None,
                         help="model name, the directory under --output-dir (default: the name of "
                         "RUN_DIR)")
     parser.add_argument("--version", type=positive_int, default=None,

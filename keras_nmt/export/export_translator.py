@@ -10,6 +10,7 @@ from pathlib import Path
 import tensorflow as tf
 
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
+from keras_nmt.export.formats import check_model_name
 from keras_nmt.inference import RunDirectory, Translator
 from keras_nmt.inference.run_directory import DATA_FILE, run_columns
 from keras_nmt.inference.saved_translator import METADATA_FILE
@@ -92,6 +93,8 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
         FileExistsError: the chosen version directory already exists. Without a chosen
             version, an export that loses a race with another takes the next free number.
     """
+    if name is not None:
+        check_model_name(name)
     translator, default_name, (facts, data_file) = _as_translator(run_dir_or_translator,
                                                                   max_beam_size)
     model_dir = Path(base_dir) / (name or default_name)

@@ -1,5 +1,7 @@
 """The export formats and their options, without importing TensorFlow (the command line lists
-them in its `--help`)."""
+them in its `--help`, and checks a model's name before TensorFlow starts)."""
+
+import os
 
 FORMATS = ("saved_model", "ctranslate2")
 # CTranslate2's weight types (`int8` keeps float32 activations on a CPU).
@@ -7,3 +9,11 @@ QUANTIZATIONS = (
     "float32", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16", "float16",
     "bfloat16",
 )
+
+
+def check_model_name(name):
+    """`ValueError` unless `name` is one folder's name, the NAME of `OUTPUT_DIR/NAME/VERSION`:
+    `../m` exported outside the output folder, `.` into it, among other models' names."""
+    if "/" in name or os.sep in name or name in (".", ".."):
+        raise ValueError("a name is one folder's name, not a path: give the parent folder as "
+                         "--output-dir")

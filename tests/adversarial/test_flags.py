@@ -56,6 +56,9 @@ REFUSED = [
     (["evaluate", "run", "--seed", "-3"], "must be >= 0"),
     (["evaluate", "run", "--beam-size", "0"], "must be >= 1"),
     (["export", "run", "--seed", "-1"], "must be >= 0"),
+    # a model's name is one folder under --output-dir, not a path out of it
+    (["export", "run", "--name", "../m"], "a name is one folder's name, not a path"),
+    (["export", "run", "--name", ".."], "a name is one folder's name, not a path"),
     (["benchmark", "--seed", "-1"], "must be >= 0"),
     # serving: an empty key would refuse every request; a port beyond TCP's
     (["serve", "run", "--api-key", ""], "an empty key would refuse every request"),
@@ -106,6 +109,15 @@ def test_decoding_options_refuse_the_same_values_naming_the_flag(changes, messag
     with pytest.raises(ValueError) as error:
         DecodingOptions(**changes)
     assert str(error.value) == message
+
+
+@pytest.mark.parametrize("name", ["../m", "..", ".", "a/b"])
+def test_an_export_name_is_refused_as_a_path_from_python_too(name, tmp_path):
+    from keras_nmt.export import export_translator
+
+    with pytest.raises(ValueError, match="a name is one folder's name, not a path"):
+        export_translator(tmp_path / "run", tmp_path / "saved", name=name)
+    assert list(tmp_path.iterdir()) == []
 
 
 def every_flag_with_a_value():
