@@ -162,11 +162,11 @@ def main(argv=None, prog=None):
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
                             timeout_graceful_shutdown=5)
     server = uvicorn.Server(config)
+    serving = {}  # pair -> the model /translate answers it with: the first named
     for model in models:
         # Traced (prepared) before the first client waits on it, and a broken model fails here.
         model.translator.translate_batch(["warm up"])
-        print(f"{model.pair[0]}->{model.pair[1]}: {model.name} ({model.kind}, {model.path})",
-              flush=True)
+        print(model_line(model, serving.setdefault(model.pair, model)), flush=True)
 
     async def announce():  # the bound port (also with --port 0), once the socket listens
         while not server.started:
@@ -180,6 +180,23 @@ def main(argv=None, prog=None):
     with event_loop(config) as runner:
         runner.run(serve())
     return 0
+
+
+def model_line(model, first):
+    """The start-up line naming `model`; `first` is the model that `/translate` answers its
+    pair with (the first named), which a second model of the pair says.
+
+    Example:
+        >>> from types import SimpleNamespace as M
+        >>> a = M(pair=("es", "en"), name="spa", kind="run folder", path="runs/spa")
+        >>> model_line(a, a)
+        'es->en: spa (run folder, runs/spa)'
+    """
+    line = f"{model.pair[0]}->{model.pair[1]}: {model.name} ({model.kind}, {model.path})"
+    if first is not model:
+        line += (f"; /translate answers {model.pair[0]}->{model.pair[1]} with {first.name}, "
+                 "the API and the page this one by its name")
+    return line
 
 
 def url(host, port):

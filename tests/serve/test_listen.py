@@ -1,9 +1,11 @@
-"""The server's listening socket: its accepted connections send small responses at once."""
+"""The server's listening socket (its accepted connections send small responses at once), its
+address and its start-up lines."""
 
 import asyncio
 import socket
+from types import SimpleNamespace
 
-from keras_nmt.cli.serve import listen, url
+from keras_nmt.cli.serve import listen, model_line, url
 
 
 def test_accepted_connections_have_nagles_algorithm_off():
@@ -48,3 +50,14 @@ def test_the_announced_address_is_a_url_also_for_an_ipv6_host():
     # --host ::1 was announced as "http://::1:5000/", which no browser or client can open.
     assert url("::1", 5000) == "http://[::1]:5000/"
     assert url("127.0.0.1", 8080) == "http://127.0.0.1:8080/"
+
+
+def test_a_second_model_of_a_pair_says_which_one_translate_answers_with():
+    # Two models of one pair: /translate answered with the first, and nothing said so.
+    first = SimpleNamespace(pair=("es", "en"), name="spa", kind="run folder", path="runs/spa")
+    second = SimpleNamespace(pair=("es", "en"), name="spa-ct2", kind="CTranslate2 export",
+                             path="exports/spa-ct2")
+    assert model_line(first, first) == "es->en: spa (run folder, runs/spa)"
+    assert model_line(second, first) == (
+        "es->en: spa-ct2 (CTranslate2 export, exports/spa-ct2); /translate answers es->en "
+        "with spa, the API and the page this one by its name")
