@@ -17,6 +17,7 @@ import argparse
 import dataclasses
 import functools
 
+from keras_nmt.models.configurations import options_read_by
 from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.option_fields import flag_of, option_fields, parse_value, value_type
 from keras_nmt.training.train_config import TrainConfig
@@ -29,6 +30,31 @@ SIZE_OPTIONS = ("embedding_dim", "units", "num_layers", "d_model", "num_heads", 
                 "dropout")
 # One or the other: a batch is a number of pairs or a number of tokens.
 EXCLUSIVE = ("batch_size", "batch_tokens")
+
+
+# The options some models (or schedules) do not read: `refuse_unread_options` checks them.
+MODEL_DEPENDENT = (*MODEL_OPTIONS[2:], "learning_rate", "warmup_steps")
+
+
+def unread_options(args, default_of):
+    """The error for the options of `MODEL_DEPENDENT` that `args` sets to a value other than
+    `default_of(name)` but that training `args.model` does not read (`options_read_by`), or
+    None. A Transformer has no `--units`, its warm-up schedule no `--learning-rate` (unless
+    fine-tuning), an LSTM no `--heads`: such a value was accepted, recorded in the run's
+    config.json, and ignored."""
+    fine_tuning = bool(getattr(args, "init_from", None))
+    read = options_read_by(args.model, fine_tuning)
+    fields = {field.name: field for field in option_fields(TrainConfig)}
+    offered = [name for name in MODEL_DEPENDENT if hasattr(args, name)]
+    unread = [name for name in offered
+              if name not in read and getattr(args, name) != default_of(name)]
+    if not unread:
+        return None
+    given = ", ".join(f"{flag_of(fields[name])} {getattr(args, name)}" for name in unread)
+    reads = " ".join(flag_of(fields[name]) for name in offered if name in read)
+    return (f"{given}: --model {args.model}{' with --init-from' if fine_tuning else ''} does "
+            f"not read {'it' if len(unread) == 1 else 'them'} (it would be ignored); its "
+            f"options here: {reads}")
 
 
 def _parse(field, text):

@@ -20,6 +20,7 @@ Examples:
 """
 
 import dataclasses
+import functools
 import os
 import sys
 
@@ -40,7 +41,7 @@ from keras_nmt.cli.common import (
     warn,
     writing_to,
 )
-from keras_nmt.cli.options import add_options, config_fields
+from keras_nmt.cli.options import add_options, config_fields, unread_options
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 from keras_nmt.lines import input_lines, iter_lines, write_lines
 from keras_nmt.special_ids import TOKENIZER_KINDS
@@ -214,7 +215,12 @@ def run_compare(args):
 
 @command
 def main(argv=None, prog=None):
-    args = build_parser(prog).parse_args(argv)
+    parser = build_parser(prog)
+    args = parser.parse_args(argv)
+    unread = None if args.command == "correct" else unread_options(
+        args, functools.partial(getattr, DEFAULTS))
+    if unread:
+        parser.error(unread)
     if args.command == "correct":
         check_outputs({"--output": args.output}, [args.input, args.run])
     start_tensorflow(args.debug)

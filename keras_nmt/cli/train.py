@@ -22,7 +22,7 @@ from keras_nmt.cli.common import (
     exit_status,
     start_tensorflow,
 )
-from keras_nmt.cli.options import MODEL_OPTIONS, add_options
+from keras_nmt.cli.options import MODEL_OPTIONS, add_options, unread_options
 from keras_nmt.models.configurations import configuration_fields, configuration_names
 from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.training.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
@@ -92,6 +92,9 @@ def parse(argv=None, prog=None):
             flag = "--" + name.replace("_", "-")
             parser.error(f"{flag} {getattr(args, name)} contradicts --init-from "
                          f"{known.init_from}, whose {name} is {value}")
+    unread = unread_options(args, parser.get_default)
+    if unread:
+        parser.error(unread)
     return args
 
 

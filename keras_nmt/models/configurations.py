@@ -58,6 +58,28 @@ TRAINING_RECIPES = {
     },
 }
 
+# The training option each schedule reads: a value given for the other one would be ignored.
+SCHEDULE_OPTIONS = {"constant": ("learning_rate",), "inverse_sqrt": ("warmup_steps",)}
+
+
+def learning_rate_schedule(model, fine_tuning=False):
+    """The schedule `model` trains with: its recipe's, constant when fine-tuning (a warm-up is
+    for weights that start random).
+
+    Example:
+        >>> learning_rate_schedule("transformer"), learning_rate_schedule("transformer", True)
+        ('inverse_sqrt', 'constant')
+    """
+    return "constant" if fine_tuning else TRAINING_RECIPES[model]["schedule"]
+
+
+def options_read_by(model, fine_tuning=False):
+    """The model and schedule options training `model` reads: its constructor's arguments,
+    `max_length` (which also limits the data) and its schedule's (`SCHEDULE_OPTIONS`)."""
+    return {*MODEL_ARGUMENTS[model], "max_length",
+            *SCHEDULE_OPTIONS[learning_rate_schedule(model, fine_tuning)]}
+
+
 # No dropout in the spa-eng references: the 2-5 epochs that 45 minutes buy on a 2-core CPU do not
 # overfit, and without dropout every attention model learned faster per epoch (docs/decisions.md).
 _SPA_ENG_RECURRENT = {"embedding_dim": 256, "units": 512, "dropout": 0.0}

@@ -32,7 +32,7 @@ from keras_nmt.inference.run_directory import (
 )
 from keras_nmt.metrics import ValidationScores, group_references
 from keras_nmt.metrics.evaluation import score_all
-from keras_nmt.models.configurations import TRAINING_RECIPES
+from keras_nmt.models.configurations import TRAINING_RECIPES, learning_rate_schedule
 from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.text import SubwordTokenizer, load_tokenizer, make_tokenizer
@@ -205,7 +205,7 @@ def compile_model(model, config):
     """Compiles with the masked loss and metrics and the model's recipe (`TRAINING_RECIPES`);
     a run started from another's weights (`init_from`) keeps a constant learning rate."""
     recipe = TRAINING_RECIPES[config.model]
-    if recipe["schedule"] == "inverse_sqrt" and not config.init_from:
+    if learning_rate_schedule(config.model, bool(config.init_from)) == "inverse_sqrt":
         learning_rate = InverseSqrtSchedule(config.d_model, warmup_steps=config.warmup_steps)
     else:
         learning_rate = config.learning_rate
@@ -241,8 +241,8 @@ def make_callbacks(config, translator, sources, references, state, backup, batch
                                     config.average_every)
         validate = average.wrap(translator.translate_texts)  # val_* scores the averaged model
     callbacks = [
-        StopOnDivergence(run, backup, None if TRAINING_RECIPES[config.model]["schedule"]
-                         == "inverse_sqrt" else config.learning_rate),
+        StopOnDivergence(run, backup, None if learning_rate_schedule(
+            config.model, bool(config.init_from)) == "inverse_sqrt" else config.learning_rate),
         ValidationScores(validate, sources, references, max_sentences=config.validation_sentences),
         SampleTranslations(
             validate, sources[: config.samples],

@@ -14,6 +14,7 @@ import pytest
 from keras_nmt.arguments import stdio
 from keras_nmt.benchmarks import serve_load
 from keras_nmt.cli import COMMANDS, main
+from keras_nmt.training.train_config import TrainConfig
 
 REFUSED = [
     # teacher forcing: probabilities above 1, negative, not numbers, NaN
@@ -60,6 +61,16 @@ REFUSED = [
     (["export", "run", "--name", "../m"], "a name is one folder's name, not a path"),
     (["export", "run", "--name", ".."], "a name is one folder's name, not a path"),
     (["benchmark", "--seed", "-1"], "must be >= 0"),
+    # an option the chosen model (or its learning-rate schedule) does not read was accepted,
+    # recorded in config.json and ignored
+    (["train", "--model", "transformer", "--units", "512"], "--model transformer does not read"),
+    (["train", "--model", "transformer", "--learning-rate", "0.01"], "does not read it"),
+    (["train", "--model", "lstm", "--heads", "8"], "--model lstm does not read it"),
+    (["train", "--model", "lstm", "--warmup-steps", "100"], "--model lstm does not read it"),
+    (["train", "--model", "lstm", "--attention-score", "dot"], "--model lstm does not read"),
+    (["train", "--model", "bahdanau", "--layers", "2"], "--model bahdanau does not read it"),
+    (["spell", "train", "--text", "t", "--model", "transformer", "--embedding-dim", "8"],
+     "--model transformer does not read it"),
     # serving: an empty key would refuse every request; a port beyond TCP's
     (["serve", "run", "--api-key", ""], "an empty key would refuse every request"),
     (["serve", "run", "--port", "65536"], "a port is 0-65535"),
@@ -118,6 +129,25 @@ def test_an_export_name_is_refused_as_a_path_from_python_too(name, tmp_path):
     with pytest.raises(ValueError, match="a name is one folder's name, not a path"):
         export_translator(tmp_path / "run", tmp_path / "saved", name=name)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_every_reference_configuration_and_a_fine_tuning_run_read_what_they_are_given(
+        tmp_path, capsys):
+    from keras_nmt.cli.train import parse
+    from keras_nmt.models.configurations import configuration_names
+
+    for name in configuration_names():  # their values become the defaults
+        assert parse(["--configuration", name]).configuration == name
+    run = tmp_path / "run"
+    run.mkdir()
+    TrainConfig(model="transformer").to_json(run / "config.json")
+    (run / "model.keras").write_bytes(b"")
+    # Fine-tuning keeps a constant learning rate: --learning-rate is read, --warmup-steps not.
+    assert parse(["--init-from", str(run), "--learning-rate", "1e-5"]).learning_rate == 1e-5
+    with pytest.raises(SystemExit):
+        parse(["--init-from", str(run), "--warmup-steps", "100"])
+    assert ("error: --warmup-steps 100: --model transformer with --init-from does not read it"
+            in capsys.readouterr().err)
 
 
 def every_flag_with_a_value():
