@@ -43,10 +43,13 @@ from keras_nmt.cli.common import (
     exit_status,
     start_tensorflow,
 )
-from keras_nmt.cli.options import SIZE_OPTIONS, add_options, config_fields
+from keras_nmt.cli.options import MODEL_DEPENDENT, SIZE_OPTIONS, add_options, config_fields
 from keras_nmt.comparison import get_preset, preset_names
+from keras_nmt.models.configurations import options_read_by
+from keras_nmt.option_fields import flag_of, option_fields
 from keras_nmt.training.train_config import TrainConfig
 
+FIELDS = {field.name: field for field in option_fields(TrainConfig)}
 # Epochs when only --time-budget is given: the time budget stops training first.
 EPOCHS_FOR_TIME_BUDGET = 100_000
 
@@ -108,6 +111,17 @@ def set_by_configurations(preset, args):
     return {field: found for field, found in names.items() if found}
 
 
+def not_read_by_configurations(preset, args):
+    """The model and schedule flags given that some configurations of `preset` do not read
+    (`options_read_by` of their model): `{field: [configuration names]}`."""
+    given = [field for field, value in config_fields(args).items()
+             if value is not None and field in MODEL_DEPENDENT]
+    configs = {c.name: c.resolve(preset.defaults) for c in preset.configurations}
+    names = {field: [name for name, config in configs.items() if field not in options_read_by(
+        config.model, bool(config.init_from))] for field in given}
+    return {field: found for field, found in names.items() if found}
+
+
 def list_presets(print_fn=print):
     for name in preset_names():
         preset = get_preset(name)
@@ -158,11 +172,18 @@ def main(argv=None, prog=None, print_fn=print):
     except ValueError as error:
         parser.error(str(error))
     for field, names in set_by_configurations(preset, args).items():
-        flag = "--" + field.replace("_", "-")
+        flag = flag_of(FIELDS[field])
         if len(names) == len(preset.configurations):
             parser.error(f"{flag} {getattr(args, field)}: every configuration of {preset.name} "
                          "sets it (it is what the comparison varies); leave it out")
         print_fn(f"note: {flag} does not apply to {', '.join(names)}, which set it themselves")
+    for field, names in not_read_by_configurations(preset, args).items():
+        flag = flag_of(FIELDS[field])
+        if len(names) == len(preset.configurations):
+            parser.error(f"{flag} {getattr(args, field)}: no configuration of {preset.name} "
+                         "reads it (their models do not, so it would be ignored); leave it out")
+        print_fn(f"note: {flag} does not apply to {', '.join(names)}, whose models do not read "
+                 "it")
     start_tensorflow(args.debug)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.comparison.results_record import read_record  # noqa: PLC0415

@@ -71,6 +71,8 @@ REFUSED = [
     (["train", "--model", "bahdanau", "--layers", "2"], "--model bahdanau does not read it"),
     (["spell", "train", "--text", "t", "--model", "transformer", "--embedding-dim", "8"],
      "--model transformer does not read it"),
+    (["compare", "--preset", "granularity", "--heads", "8"],
+     "no configuration of granularity reads it"),
     # serving: an empty key would refuse every request; a port beyond TCP's
     (["serve", "run", "--api-key", ""], "an empty key would refuse every request"),
     (["serve", "run", "--port", "65536"], "a port is 0-65535"),
@@ -148,6 +150,17 @@ def test_every_reference_configuration_and_a_fine_tuning_run_read_what_they_are_
         parse(["--init-from", str(run), "--warmup-steps", "100"])
     assert ("error: --warmup-steps 100: --model transformer with --init-from does not read it"
             in capsys.readouterr().err)
+
+
+def test_a_comparison_notes_the_configurations_that_do_not_read_a_flag():
+    from keras_nmt.cli.compare import build_parser, not_read_by_configurations
+    from keras_nmt.comparison import get_preset
+
+    args = build_parser().parse_args(["--preset", "attention", "--units", "64",
+                                      "--warmup-steps", "100"])
+    recurrent = ["lstm", "luong-dot", "luong-general", "luong-concat", "bahdanau"]
+    assert not_read_by_configurations(get_preset("attention"), args) == {
+        "units": ["transformer"], "warmup_steps": recurrent}
 
 
 def every_flag_with_a_value():
