@@ -18,6 +18,8 @@ from keras_nmt import interruption
 from keras_nmt.arguments import positive_int
 from keras_nmt.cli.options import add_options
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
+from keras_nmt.decoding.strategies import STRATEGIES
+from keras_nmt.option_fields import flag_of, option_fields
 
 # Errors a user causes (bad files, bad values, a folder already in use), printed as one line.
 # `ValueError` covers the library's `CorpusError` and `RunFolderError`.
@@ -48,6 +50,28 @@ def decoding_options(args, **fields):
     """The `DecodingOptions` of parsed `add_decoding_arguments` flags (plus other `fields`)."""
     chosen = {name: getattr(args, name) for name in DECODING_FLAGS if hasattr(args, name)}
     return DecodingOptions(seed=args.seed, **chosen, **fields)
+
+
+def check_decoding_flags(parser, args, seed_is_sampling_only=True):
+    """`parser.error` naming the decoding flags given (away from their defaults) that the chosen
+    strategy does not read (`STRATEGIES[...].options`): `--temperature` or `--seed` with beam
+    search, `--length-penalty` with sampling, `--n-best` with greedy decoding. They were
+    accepted and ignored. `--beam-size` with a strategy of one translation has the translator's
+    own error. `--seed` counts unless it seeds more than sampling (evaluate's also draws its
+    built-in test data: `seed_is_sampling_only=False`)."""
+    strategy = DecodingOptions(strategy=args.strategy, beam_size=args.beam_size).chosen_strategy
+    read = STRATEGIES[strategy].options
+    fields = {field.name: field for field in option_fields(DecodingOptions)}
+    names = [*DECODING_FLAGS[2:], "n_best", *(["seed"] if seed_is_sampling_only else [])]
+    unread = [name for name in names if hasattr(args, name) and name not in read
+              and getattr(args, name) != parser.get_default(name)]
+    if unread:
+        given = ", ".join(f"{flag_of(fields[name])} {getattr(args, name)}" for name in unread)
+        reads = " ".join(flag_of(fields[name]) for name in [*DECODING_FLAGS, "n_best", "seed"]
+                         if name in read and hasattr(args, name))
+        parser.error(f"{given}: {STRATEGIES[strategy].title} does not read "
+                     f"{'it' if len(unread) == 1 else 'them'} (it would be ignored); its "
+                     f"options here: {reads or 'none'}")
 
 
 def add_parallel_batches_argument(parser):

@@ -32,6 +32,7 @@ from keras_nmt.cli.common import (
     add_decoding_arguments,
     add_parallel_batches_argument,
     add_translator_argument,
+    check_decoding_flags,
     command,
     decoding_options,
     exit_status,
@@ -97,7 +98,9 @@ def data_columns(recorded, source_column):
 
 @command
 def main(argv=None, prog=None):
-    args = build_parser(prog).parse_args(argv)
+    parser = build_parser(prog)
+    args = parser.parse_args(argv)
+    check_decoding_flags(parser, args, seed_is_sampling_only=False)
     start_tensorflow(args.debug)
     use_parallel_batches(args)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.

@@ -30,6 +30,7 @@ from keras_nmt.cli.common import (
     add_decoding_arguments,
     add_parallel_batches_argument,
     add_translator_argument,
+    check_decoding_flags,
     command,
     decoding_options,
     exit_status,
@@ -160,7 +161,9 @@ def format_results(results, n_best):
 @command
 def main(argv=None, prog=None):
     # Intermixed: sentences may follow options (`MODEL --beam-size 4 "a" "b"`).
-    args = build_parser(prog).parse_intermixed_args(argv)
+    parser = build_parser(prog)
+    args = parser.parse_intermixed_args(argv)
+    check_decoding_flags(parser, args)
     check_outputs({"--output": args.output}, [args.input, args.model])
     typed = (not args.sentences and not args.input and sys.stdin.isatty()
              and not args.attention_plot)

@@ -55,6 +55,15 @@ REFUSED = [
     (["translate", "run", "--length-penalty", "-1"], "must be >= 0"),
     (["translate", "run", "--seed", "-7"], "must be >= 0"),
     (["evaluate", "run", "--seed", "-3"], "must be >= 0"),
+    # a decoding flag the chosen strategy does not read was accepted and ignored
+    (["translate", "run", "--seed", "5"], "greedy decoding does not read it"),
+    (["translate", "run", "--n-best", "2"], "greedy decoding does not read it"),
+    (["translate", "run", "--strategy", "beam", "--temperature", "0.5"],
+     "beam search does not read it"),
+    (["translate", "run", "--beam-size", "4", "--top-p", "0.9"], "beam search does not read"),
+    (["translate", "run", "--strategy", "sample", "--length-penalty", "0.6"],
+     "sampling does not read it"),
+    (["evaluate", "run", "--top-k", "5"], "greedy decoding does not read it"),
     (["evaluate", "run", "--beam-size", "0"], "must be >= 1"),
     (["export", "run", "--seed", "-1"], "must be >= 0"),
     # a model's name is one folder under --output-dir, not a path out of it
@@ -150,6 +159,20 @@ def test_every_reference_configuration_and_a_fine_tuning_run_read_what_they_are_
         parse(["--init-from", str(run), "--warmup-steps", "100"])
     assert ("error: --warmup-steps 100: --model transformer with --init-from does not read it"
             in capsys.readouterr().err)
+
+
+def test_the_decoding_flags_a_strategy_reads_are_accepted():
+    from keras_nmt.cli import evaluate, translate
+    from keras_nmt.cli.common import check_decoding_flags
+
+    for module, argv in [
+            (translate, ["run", "--strategy", "sample", "--temperature", "0.5", "--top-k", "3",
+                         "--top-p", "0.9", "--seed", "4"]),
+            (translate, ["run", "--beam-size", "4", "--n-best", "2", "--length-penalty", "0.6"]),
+            (evaluate, ["run", "--seed", "3"])]:  # evaluate's seed also draws the test data
+        parser = module.build_parser()
+        check_decoding_flags(parser, parser.parse_args(argv),
+                             seed_is_sampling_only=module is translate)
 
 
 def test_a_comparison_notes_the_configurations_that_do_not_read_a_flag():

@@ -38,7 +38,7 @@ def test_a_reference_configuration_gives_the_defaults_and_flags_win():
     (["--languages", "pt-BR,zh-Hant"], "languages", "pt-BR,zh-Hant"),
     # An option that is on by default is turned off by its --no- form, never accepted and ignored.
     ([], "scale_embeddings", True),
-    (["--no-scale-embeddings"], "scale_embeddings", False),
+    (["--model", "transformer", "--no-scale-embeddings"], "scale_embeddings", False),
 ])
 def test_train_flags(argv, dest, value):
     assert getattr(train.parse(argv), dest) == value
