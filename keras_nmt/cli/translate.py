@@ -42,6 +42,7 @@ from keras_nmt.cli.common import (
 from keras_nmt.cli.options import add_options
 from keras_nmt.data.data_profile import implausibility
 from keras_nmt.decoding.decoding_options import GREEDY
+from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.lines import input_lines, iter_lines, one_line, write_lines
 
 # Fewer sentences than this are not judged: a few words say little about a language.
@@ -120,21 +121,23 @@ def interactive(translator, options, warn, prefix=""):
         print("> ", end="", file=sys.stderr, flush=True)
 
 
-def write_attention_plots(translator, sentences, directory, batch_size, warn):
-    """One PNG per sentence in `directory`; returns the paths written."""
-    has_attention = getattr(translator, "has_attention", None)
-    if has_attention is None:
-        has_attention = bool(getattr(getattr(translator, "model", None), "has_attention", False))
-    if not has_attention:
-        warn("this model returns no attention weights (a plain LSTM has none, and a "
-             "CTranslate2 export does not give them): no attention plots")
-        return []
+def has_attention(translator):
+    """Whether `translator` returns attention weights (a plain LSTM has none, a CTranslate2
+    export gives none)."""
+    found = getattr(translator, "has_attention", None)
+    if found is None:
+        found = bool(getattr(getattr(translator, "model", None), "has_attention", False))
+    return found
+
+
+def write_attention_plots(results, directory, warn):
+    """One PNG per result (translated with `return_attention`) in `directory`; returns the
+    paths written."""
     # Here, not at the top: Matplotlib's import costs every other translation a second.
     from keras_nmt.plots import plot_attention  # noqa: PLC0415
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    results = translator.translate_batch(sentences, return_attention=True, batch_size=batch_size)
     paths = []
     for index, result in enumerate(results, start=1):
         if not result.source_tokens or not result.target_tokens:
@@ -183,12 +186,22 @@ def main(argv=None, prog=None):
     warn_if_implausible(sentences, model_data(args.model).profile, args.input, warn)
     sentences = [prefix + sentence for sentence in sentences]
     translator.warn_if_truncated(sentences, warn)
+    plots = bool(args.attention_plot) and has_attention(translator)
+    greedy = options.chosen_strategy == "greedy"
+    if args.attention_plot and not plots:
+        warn("this model returns no attention weights (a plain LSTM has none, and a "
+             "CTranslate2 export does not give them): no attention plots")
+    elif plots and not greedy:
+        warn(f"--attention-plot draws greedy decoding's attention, each plot titled with its "
+             f"translation, not {STRATEGIES[options.chosen_strategy].title}'s")
     progress = Progress(len(sentences))
     results = translator.translate_batch(sentences, options, batch_size=args.batch_size,
-                                         on_batch=progress.add)
+                                         on_batch=progress.add, return_attention=plots and greedy)
     progress.finish()
-    if args.attention_plot:
-        write_attention_plots(translator, sentences, args.attention_plot, args.batch_size, warn)
+    if plots:  # attention comes with greedy decoding only: the printed translations' if greedy
+        write_attention_plots(results if greedy else translator.translate_batch(
+            sentences, return_attention=True, batch_size=args.batch_size),
+            args.attention_plot, warn)
     lines = format_results(results, args.n_best)
     if args.output:
         with writing_to(args.output):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from keras_nmt.cli import translate as translate_app
-from tests.export.helpers import SOURCES
+from tests.export.helpers import SOURCES, make_run_directory
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +44,24 @@ def test_n_best_sorted_and_attention_plot(run_and_saved, which, tmp_path, capsys
         assert (first[1], second[1]) == ("1", "2") and float(first[2]) >= float(second[2])
     assert translate_app.main([model, "--attention-plot", str(tmp_path / "plots"), "a"]) == 0
     assert "no attention" in capsys.readouterr().err  # plain LSTM: a message, no crash
+
+
+def test_attention_plots_are_of_the_translations_printed_or_say_whose_they_are(tmp_path,
+                                                                              capsys):
+    # With --beam-size, the plots were greedy decoding's, of translations that may differ from
+    # those printed, without a word; greedy decoding translated every sentence twice.
+    luong = str(make_run_directory(tmp_path / "luong", "luong"))
+    plots = tmp_path / "plots"
+    assert translate_app.main([luong, "--attention-plot", str(plots), *SOURCES[:2]]) == 0
+    greedy = capsys.readouterr()
+    assert sorted(p.name for p in plots.iterdir()) == ["attention_0001.png", "attention_0002.png"]
+    assert "attention" not in greedy.err
+    assert translate_app.main([luong, "--beam-size", "2", "--attention-plot",
+                               str(tmp_path / "beam"), *SOURCES[:2]]) == 0
+    beam = capsys.readouterr()
+    assert ("--attention-plot draws greedy decoding's attention, each plot titled with its "
+            "translation, not beam search's") in beam.err
+    assert len(list((tmp_path / "beam").iterdir())) == 2
 
 
 def test_sampling_on_saved_model_is_a_clear_error(run_and_saved, capsys):
