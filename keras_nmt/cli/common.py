@@ -62,15 +62,16 @@ def check_decoding_flags(parser, args, seed_is_sampling_only=True):
     strategy = DecodingOptions(strategy=args.strategy, beam_size=args.beam_size).chosen_strategy
     read = STRATEGIES[strategy].options
     fields = {field.name: field for field in option_fields(DecodingOptions)}
-    names = [*DECODING_FLAGS[2:], "n_best", *(["seed"] if seed_is_sampling_only else [])]
+    names = [name for name in (*DECODING_FLAGS, "n_best", "seed") if name not in (
+        "strategy", "beam_size", *(() if seed_is_sampling_only else ("seed",)))]
     unread = [name for name in names if hasattr(args, name) and name not in read
               and getattr(args, name) != parser.get_default(name)]
     if unread:
         given = ", ".join(f"{flag_of(fields[name])} {getattr(args, name)}" for name in unread)
         reads = " ".join(flag_of(fields[name]) for name in [*DECODING_FLAGS, "n_best", "seed"]
                          if name in read and hasattr(args, name))
-        parser.error(f"{given}: {STRATEGIES[strategy].title} does not read "
-                     f"{'it' if len(unread) == 1 else 'them'} (it would be ignored); its "
+        them = "it (it would be" if len(unread) == 1 else "them (they would be"
+        parser.error(f"{given}: {STRATEGIES[strategy].title} does not read {them} ignored); its "
                      f"options here: {reads or 'none'}")
 
 

@@ -32,7 +32,7 @@ SIZE_OPTIONS = ("embedding_dim", "units", "num_layers", "d_model", "num_heads", 
 EXCLUSIVE = ("batch_size", "batch_tokens")
 
 
-# The options some models (or schedules) do not read: `refuse_unread_options` checks them.
+# The options some models (or schedules) do not read: `unread_options` checks them.
 MODEL_DEPENDENT = (*MODEL_OPTIONS[2:], "learning_rate", "warmup_steps")
 
 
@@ -52,9 +52,9 @@ def unread_options(args, default_of):
         return None
     given = ", ".join(f"{flag_of(fields[name])} {getattr(args, name)}" for name in unread)
     reads = " ".join(flag_of(fields[name]) for name in offered if name in read)
+    them = "it (it would be" if len(unread) == 1 else "them (they would be"
     return (f"{given}: --model {args.model}{' with --init-from' if fine_tuning else ''} does "
-            f"not read {'it' if len(unread) == 1 else 'them'} (it would be ignored); its "
-            f"options here: {reads}")
+            f"not read {them} ignored); its options here: {reads}")
 
 
 def _parse(field, text):
