@@ -36,15 +36,34 @@ EXCLUSIVE = ("batch_size", "batch_tokens")
 MODEL_DEPENDENT = (*MODEL_OPTIONS[2:], "learning_rate", "warmup_steps")
 
 
+# Options read only when another has a certain value: (whether `args` has it, what it is).
+READ_ONLY_WITH = {
+    "vocab_size": (lambda args: args.tokenizer != "char", "--tokenizer word or subword (a "
+                   "character vocabulary holds every character seen)"),
+    "average_every": (lambda args: args.average_checkpoints > 1,
+                      "--average-checkpoints above 1"),
+    "max_bad_fraction": (lambda args: args.skip_bad_lines, "--skip-bad-lines"),
+}
+
+
 def unread_options(args, default_of):
-    """The error for the options of `MODEL_DEPENDENT` that `args` sets to a value other than
-    `default_of(name)` but that training `args.model` does not read (`options_read_by`), or
-    None. A Transformer has no `--units`, its warm-up schedule no `--learning-rate` (unless
-    fine-tuning), an LSTM no `--heads`: such a value was accepted, recorded in the run's
-    config.json, and ignored."""
+    """The error for an option that `args` sets to a value other than `default_of(name)` but
+    that training does not read, or None: one of `READ_ONLY_WITH` without its companion
+    (`--vocab-size` with characters), or one of `MODEL_DEPENDENT` that `args.model` does not read
+    (`options_read_by`: a Transformer has no `--units`, its warm-up schedule no
+    `--learning-rate` unless fine-tuning, an LSTM no `--heads`). Such a value was accepted,
+    recorded in the run's config.json, and ignored."""
+    fields = {field.name: field for field in option_fields(TrainConfig)}
+    for name, (reads_it, needs) in READ_ONLY_WITH.items():
+        try:
+            unread = not reads_it(args) and getattr(args, name) != default_of(name)
+        except AttributeError:  # a command without the option or the one it depends on
+            continue
+        if unread:
+            return (f"{flag_of(fields[name])} {getattr(args, name)}: read only with {needs}, "
+                    "so it would be ignored")
     fine_tuning = bool(getattr(args, "init_from", None))
     read = options_read_by(args.model, fine_tuning)
-    fields = {field.name: field for field in option_fields(TrainConfig)}
     offered = [name for name in MODEL_DEPENDENT if hasattr(args, name)]
     unread = [name for name in offered
               if name not in read and getattr(args, name) != default_of(name)]

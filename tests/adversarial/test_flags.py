@@ -80,6 +80,11 @@ REFUSED = [
     (["train", "--model", "bahdanau", "--layers", "2"], "--model bahdanau does not read it"),
     (["spell", "train", "--text", "t", "--model", "transformer", "--embedding-dim", "8"],
      "--model transformer does not read it"),
+    # an option read only beside another's value (a character vocabulary has no size cap)
+    (["train", "--vocab-size", "500"], "read only with --tokenizer word or subword"),
+    (["train", "--average-every", "100"], "read only with --average-checkpoints above 1"),
+    (["train", "--max-bad-fraction", "0.2"], "read only with --skip-bad-lines"),
+    (["spell", "train", "--text", "t", "--vocab-size", "50"], "read only with --tokenizer"),
     (["compare", "--preset", "granularity", "--heads", "8"],
      "no configuration of granularity reads it"),
     # serving: an empty key would refuse every request; a port beyond TCP's
@@ -149,6 +154,10 @@ def test_every_reference_configuration_and_a_fine_tuning_run_read_what_they_are_
 
     for name in configuration_names():  # their values become the defaults
         assert parse(["--configuration", name]).configuration == name
+    for argv in (["--tokenizer", "word", "--vocab-size", "500"],
+                 ["--average-checkpoints", "3", "--average-every", "100"],
+                 ["--skip-bad-lines", "--max-bad-fraction", "0.2"]):  # with their companions
+        assert parse(argv) is not None
     run = tmp_path / "run"
     run.mkdir()
     TrainConfig(model="transformer").to_json(run / "config.json")
