@@ -207,7 +207,11 @@ def describe(error):
     disk or a folder that cannot be written, the way out."""
     text = str(error) or type(error).__name__
     filename = getattr(error, "filename", None)
-    if isinstance(error, OSError) and filename and str(filename) not in text:
+    if isinstance(error, OSError) and filename and error.strerror:
+        # "dd: Is a directory", not Python's "[Errno 21] Is a directory: 'dd'".
+        other = f" -> {error.filename2}" if error.filename2 else ""
+        text = f"{filename}{other}: {error.strerror}"
+    elif isinstance(error, OSError) and filename and str(filename) not in text:
         text = f"{filename}: {text}"
     if _out_of_space(error) and "No space left" not in text:
         text = f"no space left on the device: {text}"

@@ -419,6 +419,16 @@ def test_an_os_error_while_writing_names_the_real_file_and_the_way_out(code, way
     assert str(target) in line and way_out in line and ".hypotheses.txt" not in line
 
 
+def test_an_os_error_is_one_plain_line_naming_its_file(tmp_path, capsys):
+    # `translate RUN --input FOLDER` said "error: [Errno 21] Is a directory: 'FOLDER'".
+    assert common.describe(IsADirectoryError(errno.EISDIR, "Is a directory", "dd")) == (
+        "dd: Is a directory")
+    assert common.describe(OSError(errno.EXDEV, "Invalid cross-device link", "a", None, "b")) == (
+        "a -> b: Invalid cross-device link")
+    assert translate_app.main([str(tmp_path), "--input", str(tmp_path)]) == 1
+    assert one_error_line(capsys) == f"error: {tmp_path}: Is a directory"
+
+
 def test_a_full_disk_during_a_backup_names_the_backup(tmp_path, monkeypatch):
     model, _, _ = make_model()
     model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
