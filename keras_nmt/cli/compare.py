@@ -116,9 +116,15 @@ def not_read_by_configurations(preset, args):
     (`options_read_by` of their model): `{field: [configuration names]}`."""
     given = [field for field, value in config_fields(args).items()
              if value is not None and field in MODEL_DEPENDENT]
-    configs = {c.name: c.resolve(preset.defaults) for c in preset.configurations}
-    names = {field: [name for name, config in configs.items() if field not in options_read_by(
-        config.model, bool(config.init_from))] for field in given}
+    read = {}
+    for configuration in preset.configurations if given else ():
+        try:
+            config = configuration.resolve(preset.defaults)
+        except ValueError:  # an invalid configuration fails alone, reported in the table
+            continue
+        read[configuration.name] = options_read_by(config.model, bool(config.init_from))
+    names = {field: [name for name, options in read.items() if field not in options]
+             for field in given}
     return {field: found for field, found in names.items() if found}
 
 

@@ -193,6 +193,12 @@ def test_a_comparison_notes_the_configurations_that_do_not_read_a_flag():
     recurrent = ["lstm", "luong-dot", "luong-general", "luong-concat", "bahdanau"]
     assert not_read_by_configurations(get_preset("attention"), args) == {
         "units": ["transformer"], "warmup_steps": recurrent}
+    # A configuration that cannot resolve fails alone, in the comparison's table.
+    from keras_nmt.comparison import Configuration, Preset
+
+    broken = Preset("broken", "", (Configuration("gru", {"model": "gru"}),
+                                   Configuration("transformer", {"model": "transformer"})))
+    assert not_read_by_configurations(broken, args) == {"units": ["transformer"]}
 
 
 def every_flag_with_a_value():
