@@ -75,6 +75,14 @@ def check_decoding_flags(parser, args, seed_is_sampling_only=True):
                      f"options here: {reads or 'none'}")
 
 
+def check_one_input(parser, texts, input_file):
+    """`parser.error` when sentences are given both as arguments and as `--input FILE`: the
+    arguments were translated and the file ignored."""
+    if texts and input_file is not None:
+        parser.error(f"--input {input_file}: sentences are given as arguments too; give one or "
+                     "the other (the file would be ignored)")
+
+
 def add_parallel_batches_argument(parser):
     """Adds --parallel-batches (applied by `use_parallel_batches`)."""
     parser.add_argument("--parallel-batches", type=positive_int, default=None, metavar="N",

@@ -35,6 +35,7 @@ from keras_nmt.arguments import (
 from keras_nmt.cli.common import (
     add_debug_flag,
     add_translator_argument,
+    check_one_input,
     command,
     exit_status,
     start_tensorflow,
@@ -222,6 +223,7 @@ def main(argv=None, prog=None):
     if unread:
         parser.error(unread)
     if args.command == "correct":
+        check_one_input(parser, args.texts, args.input)
         check_outputs({"--output": args.output}, [args.input, args.run])
     start_tensorflow(args.debug)
     return {"train": run_train, "correct": run_correct, "compare": run_compare}[args.command](args)

@@ -31,6 +31,7 @@ from keras_nmt.cli.common import (
     add_parallel_batches_argument,
     add_translator_argument,
     check_decoding_flags,
+    check_one_input,
     command,
     decoding_options,
     exit_status,
@@ -167,6 +168,7 @@ def main(argv=None, prog=None):
     parser = build_parser(prog)
     args = parser.parse_intermixed_args(argv)
     check_decoding_flags(parser, args)
+    check_one_input(parser, args.sentences, args.input)
     check_outputs({"--output": args.output}, [args.input, args.model])
     typed = (not args.sentences and not args.input and sys.stdin.isatty()
              and not args.attention_plot)

@@ -64,6 +64,9 @@ REFUSED = [
     (["translate", "run", "--strategy", "sample", "--length-penalty", "0.6"],
      "sampling does not read it"),
     (["evaluate", "run", "--top-k", "5"], "greedy decoding does not read it"),
+    # sentences given twice: the arguments were translated, the file ignored
+    (["translate", "run", "a", "--input", "in.txt"], "give one or the other"),
+    (["spell", "correct", "run", "a", "--input", "in.txt"], "give one or the other"),
     (["evaluate", "run", "--beam-size", "0"], "must be >= 1"),
     (["export", "run", "--seed", "-1"], "must be >= 0"),
     # a model's name is one folder under --output-dir, not a path out of it
