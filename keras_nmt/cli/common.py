@@ -16,7 +16,7 @@ import zipfile
 
 from keras_nmt import interruption
 from keras_nmt.arguments import positive_int
-from keras_nmt.cli.options import add_options
+from keras_nmt.cli.options import add_options, unread_error
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.option_fields import flag_of, option_fields
@@ -67,12 +67,11 @@ def check_decoding_flags(parser, args, seed_is_sampling_only=True):
     unread = [name for name in names if hasattr(args, name) and name not in read
               and getattr(args, name) != parser.get_default(name)]
     if unread:
-        given = ", ".join(f"{flag_of(fields[name])} {getattr(args, name)}" for name in unread)
-        reads = " ".join(flag_of(fields[name]) for name in [*DECODING_FLAGS, "n_best", "seed"]
-                         if name in read and hasattr(args, name))
-        them = "it (it would be" if len(unread) == 1 else "them (they would be"
-        parser.error(f"{given}: {STRATEGIES[strategy].title} does not read {them} ignored); its "
-                     f"options here: {reads or 'none'}")
+        parser.error(unread_error(
+            [f"{flag_of(fields[name])} {getattr(args, name)}" for name in unread],
+            STRATEGIES[strategy].title,
+            [flag_of(fields[name]) for name in (*DECODING_FLAGS, "n_best", "seed")
+             if name in read and hasattr(args, name)]))
 
 
 def check_one_input(parser, texts, input_file):

@@ -46,6 +46,14 @@ READ_ONLY_WITH = {
 }
 
 
+def unread_error(given, reader, reads):
+    """The one wording of options refused because `reader` (a model, a decoding strategy) does
+    not read them: `given` their flags with values, `reads` the flags it does read."""
+    them = "it (it would be" if len(given) == 1 else "them (they would be"
+    return (f"{', '.join(given)}: {reader} does not read {them} ignored); its options here: "
+            f"{' '.join(reads) or 'none'}")
+
+
 def unread_options(args, default_of):
     """The error for an option that `args` sets to a value other than `default_of(name)` but
     that training does not read, or None: one of `READ_ONLY_WITH` without its companion
@@ -69,11 +77,9 @@ def unread_options(args, default_of):
               if name not in read and getattr(args, name) != default_of(name)]
     if not unread:
         return None
-    given = ", ".join(f"{flag_of(fields[name])} {getattr(args, name)}" for name in unread)
-    reads = " ".join(flag_of(fields[name]) for name in offered if name in read)
-    them = "it (it would be" if len(unread) == 1 else "them (they would be"
-    return (f"{given}: --model {args.model}{' with --init-from' if fine_tuning else ''} does "
-            f"not read {them} ignored); its options here: {reads}")
+    return unread_error([f"{flag_of(fields[name])} {getattr(args, name)}" for name in unread],
+                        f"--model {args.model}{' with --init-from' if fine_tuning else ''}",
+                        [flag_of(fields[name]) for name in offered if name in read])
 
 
 def _parse(field, text):
