@@ -43,13 +43,18 @@ from keras_nmt.cli.common import (
     exit_status,
     start_tensorflow,
 )
-from keras_nmt.cli.options import MODEL_DEPENDENT, SIZE_OPTIONS, add_options, config_fields
+from keras_nmt.cli.options import (
+    MODEL_DEPENDENT,
+    SIZE_OPTIONS,
+    TRAIN_FIELDS,
+    add_options,
+    config_fields,
+)
 from keras_nmt.comparison import get_preset, preset_names
 from keras_nmt.models.configurations import options_read_by
-from keras_nmt.option_fields import flag_of, option_fields
+from keras_nmt.option_fields import flag_of
 from keras_nmt.training.train_config import TrainConfig
 
-FIELDS = {field.name: field for field in option_fields(TrainConfig)}
 # Epochs when only --time-budget is given: the time budget stops training first.
 EPOCHS_FOR_TIME_BUDGET = 100_000
 
@@ -178,13 +183,13 @@ def main(argv=None, prog=None, print_fn=print):
     except ValueError as error:
         parser.error(str(error))
     for field, names in set_by_configurations(preset, args).items():
-        flag = flag_of(FIELDS[field])
+        flag = flag_of(TRAIN_FIELDS[field])
         if len(names) == len(preset.configurations):
             parser.error(f"{flag} {getattr(args, field)}: every configuration of {preset.name} "
                          "sets it (it is what the comparison varies); leave it out")
         print_fn(f"note: {flag} does not apply to {', '.join(names)}, which set it themselves")
     for field, names in not_read_by_configurations(preset, args).items():
-        flag = flag_of(FIELDS[field])
+        flag = flag_of(TRAIN_FIELDS[field])
         if len(names) == len(preset.configurations):
             parser.error(f"{flag} {getattr(args, field)}: no configuration of {preset.name} "
                          "reads it (their models do not, so it would be ignored); leave it out")

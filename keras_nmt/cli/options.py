@@ -32,6 +32,8 @@ SIZE_OPTIONS = ("embedding_dim", "units", "num_layers", "d_model", "num_heads", 
 EXCLUSIVE = ("batch_size", "batch_tokens")
 
 
+# Training's option fields by name (their flags: `flag_of`).
+TRAIN_FIELDS = {field.name: field for field in option_fields(TrainConfig)}
 # The options some models (or schedules) do not read: `unread_options` checks them.
 MODEL_DEPENDENT = (*MODEL_OPTIONS[2:], "learning_rate", "warmup_steps")
 
@@ -61,15 +63,14 @@ def unread_options(args, default_of):
     (`options_read_by`: a Transformer has no `--units`, its warm-up schedule no
     `--learning-rate` unless fine-tuning, an LSTM no `--heads`). Such a value was accepted,
     recorded in the run's config.json, and ignored."""
-    fields = {field.name: field for field in option_fields(TrainConfig)}
     for name, (reads_it, needs) in READ_ONLY_WITH.items():
         try:
             unread = not reads_it(args) and getattr(args, name) != default_of(name)
         except AttributeError:  # a command without the option or the one it depends on
             continue
         if unread:
-            return (f"{flag_of(fields[name])} {getattr(args, name)}: read only with {needs}, "
-                    "so it would be ignored")
+            return (f"{flag_of(TRAIN_FIELDS[name])} {getattr(args, name)}: read only with "
+                    f"{needs}, so it would be ignored")
     fine_tuning = bool(getattr(args, "init_from", None))
     read = options_read_by(args.model, fine_tuning)
     offered = [name for name in MODEL_DEPENDENT if hasattr(args, name)]
@@ -77,9 +78,10 @@ def unread_options(args, default_of):
               if name not in read and getattr(args, name) != default_of(name)]
     if not unread:
         return None
-    return unread_error([f"{flag_of(fields[name])} {getattr(args, name)}" for name in unread],
+    flags = {name: flag_of(TRAIN_FIELDS[name]) for name in offered}
+    return unread_error([f"{flags[name]} {getattr(args, name)}" for name in unread],
                         f"--model {args.model}{' with --init-from' if fine_tuning else ''}",
-                        [flag_of(fields[name]) for name in offered if name in read])
+                        [flags[name] for name in offered if name in read])
 
 
 def _parse(field, text):

@@ -151,7 +151,8 @@ def load_data(args):
     from keras_nmt.spelling import SpellingData  # noqa: PLC0415
     from keras_nmt.spelling.noise import NoiseGenerator, NoiseRates  # noqa: PLC0415  (after parsing)
 
-    generator = NoiseGenerator(NoiseRates.parse(args.noise or ""), args.noise_rate, seed=args.seed)
+    rates = NoiseRates.parse(args.noise or "")
+    generator = NoiseGenerator(rates, args.noise_rate, seed=args.seed)
     return SpellingData.from_file(
         args.text, generator, seed=args.seed, column=args.column,
         max_sentences=args.max_sentences, max_chars=args.max_chars,
