@@ -135,6 +135,19 @@ def check_run_folder(config, config_file):
         )
 
 
+def record_languages(run, languages):
+    """Records `languages` (`"es,en"`) in the `config.json` of the run in `run` when it holds
+    other ones (a fact added to a run: nothing is trained again); returns whether it did."""
+    path = Path(run) / CONFIG_FILE
+    if languages is None or not holds_a_run(run):
+        return False
+    saved = read_run_json(path)
+    if saved.get("languages") == languages:
+        return False
+    write_json(path, {**saved, "languages": languages}, indent=2)
+    return True
+
+
 def finished_record(run):
     """The `finished.json` of a finished run in `run` (`mark_finished`), or `None`."""
     path = Path(run) / FINISHED_FILE

@@ -15,6 +15,14 @@ from keras_nmt.data.corpus import has_splits
 from keras_nmt.data.data_profile import MAX_MEASURED, implausibility
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.inference import RunDirectory, Translator
+from keras_nmt.inference.provenance import (
+    PROVENANCE_FILE,
+    check_tokenizers,
+    derived_attribution,
+    read_provenance,
+    record_run_provenance,
+    run_attribution,
+)
 from keras_nmt.inference.run_directory import (
     AVERAGE_DIR,
     BACKUP_DIR,
@@ -126,7 +134,10 @@ def make_tokenizers(config, train_pairs, run):
     if (directory / "source").exists() and (directory / "target").exists():
         return load_tokenizer(directory / "source"), load_tokenizer(directory / "target")
     if config.init_from:
-        # Fine-tuning keeps the vocabularies the weights were trained with.
+        # Fine-tuning keeps the vocabularies the weights were trained with (those, not others).
+        record = Path(config.init_from) / PROVENANCE_FILE
+        check_tokenizers(Path(config.init_from) / TOKENIZERS_DIR,
+                         read_provenance(record).get("tokenizers"), record)
         for side in ("source", "target"):
             partial = directory / temporary_name(side)
             shutil.rmtree(partial, ignore_errors=True)
@@ -161,6 +172,16 @@ def make_tokenizers(config, train_pairs, run):
         os.replace(partial, directory / side)
         tokenizers.append(tokenizer)
     return tuple(tokenizers)
+
+
+def start_attribution(config):
+    """The attribution a new run carries: that of the run it starts from (`--init-from`), with
+    the fine-tuning added to its changes; None for a run trained from scratch."""
+    if not config.init_from:
+        return None
+    start = Path(config.init_from)
+    change = f"fine-tuned with keras-nmt train --init-from {start.name} on {config.data}"
+    return derived_attribution(run_attribution(start), change)
 
 
 def unknown_token_rate(tokenizer, texts):
@@ -357,6 +378,8 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         write_json(run / DATA_FILE, record)
     record_precision(run, precision)
     source_tokenizer, target_tokenizer = make_tokenizers(config, train_pairs, run)
+    if not (run / PROVENANCE_FILE).exists():
+        record_run_provenance(run, start_attribution(config))
     if config.shared_embeddings and source_tokenizer.vocabulary != target_tokenizer.vocabulary:
         # Equal sizes are not enough: one embedding row would mean two unrelated tokens.
         raise ValueError(
