@@ -122,16 +122,17 @@ def _misfit(rates, costs, columns, names, languages):
         languages: the model's languages.
     """
     for side, column in zip(SIDES, columns, strict=True):
-        what = f"{names[column]} (the {_language(languages, side)} side)"
+        what = f"{names[column]} does not read like the model's {side} language"
+        language = f" ({_language(languages, side)})" if languages else ""
         if rates is not None:
             words, characters = rates[f"{side}_words"], rates[f"{side}_characters"]
             if words > FOREIGN_WORDS or characters > FOREIGN_CHARACTERS:
-                return (f"{what}: {words:.0%} of its words and {characters:.1%} of its "
-                        "characters never occurred on that side in training (another language "
-                        "or script?)")
+                return (f"{what}{language}: {words:.0%} of its words and {characters:.1%} of "
+                        "its characters never occurred on that side in training (another "
+                        "language or script?)")
         if costs is not None and costs[column, side][1] > FOREIGN_TOKENS:
-            return (f"{what}: {costs[column, side][1]:.0%} of its tokens are unknown to the "
-                    "model's tokenizer (another language or script?)")
+            return (f"{what}{language}: {costs[column, side][1]:.0%} of its tokens are unknown "
+                    "to the model's tokenizer (another language or script?)")
     return None
 
 
@@ -178,9 +179,8 @@ def choose_columns(pairs, model, name, names, stated=False):
         rates = measure([(b, a) for a, b in pairs], model.profile)
     problem = _misfit(rates, costs, columns, names, languages)
     if problem:
-        raise ValueError(f"{name} does not fit the model in either column order: {problem}; "
-                         "check the file and its columns, or add --accept-data to use it as "
-                         "it is")
+        raise ValueError(f"{name}: {problem}; check the file and its columns, or add "
+                         "--accept-data to use it as it is")
     how = (f"found by checking the file against the model ({evidence})" if verdict else
            "as read: both column orders fit the model alike (one tokenizer for both sides "
            "tells them apart only with the training data's profile)")

@@ -38,6 +38,7 @@ from keras_nmt.inference.run_directory import (
     run_columns,
     temporary_name,
 )
+from keras_nmt.plural import plural
 from keras_nmt.training.precision import PrecisionChoice, resolve_precision
 
 # Options that change what is logged or when, never the trained weights: they may differ.
@@ -176,13 +177,12 @@ def finished_message(config, record):
     """What re-running a finished run says: how it ended and how to continue."""
     run = config.output
     if record.get("time_budget") is not None:
-        return (f"{run} stopped at its time budget of {record['time_budget']:g} minutes after "
-                f"{record.get('trained_epochs'):g} of {record['epochs']} epochs: nothing to do. A "
-                "larger --time-budget (it counts the whole run), or none, trains on from its "
-                "backup; --fresh starts again")
-    epochs = "1 epoch" if record["epochs"] == 1 else f"{record['epochs']} epochs"
-    return (f"{run} is finished ({epochs}): nothing to do. Raise --epochs to train on, or add "
-            "--fresh to start again")
+        return (f"{run} stopped at its time budget of {plural(record['time_budget'], 'minute')} "
+                f"after {record.get('trained_epochs'):g} of {plural(record['epochs'], 'epoch')}: "
+                "nothing to do. A larger --time-budget (it counts the whole run) trains on from "
+                "its backup; --fresh starts again")
+    return (f"{run} is finished ({plural(record['epochs'], 'epoch')}): nothing to do. Raise "
+            "--epochs to train on, or add --fresh to start again")
 
 
 def clear_run_folder(run):
