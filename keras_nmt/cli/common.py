@@ -261,8 +261,8 @@ class Progress:
         if self.live:
             width = 30
             filled = width * self.done // self.total
-            print(f"\r[{'=' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-                  "sentences", end="", file=sys.stderr, flush=True)
+            print(f"\r[{'=' * filled}{'.' * (width - filled)}] {self.done}/"
+                  f"{plural(self.total, 'sentence')}", end="", file=sys.stderr, flush=True)
 
     def finish(self, totals=True):
         seconds = time.monotonic() - self.start

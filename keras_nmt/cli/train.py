@@ -210,7 +210,7 @@ def main(argv=None, prog=None):
         options["verbose"] = 1 if sys.stdout.isatty() else 2
     config = TrainConfig(**options)
     run = Path(config.output)
-    if not args.fresh and record_languages(run, config.languages):
+    if not args.fresh and record_languages(config):
         print(f"recorded the languages {config.languages} in {run / 'config.json'} (what "
               "keras-nmt serve offers); the model is unchanged")
         if not has_backup(run) and finished_record(run) is None and (

@@ -52,6 +52,7 @@ from keras_nmt.inference.run_directory import (
 )
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
+from keras_nmt.plural import plural
 from keras_nmt.timing import time_call
 from keras_nmt.training.run_folder import read_run_json
 from keras_nmt.training.task import TranslationTask
@@ -226,7 +227,7 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
     def decode_all(weights=""):
         rows = []
         for decoding in preset.decodings:
-            print_fn(f"{configuration.name}: decoding {len(sources)} sentences, "
+            print_fn(f"{configuration.name}: decoding {plural(len(sources), 'sentence')}, "
                      f"{decoding.name}{weights}")
             scores = _decode(translator, sources, references, decoding, decode_batch_size,
                              exact=_is_builtin(config.data))

@@ -136,16 +136,23 @@ def check_run_folder(config, config_file):
         )
 
 
-def record_languages(run, languages):
-    """Records `languages` (`"es,en"`) in the `config.json` of the run in `run` when it holds
-    other ones (a fact added to a run: nothing is trained again); returns whether it did."""
-    path = Path(run) / CONFIG_FILE
-    if languages is None or not holds_a_run(run):
+def record_languages(config):
+    """Records `config.languages` (`"es,en"`) in the `config.json` of the run in
+    `config.output` when it holds other ones and the same options otherwise (a fact added to a
+    run: nothing is trained again); returns whether it did.
+
+    Raises:
+        RunFolderError: the run was made with other options (nothing is written).
+    """
+    run = Path(config.output)
+    path = run / CONFIG_FILE
+    if config.languages is None or not holds_a_run(run):
         return False
     saved = read_run_json(path)
-    if saved.get("languages") == languages:
+    if saved.get("languages") == config.languages:
         return False
-    write_json(path, {**saved, "languages": languages}, indent=2)
+    check_run_folder(config, path)
+    write_json(path, {**saved, "languages": config.languages}, indent=2)
     return True
 
 
