@@ -29,7 +29,7 @@ Example:
     >>> choice = choose_columns(pairs, model_data("runs/opus-es-en"), "test.tsv", ("column 0",
     ...                         "column 1"))                                 # doctest: +SKIP
     >>> choice.swapped, choice.line                                         # doctest: +SKIP
-    (True, 'test.tsv: column 1 fed the model (its source, es); column 0 is the reference ...')
+    (True, 'test.tsv: column 1 fed the model (its source, es); the reference: column 0 ...')
 """
 
 import dataclasses
@@ -137,7 +137,7 @@ def _misfit(rates, costs, columns, names, languages):
 
 
 def _language(languages, side):
-    return language_name(languages[side]) if languages else side
+    return language_name(languages[side], side) if languages else side
 
 
 def choose_columns(pairs, model, name, names, stated=False):
@@ -185,6 +185,6 @@ def choose_columns(pairs, model, name, names, stated=False):
            "as read: both column orders fit the model alike (one tokenizer for both sides "
            "tells them apart only with the training data's profile)")
     line = (f"{name}: {names[columns[0]]} fed the model (its source, "
-            f"{_language(languages, 'source')}); {names[columns[1]]} is the reference "
+            f"{_language(languages, 'source')}); the reference: {names[columns[1]]} "
             f"({_language(languages, 'target')}); {how}")
     return ColumnChoice(swapped, line)

@@ -30,6 +30,7 @@ import hashlib
 from pathlib import Path
 
 from keras_nmt.atomic_file import read_json, sha256_of, write_json
+from keras_nmt.data.builtin import BUILTIN_DATASETS
 
 PROVENANCE_FILE = "provenance.json"
 # What `keras-nmt import` records of an imported model's origin (an import made before
@@ -78,21 +79,27 @@ def run_languages(config):
     target = config.get("target_column")
     columns = (source, 1 - source if target is None else target)
     data = config.get("data") or None
-    return {side: {"code": code, "column": column if data else None, "data": data}
+    by_column = data is not None and data not in BUILTIN_DATASETS  # a file has columns
+    return {side: {"code": code, "column": column if by_column else None, "data": data}
             for side, code, column in zip(SIDES, codes, columns, strict=True)}
 
 
-def language_name(side):
-    """A side of `run_languages` in words: its code, else its column of the training data.
+def language_name(side, role="source"):
+    """A side of `run_languages` in words: its code, else its column of the training data, else
+    the built-in data's sources or targets (`role`).
 
     Example:
         >>> language_name({"code": "es", "column": 1, "data": "x.tsv"})
         'es'
+        >>> language_name({"code": None, "column": None, "data": "dates"}, "target")
+        "the built-in dates' targets"
     """
     if side.get("code"):
         return side["code"]
     if side.get("column") is not None and side.get("data"):
         return f"column {side['column']} of {side['data']}"
+    if side.get("data") in BUILTIN_DATASETS:
+        return f"the built-in {side['data']}' {role}s"
     return "unknown"
 
 

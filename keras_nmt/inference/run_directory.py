@@ -29,6 +29,7 @@ the names. Layout (see docs/architecture.md):
     spelling.json      written by `spell`: the spelling report
     test_pairs.tsv     written by `spell`: noisy, clean and corrected test sentences
     hypotheses.txt     written by `evaluate`: its translations of the test sources
+    imported.json      written by `import`: the imported model's name, licence, source, credit
 
 A file is written whole or not at all (`keras_nmt.atomic_file`): a kill mid-write leaves at most
 a temporary `.NAME` (or `NAME.partial` in backup/ and average/), which `--fresh` also deletes.
@@ -42,6 +43,7 @@ import numpy as np
 
 from keras_nmt.atomic_file import read_json
 from keras_nmt.inference.provenance import (
+    IMPORT_FILE,
     PROVENANCE_FILE,
     TOKENIZERS_DIR,
     check_tokenizers,
@@ -78,7 +80,7 @@ TRAIN_FILES = (
 )
 # Every name a run directory may hold.
 RUN_DIRECTORY_NAMES = (*TRAIN_FILES, LOCK_FILE, COMPARISON_FILE, SPELLING_FILE,
-                       SPELLING_TEST_FILE, HYPOTHESES_FILE)
+                       SPELLING_TEST_FILE, HYPOTHESES_FILE, IMPORT_FILE)
 
 
 def read_run_config(path):

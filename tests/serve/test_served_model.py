@@ -66,6 +66,7 @@ def test_the_workers_reach_a_ctranslate2_exports_threads(monkeypatch, tmp_path):
     monkeypatch.setattr(opening, "is_ctranslate2_export", lambda path: True)
     monkeypatch.setattr(opening, "CTranslate2Translator",
                         lambda path, **threads: made.append(threads) or "translator")
+    (tmp_path / "keras_nmt_ctranslate2.json").write_text("{}")  # its record, read by model_data
     [model] = load_served_models([f"es:en={tmp_path}"], parallel=3)
     assert model.translator == "translator"
     assert made == [{"inter_threads": 3, "intra_threads": 1}]
