@@ -16,5 +16,5 @@ def plural(count, noun, nouns=None):
     when adding "s" or "es" does not make it); whole numbers with thousands separators."""
     if nouns is None:
         nouns = noun + ("es" if noun.endswith(("s", "sh", "tch", "x")) else "s")
-    number = f"{count:,}" if float(count).is_integer() else f"{count:,g}"
+    number = f"{int(count):,}" if float(count).is_integer() else f"{count:,g}"
     return f"{number} {noun if count == 1 else nouns}"

@@ -72,6 +72,6 @@ def test_every_count_before_a_noun_agrees_with_it():
 def test_plural():
     assert [plural(1, "sentence"), plural(2, "sentence"), plural(1.07, "epoch"),
             plural(0.5, "epoch"), plural(1, "batch"), plural(1_752, "batch"),
-            plural(1, "minute"), plural(2, "hypothesis", "hypotheses")] == [
+            plural(1, "minute"), plural(2, "hypothesis", "hypotheses"), plural(8.0, "minute")] == [
         "1 sentence", "2 sentences", "1.07 epochs", "0.5 epochs", "1 batch", "1,752 batches",
-        "1 minute", "2 hypotheses"]
+        "1 minute", "2 hypotheses", "8 minutes"]

@@ -155,7 +155,8 @@ def main(argv=None, prog=None):
         # Generated data comes in the model's order: checked, never swapped.
         choice = choose_columns(pairs, recorded, corpus.stats.source,
                                 column_names(data, corpus_paths(data, split), columns),
-                                stated=args.source_column is not None or data in BUILTIN_DATASETS)
+                                stated=args.source_column is not None,
+                                fixed=data in BUILTIN_DATASETS)
         print(choice.line, file=sys.stderr)
         if choice.swapped:
             pairs = [(second, first) for first, second in pairs]

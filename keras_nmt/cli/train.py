@@ -178,7 +178,8 @@ def oriented_to_start(config, stated):
     names = ((str(paths[0]), str(paths[1])) if len(paths) == 2
              else (f"column {source}", f"column {target}"))
     choice = choose_columns(corpus.pairs, model_data(config.init_from), config.data, names,
-                            stated=stated or config.data in BUILTIN_DATASETS or len(paths) == 2)
+                            stated=stated or len(paths) == 2,
+                            fixed=config.data in BUILTIN_DATASETS)
     print(choice.line)
     if not choice.swapped:
         return config

@@ -20,8 +20,9 @@ Measured per configuration (see `keras_nmt.comparison.table.ROW_FIELDS`):
   merged into one with several references; exact match only for built-in data (where a
   reference is the single right answer); ``sentences_per_second`` over the evaluation sources
   translated in batches of 64, after one warm-up batch so graph tracing is not counted;
-- ``at_budget``: with a time budget, which stops training only after the epoch that crosses it,
-  the same decodings of the weights kept when the budget ran out (`TimeBudget`), and where
+- ``at_budget``: with a time budget (training stops at the end of the batch during which it
+  runs out, then validates that cut epoch, a little past the budget), the same decodings of the
+  weights kept when the budget ran out (`TimeBudget`), and where
   (fractional epochs): the strict reading of the budget.
 """
 

@@ -140,7 +140,7 @@ def _language(languages, side):
     return language_name(languages[side], side) if languages else side
 
 
-def choose_columns(pairs, model, name, names, stated=False):
+def choose_columns(pairs, model, name, names, stated=False, fixed=False):
     """Decides which way round `pairs` feed `model` (see the module).
 
     Args:
@@ -150,6 +150,8 @@ def choose_columns(pairs, model, name, names, stated=False):
         names: how the two columns read are called, e.g. ``("column 0", "column 1")``.
         stated: the order was given by the user (``--source-column``): a contradiction is
             refused instead of swapped.
+        fixed: the order cannot be other (generated data, in the model's order): only checked
+            for a side that fits no side of the model.
 
     Returns:
         A `ColumnChoice`.
@@ -166,7 +168,8 @@ def choose_columns(pairs, model, name, names, stated=False):
     if model.tokenizers is not None:
         costs = tokenizer_costs(pairs, [load_tokenizer(model.tokenizers / s) for s in SIDES])
         verdicts.append(_tokenizer_verdict(costs))
-    verdict, evidence = next(((v, e) for v, e in verdicts if v), (0, None))
+    verdict, evidence = (0, None) if fixed else next(((v, e) for v, e in verdicts if v),
+                                                     (0, None))
     swapped = verdict < 0
     if swapped and stated:
         raise ValueError(
@@ -181,7 +184,8 @@ def choose_columns(pairs, model, name, names, stated=False):
     if problem:
         raise ValueError(f"{name}: {problem}; check the file and its columns, or add "
                          "--accept-data to use it as it is")
-    how = (f"found by checking the file against the model ({evidence})" if verdict else
+    how = ("generated in the model's order" if fixed else
+           f"found by checking the file against the model ({evidence})" if verdict else
            "as read: both column orders fit the model alike (one tokenizer for both sides "
            "tells them apart only with the training data's profile)")
     line = (f"{name}: {names[columns[0]]} fed the model (its source, "

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from keras_nmt.atomic_file import read_json, sha256_of, write_json
 from keras_nmt.data.builtin import BUILTIN_DATASETS
+from keras_nmt.text import load_tokenizer
 
 PROVENANCE_FILE = "provenance.json"
 # What `keras-nmt import` records of an imported model's origin (an import made before
@@ -64,6 +65,7 @@ def check_tokenizers(tokenizers, recorded, record_file):
         folder = Path(tokenizers) / side
         if recorded.get(side) and folder.is_dir() and (
                 tokenizer_fingerprint(folder) != recorded[side]):
+            load_tokenizer(folder)  # a damaged file of its own is named as such first
             raise ValueError(
                 f"{folder} is not the {side} tokenizer this model was trained with (its "
                 f"fingerprint differs from the one in {record_file}): its ids would mean other "
