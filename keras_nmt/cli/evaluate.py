@@ -109,7 +109,7 @@ def columns_read(recorded, source_column):
     return recorded.columns or (0, None)
 
 
-def column_names(data, paths, columns):
+def column_names(paths, columns):
     """How the two sides read are called in messages: generated sources and targets,
     two files' names (`paths`, the files read), else their columns."""
     if not paths:
@@ -154,7 +154,7 @@ def main(argv=None, prog=None):
     if recorded.kind is not None and not args.accept_data:
         # Generated data comes in the model's order: checked, never swapped.
         choice = choose_columns(pairs, recorded, corpus.stats.source,
-                                column_names(data, corpus_paths(data, split), columns),
+                                column_names(corpus_paths(data, split), columns),
                                 stated=args.source_column is not None,
                                 fixed=data in BUILTIN_DATASETS)
         print(choice.line, file=sys.stderr)

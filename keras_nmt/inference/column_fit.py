@@ -173,10 +173,10 @@ def choose_columns(pairs, model, name, names, stated=False, fixed=False):
     swapped = verdict < 0
     if swapped and stated:
         raise ValueError(
-            f"{name}: --source-column names {names[0]}, but {names[1]} reads like the model's "
+            f"{name}: {names[0]} is given as the source, but {names[1]} reads like the model's "
             f"source language ({_language(languages, 'source')}; {evidence}); leave "
-            "--source-column out to feed it that column, or add --accept-data to score the "
-            "file as given")
+            "--source-column out to feed it that column (two files: give them the other way "
+            "round), or add --accept-data to use the data as given")
     columns = (1, 0) if swapped else (0, 1)
     if rates is not None and swapped:  # measured on the pairs as they will be fed
         rates = measure([(b, a) for a, b in pairs], model.profile)
