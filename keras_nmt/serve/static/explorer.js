@@ -40,10 +40,16 @@ async function loadModels() {
 // Where the model comes from: its languages (codes, else its training data's columns), the
 // attribution its licence asks for, and its tokenizers' fingerprints.
 function describeProvenance(model) {
-  const side = s => !s ? "?" : s.code || (s.column !== null && s.data ?
-    `column ${s.column} of ${s.data}` : "?");
+  const side = (s, role) => !s ? "?" : s.code || (s.column !== null && s.data ?
+    `column ${s.column} of ${s.data}` : s.data ? `the ${s.data} ${role}s` : "?");
   const parts = [];
-  if (model.languages) parts.push(`${side(model.languages.source)} → ${side(model.languages.target)}`);
+  const languages = model.languages;
+  if (languages && languages.source.code && languages.target.code) {
+    parts.push(`${languages.source.code} → ${languages.target.code}`);
+  } else if (languages) {  // no codes recorded: the pair it is served as, and what it learned
+    parts.push(`served as ${model.source} → ${model.target}; trained on ` +
+               `${side(languages.source, "source")} → ${side(languages.target, "target")}`);
+  }
   const a = model.attribution;
   if (a) {
     parts.push(`from ${a.name || a.source}` + (a.licence ? ` (${a.licence})` : "") +
