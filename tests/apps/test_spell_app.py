@@ -71,7 +71,7 @@ def test_correct_from_arguments_file_and_stdin(tiny_run, tmp_path, capsys, monke
 
 def test_compare_reuses_levels_trained_separately(tiny_run, tmp_path, monkeypatch, capsys):
     text = tiny_run[0].parent / "text.txt"
-    common = ["--text", str(text), "--model", "lstm", "--units", "16", "--embedding-dim", "8",
+    common = ["--text", str(text), "--models", "lstm", "--units", "16", "--embedding-dim", "8",
               "--epochs", "1", "--batch-size", "32", "--valid-size", "10", "--test-size", "20",
               "--max-length", "40", "--verbose", "0", "--output-dir", str(tmp_path / "cmp")]
     # Two levels trained by separate commands (as when run in parallel)...
