@@ -351,7 +351,7 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
                           limits.max_top_k)
         counters.sentences += 1
         # A run folder's Keras model draws the tree; an export gives what it holds.
-        view_of = (functools.partial(explore, top_k=top_k) if model.keras_model is not None
+        view_of = (functools.partial(explore, top_k=top_k) if model.draws_tree
                    else explore_export)
         try:
             view = await asyncio.wait_for(asyncio.to_thread(

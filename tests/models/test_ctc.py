@@ -239,3 +239,20 @@ def test_a_tiny_ctc_model_learns_an_aligned_task():
     beam = decode(model, test_sources, "beam", beam_size=1)  # near-certain frames: = greedy
     assert np.mean([np.array_equal(np.asarray(beam.tokens)[row, 0, : lengths[row]],
                                    tokens[row, : lengths[row]]) for row in range(200)]) >= 0.99
+
+
+@pytest.mark.tensorflow
+def test_tensorflow_s_kernel_gives_the_loss_and_gradient_of_keras_ops():
+    import tensorflow as tf  # noqa: PLC0415  (the kernel under test is TensorFlow's)
+
+    rng = np.random.default_rng(0)
+    logits = tf.Variable(rng.normal(size=(3, 10, 7)).astype("float32"))
+    targets = np.array([[4, 5, 5, 6, 3], [6, 3, 0, 0, 0], [3, 0, 0, 0, 0]], "int32")
+    frames = np.array([10, 6, 4], "int32")
+    labels, lengths = np.array([[4, 5, 5, 6], [6, 0, 0, 0], [0, 0, 0, 0]]), np.array([4, 1, 0])
+    with tf.GradientTape(persistent=True) as tape:
+        ours = ctc_loss(targets, logits, frames)
+        reference = ops.sum(ops.ctc_loss(labels, logits, lengths, frames)) / 5.0
+    assert float(ours) == pytest.approx(float(reference), rel=1e-5)
+    np.testing.assert_allclose(tape.gradient(ours, logits), tape.gradient(reference, logits),
+                               atol=1e-6)
