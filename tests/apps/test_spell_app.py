@@ -9,6 +9,7 @@ from keras_nmt.cli import spell
 from keras_nmt.export import export_translator
 from keras_nmt.inference import RunDirectory
 from keras_nmt.metrics import corpus_cer, corpus_wer
+from keras_nmt.serve.served_model import explore_export, load_served_models
 
 SUBJECTS = ["Tom", "Mary", "the cat", "my dog", "she", "he"]
 VERBS = ["likes", "sees", "wants", "found", "needs"]
@@ -134,13 +135,19 @@ def test_a_ctc_corrector_trains_corrects_and_exports(tiny_run, tmp_path, capsys)
     assert RunDirectory.load(run).model.model_name == "ctc"
     texts = ["Tom liks apples.", "she sees teh ball."]
     greedy = spell.main(["correct", str(run), *texts])
-    beam = spell.main(["correct", str(run), "--beam-size", "2", *texts])
+    beam = spell.main(["correct", str(run), *texts, "--beam-size", "2"])
     assert len(greedy) == len(beam) == 2
     capsys.readouterr()
     # The SavedModel runs the same CTC decodings (greedy and beam search) in its graph.
     saved = export_translator(str(run), base_dir=tmp_path / "saved", name="ctc", max_beam_size=2)
     assert spell.main(["correct", str(saved), *texts]) == greedy
-    assert spell.main(["correct", str(saved), "--beam-size", "2", *texts]) == beam
+    assert spell.main(["correct", str(saved), *texts, "--beam-size", "2"]) == beam
+    # The server's explorer has no steps to record a tree from: it shows the n-best, as for an
+    # export (it ran the seq2seq step loop on the model and failed).
+    [served] = load_served_models([f"en:en={run}"])
+    assert served.describe()["beam_tree"] is False
+    view = explore_export(served, texts[1], 2, 2, 0.0)
+    assert view["tree"] is None and view["hypotheses"][0]["text"] == beam[1]
 
 
 def test_options_no_compared_model_reads_are_refused(capsys):
@@ -156,7 +163,7 @@ def test_options_no_compared_model_reads_are_refused(capsys):
         assert message in capsys.readouterr().err
     # Read by one of the compared models: accepted (the missing file is the next error).
     assert spell.main([*common, "--models", "lstm,ctc", "--upsampling", "3"]) == 1
-    assert "no such file" in capsys.readouterr().err.lower()
+    assert "corpus file not found" in capsys.readouterr().err
     # The CTC model is one class: --api would choose nothing.
     assert spell.main(["train", "--text", "t", "--model", "ctc", "--api", "subclassed"]) == 1
     assert "--api subclassed: --model ctc does not read it" in capsys.readouterr().err

@@ -78,7 +78,7 @@ def by_typo(runs, kinds):
 
 def frames_needed(text):
     """CTC frames that can carry `text`: its characters plus one blank per doubled letter."""
-    return len(text) + sum(a == b for a, b in zip(text, text[1:]))
+    return len(text) + sum(a == b for a, b in zip(text, text[1:], strict=False))
 
 
 def unreachable(triples, upsampling):
@@ -88,7 +88,8 @@ def unreachable(triples, upsampling):
                for noisy, clean, _ in triples) / len(triples)
 
 
-def examples(runs, kinds, wanted=("transposition", "deletion", "dropped_double", "insertion"),
+def examples(runs, kinds, wanted=("transposition", "deletion", "dropped_double", "insertion",
+                                  "substitution", "case"),
              per_kind=3):
     """Sentences with a word of one typo kind that exactly one of CTC and Luong set right."""
     found = {kind: [] for kind in wanted}
@@ -118,7 +119,8 @@ def speeds(folders, texts):
     models = list(translators)
     timings = time_in_turn([lambda t=translators[m]: correct_texts(t, texts) for m in models],
                            repeats=3, rotate=True)
-    return {model: len(texts) / timing.median for model, timing in zip(models, timings)}
+    return {model: len(texts) / timing.median
+            for model, timing in zip(models, timings, strict=True)}
 
 
 def main(runs_dir):
@@ -130,8 +132,9 @@ def main(runs_dir):
     kinds = test_operations(record, runs[CTC])
     texts = [noisy for noisy, _, _ in runs[CTC]]
     clean = [target for _, target, _ in runs[CTC]]
-    beam, _ = evaluate_corrector(RunDirectory.load(folders[CTC]).translator(),
-                                 list(zip(texts, clean)), set(), DecodingOptions(beam_size=4))
+    pairs = list(zip(texts, clean, strict=True))
+    beam, _ = evaluate_corrector(RunDirectory.load(folders[CTC]).translator(), pairs, set(),
+                                 DecodingOptions(beam_size=4))
     analysis = {
         "reports": reports,
         "by_typo": by_typo(runs, kinds),

@@ -69,7 +69,7 @@ def main(runs_dir):
         "batch": {"sentences": 64, "source_tokens": int(np.sum(batch[0]["encoder_tokens"] > 0)),
                   "target_tokens": int(np.sum(batch[1] > 0))},
         "policy": keras.mixed_precision.global_policy().name,
-        "step_seconds": {name: timing.median for name, timing in zip(names, steps)},
+        "step_seconds": {name: timing.median for name, timing in zip(names, steps, strict=True)},
         "ctc_loss_and_gradient_seconds": loss_time.median,
         "parameters": {name: int(models[name].count_params()) for name in names},
     }
