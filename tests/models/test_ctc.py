@@ -148,7 +148,6 @@ def test_the_model_keeps_the_aligned_contract_and_its_options():
         CtcModel(11, 9, units=7)
 
 
-@pytest.mark.jax
 def test_padding_changes_neither_frames_nor_loss_nor_decoding():
     model = tiny_model()
     sentences = [[4, 5, 6, 7], [8, 9]]
