@@ -30,6 +30,7 @@ from keras_nmt.decoding.decoding_options import (
 )
 from keras_nmt.decoding.length_limits import resolve_length_options, sentence_max_lengths
 from keras_nmt.decoding.scoring import check_beam, normalize_log_probs
+from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.special_ids import END_ID, PAD_ID
 
 
@@ -57,11 +58,7 @@ class AlignedModel(Protocol):
         """
 
 
-def aligned_decode(model: AlignedModel, encoder_tokens, strategy="greedy", *, beam_size=4,
-                   n_best=None, normalization="gnmt", length_penalty=DEFAULT_LENGTH_PENALTY,
-                   coverage_penalty=0.0, max_length=None, max_length_a=DEFAULT_MAX_LENGTH_A,
-                   max_length_b=DEFAULT_MAX_LENGTH_B, return_attention=False, trim=True,
-                   batch_cache=True) -> DecodeResult:
+def aligned_decode(model: AlignedModel, encoder_tokens, strategy="greedy", **options):
     """``decode`` for an ``AlignedModel``: ``"greedy"`` (best path) or ``"beam"`` (see the
     module docstring for what each option does here).
 
@@ -71,13 +68,20 @@ def aligned_decode(model: AlignedModel, encoder_tokens, strategy="greedy", *, be
         ``attention`` None.
 
     Raises:
-        ValueError: ``strategy`` is ``"sample"``: the frames are independent given the input,
-            so there is no sequence of choices to sample from one at a time.
+        ValueError: ``strategy`` is ``"sample"``: the frames are labelled independently given
+            the input, so there is no sequence of choices to sample one at a time.
     """
-    del coverage_penalty, return_attention, batch_cache  # nothing to apply them to (above)
     if strategy not in ("greedy", "beam"):
-        raise ValueError(f"{type(model).__name__} decodes greedily or with beam search, not "
-                         f"with {strategy!r}")
+        raise ValueError(f"a {getattr(model, 'model_name', type(model).__name__)} model decodes "
+                         f"greedily or with beam search, not with {STRATEGIES[strategy].title}")
+    return _decode(model, encoder_tokens, strategy, **options)
+
+
+def _decode(model, encoder_tokens, strategy, *, beam_size=4, n_best=None, normalization="gnmt",
+            length_penalty=DEFAULT_LENGTH_PENALTY, coverage_penalty=0.0, max_length=None,
+            max_length_a=DEFAULT_MAX_LENGTH_A, max_length_b=DEFAULT_MAX_LENGTH_B,
+            return_attention=False, trim=True, batch_cache=True) -> DecodeResult:
+    del coverage_penalty, return_attention, batch_cache  # nothing to apply them to (above)
     max_length = resolve_length_options(model, max_length, max_length_a, max_length_b)
     encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
     limits = sentence_max_lengths(ops.not_equal(encoder_tokens, PAD_ID), max_length,

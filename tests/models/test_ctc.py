@@ -191,8 +191,9 @@ def test_decode_gives_the_seq2seq_result_shapes():
     assert (np.diff(np.asarray(beam.scores), axis=1) <= 0).all()  # best first
     cut = decode(model, tokens, "greedy", max_length=2)  # at most 2 tokens: no room for END
     assert np.asarray(cut.lengths).max() <= 2
-    with pytest.raises(ValueError, match="greedily or with beam search"):
-        decode(model, tokens, "sample")
+    with pytest.raises(ValueError, match="a ctc model decodes greedily or with beam search, "
+                                         "not with sampling"):
+        decode(model, tokens, "sample", temperature=0.5)
 
 
 def test_config_round_trip_and_a_saved_model_reloads(tmp_path):
