@@ -16,7 +16,7 @@ from keras_nmt.benchmarks.load_clients import run_clients
 from keras_nmt.export import export_ctranslate2, export_translator
 from keras_nmt.inference import open_translator
 from tests.export.helpers import SOURCES
-from tests.serve.server import REPO, Server, make_runs, request
+from tests.serve.server import REPO, Server, counters, make_runs, request
 
 pytestmark = pytest.mark.tensorflow
 
@@ -49,9 +49,10 @@ def test_a_libretranslate_client_translates_as_the_translator_does(server, opene
     for text in SOURCES[:2]:
         assert client.translate(text, "es", "en") == translator(text)
     assert client.translate(SOURCES[0], "fr", "en") == opened[1](SOURCES[0])
-    assert client.languages() == [
+    assert client.languages() == [  # every language served, targets too
         {"code": "es", "name": "Spanish", "targets": ["en"]},
         {"code": "fr", "name": "French", "targets": ["en"]},
+        {"code": "en", "name": "English", "targets": []},
     ]
 
 
@@ -64,20 +65,27 @@ def test_a_list_and_alternatives_as_beam_search_gives_them(server, opened):
     assert answer["alternatives"] == [r.texts[1:] for r in expected]
 
 
-def test_an_unknown_pair_is_refused_with_the_served_pairs(server):
-    status, answer = request(server.url + "translate", {"q": "x", "source": "de",
-                                                        "target": "en"})
-    assert status == 400
-    assert answer["error"] == "de->en is not served; served pairs: es->en, fr->en"
+@pytest.mark.parametrize("source, target, error", [
+    ("de", "en", "de is not supported"),
+    ("es", "zz", "zz is not supported"),
+    ("es", "fr", "French (fr) is not available as a target language from Spanish (es)"),
+    ("auto", "es", "Spanish (es) is not available as a target language from any language "
+                   "served"),
+])
+def test_a_pair_not_served_is_refused_as_libretranslate_refuses_it(server, source, target,
+                                                                  error):
+    status, answer = request(server.url + "translate", {"q": "x", "source": source,
+                                                        "target": target})
+    assert (status, answer) == (400, {"error": error})
 
 
 def test_concurrent_requests_are_batched_and_counted(server):
-    before = request(server.url + "health")[1]["counters"]
+    before = counters(server.url)
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         answers = list(pool.map(lambda text: request(server.url + "translate", {
             "q": [text, text], "source": "es", "target": "en"}), SOURCES * 2))
     assert [status for status, _ in answers] == [200] * 8
-    after = request(server.url + "health")[1]["counters"]
+    after = counters(server.url)
     assert after["requests"] - before["requests"] == 8
     assert after["sentences"] - before["sentences"] == 16
     assert after["largest_batch"] > 2  # sentences of several requests in one batch
@@ -86,9 +94,9 @@ def test_concurrent_requests_are_batched_and_counted(server):
 def test_the_loaded_models_objects_are_frozen_out_of_garbage_collections(server):
     # A full collection walked every object of TensorFlow, Keras and the models (about 420,000
     # with one model): a pause of 200-240 ms for every request in flight.
-    collected = request(server.url + "health")[1]["gc"]
-    assert collected["frozen_objects"] > 100_000
-    assert len(collected["collections"]) == 3  # per generation
+    collected = counters(server.url)
+    assert collected["gc_frozen_objects"] > 100_000
+    assert len(collected["gc_collections"]) == 3  # per generation
 
 
 def test_the_load_clients_count_requests_sentences_and_errors(server):
@@ -156,18 +164,21 @@ BAD_REQUESTS = {
     "q a list with a number": ("translate", {"q": ["a", 1], "source": "es", "target": "en"},
                                None, 400),
     "q an empty list": ("translate", {"q": [], "source": "es", "target": "en"}, None, 400),
-    "too many sentences": ("translate", {"q": MANY, "source": "es", "target": "en"}, None, 413),
+    # LibreTranslate answers its limits with 400s.
+    "too many sentences": ("translate", {"q": MANY, "source": "es", "target": "en"}, None, 400),
     "a sentence too long": ("translate", {"q": "a" * 501, "source": "es", "target": "en"}, None,
-                            413),
+                            400),
     "too many characters": ("translate", {"q": ["a" * 400] * 20, "source": "es",
-                                          "target": "en"}, None, 413),
+                                          "target": "en"}, None, 400),
+    "too many sentences, own API": ("api/translate", {"q": MANY}, None, 413),
     "a body too large": ("translate", b"q=" + b"a" * 100_000,
                          "application/x-www-form-urlencoded", 413),
     "no source": ("translate", {"q": "a", "target": "en"}, None, 400),
-    "source auto": ("translate", {"q": "a", "source": "auto", "target": "en"}, None, 400),
+    "source auto into a language only served as a source": (
+        "translate", {"q": "a", "source": "auto", "target": "es"}, None, 400),
     "a number as target": ("translate", {"q": "a", "source": "es", "target": 1}, None, 400),
-    "format html": ("translate", {"q": "a", "source": "es", "target": "en", "format": "html"},
-                    None, 400),
+    "format xml": ("translate", {"q": "a", "source": "es", "target": "en", "format": "xml"},
+                   None, 400),
     "negative alternatives": ("translate", {"q": "a", "source": "es", "target": "en",
                                             "alternatives": -1}, None, 400),
     "too many alternatives": ("translate", {"q": "a", "source": "es", "target": "en",
