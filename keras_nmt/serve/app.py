@@ -40,6 +40,7 @@ from starlette.staticfiles import StaticFiles
 
 from keras_nmt import __version__
 from keras_nmt.decoding import GREEDY, STRATEGIES
+from keras_nmt.inference.word_alignment import confidence, word_alignment
 from keras_nmt.serve.batcher import Batcher, QueueFull
 from keras_nmt.serve.detection import Detector
 from keras_nmt.serve.documents import (
@@ -113,7 +114,7 @@ class BatchSettings:
 # would otherwise translate with the defaults, and the client would never know.
 _DECODING_FIELDS = ("beam_size", "n_best", "length_penalty", "temperature", "top_k", "top_p",
                     "seed")
-_TRANSLATE_FIELDS = ("api_key", "model", "q", "strategy")
+_TRANSLATE_FIELDS = ("alignment", "api_key", "confidence", "model", "q", "strategy")
 _EXPLORE_FIELDS = ("api_key", "model", "q", "beam_size", "n_best", "length_penalty", "top_k")
 
 
@@ -142,6 +143,16 @@ def _check_type(body, name, kinds, default=None, required=False):
         raise RequestError(
             f"Invalid request: {name} must be {_names(kinds)}, got {type(value).__name__}")
     return value
+
+
+def _flag(body, name):
+    """An opt-in field: JSON `true`/`false`, or a form's `true`/`false`/`1`/`0`."""
+    value = body.get(name)
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+        return value.lower() in ("true", "1")
+    raise RequestError(f"Invalid request: {name} must be true or false, got {value!r}")
 
 
 def _names(kinds):
@@ -314,6 +325,30 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
             return GREEDY
         return GREEDY.replace(strategy=strategy, **fields)
 
+    def analyses(body, models_used, options):
+        """`(options, confidence?, alignment?)`: the opt-in `confidence` and `alignment`
+        fields, which greedy decoding with attention gives (`word_alignment`)."""
+        wanted = _flag(body, "confidence"), _flag(body, "alignment")
+        if not any(wanted):
+            return options, False, False
+        if options is not GREEDY:
+            raise RequestError("Invalid request: confidence and alignment come from greedy "
+                               "decoding: not with alternatives, beam search or sampling")
+        for model in models_used:
+            if wanted[1] and not model.describe()["attention"]:
+                raise RequestError(f"Invalid request: alignment needs a model with attention; "
+                                   f"{model.name} has none")
+        return GREEDY.replace(return_attention=True), *wanted
+
+    def analysed(result, with_confidence, with_alignment):
+        """The opt-in fields of one result."""
+        fields = {}
+        if with_confidence:
+            fields["confidence"] = round(confidence(result), 6)
+        if with_alignment:
+            fields["alignment"] = word_alignment(result)
+        return fields
+
     def alternatives_of(body, most):
         alternatives = body.get("alternatives")
         if alternatives is None:
@@ -360,8 +395,10 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
             raise RequestError(f"{text_format} format is not supported")
         alternatives = alternatives_of(body, max(0, min(limits.max_beam_size, min(
             m.translator.max_beam_size for m in models)) - 1))
-        if alternatives and text_format == "html":
-            raise RequestError("Invalid request: alternatives are not offered with format html")
+        if text_format == "html" and (alternatives or _flag(body, "confidence")
+                                      or _flag(body, "alignment")):
+            raise RequestError("Invalid request: alternatives, confidence and alignment are "
+                               "offered with format text only")
         detected = None
         if source == "auto":
             plain = texts
@@ -383,6 +420,8 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
             options = GREEDY
             if alternatives:
                 options = GREEDY.replace(beam_size=alternatives + 1, n_best=alternatives + 1)
+            options, with_confidence, with_alignment = analyses(
+                body, {m.name: m for m in chosen}.values(), options)
             results = [None] * len(texts)
             groups = {}  # one batched request per model (several with source=auto)
             for i, model in enumerate(chosen):
@@ -397,6 +436,10 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
             translated = [r.text for r in results]
             if alternatives:
                 answer["alternatives"] = [r.texts[1:] for r in results]
+            extra = [analysed(r, with_confidence, with_alignment) for r in results]
+            for name in ("confidence", "alignment"):
+                if extra[0].get(name) is not None:
+                    answer[name] = [fields[name] for fields in extra]
         one = isinstance(q, str)
         answer = {"translatedText": translated[0] if one else translated,
                   **{k: v[0] if one else v for k, v in answer.items()}}
@@ -488,10 +531,12 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         check_key(call, body)
         model = find_model(body)
         _, texts = sentences(body)
-        options = decoding_options(body, model)
+        options, with_confidence, with_alignment = analyses(
+            body, [model], decoding_options(body, model))
         results = await run_translation(model, texts, options)
         return {"model": model.name, "translations": [
-            [{"text": t, "score": s} for t, s in zip(r.texts, r.scores, strict=True)]
+            [{"text": t, "score": s, **analysed(r, with_confidence, with_alignment)}
+             for t, s in zip(r.texts, r.scores, strict=True)]
             for r in results
         ]}
 
