@@ -29,6 +29,7 @@ import dataclasses
 import functools
 import gc
 import hmac
+import json
 import math
 from pathlib import Path
 
@@ -40,6 +41,7 @@ from starlette.staticfiles import StaticFiles
 
 from keras_nmt import __version__
 from keras_nmt.decoding import GREEDY, STRATEGIES
+from keras_nmt.inference.glossary import Glossary, GlossaryError
 from keras_nmt.inference.word_alignment import confidence, word_alignment
 from keras_nmt.serve.batcher import Batcher, QueueFull
 from keras_nmt.serve.detection import Detector
@@ -84,6 +86,8 @@ class Limits:
         max_file_bytes: an uploaded file's size (its body is refused beyond it and the
             form's own bytes, before it is read whole).
         max_files: translated files kept for download (the oldest forgotten first).
+        max_glossary_terms: terms of a request's glossary (each at most
+            `glossary.MAX_TERM_CHARS` characters).
     """
 
     max_body_bytes: int = 65536
@@ -95,6 +99,7 @@ class Limits:
     timeout: float = 30.0
     max_file_bytes: int = 1_000_000
     max_files: int = 64
+    max_glossary_terms: int = 200
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,6 +192,8 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
     # them all: its clients look a target up among the codes).
     served = list(dict.fromkeys([s for s, _ in by_pair] + [t for _, t in by_pair]))
     detector = Detector(served)
+    most_alternatives = max(0, min(limits.max_beam_size, max(
+        m.translator.max_beam_size for m in models)) - 1)
     store = FileStore(limits.max_files)
     batchers = {
         m.name: Batcher(m.translator, batching.max_batch, batching.max_wait, batching.max_queue,
@@ -331,14 +338,41 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         wanted = _flag(body, "confidence"), _flag(body, "alignment")
         if not any(wanted):
             return options, False, False
-        if options is not GREEDY:
-            raise RequestError("Invalid request: confidence and alignment come from greedy "
-                               "decoding: not with alternatives, beam search or sampling")
+        return aligned_options(models_used, options, "confidence and alignment",
+                               wanted[1]), *wanted
+
+    def aligned_options(models_used, options, what, alignment=True):
+        """Greedy decoding with attention, for `what` (refused with beam search, sampling or,
+        when `alignment`, a model without attention)."""
+        if options is not GREEDY and options != GREEDY.replace(return_attention=True):
+            raise RequestError(f"Invalid request: {what} come from greedy decoding: not with "
+                               "alternatives, beam search or sampling")
         for model in models_used:
-            if wanted[1] and not model.describe()["attention"]:
-                raise RequestError(f"Invalid request: alignment needs a model with attention; "
+            if alignment and not model.describe()["attention"]:
+                raise RequestError(f"Invalid request: {what} need a model with attention; "
                                    f"{model.name} has none")
-        return GREEDY.replace(return_attention=True), *wanted
+        return GREEDY.replace(return_attention=True)
+
+    def glossary_of(body):
+        entries = body.get("glossary")
+        if entries is None:
+            return None
+        if isinstance(entries, str):  # a form field: a JSON object
+            try:
+                entries = json.loads(entries)
+            except ValueError:
+                raise RequestError("Invalid request: glossary must be an object of source "
+                                   "term -> target term") from None
+        if not isinstance(entries, dict):
+            raise RequestError("Invalid request: glossary must be an object of source term -> "
+                               f"target term, got {type(entries).__name__}")
+        if len(entries) > limits.max_glossary_terms:
+            raise RequestError(f"Invalid request: glossary has {len(entries)} terms; at most "
+                               f"{limits.max_glossary_terms}")
+        try:
+            return Glossary(entries, where=lambda i: f"term {i + 1}")
+        except GlossaryError as error:
+            raise RequestError(f"Invalid request: glossary: {error}") from None
 
     def analysed(result, with_confidence, with_alignment):
         """The opt-in fields of one result."""
@@ -393,12 +427,12 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         text_format = _check_type(body, "format", (str,), default="text")
         if text_format not in ("text", "html"):
             raise RequestError(f"{text_format} format is not supported")
-        alternatives = alternatives_of(body, max(0, min(limits.max_beam_size, min(
-            m.translator.max_beam_size for m in models)) - 1))
+        alternatives = alternatives_of(body, most_alternatives)  # and then the model's own
+        glossary = glossary_of(body)
         if text_format == "html" and (alternatives or _flag(body, "confidence")
-                                      or _flag(body, "alignment")):
-            raise RequestError("Invalid request: alternatives, confidence and alignment are "
-                               "offered with format text only")
+                                      or _flag(body, "alignment") or glossary is not None):
+            raise RequestError("Invalid request: alternatives, confidence, alignment and "
+                               "glossary are offered with format text only")
         detected = None
         if source == "auto":
             plain = texts
@@ -420,20 +454,31 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
             options = GREEDY
             if alternatives:
                 options = GREEDY.replace(beam_size=alternatives + 1, n_best=alternatives + 1)
-            options, with_confidence, with_alignment = analyses(
-                body, {m.name: m for m in chosen}.values(), options)
-            results = [None] * len(texts)
-            groups = {}  # one batched request per model (several with source=auto)
-            for i, model in enumerate(chosen):
-                groups.setdefault(model.name, (model, []))[1].append(i)
+            used = {m.name: m for m in chosen}.values()
+            most = min(m.translator.max_beam_size for m in used) - 1
+            if alternatives > most:
+                raise RequestError(f"Invalid request: alternatives parameter must be <= {most}")
+            options, with_confidence, with_alignment = analyses(body, used, options)
+            if glossary is not None:
+                options = aligned_options(used, options, "glossary terms")
+            if len(used) == 1:  # the usual case: one request to one batcher
+                results = await run_translation(chosen[0], texts, options)
+            else:  # source=auto found several languages: one request per model
+                results = [None] * len(texts)
+                groups = {}
+                for i, model in enumerate(chosen):
+                    groups.setdefault(model.name, (model, []))[1].append(i)
 
-            async def run(model, indices):
-                done = await run_translation(model, [texts[i] for i in indices], options)
-                for i, result in zip(indices, done, strict=True):
-                    results[i] = result
+                async def run(model, indices):
+                    done = await run_translation(model, [texts[i] for i in indices], options)
+                    for i, result in zip(indices, done, strict=True):
+                        results[i] = result
 
-            await asyncio.gather(*(run(m, ix) for m, ix in groups.values()))
+                await asyncio.gather(*(run(m, ix) for m, ix in groups.values()))
             translated = [r.text for r in results]
+            if glossary is not None:
+                translated = [glossary.apply(text, result)
+                              for text, result in zip(texts, results, strict=True)]
             if alternatives:
                 answer["alternatives"] = [r.texts[1:] for r in results]
             extra = [analysed(r, with_confidence, with_alignment) for r in results]

@@ -139,7 +139,8 @@ def test_frontend_settings_and_the_spec(server):
 
 
 def test_the_spec_names_every_route_and_nothing_else():
-    model = types.SimpleNamespace(name="m", pair=("es", "en"), translator=None)
+    model = types.SimpleNamespace(name="m", pair=("es", "en"),
+                                  translator=types.SimpleNamespace(max_beam_size=4))
     app = create_app([model])
     spec_paths = {path.replace("{filename}", "") for path in openapi_document("0")["paths"]}
     assert spec_paths == set(app.routes)
