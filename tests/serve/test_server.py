@@ -102,13 +102,13 @@ def test_confidence_alignment_and_a_glossary_as_the_translator_gives_them(server
     assert status == 200
     assert answer["translatedText"] == Glossary({"March": "MARZO"}).apply(SOURCES[0],
                                                                           expected[0])
-    assert "MARZO" in answer["translatedText"].split()
+    assert "MARZO" in answer["translatedText"]
     # The Luong model of fr->en has attention too; a form's glossary is a JSON object.
     status, answer = request(server.url + "translate", raw=urllib.parse.urlencode({
         "q": SOURCES[1], "source": "fr", "target": "en",
         "glossary": json.dumps({"1999": "MCMXCIX"})}).encode(),
         headers={"Content-Type": "application/x-www-form-urlencoded"})
-    assert status == 200 and "MCMXCIX" in answer["translatedText"].split()
+    assert status == 200 and "MCMXCIX" in answer["translatedText"]
 
 
 def test_concurrent_requests_are_batched_and_counted(server):
