@@ -6,9 +6,10 @@ docs/results/confidence.md).
 
 glossary: 100 terms that occur in the test set, chosen by a fixed rule from the training data
 alone (below), applied with `keras_nmt.inference.glossary.Glossary` (alignment replacement) and,
-for comparison, with the target term written into the source in place of the source term (the
-"placeholder" family: the model is to copy it through). Reports the share of required target
-terms in the output, and BLEU on the sentences with a term and on the others, with and without.
+for comparison, two of the placeholder family (the model is to copy something through): the
+target term written into the source in place of the source term, and a number the sentence does
+not hold in its place, replaced by the target term after translation. Reports the share of
+required target terms in the output, and BLEU on the sentences with a term and on the others.
 
 The rule: on the training pairs, lower-cased words; each Spanish word of 4 letters or more,
 outside the 150 most frequent Spanish words, paired with the English word (outside the 150 most
@@ -110,10 +111,30 @@ def measure_glossary(run, data):
         inline_out = [r.text for r in plain]
         for i, result in zip(with_terms, copied, strict=True):
             inline_out[i] = result.text
+        # The classic placeholder: a number the sentence does not hold, which models copy,
+        # put back as the target term after translation.
+        numbered, numbers = [], []
+        for i in with_terms:
+            source, used = sources[i], []
+            free = (str(n) for n in range(7, 100) if str(n) not in sources[i])
+            for match in reversed(found[i]):
+                number = next(free)
+                used.append((number, match.target))
+                source = source[:match.start] + number + source[match.end:]
+            numbered.append(source)
+            numbers.append(used)
+        number_out = [r.text for r in plain]
+        for i, result, used in zip(with_terms, translator.translate_batch(numbered), numbers,
+                                   strict=True):
+            text = result.text
+            for number, term in used:
+                text = re.sub(r"(?<!\d)" + number + r"(?!\d)", term, text, count=1)
+            number_out[i] = text
         rows = {}
         for method, outputs in (("no glossary", [r.text for r in plain]),
                                 ("alignment replacement", aligned),
-                                ("target term in the source", inline_out)):
+                                ("target term in the source", inline_out),
+                                ("number placeholder", number_out)):
             required = [(i, m.target) for i in with_terms for m in found[i]]
             present = sum(has_term(outputs[i], term) for i, term in required)
             others = [i for i in range(len(sources)) if i not in set(with_terms)]

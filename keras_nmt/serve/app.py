@@ -444,20 +444,24 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
             detected = await detect_sources(plain, target)
             chosen = [by_pair[(d["language"], target)] for d in detected]
         else:
-            chosen = [by_pair[(source, target)]] * len(texts)
+            chosen = [by_pair[(source, target)]]
         answer = {}
         if text_format == "html":
             translated = await asyncio.gather(*(
                 translate_document("html", model, text)
-                for model, text in zip(chosen, texts, strict=True)))
+                for model, text in zip(chosen * len(texts) if detected is None else chosen,
+                                       texts, strict=True)))
         else:
             options = GREEDY
             if alternatives:
                 options = GREEDY.replace(beam_size=alternatives + 1, n_best=alternatives + 1)
-            used = {m.name: m for m in chosen}.values()
-            most = min(m.translator.max_beam_size for m in used) - 1
-            if alternatives > most:
-                raise RequestError(f"Invalid request: alternatives parameter must be <= {most}")
+            used = chosen[:1] if detected is None else list(
+                {m.name: m for m in chosen}.values())
+            if alternatives:
+                most = min(m.translator.max_beam_size for m in used) - 1
+                if alternatives > most:
+                    raise RequestError(
+                        f"Invalid request: alternatives parameter must be <= {most}")
             options, with_confidence, with_alignment = analyses(body, used, options)
             if glossary is not None:
                 options = aligned_options(used, options, "glossary terms")
@@ -481,13 +485,16 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
                               for text, result in zip(texts, results, strict=True)]
             if alternatives:
                 answer["alternatives"] = [r.texts[1:] for r in results]
-            extra = [analysed(r, with_confidence, with_alignment) for r in results]
-            for name in ("confidence", "alignment"):
-                if extra[0].get(name) is not None:
+            if with_confidence or with_alignment:
+                extra = [analysed(r, with_confidence, with_alignment) for r in results]
+                for name in extra[0]:
                     answer[name] = [fields[name] for fields in extra]
         one = isinstance(q, str)
-        answer = {"translatedText": translated[0] if one else translated,
-                  **{k: v[0] if one else v for k, v in answer.items()}}
+        if not answer:  # the usual answer
+            answer = {"translatedText": translated[0] if one else translated}
+        else:
+            answer = {"translatedText": translated[0] if one else translated,
+                      **{k: v[0] if one else v for k, v in answer.items()}}
         if detected is not None:
             answer["detectedLanguage"] = detected[0] if one else detected
         return answer

@@ -77,12 +77,22 @@ def _pieces(text):
     return text[:start], sentences, separators, text[start + len(stripped):]
 
 
+def _wordless(sentence):
+    """Whether a piece holds no letter (`.`, `1.`, `--`): kept as it is, since a model asked to
+    translate a lone full stop writes a sentence of its own."""
+    return not any(c.isalpha() for c in sentence)
+
+
 async def translate_pieces(texts, translate):
-    """Each of `texts` translated sentence by sentence, its outer and inner white space kept;
-    every sentence of every text goes to one call of `translate`."""
+    """Each of `texts` translated sentence by sentence, its outer and inner white space kept
+    (pieces without a letter kept as they are); every sentence of every text goes to one call
+    of `translate`."""
     cut = [_pieces(text) for text in texts]
-    flat = [sentence for _, sentences, _, _ in cut for sentence in sentences]
-    translated = iter(await translate(flat) if flat else [])
+    flat = [sentence for _, sentences, _, _ in cut for sentence in sentences
+            if not _wordless(sentence)]
+    done = iter(await translate(flat) if flat else [])
+    translated = (sentence if _wordless(sentence) else next(done)
+                  for _, sentences, _, _ in cut for sentence in sentences)
     answers = []
     for lead, sentences, separators, trail in cut:
         if not sentences:  # white space only

@@ -13,7 +13,14 @@ import pytest
 
 from keras_nmt.inference import open_translator
 from keras_nmt.serve import create_app
-from keras_nmt.serve.documents import Element, Markup, Text, parse_html, translate_html
+from keras_nmt.serve.documents import (
+    Element,
+    Markup,
+    Text,
+    parse_html,
+    translate_html,
+    translate_text,
+)
 from keras_nmt.serve.openapi import openapi_document
 from tests.serve.server import Server, make_runs, request
 
@@ -271,3 +278,18 @@ def test_an_upload_over_the_limit_is_refused_before_it_is_read(server):
     response = connection.getresponse()
     assert response.status == 413
     assert json.loads(response.read()) == {"error": "request body over 85536 bytes"}
+
+
+def test_a_piece_without_a_letter_is_kept_not_translated():
+    """A lone `.` left after an inline element (or a line of dashes) was sent to the model,
+    which wrote a sentence of its own for it (`He got up.`)."""
+    sent = []
+
+    async def record(texts):
+        sent.extend(texts)
+        return [f"<{text}>" for text in texts]
+
+    html = asyncio.run(translate_html("<p>Hola <b>amigo</b>. 1999</p>", record))
+    assert all(any(c.isalpha() for c in text) for text in sent), sent
+    assert html == "<p>&lt;Hola&gt; <b>&lt;amigo&gt;</b>. 1999</p>"
+    assert asyncio.run(translate_text("Hola.\n----\n1.", record)) == "<Hola.>\n----\n1."
