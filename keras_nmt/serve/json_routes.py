@@ -24,6 +24,7 @@ import dataclasses
 import json
 import logging
 import re
+import urllib.parse
 
 from starlette.requests import Request
 
@@ -116,7 +117,19 @@ class Call:
             # curl -d sends a form's content type: a JSON body read as a form has no fields.
             raise RequestError("a JSON body needs the header Content-Type: application/json",
                                415)
-        if kind in ("application/x-www-form-urlencoded", "multipart/form-data", ""):
+        if kind in ("application/x-www-form-urlencoded", ""):
+            # Read as UTF-8, as LibreTranslate's Flask reads it: `curl -d q=¿Qué?` sends its
+            # characters unescaped, and Starlette's parser took their bytes for Latin-1.
+            try:
+                pairs = urllib.parse.parse_qsl(self.body.decode("utf-8"), keep_blank_values=True,
+                                               errors="strict")
+            except UnicodeDecodeError as error:
+                raise RequestError(f"Invalid request: the form is not UTF-8 ({error})") from None
+            fields = {}
+            for key, value in pairs:
+                fields.setdefault(key, []).append(value)
+            return {k: v[0] if len(v) == 1 else v for k, v in fields.items()}
+        if kind == "multipart/form-data":
             fields = {}
             for key, value in (await self._form()).multi_items():
                 if not isinstance(value, str):
