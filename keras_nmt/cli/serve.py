@@ -5,8 +5,10 @@ Examples:
     keras-nmt serve runs/spa-eng exports/spa-eng-ct2 --port 8080   # pairs from --languages
     keras-nmt serve es:en=saved_models/spa-eng --api-key SECRET --host 0.0.0.0
 Each MODEL is a run folder, a SavedModel or a CTranslate2 export, as PATH (a run trained with
---languages SRC,TGT) or SRC:TGT=PATH. Clients: any LibreTranslate client (POST /translate,
-GET /languages); the page at / shows the n-best list, attention and the beam search tree.
+--languages SRC,TGT) or SRC:TGT=PATH. Clients: any LibreTranslate client (/translate with
+source=auto, format=html, glossary, confidence and alignment; /languages, /detect,
+/translate_file, /spec; /health, and /metrics for Prometheus); the page at / shows the n-best
+list, attention and the beam search tree.
 Needs the serve extra: pip install keras_nmt[serve].
 """
 

@@ -13,7 +13,8 @@ Signatures (the `tf.function` methods with fixed input signatures; `batch` is dy
   `translations: string [batch, beam_size]`, `scores: float32 [batch, beam_size]`, best first;
   scores are GNMT length-normalized log-probabilities, `length_penalty` is GNMT `alpha`.
 * `attention(text: string [batch])` -> `translation: string [batch]`, `score: float32 [batch]`
-  (as `serving_default`'s), `tokens: string [batch, target_len]` (produced tokens, `</s>` included, "" padding),
+  (as `serving_default`'s), `tokens: string [batch, target_len]` (produced tokens, `</s>`
+  included, "" padding),
   `source_tokens: string [batch, source_len]` ("" padding),
   `weights: float32 [batch, target_len, source_len]` (greedy decoding). Models without attention
   (plain LSTM) return zero weights, so every export has the same signatures.
