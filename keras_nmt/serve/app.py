@@ -39,7 +39,7 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from keras_nmt import __version__
+import keras_nmt
 from keras_nmt.decoding import GREEDY, STRATEGIES
 from keras_nmt.inference.glossary import Glossary, GlossaryError
 from keras_nmt.inference.word_alignment import confidence, word_alignment
@@ -573,7 +573,7 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         }
 
     async def spec(call):
-        return openapi_document(__version__)
+        return openapi_document(keras_nmt.__version__)
 
     async def list_models(call):  # public: the page asks for the key when one is required
         return {"models": [m.describe() for m in models], "api_key_required": api_key is not None}
