@@ -60,15 +60,17 @@ def compare_correctors(config, data, levels=TOKENIZER_KINDS, models=None,
         One report dict per row (see `train_speller`), levels in the order of ``levels``, each
         with its models in the order of ``models``.
     """
+    # Every row's options are checked (`TrainConfig`) before the first row trains.
+    row_configs = [
+        with_epoch_steps(dataclasses.replace(config, tokenizer=level, model=model,
+                                             output=str(Path(output_dir) / f"{level}-{model}")),
+                         data)
+        for level, model in itertools.product(levels, models or [config.model])
+    ]
     rows = []
-    for level, model in itertools.product(levels, models or [config.model]):
-        name = f"{level}-{model}"
+    for row_config in row_configs:
+        name = Path(row_config.output).name
         print_fn(f"=== {name} ===")
-        row_config = with_epoch_steps(
-            dataclasses.replace(config, tokenizer=level, model=model,
-                                output=str(Path(output_dir) / name)),
-            data,
-        )
         record = Path(row_config.output) / SPELLING_FILE
         if record.exists():
             check_run_directory(row_config)

@@ -167,3 +167,14 @@ def test_options_no_compared_model_reads_are_refused(capsys):
     # The CTC model is one class: --api would choose nothing.
     assert spell.main(["train", "--text", "t", "--model", "ctc", "--api", "subclassed"]) == 1
     assert "--api subclassed: --model ctc does not read it" in capsys.readouterr().err
+
+
+def test_a_comparison_checks_every_row_before_training_one(tiny_run, monkeypatch, capsys):
+    def no_training(*args, **kwargs):
+        raise AssertionError("a row trained before the others were checked")
+
+    monkeypatch.setattr("keras_nmt.spelling.comparison.train_speller", no_training)
+    text = tiny_run[0].parent / "text.txt"
+    assert spell.main(["compare", "--text", str(text), "--tokenizers", "char", "--models",
+                       "lstm,ctc", "--api", "subclassed", "--test-size", "20"]) == 1
+    assert "--api subclassed: --model ctc does not read it" in capsys.readouterr().err
