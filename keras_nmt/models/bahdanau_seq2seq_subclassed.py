@@ -7,7 +7,7 @@ and order of sections, so `diff` shows only the difference between the two API s
 import keras
 from keras import ops
 
-from keras_nmt.layers.bahdanau_attention import BahdanauAttention
+from keras_nmt.layers.attention import BahdanauAttention
 from keras_nmt.models.constructor_config import ConstructorConfig
 from keras_nmt.models.recurrent_parts import (
     build_by_one_step,

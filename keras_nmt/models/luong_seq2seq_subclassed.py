@@ -7,7 +7,7 @@ order of sections, so `diff` shows only the difference between the two API style
 import keras
 from keras import ops
 
-from keras_nmt.layers.luong_attention import LuongAttention
+from keras_nmt.layers.attention import LuongAttention
 from keras_nmt.layers.reverse_padded_sequence import ReversePaddedSequence
 from keras_nmt.models.constructor_config import ConstructorConfig
 from keras_nmt.models.recurrent_parts import (

@@ -8,7 +8,7 @@ symbolic tensors, into a training model and two inference models that share its 
 import keras
 from keras import ops
 
-from keras_nmt.layers.cached_multi_head_attention import zero_cache
+from keras_nmt.layers.key_value_cache import zero_cache
 from keras_nmt.layers.logits_bias import LogitsBias
 from keras_nmt.layers.positional_embedding import PositionalEmbedding
 from keras_nmt.layers.transformer_decoder_block import TransformerDecoderBlock
