@@ -13,8 +13,8 @@ __all__ = lazy_package(
     __name__,
     {
         "APIS": "keras_nmt.models.registry",
-        "BahdanauSeq2SeqFunctional": "keras_nmt.models.bahdanau_seq2seq_functional",
-        "BahdanauSeq2SeqSubclassed": "keras_nmt.models.bahdanau_seq2seq_subclassed",
+        "BahdanauSeq2SeqFunctional": "keras_nmt.models.bahdanau.functional",
+        "BahdanauSeq2SeqSubclassed": "keras_nmt.models.bahdanau.subclassed",
         "CARDS": "keras_nmt.models.registry",
         "LstmSeq2SeqFunctional": "keras_nmt.models.lstm.functional",
         "LstmSeq2SeqSubclassed": "keras_nmt.models.lstm.subclassed",
