@@ -15,8 +15,6 @@ CARDS = (lstm.CARD, luong.CARD, bahdanau.CARD, transformer.CARD)
 MODEL_NAMES = tuple(model.name for model in CARDS)
 APIS = ("functional", "subclassed")
 _BY_NAME = {model.name: model for model in CARDS}
-# The twins still outside their folders (until each moves in): their module stems.
-_NOT_MOVED = {"transformer": "transformer"}
 
 
 def card(name):
@@ -41,10 +39,7 @@ def model_class(name, api):
     model = card(name)
     if api not in APIS:
         raise ValueError(f"unknown API {api!r}; choose from {APIS}")
-    if name in _NOT_MOVED:
-        module = importlib.import_module(f"keras_nmt.models.{_NOT_MOVED[name]}_{api}")
-    else:
-        module = importlib.import_module(f"{model.package}.{api}")
+    module = importlib.import_module(f"{model.package}.{api}")
     return getattr(module, f"{model.class_stem}{api.capitalize()}")
 
 
