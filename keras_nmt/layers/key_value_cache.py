@@ -76,7 +76,8 @@ def zero_cache(batch, num_heads, max_length, key_dim, dtype):
     shape in a traced function) gets at most `FIRST_CACHE_LENGTH`, and `grown_caches` doubles
     the cache when a step needs more: each step's write copies the whole cache
     (`write_position`) and beam search reorders it, so a cache sized by the batch's longest
-    source would make every step of a short output pay for that source.
+    source would make every step of a short output pay for that source
+    (docs/results/serving-load.md).
 
     Args:
         batch, num_heads, key_dim: the cache's other dimensions.
