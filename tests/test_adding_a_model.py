@@ -15,9 +15,17 @@ from pathlib import Path
 
 import pytest
 
+from keras_nmt.models.configurations import MODEL_ARGUMENTS, TRAINING_RECIPES
 from keras_nmt.models.model_card import REFERENCE_NAMES
 from keras_nmt.models.model_options import ModelOptions
-from keras_nmt.models.registry import APIS, CARDS, MODEL_NAMES, model_class
+from keras_nmt.models.registry import (
+    ALIGNED_CARDS,
+    ALIGNED_MODEL_NAMES,
+    APIS,
+    CARDS,
+    MODEL_NAMES,
+    model_class,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "keras_nmt" / "models"
@@ -52,13 +60,21 @@ def test_the_twins_are_wiring_only(name):
 
 
 def test_every_card_has_every_reference_size_and_each_option_has_one_owner():
-    brought = [field.name for card in CARDS if card.options
+    brought = [field.name for card in CARDS + ALIGNED_CARDS if card.options
                for field in dataclasses.fields(card.options)]
     assert len(brought) == len(set(brought))  # an option is declared by one card only
     fields = {field.name for field in dataclasses.fields(ModelOptions)}
-    for card in CARDS:
+    for card in CARDS + ALIGNED_CARDS:
         assert set(card.arguments) <= fields, card.name
+    # The reference sizes and FLOPs are the seq2seq models' (the benchmarks and the translation
+    # comparisons), which the aligned ones (CTC) are not; every model has arguments and a recipe.
+    for card in CARDS:
         assert list(card.sizes) == list(REFERENCE_NAMES), card.name
+        assert card.forward_flops and card.class_stem and card.aligned_class is None, card.name
+    for table in (MODEL_ARGUMENTS, TRAINING_RECIPES):
+        assert list(table) == [*MODEL_NAMES, *ALIGNED_MODEL_NAMES]
+    for card in ALIGNED_CARDS:
+        assert not card.sizes and model_class(card.name, APIS[0]).model_name == card.name
 
 
 # Runs in a copy of the package with tests/models/new_model as keras_nmt/models/bow.

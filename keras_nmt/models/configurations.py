@@ -20,23 +20,25 @@ import dataclasses
 
 from keras_nmt.models.model_card import REFERENCE_NAMES
 from keras_nmt.models.model_options import ModelOptions
-from keras_nmt.models.registry import CARDS
+from keras_nmt.models.registry import ALIGNED_CARDS, CARDS
 
 # Every model option, by its training-option (`TrainConfig` field) name, with its default.
 OPTION_DEFAULTS = dataclasses.asdict(ModelOptions())
 
-# Constructor arguments of each model (besides the vocabulary sizes), in constructor order.
-MODEL_ARGUMENTS = {model.name: model.arguments for model in CARDS}
+# Constructor arguments of each model (besides the vocabulary sizes), in constructor order; the
+# aligned models' (`registry.ALIGNED_MODEL_NAMES`) after the seq2seq ones'.
+MODEL_ARGUMENTS = {model.name: model.arguments for model in CARDS + ALIGNED_CARDS}
 
 # How each model is optimised (`ModelCard.recipe`).
-TRAINING_RECIPES = {model.name: model.recipe for model in CARDS}
+TRAINING_RECIPES = {model.name: model.recipe for model in CARDS + ALIGNED_CARDS}
 
 # The training option each schedule reads: a value given for the other one would be ignored.
 SCHEDULE_OPTIONS = {"constant": ("learning_rate",), "inverse_sqrt": ("warmup_steps",)}
 
 # name -> model -> {"description": one line, "config": the `TrainConfig` fields it sets (model
 # options and, where the configuration has its own, training-recipe fields)}; the names and who
-# reads each: `REFERENCE_NAMES`.
+# reads each: `REFERENCE_NAMES`. The seq2seq models' only (the benchmarks and the translation
+# comparisons).
 REFERENCE_CONFIGURATIONS = {
     name: {model.name: model.sizes[name] for model in CARDS} for name in REFERENCE_NAMES
 }

@@ -8,7 +8,7 @@ takes the LSTM's `units`).
 
 import dataclasses
 
-from keras_nmt.models.registry import CARDS
+from keras_nmt.models.registry import ALIGNED_CARDS, CARDS
 from keras_nmt.option_fields import check_options, option
 
 
@@ -23,7 +23,8 @@ class SequenceOptions:
 
 # A dataclass takes its bases' fields from the last base to the first: each registered model's
 # options in the registry's order, then `max_length`.
-_BROUGHT = tuple(card.options for card in reversed(CARDS) if card.options is not None)
+_BROUGHT = tuple(card.options for card in reversed(CARDS + ALIGNED_CARDS)
+                 if card.options is not None)
 
 
 @dataclasses.dataclass
