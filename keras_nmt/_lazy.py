@@ -65,7 +65,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
     `name` imported inside another of the package's modules (`tensorflow`, which the tokenizers
     need, imports Keras) does not count: a process that only tokenizes never imports the rest.
     And the package's modules must all be done: `then()` may import any of them, and run in
-    the middle of the first one (`from keras_nmt.layers.luong_attention import LuongAttention`
+    the middle of the first one (`from keras_nmt.layers.attention import LuongAttention`
     as a program's first line) it met that one half-defined, a circular-import error.
     """
 

@@ -245,7 +245,7 @@ def _assign(variable, value):
 
 
 def _set_attention(attention, weights, prefix):
-    """transformers' q/k/v/out projections into a `CachedMultiHeadAttention`."""
+    """transformers' q/k/v/out projections into our `MultiHeadAttention` (`layers/attention.py`)."""
     heads, head_dim = attention.num_heads, attention.key_dim
     for name, dense in (("q", attention.query_dense), ("k", attention.key_dense),
                         ("v", attention.value_dense)):
