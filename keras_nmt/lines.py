@@ -14,7 +14,7 @@ Example:
 import codecs
 import sys
 
-from keras_nmt.atomic_file import atomic_path
+from keras_nmt.atomic_file import write_text
 from keras_nmt.data.corpus import open_binary
 
 
@@ -147,6 +147,4 @@ def one_line(text):
 
 def write_lines(path, lines):
     """Writes `lines` (each made `one_line`) to `path`, whole or not at all (`atomic_path`)."""
-    with atomic_path(path) as temporary:
-        with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
-            stream.writelines(one_line(line) + "\n" for line in lines)
+    write_text(path, "".join(one_line(line) + "\n" for line in lines), newline="\n")

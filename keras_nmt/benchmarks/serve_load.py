@@ -46,7 +46,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from keras_nmt import interruption
 from keras_nmt.arguments import check_outputs, new_parser, positive_float, positive_int
-from keras_nmt.atomic_file import atomic_path
+from keras_nmt.atomic_file import write_text
 from keras_nmt.benchmarks.load_clients import resident_mb
 from keras_nmt.data.builtin import builtin_pairs
 from keras_nmt.lines import input_lines
@@ -280,8 +280,7 @@ def main(argv=None):
     text = f"{machine_summary(machine)}\n\n{flags}\n\n{table}\n"
     print(text)
     if args.output:
-        with atomic_path(args.output) as temporary:
-            Path(temporary).write_text(text)
+        write_text(args.output, text)
 
 
 def run(argv=None):
