@@ -4,7 +4,7 @@ import errno
 import json
 import os
 import shutil
-import tempfile
+from numbers import Integral
 from pathlib import Path
 
 import tensorflow as tf
@@ -16,6 +16,7 @@ from keras_nmt.inference import RunDirectory, Translator
 from keras_nmt.inference.provenance import PROVENANCE_FILE, run_provenance
 from keras_nmt.inference.run_directory import DATA_FILE, TOKENIZERS_DIR, run_columns
 from keras_nmt.inference.saved_translator import METADATA_FILE
+from keras_nmt.owned_folder import naming, partial_name, remove_dead_partials
 
 
 def _as_translator(run_dir_or_translator, max_beam_size):
@@ -43,24 +44,6 @@ def next_version(model_dir):
     model_dir = Path(model_dir)
     versions = [int(p.name) for p in model_dir.glob("*") if p.is_dir() and p.name.isdigit()]
     return max(versions, default=0) + 1
-
-
-def _pid_alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's live process
-        return True
-    return True
-
-
-def remove_stale_partials(model_dir):
-    """Deletes `.N.partial-PID-*` folders of exports whose process no longer runs (killed)."""
-    for path in Path(model_dir).glob(".*.partial-*"):
-        pid = path.name.split(".partial-", 1)[1].split("-", 1)[0]
-        if pid.isdigit() and not _pid_alive(int(pid)):
-            shutil.rmtree(path, ignore_errors=True)
 
 
 def _make_readable(directory):
@@ -99,18 +82,21 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
         check_model_name(name)
     translator, default_name, (facts, data_file, run) = _as_translator(run_dir_or_translator,
                                                                        max_beam_size)
+    chosen = version
+    if chosen is not None and (isinstance(chosen, bool) or not isinstance(chosen, Integral)
+                               or chosen < 1):
+        # int(1.5) exported version 1 in silence.
+        raise ValueError(f"version must be a positive integer, got {chosen!r}")
     model_dir = Path(base_dir) / (name or default_name)
     model_dir.mkdir(parents=True, exist_ok=True)
-    remove_stale_partials(model_dir)
-    chosen = version
+    remove_dead_partials(model_dir)  # what killed exports left (`owned_folder`)
     version = next_version(model_dir) if chosen is None else int(chosen)
-    if version < 1:
-        raise ValueError(f"version must be a positive integer, got {version}")
     final = model_dir / str(version)
     if final.exists():
         raise FileExistsError(f"{final} already exists; choose another --version")
-    # The pid in the name tells a later export whether this folder's writer was killed.
-    temporary = Path(tempfile.mkdtemp(prefix=f".{version}.partial-{os.getpid()}-", dir=model_dir))
+    # Its owner in the name tells a later export whether this folder's writer was killed.
+    temporary = model_dir / partial_name(str(version))
+    temporary.mkdir()
     try:
         tf.saved_model.save(translator, str(temporary), signatures=translator.signatures())
         extra = temporary / "assets.extra"
@@ -138,6 +124,9 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
                         "--version"
                     ) from None
                 final = model_dir / str(next_version(model_dir))  # concurrent export: next one
+    except Exception as error:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise naming(error, temporary, final) from error
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise

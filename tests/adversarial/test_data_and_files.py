@@ -32,10 +32,12 @@ from keras_nmt.data.data_profile import looks_like_header
 from keras_nmt.inference import model_data
 from keras_nmt.inference.provenance import tokenizer_fingerprints
 from keras_nmt.lines import read_lines, write_lines
+from keras_nmt.owned_folder import partial_name
 from keras_nmt.serve.served_model import ModelLoadError, load_served_models
 from keras_nmt.training.run_folder import check_data_unchanged, check_run_folder, data_record
 from keras_nmt.training.train_config import TrainConfig
 from tests.error_output import one_error_line
+from tests.test_owned_folder import dead_owner
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -755,10 +757,8 @@ def test_a_ctranslate2_export_never_replaces_another_without_force(made, tmp_pat
 def test_a_killed_ctranslate2_export_is_cleaned_by_the_next(made, tmp_path):
     """Half-written: a killed CTranslate2 export left `.NAME-ctranslate2.partial-*` behind."""
     needs_ctranslate2(made)
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    stale = tmp_path / f".m-ctranslate2.partial-{dead}-abc"
-    live = tmp_path / f".other-ctranslate2.partial-{os.getpid()}-def"  # still being written
+    stale = tmp_path / f".m-ctranslate2.partial-{dead_owner()}-abc"
+    live = tmp_path / partial_name("other-ctranslate2")  # still being written
     for folder in (stale, live):
         folder.mkdir()
         (folder / "model.bin").write_bytes(b"half")
