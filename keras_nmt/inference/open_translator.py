@@ -151,8 +151,7 @@ def open_translator(path, weights=None, parallel=None):
 def _check_export_tokenizers(folder):
     """An export's tokenizer files (`folder`/tokenizers) are the ones its record names."""
     record = Path(folder) / PROVENANCE_FILE
-    check_tokenizers(Path(folder) / TOKENIZERS_DIR, read_provenance(record).get("tokenizers"),
-                     record)
+    check_tokenizers(Path(folder) / TOKENIZERS_DIR, read_provenance(record), record)
 
 
 def _load_weights(model, weights, run):

@@ -34,6 +34,7 @@ import abc
 
 import numpy as np
 
+from keras_nmt.data.builtin import BUILTIN_DATASETS
 from keras_nmt.data.corpus import has_splits, load_corpus
 from keras_nmt.data.corpus_checks import check_bad_lines
 from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
@@ -128,37 +129,70 @@ def load_pairs(config):
     5% and at most 2,000). `train_size` / `valid_size` cap every source alike (`cap_pairs`).
     With `config.skip_bad_lines`, malformed lines are skipped (and reported, see
     `CorpusStats.summary`) unless more than `config.max_bad_fraction` of a file is bad.
+
+    Memory: a file capped by `train_size` (or `valid_size`) is read twice, line by line: once
+    to count its pairs, once to hold only the chosen ones (`sampled`). The sample is the one
+    `cap_pairs` draws from the whole list (the same seed gives the same pairs, in file order),
+    but only the sample is ever held: `--train-size 2000` on a 2 GB file needs memory for
+    2,000 pairs, not the file.
     """
 
-    def load(spec, split=None, size=None):
+    def read(spec, split=None, size=None, keep=None, report=True):
+        """The `ParallelCorpus`; `keep` as `load_corpus`'s; `report`: print its header
+        warning and skipped lines (once per file: not again on a second reading)."""
         corpus = load_corpus(
             spec, split, size=size, seed=config.seed, source_column=config.source_column,
             target_column=config.target_column,
             on_error="skip" if config.skip_bad_lines else "raise",
-            header="keep" if config.accept_data else "skip",
+            header="keep" if config.accept_data else "skip", keep=keep,
         )
-        if corpus.stats.header_warning():
+        if report and corpus.stats.header_warning():
             print(corpus.stats.header_warning())
-        if corpus.stats.num_skipped:
+        if report and corpus.stats.num_skipped:
             check_bad_lines(corpus.stats, config.max_bad_fraction)
             print(corpus.stats.summary())
-        return corpus.pairs
+        return corpus
+
+    def sampled(spec, split, size, seed):
+        """`cap_pairs(pairs of spec, size, seed)`, holding only the sample of a file."""
+        if size is None or spec in BUILTIN_DATASETS:
+            return cap_pairs(read(spec, split, size=size).pairs, size, seed)
+        count = read(spec, split, keep=set()).stats.kept  # counted, nothing held
+        chosen = None if count <= size else set(_sample(count, size, seed).tolist())
+        return read(spec, split, keep=chosen, report=False).pairs
 
     if config.valid:
-        train, valid = load(config.data), load(config.valid)
-    elif has_splits(config.data):
-        train = load(config.data, "train", size=config.train_size)
-        valid = load(config.data, "valid", size=config.valid_size)
+        return (sampled(config.data, None, config.train_size, config.seed),
+                sampled(config.valid, None, config.valid_size, config.seed + 1))
+    if has_splits(config.data):
+        return (sampled(config.data, "train", config.train_size, config.seed),
+                sampled(config.data, "valid", config.valid_size, config.seed + 1))
+    sampling = config.train_size is not None or config.valid_size is not None
+    if sampling:
+        count = read(config.data, keep=set()).stats.kept  # counted, nothing held
     else:
-        pairs = load(config.data)
-        order = np.random.default_rng(config.seed).permutation(len(pairs))
-        held_out = config.valid_size or min(2000, max(1, len(pairs) // 20))
-        valid = [pairs[i] for i in sorted(order[:held_out])]
-        train = [pairs[i] for i in sorted(order[held_out:])]
+        pairs = read(config.data).pairs
+        count = len(pairs)
+    order = np.random.default_rng(config.seed).permutation(count)
+    held_out = config.valid_size or min(2000, max(1, count // 20))
+    valid = np.sort(order[:held_out])
+    train = np.sort(order[held_out:])
     # A built-in dataset generates `size` pairs; a file is capped here, so the sizes mean the same
     # for both (a seeded sample, in file order).
-    return cap_pairs(train, config.train_size, config.seed), cap_pairs(
-        valid, config.valid_size, config.seed + 1)
+    if config.train_size is not None and len(train) > config.train_size:
+        train = train[_sample(len(train), config.train_size, config.seed)]
+    if config.valid_size is not None and len(valid) > config.valid_size:
+        valid = valid[_sample(len(valid), config.valid_size, config.seed + 1)]
+    if sampling:
+        held = set(train.tolist()) | set(valid.tolist())
+        pairs = dict(zip(sorted(held), read(config.data, keep=held, report=False).pairs,
+                         strict=True))
+    return [pairs[i] for i in train], [pairs[i] for i in valid]
+
+
+def _sample(count, size, seed):
+    """The sorted numbers of `cap_pairs`' seeded sample of `size` out of `count`."""
+    return np.sort(np.random.default_rng(seed).choice(count, size, replace=False))
 
 
 def cap_pairs(pairs, size, seed):
@@ -169,5 +203,4 @@ def cap_pairs(pairs, size, seed):
     """
     if size is None or len(pairs) <= size:
         return pairs
-    keep = np.random.default_rng(seed).choice(len(pairs), size, replace=False)
-    return [pairs[i] for i in sorted(keep)]
+    return [pairs[i] for i in _sample(len(pairs), size, seed)]

@@ -136,7 +136,7 @@ def make_tokenizers(config, train_pairs, run):
         # Fine-tuning keeps the vocabularies the weights were trained with (those, not others).
         record = Path(config.init_from) / PROVENANCE_FILE
         check_tokenizers(Path(config.init_from) / TOKENIZERS_DIR,
-                         read_provenance(record).get("tokenizers"), record)
+                         read_provenance(record), record)
         for side in ("source", "target"):
             partial = directory / temporary_name(side)
             shutil.rmtree(partial, ignore_errors=True)

@@ -2,6 +2,7 @@
 made or replaced keeping what we did not write (issue cases run as a user would, on the tiny
 Marian fixture imported as a run)."""
 
+import json
 import os
 import shutil
 import stat
@@ -122,3 +123,63 @@ def test_a_second_writer_of_one_folder_is_refused_in_one_line(tmp_path, capsys):
     assert line == (f"error: {folder} is being written by another keras-nmt (PID {os.getpid()})"
                     "; wait for it to end, or choose another --output-dir")
     assert not folder.exists()
+
+
+# ------------------------------------------------------------------------------------------------
+# Fingerprints that bind: a model and its tokenizers, a Marian vocabulary and its pieces
+# ------------------------------------------------------------------------------------------------
+def test_a_tokenizer_file_of_another_model_is_named(run, tmp_path, capsys):
+    """The other side's SentencePiece model under the source tokenizer's name: same sizes, each
+    file whole; the error names the file, not only the folder."""
+    copy = shutil.copytree(run, tmp_path / "run")
+    source, target = copy / "tokenizers" / "source", copy / "tokenizers" / "target"
+    [model] = [p.name for p in source.iterdir() if p.name != "config.json"]
+    shutil.copyfile(target / model, source / model)
+    assert cli_main(["translate", str(copy), "hola"]) == 1
+    line = one_error_line(capsys)
+    assert line.startswith(f"error: {source / model} is not the file of the source tokenizer "
+                           "this model was trained with")
+
+
+def marian_copy(tmp_path):
+    return shutil.copytree(MARIAN, tmp_path / "marian")
+
+
+def test_import_refuses_a_vocabulary_with_a_renamed_piece(tmp_path, capsys):
+    """A vocab.json with one piece renamed (same size) imported cleanly; 28 of 240 fixture
+    sentences then translated differently (`la` -> `<unk>`)."""
+    marian = marian_copy(tmp_path)
+    vocabulary = json.loads((marian / "vocab.json").read_text(encoding="utf-8"))
+    vocabulary["la-renamed"] = vocabulary.pop("la")
+    (marian / "vocab.json").write_text(json.dumps(vocabulary), encoding="utf-8")
+    assert cli_main(["import", str(marian), "--output-dir", str(tmp_path / "out")]) == 1
+    line = one_error_line(capsys)
+    assert line == (f"error: {marian / 'vocab.json'} does not match {marian / 'source.spm'}: "
+                    "1 piece of the SentencePiece model not in the vocabulary (the first: 'la'); "
+                    "the files belong to different models")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["marian"]
+
+
+def test_import_refuses_a_vocabulary_piece_in_no_sentencepiece_model(tmp_path, capsys):
+    """The reverse: a piece of vocab.json that neither SentencePiece model makes (here in the
+    place of a language token, so every size still agrees) would be a row never used."""
+    marian = marian_copy(tmp_path)
+    vocabulary = json.loads((marian / "vocab.json").read_text(encoding="utf-8"))
+    vocabulary["▁nowhere"] = vocabulary.pop(">>eng<<")
+    (marian / "vocab.json").write_text(json.dumps(vocabulary), encoding="utf-8")
+    assert cli_main(["import", str(marian), "--output-dir", str(tmp_path / "out")]) == 1
+    assert one_error_line(capsys) == (
+        f"error: {marian / 'vocab.json'} does not match {marian / 'source.spm'} and "
+        f"{marian / 'target.spm'}: 1 piece of the vocabulary in no SentencePiece model (the "
+        "first: '▁nowhere'); the files belong to different models")
+
+
+def test_import_of_a_cut_sentencepiece_model_is_one_line(tmp_path, capsys):
+    """A truncated source.spm in `import` gave a traceback."""
+    marian = marian_copy(tmp_path)
+    data = (marian / "source.spm").read_bytes()
+    (marian / "source.spm").write_bytes(data[: len(data) // 3])
+    assert cli_main(["import", str(marian), "--output-dir", str(tmp_path / "out")]) == 1
+    assert one_error_line(capsys) == (f"error: {marian / 'source.spm'}: not a SentencePiece "
+                                      "model (cut short or damaged); copy the model's folder "
+                                      "again")
