@@ -52,6 +52,13 @@ class Parser(argparse.ArgumentParser):
                 "is stdin or stdout only for the --input and --output of translate and spell "
                 "correct); a file named - is ./-")
         name = "/".join(action.option_strings) or action.metavar or action.dest
+        if isinstance(arg_string, str) and _not_utf8(arg_string):
+            # Python reads bytes that are not UTF-8 as lone surrogates; TensorFlow then failed
+            # with "Error converting unicode string...", naming neither the flag nor the path.
+            shown = arg_string.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            raise argparse.ArgumentError(
+                None, f"{name} {shown}: not UTF-8 (a Latin-1 or Windows-1252 name?); give a "
+                "UTF-8 name, e.g. rename it with `convmv -f latin1 -t utf-8`")
         # A subcommand's action sees all its arguments here; its own parser checks each.
         blank = (isinstance(arg_string, str) and not arg_string.strip()
                  and not isinstance(action, argparse._SubParsersAction))
@@ -65,6 +72,11 @@ class Parser(argparse.ArgumentParser):
                 None, f"{name} {shown}: an empty value names nothing; give one"
                 + (", or leave the flag out" if action.option_strings else ""))
         return value
+
+
+def _not_utf8(text):
+    """Whether `text` holds bytes that were not UTF-8 (`os.fsdecode`'s lone surrogates)."""
+    return any("\udc80" <= character <= "\udcff" for character in text)
 
 
 def new_parser(doc, prog=None):

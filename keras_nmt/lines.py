@@ -16,6 +16,7 @@ import sys
 
 from keras_nmt.atomic_file import write_text
 from keras_nmt.data.corpus import open_binary
+from keras_nmt.data.corpus_checks import compressed_file_errors
 from keras_nmt.data.raw_lines import raw_lines
 
 
@@ -60,7 +61,7 @@ def read_bytes(path):
 def read_lines(path):
     """The lines of the text file at `path` (`stream_lines`: UTF-8, or UTF-16 with its mark;
     plain or compressed), read line by line."""
-    with open_binary(path) as stream:
+    with open_binary(path) as stream, compressed_file_errors(path, stream):
         return stream_lines(stream, str(path))[0]
 
 
@@ -191,7 +192,8 @@ def input_lines(path=None, warn=None):
     (`stream_lines`). Lines that are not UTF-8 are read all the same; `warn(message)`, if
     given, is told (`warn_bad`)."""
     if path is not None:
-        with open_binary(path) as stream:
+        # A cut .gz (or .xz) is named, with the file: EOFError said neither.
+        with open_binary(path) as stream, compressed_file_errors(path, stream):
             lines, bad = stream_lines(stream, str(path))
         name = str(path)
     else:

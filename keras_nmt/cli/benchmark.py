@@ -35,6 +35,7 @@ import argparse
 import os
 import sys
 import traceback
+from pathlib import Path
 
 from keras_nmt.arguments import (
     check_outputs,
@@ -275,6 +276,13 @@ def main(argv=None, prog=None):
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.benchmarks import sections  # noqa: PLC0415
     from keras_nmt.benchmarks.speed import write_outputs  # noqa: PLC0415
+    from keras_nmt.inference.run_directory import MODEL_FILE  # noqa: PLC0415
+
+    if args.run and not (Path(args.run) / MODEL_FILE).is_file():
+        # Found by each section, it was a traceback per section.
+        state = "does not exist" if not Path(args.run).exists() else f"has no {MODEL_FILE}"
+        raise FileNotFoundError(f"--run {args.run} {state}: give a finished run folder "
+                                "(keras-nmt train --output-dir DIR)")
 
     context = sections.BenchmarkContext(args)
     records, failed = [], []

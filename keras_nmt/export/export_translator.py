@@ -80,13 +80,13 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
     """
     if name is not None:
         check_model_name(name)
-    translator, default_name, (facts, data_file, run) = _as_translator(run_dir_or_translator,
-                                                                       max_beam_size)
     chosen = version
     if chosen is not None and (isinstance(chosen, bool) or not isinstance(chosen, Integral)
                                or chosen < 1):
         # int(1.5) exported version 1 in silence.
         raise ValueError(f"version must be a positive integer, got {chosen!r}")
+    translator, default_name, (facts, data_file, run) = _as_translator(run_dir_or_translator,
+                                                                       max_beam_size)
     model_dir = Path(base_dir) / (name or default_name)
     model_dir.mkdir(parents=True, exist_ok=True)
     remove_dead_partials(model_dir)  # what killed exports left (`owned_folder`)

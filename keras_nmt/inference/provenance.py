@@ -31,6 +31,7 @@ from pathlib import Path
 
 from keras_nmt.atomic_file import read_json, sha256_of, write_json
 from keras_nmt.data.builtin import BUILTIN_DATASETS
+from keras_nmt.plural import plural
 from keras_nmt.text import load_tokenizer
 
 PROVENANCE_FILE = "provenance.json"
@@ -76,19 +77,20 @@ def check_tokenizers(tokenizers, record, record_file):
         if recorded.get(side) and folder.is_dir() and (
                 tokenizer_fingerprint(folder) != recorded[side]):
             load_tokenizer(folder)  # a damaged file of its own is named as such first
-            named = folder
-            known = (files or {}).get(side) or {}
+            known = files.get(side) if isinstance(files, dict) else None
             now = tokenizer_files(tokenizers)[side] if known else {}
-            differing = [name for name in sorted({*known, *now})
-                         if known.get(name) != now.get(name)]
+            differing = [name for name in sorted({*(known or {}), *now})
+                         if (known or {}).get(name) != now.get(name)]
             if differing:
-                named = f"{folder / differing[0]} is not the file of the {side} tokenizer"
+                what = (f"{folder / differing[0]} is not the file of the {side} tokenizer this "
+                        f"model was trained with ({plural(len(differing), 'file')} of "
+                        f"{folder} {'differs' if len(differing) == 1 else 'differ'} from the "
+                        f"fingerprints in {record_file})")
             else:
-                named = f"{folder} is not the {side} tokenizer"
-            raise ValueError(
-                f"{named} this model was trained with (its fingerprint differs from the one in "
-                f"{record_file}): its ids would mean other tokens. Copy the model's own "
-                "tokenizers back, or export or import it again")
+                what = (f"{folder} is not the {side} tokenizer this model was trained with (its "
+                        f"fingerprint differs from the one in {record_file})")
+            raise ValueError(f"{what}: its ids would mean other tokens. Copy the model's own "
+                             "tokenizers back, or export or import it again")
 
 
 def run_languages(config):

@@ -2,8 +2,10 @@
 made or replaced keeping what we did not write (issue cases run as a user would, on the tiny
 Marian fixture imported as a run)."""
 
+import gzip
 import json
 import os
+import random
 import shutil
 import stat
 import subprocess
@@ -129,16 +131,17 @@ def test_a_second_writer_of_one_folder_is_refused_in_one_line(tmp_path, capsys):
 # Fingerprints that bind: a model and its tokenizers, a Marian vocabulary and its pieces
 # ------------------------------------------------------------------------------------------------
 def test_a_tokenizer_file_of_another_model_is_named(run, tmp_path, capsys):
-    """The other side's SentencePiece model under the source tokenizer's name: same sizes, each
-    file whole; the error names the file, not only the folder."""
+    """The other side's tokenizer files under the source tokenizer's name: same sizes, each
+    file whole (its own checksums pass); the error names a file, not only the folder."""
     copy = shutil.copytree(run, tmp_path / "run")
     source, target = copy / "tokenizers" / "source", copy / "tokenizers" / "target"
-    [model] = [p.name for p in source.iterdir() if p.name != "config.json"]
-    shutil.copyfile(target / model, source / model)
+    for name in ("config.json", "sentencepiece.model", "vocab.txt"):
+        shutil.copyfile(target / name, source / name)
     assert cli_main(["translate", str(copy), "hola"]) == 1
     line = one_error_line(capsys)
-    assert line.startswith(f"error: {source / model} is not the file of the source tokenizer "
-                           "this model was trained with")
+    assert line.startswith(f"error: {source / 'config.json'} is not the file of the source "
+                           f"tokenizer this model was trained with (2 files of {source} differ "
+                           f"from the fingerprints in {copy / 'provenance.json'}): its ids")
 
 
 def marian_copy(tmp_path):
@@ -183,3 +186,89 @@ def test_import_of_a_cut_sentencepiece_model_is_one_line(tmp_path, capsys):
     assert one_error_line(capsys) == (f"error: {marian / 'source.spm'}: not a SentencePiece "
                                       "model (cut short or damaged); copy the model's folder "
                                       "again")
+
+
+# ------------------------------------------------------------------------------------------------
+# The environment and unclear errors: one line naming the file or flag
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", ["jax", "torch"])
+def test_another_keras_backend_in_the_environment_is_named_in_one_line(run, backend):
+    """`KERAS_BACKEND=jax` (or torch) gave 60-83 lines of traceback on every command."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("TF_")}
+    done = subprocess.run([sys.executable, "-m", "keras_nmt", "translate", str(run), "hola"],
+                          env={**env, "KERAS_BACKEND": backend}, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    warning, totals = done.stderr.strip().splitlines()  # the line, then translate's totals
+    assert warning == (f"warning: KERAS_BACKEND={backend} in the environment: this command "
+                       "runs on TensorFlow (its tokenizers and exports are TensorFlow's), so it "
+                       "uses KERAS_BACKEND=tensorflow")
+    assert totals.startswith("1 sentence in ")
+    assert len(done.stdout.splitlines()) == 1
+
+
+def test_benchmark_of_a_missing_run_is_one_line(tmp_path, capsys):
+    """`benchmark --only decode --run missing` printed a traceback."""
+    missing = tmp_path / "missing"
+    assert cli_main(["benchmark", "--only", "decode", "--run", str(missing)]) == 1
+    assert one_error_line(capsys) == (f"error: --run {missing} does not exist: give a finished "
+                                      "run folder (keras-nmt train --output-dir DIR)")
+
+
+def test_weights_that_are_no_weights_file_name_the_flag_and_file(run, tmp_path):
+    from keras_nmt.inference import open_translator  # noqa: PLC0415
+
+    junk = tmp_path / "junk.h5"
+    junk.write_text("not HDF5\n")
+    with pytest.raises(ValueError, match=f"--weights {junk} is not a Keras weights file"):
+        open_translator(run, weights=junk)
+
+
+def test_a_cut_gz_input_is_named(run, tmp_path, capsys):
+    """A cut `.gz` input named neither the file nor the flag."""
+    rng = random.Random(0)
+    text = "".join(f"hola {rng.random()}\n" for _ in range(3000)).encode()
+    data = gzip.compress(text)
+    cut = tmp_path / "in.txt.gz"
+    cut.write_bytes(data[: len(data) // 2])
+    assert cli_main(["translate", str(run), "--input", str(cut)]) == 1
+    assert one_error_line(capsys).startswith(f"error: {cut}: corrupt or truncated .gz file")
+
+
+def test_an_endless_input_is_one_line_not_the_kernels_kill(run, capsys):
+    """`translate --input /dev/zero` grew until killed."""
+    assert cli_main(["translate", str(run), "--input", "/dev/zero"]) == 1
+    assert one_error_line(capsys).startswith(
+        "error: /dev/zero, line 1: longer than 1,048,576 characters with no line break")
+
+
+def test_python_api_values_of_the_wrong_type_are_refused_at_once(run, tmp_path):
+    """`TrainConfig(epochs=2.5)` failed deep in task.py; `export_translator(version=1.5)`
+    exported version 1."""
+    from keras_nmt.export import export_translator  # noqa: PLC0415
+    from keras_nmt.training.train_config import TrainConfig  # noqa: PLC0415
+
+    with pytest.raises(ValueError, match=r"^--epochs 2.5: is not an integer$"):
+        TrainConfig(epochs=2.5)
+    with pytest.raises(ValueError, match=r"version must be a positive integer, got 1.5"):
+        export_translator(run, base_dir=tmp_path, version=1.5)
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_non_utf8_output_dir_is_refused_naming_the_flag(capsys):
+    """A Latin-1 `--output-dir` gave "Error converting unicode string..."."""
+    with pytest.raises(SystemExit) as raised:
+        cli_main(["export", "runs/x", "--output-dir", os.fsdecode(b"caf\xe9")])
+    assert raised.value.code == 2
+    assert "--output-dir caf\ufffd: not UTF-8 (a Latin-1" in capsys.readouterr().err
+
+
+def test_a_local_file_named_like_a_built_in_data_set_is_not_shadowed(tmp_path, monkeypatch,
+                                                                      capsys):
+    monkeypatch.chdir(tmp_path)
+    Path("dates").write_text("uno\tone\n")
+    assert cli_main(["train", "--data", "dates", "--output-dir", "run", "--epochs", "1"]) == 1
+    line = one_error_line(capsys)
+    assert line.startswith("error: --data dates: both the built-in data set 'dates' and the "
+                           f"file {tmp_path / 'dates'}; write ./dates for the file")
+    assert sorted(os.listdir(tmp_path)) == ["dates"]
