@@ -173,21 +173,34 @@ def load_pairs(config):
     else:
         pairs = read(config.data).pairs
         count = len(pairs)
-    order = np.random.default_rng(config.seed).permutation(count)
     held_out = config.valid_size or min(2000, max(1, count // 20))
-    valid = np.sort(order[:held_out])
-    train = np.sort(order[held_out:])
-    # A built-in dataset generates `size` pairs; a file is capped here, so the sizes mean the same
-    # for both (a seeded sample, in file order).
-    if config.train_size is not None and len(train) > config.train_size:
-        train = train[_sample(len(train), config.train_size, config.seed)]
-    if config.valid_size is not None and len(valid) > config.valid_size:
-        valid = valid[_sample(len(valid), config.valid_size, config.seed + 1)]
+    valid = np.sort(np.random.default_rng(config.seed).permutation(count)[:held_out])
+    # The training pairs are the others, in file order; capped, only the chosen ones are
+    # numbered (`_others`), never a list of every pair's number. A built-in dataset generates
+    # `size` pairs; a file is capped here, so the sizes mean the same for both (a seeded
+    # sample, in file order).
+    others = count - len(valid)
+    if config.train_size is not None and others > config.train_size:
+        train = _others(valid, _sample(others, config.train_size, config.seed))
+    else:
+        train = _others(valid, np.arange(others))
     if sampling:
         held = set(train.tolist()) | set(valid.tolist())
         pairs = dict(zip(sorted(held), read(config.data, keep=held, report=False).pairs,
                          strict=True))
     return [pairs[i] for i in train], [pairs[i] for i in valid]
+
+
+def _others(taken, ranks):
+    """The numbers at `ranks` (sorted) among 0, 1, 2... without the sorted numbers `taken`:
+    the pair at rank r of the rest is r plus the taken numbers at or below it.
+
+    Example:
+        >>> _others(np.array([1, 3]), np.array([0, 1, 2])).tolist()  # 0, [1], 2, [3], 4
+        [0, 2, 4]
+    """
+    shifted = taken - np.arange(len(taken))  # how many are taken before each, by rank
+    return ranks + np.searchsorted(shifted, ranks, side="right")
 
 
 def _sample(count, size, seed):
