@@ -68,7 +68,7 @@ def _model(name, api, preset, vocab_size):
 def train_record(name, api, precision, preset, batches, steps, peak, vocab_size, seed=0):
     """Tokens/s and MFU of one twin in one precision (a dict; `error` when it failed).
 
-    Compiled as `keras_nmt.training.trainer.compile_model` would, without TensorFlow:
+    Compiled as `keras_nmt.training.fit.compile_model` would, without TensorFlow:
     `FusedAdam` with the model's Adam settings, the masked loss and metrics; a constant learning
     rate instead of the Transformer's warm-up schedule (a scalar per step: no difference in speed).
     """

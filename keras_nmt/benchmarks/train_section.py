@@ -35,9 +35,9 @@ from keras_nmt.data import make_dataset
 from keras_nmt.models.flops import dense_flops
 from keras_nmt.models.registry import build_model
 from keras_nmt.timing import time_in_turn
+from keras_nmt.training.fit import compile_model, loss_and_metrics
 from keras_nmt.training.precision import resolve_precision
 from keras_nmt.training.train_config import TrainConfig
-from keras_nmt.training.trainer import compile_model, loss_and_metrics
 
 # The shares of the real step, in the order the four compilations add them.
 PARTS = ("forward", "loss and metrics", "backward", "Adam and clipnorm")

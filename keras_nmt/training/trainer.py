@@ -41,8 +41,8 @@ from keras_nmt.inference.run_directory import (
 )
 from keras_nmt.metrics import ValidationScores, group_references
 from keras_nmt.metrics.evaluation import score_all
-from keras_nmt.models.configurations import TRAINING_RECIPES, learning_rate_schedule
-from keras_nmt.models.registry import ALIGNED_MODEL_NAMES, build_model
+from keras_nmt.models.configurations import learning_rate_schedule
+from keras_nmt.models.registry import build_model
 from keras_nmt.plural import plural
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.text import SubwordTokenizer, load_tokenizer, make_tokenizer
@@ -50,11 +50,7 @@ from keras_nmt.training.checkpoint_average import CheckpointAverage
 from keras_nmt.training.divergence import StopOnDivergence
 from keras_nmt.training.epoch_progress import EpochProgress
 from keras_nmt.training.exact_backup import ExactBackup, fit_from
-from keras_nmt.training.fused_adam import FusedAdam
-from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
-from keras_nmt.training.masked_accuracy import MaskedAccuracy
-from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
-from keras_nmt.training.perplexity import Perplexity
+from keras_nmt.training.fit import compile_model
 from keras_nmt.training.precision import step_matmul_shapes
 from keras_nmt.training.run_folder import (
     data_record,
@@ -213,42 +209,6 @@ def check_training_data(config, profile, valid_pairs, train_pairs, tokenizers, p
             print_fn(f"warning: {rate:.0%} of the {side} tokens of {config.data} are unknown to "
                      f"its {tokenizer.vocab_size}-token vocabulary; a larger --vocab-size keeps "
                      "more")
-
-
-def loss_and_metrics(config):
-    """`(loss, metrics)` of training: the masked cross-entropy, masked accuracy and perplexity.
-
-    An aligned model (CTC) computes its own loss (`CtcModel.compute_loss`: it needs the input
-    lengths, which a Keras loss never sees) and has no per-token metrics: its outputs are
-    frames, not target positions. Its scores are the validation translations' (val_bleu...).
-    """
-    if config.model in ALIGNED_MODEL_NAMES:
-        return None, []
-    loss = MaskedSparseCrossEntropy(label_smoothing=config.label_smoothing)
-    return loss, [MaskedAccuracy(), Perplexity()]
-
-
-def compile_model(model, config):
-    """Compiles with the masked loss and metrics and the model's recipe (`TRAINING_RECIPES`);
-    a run started from another's weights (`init_from`) keeps a constant learning rate."""
-    recipe = TRAINING_RECIPES[config.model]
-    if learning_rate_schedule(config.model, bool(config.init_from)) == "inverse_sqrt":
-        learning_rate = InverseSqrtSchedule(config.d_model, warmup_steps=config.warmup_steps)
-    else:
-        learning_rate = config.learning_rate
-    optimizer = FusedAdam(learning_rate, clipnorm=config.clipnorm, **recipe["adam"])
-    loss, metrics = loss_and_metrics(config)
-    model.compile(
-        optimizer=optimizer,
-        loss=loss,
-        metrics=metrics,
-        run_eagerly=config.run_eagerly,
-        jit_compile=config.jit_compile,
-    )
-    if model.built:
-        # Its slots made now, not inside the first training step: a variable created while
-        # tracing makes TensorFlow trace the whole step again (2-3 s of a tiny run's start).
-        model.optimizer.build(model.trainable_variables)
 
 
 def make_callbacks(config, translator, sources, references, state, backup, batches_per_epoch,

@@ -22,8 +22,8 @@ from keras_nmt.inference import RunDirectory
 from keras_nmt.models.ctc.ctc_loss import ctc_loss
 from keras_nmt.models.registry import build_model
 from keras_nmt.timing import time_in_turn
+from keras_nmt.training.fit import compile_model
 from keras_nmt.training.train_config import TrainConfig
-from keras_nmt.training.trainer import compile_model
 
 HERE = Path(__file__).resolve().parent
 ROUNDS = 20
