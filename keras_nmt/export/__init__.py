@@ -16,6 +16,6 @@ __all__ = lazy_package(
     {
         "export_ctranslate2": "keras_nmt.export.ctranslate2_export",
         "export_translator": "keras_nmt.export.export_translator",
-        "next_version": "keras_nmt.export.export_translator",
+        "next_version": "keras_nmt.export.saved_model",
     },
 )

@@ -53,8 +53,8 @@ from pathlib import Path
 import numpy as np
 
 from keras_nmt.atomic_file import write_json
-from keras_nmt.export.export_translator import remove_stale_partials
 from keras_nmt.export.formats import QUANTIZATIONS
+from keras_nmt.export.saved_model import remove_stale_partials
 from keras_nmt.inference import RunDirectory
 from keras_nmt.inference.ctranslate2_translator import METADATA_FILE, is_ctranslate2_export
 from keras_nmt.inference.provenance import PROVENANCE_FILE, run_provenance

@@ -31,8 +31,8 @@ from keras_nmt.inference.run_directory import (
     read_run_config,
     run_columns,
 )
-from keras_nmt.inference.saved_translator import METADATA_FILE as SAVED_METADATA
 from keras_nmt.inference.saved_translator import SavedTranslator, find_saved_model
+from keras_nmt.inference.translator import METADATA_FILE as SAVED_METADATA
 
 
 @dataclasses.dataclass

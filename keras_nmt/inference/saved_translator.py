@@ -7,9 +7,8 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the tf-text ops the exported tokenizers use)
 
 from keras_nmt.inference.batch_translator import BatchTranslator
+from keras_nmt.inference.translator import METADATA_FILE
 from keras_nmt.quiet_start import quiet_native_output
-
-METADATA_FILE = "keras_nmt.json"  # in the SavedModel's assets.extra/ (ignored by TF Serving)
 
 
 class SavedTranslator(BatchTranslator):

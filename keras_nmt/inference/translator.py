@@ -53,6 +53,8 @@ from keras_nmt.special_ids import PAD_ID
 # when it was measured.
 _graph_function = functools.partial(tf.function, autograph=False)
 _TEXT = tf.TensorSpec([None], tf.string, name="text")
+# Where an export keeps `Translator.metadata()`: its assets.extra/ (ignored by TF Serving).
+METADATA_FILE = "keras_nmt.json"
 
 
 class _Untracked:
