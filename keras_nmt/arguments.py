@@ -83,6 +83,25 @@ def _number(kind, text, name):
         raise argparse.ArgumentTypeError(f"is not {name}") from None
 
 
+def add_renamed_flag(parser, old, new, why):
+    """Refuses flag `old` (a flag's former spelling) with one line naming `new`, instead of
+    "unrecognized arguments" (`old` is left out of `--help`).
+
+    Example:
+        >>> add_renamed_flag(parser, "--strategy", "--distribution", "tf.distribute")
+        >>> parser.parse_args(["--strategy", "mirrored"])
+        error: --strategy is now --distribution (tf.distribute); give --distribution mirrored
+    """
+
+    class Renamed(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            given = f" {values}" if values else " VALUE"
+            parser.error(f"{old} is now {new} ({why}); give {new}{given}")
+
+    parser.add_argument(old, action=Renamed, nargs="?", default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS)
+
+
 def positive_int(text):
     """An int >= 1 (batch sizes, versions, beam sizes of commands without a dataclass)."""
     value = _number(int, text, "an integer")

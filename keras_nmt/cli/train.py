@@ -15,7 +15,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from keras_nmt.arguments import new_parser
+from keras_nmt.arguments import add_renamed_flag, new_parser
 from keras_nmt.cli.common import (
     add_debug_flag,
     command,
@@ -50,7 +50,9 @@ def build_parser(prog=None):
         "epochs", "steps_per_epoch", "batch_size", "batch_tokens", "learning_rate",
         "warmup_steps", "clipnorm", "label_smoothing", "teacher_forcing", "patience",
         "run_eagerly", "jit_compile", "precision", "time_budget", "average_checkpoints",
-        "average_every", "strategy"], DEFAULTS)
+        "average_every", "distribution"], DEFAULTS)
+    # --strategy is translate's decoding choice; train's tf.distribute flag is --distribution.
+    add_renamed_flag(parser, "--strategy", "--distribution", "tf.distribute")
     run = parser.add_argument_group("run")
     add_options(run, ["init_from", "seed", "output"], DEFAULTS)
     run.add_argument("--fresh", action="store_true",

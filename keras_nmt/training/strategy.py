@@ -1,13 +1,13 @@
-"""`tf.distribute` strategies for `--strategy default|mirrored|multi-worker`."""
+"""`tf.distribute` strategies for `keras-nmt train --distribution default|mirrored|multi-worker`."""
 
 import os
 
 import tensorflow as tf
 
-STRATEGIES = ("default", "mirrored", "multi-worker")
+DISTRIBUTIONS = ("default", "mirrored", "multi-worker")
 
 
-def make_strategy(name):
+def make_distribution(name):
     """The distribution strategy called `name`.
 
     - `default`: no distribution (the current device).
@@ -29,9 +29,9 @@ def make_strategy(name):
         return tf.distribute.MirroredStrategy(devices)
     if name == "multi-worker":
         if "TF_CONFIG" not in os.environ:
-            raise ValueError("--strategy multi-worker needs the TF_CONFIG environment variable")
+            raise ValueError("--distribution multi-worker needs the TF_CONFIG environment variable")
         return _reduce_nested(tf.distribute.MultiWorkerMirroredStrategy())
-    raise ValueError(f"unknown strategy {name!r}; choose from {STRATEGIES}")
+    raise ValueError(f"unknown distribution {name!r}; choose from {DISTRIBUTIONS}")
 
 
 def _reduce_nested(strategy):

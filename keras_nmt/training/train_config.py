@@ -195,11 +195,12 @@ class TrainConfig(ModelOptions):
                                       metavar="K")
     average_every: int = option(200, "optimizer steps between the weights kept for "
                                 "--average-checkpoints", at_least=1, metavar="N")
-    strategy: str = option("default", "tf.distribute: one device, MirroredStrategy over this "
-                           "machine's GPUs (or logical CPUs), or MultiWorkerMirroredStrategy "
-                           "from TF_CONFIG (run the same command on every worker, each with its "
-                           "own --output-dir); the batch size is the global batch, split across "
-                           "replicas", choices=("default", "mirrored", "multi-worker"))
+    distribution: str = option("default", "tf.distribute: one device, MirroredStrategy over this "
+                               "machine's GPUs (or logical CPUs), or "
+                               "MultiWorkerMirroredStrategy from TF_CONFIG (run the same command "
+                               "on every worker, each with its own --output-dir); the batch size "
+                               "is the global batch, split across replicas",
+                               choices=("default", "mirrored", "multi-worker"))
     # run
     init_from: str | None = option(None, "fine-tune: start from this run folder's weights, "
                                    "tokenizers and architecture (an imported OPUS-MT model or "

@@ -63,7 +63,7 @@ from keras_nmt.training.run_folder import (
 )
 from keras_nmt.training.run_state import RunState, read_history
 from keras_nmt.training.sample_translations import SampleTranslations
-from keras_nmt.training.strategy import make_strategy
+from keras_nmt.training.strategy import make_distribution
 from keras_nmt.training.task import TranslationTask
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
 from keras_nmt.training.time_budget import TimeBudget
@@ -327,7 +327,8 @@ def _train(config, print_fn, extra_callbacks, task, fresh):
 def _train_locked(config, print_fn, extra_callbacks, task, finished):
     """`_train` once the folder is locked and checked (`finished`: nothing left to train)."""
     run = Path(config.output)
-    strategy = make_strategy(config.strategy)  # first: multi-worker must precede other TF ops
+    # First: a multi-worker distribution must precede every other TensorFlow op.
+    strategy = make_distribution(config.distribution)
     random.seed(config.seed)
     keras.utils.set_random_seed(config.seed)
     precision = run_precision(run, config.precision, step_matmul_shapes(config))
@@ -392,8 +393,8 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
     batches_per_epoch = config.steps_per_epoch or stream.batches_per_pass
     train_data = stream.batches(epoch * batches_per_epoch + batch,
                                 config.epochs * batches_per_epoch)
-    if config.strategy != "default":
-        print_fn(f"strategy: {config.strategy}, {strategy.num_replicas_in_sync} replicas")
+    if config.distribution != "default":
+        print_fn(f"distribution: {config.distribution}, {strategy.num_replicas_in_sync} replicas")
     print_fn(f"model: {config.model} ({config.api}), {model.count_params():,} parameters")
 
     translator = Translator(

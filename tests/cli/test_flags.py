@@ -236,3 +236,16 @@ def test_flags_are_made_from_fields_fairseq_style():
         Options(rate=1)
     with pytest.raises(ValueError, match="^--kind c: must be one of a, b$"):
         Options(kind="c")
+
+
+def test_train_distribution_flag_and_its_old_spelling(capsys):
+    """`--strategy` is translate's decoding choice; train's tf.distribute flag is --distribution,
+    and its old spelling is refused naming the new one."""
+    args = train.build_parser().parse_args(["--distribution", "mirrored"])
+    assert args.distribution == "mirrored"
+    with pytest.raises(SystemExit) as exit:
+        train.build_parser().parse_args(["--strategy", "mirrored"])
+    assert exit.value.code == 2
+    assert ("error: --strategy is now --distribution (tf.distribute); give --distribution "
+            "mirrored") in capsys.readouterr().err
+    assert "--strategy" not in train.build_parser().format_help()

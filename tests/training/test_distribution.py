@@ -32,7 +32,7 @@ MIRRORED = textwrap.dedent(
     import keras, numpy as np
     from keras_nmt.models import LstmSeq2SeqFunctional
     from keras_nmt.training import FusedAdam, MaskedSparseCrossEntropy
-    from keras_nmt.training.strategy import make_strategy
+    from keras_nmt.training.strategy import make_distribution
 
     rng = np.random.default_rng(0)
     source = rng.integers(1, 12, (32, 6)).astype("int32")
@@ -42,7 +42,7 @@ MIRRORED = textwrap.dedent(
     data = tf.data.Dataset.from_tensor_slices((inputs, labels)).batch(16)
     curves = {}
     for name in ("default", "mirrored"):
-        strategy = make_strategy(name)
+        strategy = make_distribution(name)
         with strategy.scope():
             keras.utils.set_random_seed(0)
             model = LstmSeq2SeqFunctional(12, 9, embedding_dim=4, units=8)
@@ -84,7 +84,7 @@ def test_two_workers_finish_with_the_same_weights(tmp_path):
     for index in range(2):
         tf_config = {"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}}
         command = [
-            sys.executable, "apps/train.py", "--strategy", "multi-worker", "--epochs", "1",
+            sys.executable, "apps/train.py", "--distribution", "multi-worker", "--epochs", "1",
             "--train-size", "128", "--valid-size", "16", "--units", "8", "--embedding-dim", "4",
             "--batch-size", "32", "--verbose", "0", "--validation-sentences", "8",
             "--samples", "0", "--output-dir", str(tmp_path / f"worker{index}"),
