@@ -86,8 +86,8 @@ from keras_nmt.benchmarks.flops import forward_flops
 from keras_nmt.benchmarks.jax_benchmark import PRESETS
 from keras_nmt.cli import main
 from keras_nmt.comparison.preset_registry import get_preset
-from keras_nmt.decoding import decode
-from keras_nmt.models import copy_weights_by_layer_name
+from keras_nmt.decoding.api import decode
+from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name
 from keras_nmt.models.configurations import model_options, options_read_by
 from keras_nmt.models.registry import MODEL_NAMES, build_model
 from keras_nmt.training.precision import step_matmul_shapes

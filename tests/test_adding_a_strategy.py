@@ -9,10 +9,13 @@ the message the registry derives.
 import numpy as np
 import pytest
 
-from keras_nmt.decoding import DecodingOptions, decode, greedy_decode, sample_decode
+from keras_nmt.decoding.api import decode
+from keras_nmt.decoding.decoding_options import DecodingOptions
+from keras_nmt.decoding.greedy import greedy_decode
+from keras_nmt.decoding.sampling import sample_decode
 from keras_nmt.decoding.strategies import COMMON_OPTIONS, STRATEGIES, Strategy, check_served
-from keras_nmt.inference import SavedTranslator
 from keras_nmt.inference.ctranslate2_translator import CTranslate2Translator
+from keras_nmt.inference.saved_translator import SavedTranslator
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.decoding.helpers import to_numpy
 from tests.export.helpers import SOURCES, make_translator

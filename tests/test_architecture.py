@@ -144,3 +144,18 @@ def test_the_graph_sees_function_local_and_package_imports():
         "    import keras_nmt.training.trainer\n"
     )
     assert imported_packages(ast.parse(code)) == {"text", "decoding", "training"}
+
+
+# Where a module is imported by a computed name: the command line's subcommands (so `--help`
+# imports no TensorFlow), the model folders the registry names, the comparison presets other
+# packages register. Everything else is a plain import statement.
+IMPORT_BY_NAME = {"keras_nmt/cli/__init__.py", "keras_nmt/models/registry.py",
+                  "keras_nmt/comparison/preset_registry.py"}
+
+
+def test_modules_are_imported_by_name_only_at_the_plugin_points():
+    found = sorted(
+        str(path.relative_to(ROOT)) for path in PACKAGE.rglob("*.py")
+        if "import_module(" in path.read_text(encoding="utf-8")
+    )
+    assert set(found) <= IMPORT_BY_NAME, f"plain imports instead of import_module in {found}"

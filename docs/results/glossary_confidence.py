@@ -34,8 +34,9 @@ import numpy as np
 import sacrebleu
 from scipy.stats import spearmanr
 
-from keras_nmt.decoding import GREEDY
-from keras_nmt.inference import confidence, open_translator
+from keras_nmt.decoding.decoding_options import GREEDY
+from keras_nmt.inference.open_translator import open_translator
+from keras_nmt.inference.word_alignment import confidence
 from keras_nmt.inference.glossary import Glossary
 
 WORD = re.compile(r"\w+")

@@ -29,7 +29,7 @@ from keras_nmt.benchmarks.speed import (
     train_measurement,
     write_outputs,
 )
-from keras_nmt.decoding import decode
+from keras_nmt.decoding.api import decode
 from keras_nmt.hardware.peak import measure_peak_matmul
 from keras_nmt.models.configurations import TRAINING_RECIPES, model_options
 from keras_nmt.models.registry import build_model

@@ -23,10 +23,11 @@ from keras_nmt.benchmarks.translation_section import (
     run_translation,
     translation_table,
 )
-from keras_nmt.data import make_dataset, measure_padding, read_tsv, tokenize_pairs
+from keras_nmt.data.corpus import read_tsv
+from keras_nmt.data.pipeline import make_dataset, measure_padding, tokenize_pairs
 from keras_nmt.hardware.machine import describe_machine, machine_summary
 from keras_nmt.hardware.peak import measure_peak_matmul
-from keras_nmt.inference import RunDirectory
+from keras_nmt.inference.run_directory import RunDirectory
 from keras_nmt.models.configurations import model_options
 from keras_nmt.models.registry import build_model
 from keras_nmt.plural import plural

@@ -80,7 +80,7 @@ def offline_speed(path, batches, workers, batch_size=64, repeats=3):
     count, `configure_decoding_threads`'); see the module. Each is the median of `repeats`
     passes, the two timed in turn (one pass of the run folder is a few seconds: a load that
     comes and goes would otherwise move the ratio the benchmark is for)."""
-    from keras_nmt.inference import open_translator  # noqa: PLC0415  (TensorFlow: not for --help)
+    from keras_nmt.inference.open_translator import open_translator  # noqa: PLC0415  (TensorFlow: not for --help)
 
     translator = open_translator(path)
     texts = arrival_order(batches)

@@ -31,7 +31,7 @@ from keras_nmt.benchmarks.speed import (
     records_table,
     train_measurement,
 )
-from keras_nmt.data import make_dataset
+from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.models.flops import dense_flops
 from keras_nmt.models.registry import build_model
 from keras_nmt.timing import time_in_turn

@@ -18,17 +18,15 @@ import tensorflow as tf
 
 from keras_nmt import markdown
 from keras_nmt.benchmarks.speed import beam_name, records_table, source_batches, time_decoding
-from keras_nmt.decoding import DecodingOptions, decode
-from keras_nmt.export import export_translator
+from keras_nmt.decoding.api import decode
+from keras_nmt.decoding.decoding_options import DecodingOptions
 from keras_nmt.export.ctranslate2_export import export_ctranslate2
-from keras_nmt.inference import (
-    CTranslate2Translator,
-    RunDirectory,
-    SavedTranslator,
-    Translator,
-    open_translator,
-)
-from keras_nmt.inference.run_directory import CONFIG_FILE
+from keras_nmt.export.export_translator import export_translator
+from keras_nmt.inference.ctranslate2_translator import CTranslate2Translator
+from keras_nmt.inference.open_translator import open_translator
+from keras_nmt.inference.run_directory import CONFIG_FILE, RunDirectory
+from keras_nmt.inference.saved_translator import SavedTranslator
+from keras_nmt.inference.translator import Translator
 from keras_nmt.metrics.sacrebleu_scores import corpus_bleu
 from keras_nmt.timing import time_call, time_in_turn
 

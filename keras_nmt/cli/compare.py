@@ -50,7 +50,7 @@ from keras_nmt.cli.options import (
     add_options,
     config_fields,
 )
-from keras_nmt.comparison import get_preset, preset_names
+from keras_nmt.comparison.preset_registry import get_preset, preset_names
 from keras_nmt.models.configurations import options_read_by
 from keras_nmt.option_fields import flag_of
 from keras_nmt.training.train_config import TrainConfig

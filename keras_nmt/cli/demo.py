@@ -64,7 +64,7 @@ def main(argv=None, prog=None):
     args = build_parser(prog).parse_args(argv)
     start_tensorflow(args.debug)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
-    from keras_nmt.export import export_translator  # noqa: PLC0415
+    from keras_nmt.export.export_translator import export_translator  # noqa: PLC0415
 
     print(f"== training {args.model} ({args.api}) on the built-in dates dataset ==")
     result = train.main([

@@ -130,8 +130,11 @@ def main(argv=None, prog=None):
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.data.builtin import BUILTIN_DATASETS  # noqa: PLC0415
     from keras_nmt.data.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
-    from keras_nmt.inference import model_data, open_translator  # noqa: PLC0415
     from keras_nmt.inference.column_fit import choose_columns  # noqa: PLC0415
+    from keras_nmt.inference.open_translator import (
+        model_data,  # noqa: PLC0415
+        open_translator,  # noqa: PLC0415
+    )
     from keras_nmt.inference.run_directory import HYPOTHESES_FILE  # noqa: PLC0415
     from keras_nmt.metrics import group_references  # noqa: PLC0415
     from keras_nmt.metrics.evaluation import format_table, score_all  # noqa: PLC0415

@@ -113,7 +113,7 @@ def export_run(run_dir, output_dir="saved_models", name=None, version=None, seed
     """
     import keras  # noqa: PLC0415  (after parsing: --help loads no TensorFlow)
 
-    from keras_nmt.export import export_translator  # noqa: PLC0415
+    from keras_nmt.export.export_translator import export_translator  # noqa: PLC0415
 
     keras.utils.set_random_seed(seed)
     path = export_translator(run_dir, base_dir=output_dir, name=name, version=version,
@@ -125,7 +125,7 @@ def export_run(run_dir, output_dir="saved_models", name=None, version=None, seed
 
 def export_ctranslate2_run(args, print_fn=print):
     """`--format ctranslate2`: OUTPUT_DIR/NAME-ctranslate2; returns its path."""
-    from keras_nmt.export import export_ctranslate2  # noqa: PLC0415  (after parsing)
+    from keras_nmt.export.ctranslate2_export import export_ctranslate2  # noqa: PLC0415  (after parsing)
 
     name = args.name or Path(args.run_dir).resolve().name
     path = Path(args.output_dir) / f"{name}-ctranslate2"

@@ -54,7 +54,7 @@ def main(argv=None, prog=None):
     args = parser.parse_args(argv)
     start_tensorflow(args.debug)
     # After parsing: --help loads no TensorFlow.
-    from keras_nmt.pretrained import import_marian  # noqa: PLC0415
+    from keras_nmt.pretrained.marian_import import import_marian  # noqa: PLC0415
 
     with writing_to(args.output_dir):
         try:

@@ -144,12 +144,8 @@ def main(argv=None, prog=None):
     import uvicorn  # noqa: PLC0415
 
     from keras_nmt.inference.batch_translator import configure_decoding_threads  # noqa: PLC0415
-    from keras_nmt.serve import (  # noqa: PLC0415
-        BatchSettings,
-        Limits,
-        create_app,
-        load_served_models,  # noqa: PLC0415
-    )
+    from keras_nmt.serve.app import BatchSettings, Limits, create_app
+    from keras_nmt.serve.served_model import load_served_models
 
     workers = configure_decoding_threads(args.workers)
     # The same number for a CTranslate2 export's threads: the batcher cuts a batch into

@@ -172,8 +172,8 @@ def make_config(args, tokenizer, output):
 
 
 def load_data(args):
-    from keras_nmt.spelling import SpellingData  # noqa: PLC0415
     from keras_nmt.spelling.noise import NoiseGenerator, NoiseRates  # noqa: PLC0415  (after parsing)
+    from keras_nmt.spelling.spelling_data import SpellingData  # noqa: PLC0415
 
     rates = NoiseRates.parse(args.noise or "")
     generator = NoiseGenerator(rates, args.noise_rate, seed=args.seed)
@@ -185,7 +185,7 @@ def load_data(args):
 
 
 def run_train(args):
-    from keras_nmt.export import export_translator  # noqa: PLC0415  (after parsing)
+    from keras_nmt.export.export_translator import export_translator  # noqa: PLC0415  (after parsing)
     from keras_nmt.spelling.training import train_speller  # noqa: PLC0415
 
     output = args.output or f"runs/spell-{args.tokenizer}-{args.model}"
@@ -199,7 +199,7 @@ def run_train(args):
 
 
 def run_correct(args):
-    from keras_nmt.inference import open_translator  # noqa: PLC0415  (after parsing)
+    from keras_nmt.inference.open_translator import open_translator  # noqa: PLC0415  (after parsing)
     from keras_nmt.spelling.training import correct_texts  # noqa: PLC0415
 
     typed = not args.texts and not args.input and sys.stdin.isatty()

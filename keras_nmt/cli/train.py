@@ -168,8 +168,8 @@ def oriented_to_start(config, stated):
     # After parsing, with TensorFlow loaded (`main`).
     from keras_nmt.data.builtin import BUILTIN_DATASETS  # noqa: PLC0415
     from keras_nmt.data.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
-    from keras_nmt.inference import model_data  # noqa: PLC0415
     from keras_nmt.inference.column_fit import choose_columns  # noqa: PLC0415
+    from keras_nmt.inference.open_translator import model_data  # noqa: PLC0415
 
     split = "train" if has_splits(config.data) else None
     corpus = load_corpus(config.data, split, source_column=config.source_column,
@@ -194,7 +194,7 @@ def main(argv=None, prog=None):
     args = parse(argv, prog)
     start_tensorflow(args.debug)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
-    from keras_nmt.export import export_translator  # noqa: PLC0415
+    from keras_nmt.export.export_translator import export_translator  # noqa: PLC0415
     from keras_nmt.inference.run_directory import MODEL_FILE  # noqa: PLC0415
     from keras_nmt.training.run_folder import (  # noqa: PLC0415
         finished_message,

@@ -192,7 +192,10 @@ def main(argv=None, prog=None):
     start_tensorflow(args.debug)
     use_parallel_batches(args)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
-    from keras_nmt.inference import model_data, open_translator  # noqa: PLC0415
+    from keras_nmt.inference.open_translator import (
+        model_data,  # noqa: PLC0415
+        open_translator,  # noqa: PLC0415
+    )
 
     translator = open_translator(args.model, parallel=args.parallel_batches)
     prefix = language_prefix(translator, args.target_language)

@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from keras_nmt.decoding import GREEDY
+from keras_nmt.decoding.decoding_options import GREEDY
 
 
 @dataclasses.dataclass(frozen=True)

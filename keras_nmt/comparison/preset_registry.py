@@ -6,7 +6,9 @@ the ``--preset`` name to that function, so building a preset costs nothing until
 Adding a preset from another package (the hook for ``spelling``, which lives in
 ``keras_nmt/spelling``): either call `register_preset` when that package is imported, e.g.
 
-    from keras_nmt.comparison import Configuration, Preset, register_preset
+    from keras_nmt.comparison.configuration import Configuration
+    from keras_nmt.comparison.preset import Preset
+    from keras_nmt.comparison.preset_registry import register_preset
 
     @register_preset("spelling")
     def spelling_preset():
@@ -23,7 +25,7 @@ import importlib
 from keras_nmt.comparison.configuration import Configuration
 from keras_nmt.comparison.preset import Preset
 from keras_nmt.data.corpus import shared_data_dir
-from keras_nmt.decoding import GREEDY, DecodingOptions
+from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 from keras_nmt.models.configurations import (
     REFERENCE_DEFAULTS,
     reference_configuration,

@@ -8,14 +8,3 @@ Example:
     >>> translator = keras_nmt.inference.open_translator(path)
     >>> translator.translate_batch(["3rd of March 2021"], beam_size=4)[0].text
 """
-
-from keras_nmt._lazy import lazy_package
-
-__all__ = lazy_package(
-    __name__,
-    {
-        "export_ctranslate2": "keras_nmt.export.ctranslate2_export",
-        "export_translator": "keras_nmt.export.export_translator",
-        "next_version": "keras_nmt.export.saved_model",
-    },
-)

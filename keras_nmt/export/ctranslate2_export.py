@@ -55,10 +55,9 @@ import numpy as np
 from keras_nmt.atomic_file import write_json
 from keras_nmt.export.formats import QUANTIZATIONS
 from keras_nmt.export.saved_model import remove_stale_partials
-from keras_nmt.inference import RunDirectory
 from keras_nmt.inference.ctranslate2_translator import METADATA_FILE, is_ctranslate2_export
 from keras_nmt.inference.provenance import PROVENANCE_FILE, run_provenance
-from keras_nmt.inference.run_directory import DATA_FILE, TOKENIZERS_DIR, run_columns
+from keras_nmt.inference.run_directory import DATA_FILE, TOKENIZERS_DIR, RunDirectory, run_columns
 from keras_nmt.interruption import deferred
 
 # Fields of config.json copied into the metadata (the data a model was trained on).

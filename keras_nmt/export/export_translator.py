@@ -10,9 +10,9 @@ from keras_nmt.atomic_file import write_json
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
 from keras_nmt.export.formats import check_model_name
 from keras_nmt.export.saved_model import save_translator
-from keras_nmt.inference import RunDirectory, Translator
 from keras_nmt.inference.provenance import PROVENANCE_FILE, run_provenance
-from keras_nmt.inference.run_directory import DATA_FILE, TOKENIZERS_DIR, run_columns
+from keras_nmt.inference.run_directory import DATA_FILE, TOKENIZERS_DIR, RunDirectory, run_columns
+from keras_nmt.inference.translator import Translator
 
 
 def _as_translator(run_dir_or_translator, max_beam_size):

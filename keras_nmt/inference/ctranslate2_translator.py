@@ -43,8 +43,8 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.decoding import GREEDY, call_sizes, cut
-from keras_nmt.decoding.decoding_options import SMALLEST_TEMPERATURE
+from keras_nmt.decoding.decoding_options import GREEDY, SMALLEST_TEMPERATURE
+from keras_nmt.decoding.length_order import call_sizes, cut
 from keras_nmt.decoding.strategies import check_served
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.inference.run_directory import TOKENIZERS_DIR

@@ -43,8 +43,9 @@ import functools
 
 import tensorflow as tf
 
-from keras_nmt.decoding import decode, within_model_limit
+from keras_nmt.decoding.api import decode
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE, DEFAULT_MAX_LENGTH
+from keras_nmt.decoding.length_limits import within_model_limit
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.special_ids import PAD_ID
 

@@ -13,18 +13,3 @@ Example:
     >>> app = create_app(load_served_models(["es:en=runs/spa"]))
     >>> uvicorn.run(app, host="127.0.0.1", port=5000)                     # doctest: +SKIP
 """
-
-from keras_nmt._lazy import lazy_package
-
-__all__ = lazy_package(
-    __name__,
-    {
-        "BatchSettings": "keras_nmt.serve.app",
-        "Batcher": "keras_nmt.serve.batcher",
-        "Limits": "keras_nmt.serve.app",
-        "ModelLoadError": "keras_nmt.serve.served_model",
-        "ServedModel": "keras_nmt.serve.served_model",
-        "create_app": "keras_nmt.serve.app",
-        "load_served_models": "keras_nmt.serve.served_model",
-    },
-)

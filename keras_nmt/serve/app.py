@@ -40,7 +40,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 import keras_nmt
-from keras_nmt.decoding import GREEDY, STRATEGIES
+from keras_nmt.decoding.decoding_options import GREEDY
+from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.inference.glossary import Glossary, GlossaryError
 from keras_nmt.inference.word_alignment import confidence, word_alignment
 from keras_nmt.serve.batcher import Batcher, QueueFull

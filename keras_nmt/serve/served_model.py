@@ -24,12 +24,9 @@ import tensorflow as tf
 from keras_nmt.decoding.beam_tree import beam_tree
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.decoding_options import GREEDY
-from keras_nmt.inference import (
-    CTranslate2Translator,
-    SavedTranslator,
-    model_data,
-    open_translator,
-)
+from keras_nmt.inference.ctranslate2_translator import CTranslate2Translator
+from keras_nmt.inference.open_translator import model_data, open_translator
+from keras_nmt.inference.saved_translator import SavedTranslator
 from keras_nmt.serve.model_spec import parse_model_spec
 from keras_nmt.special_ids import END_ID, START_ID
 

@@ -12,20 +12,3 @@
 The noise itself is `keras_nmt.spelling.noise.NoiseGenerator`. Only `report` and `sentences` load
 without TensorFlow; the training parts import it.
 """
-
-from keras_nmt._lazy import lazy_package
-
-__all__ = lazy_package(
-    __name__,
-    {
-        "SpellingData": "keras_nmt.spelling.spelling_data",
-        "SpellingTask": "keras_nmt.spelling.task",
-        "align_words": "keras_nmt.spelling.report",
-        "clean_vocabulary": "keras_nmt.spelling.report",
-        "format_report": "keras_nmt.spelling.report",
-        "read_sentences": "keras_nmt.spelling.sentences",
-        "spelling_report": "keras_nmt.spelling.report",
-        "split_sentences": "keras_nmt.spelling.sentences",
-        "vocabulary_key": "keras_nmt.spelling.report",
-    },
-)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from keras_nmt import markdown
 from keras_nmt.comparison.runner import check_run_directory
-from keras_nmt.decoding import GREEDY
+from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.inference.run_directory import SPELLING_FILE
 from keras_nmt.special_ids import TOKENIZER_KINDS
 from keras_nmt.spelling.training import train_speller, with_epoch_steps

@@ -11,7 +11,7 @@ import dataclasses
 from pathlib import Path
 
 from keras_nmt.atomic_file import write_json
-from keras_nmt.decoding import GREEDY
+from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.inference.run_directory import SPELLING_FILE, SPELLING_TEST_FILE
 from keras_nmt.lines import write_lines
 from keras_nmt.spelling.noisy_dataset import steps_per_epoch

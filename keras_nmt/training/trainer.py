@@ -15,7 +15,6 @@ from keras_nmt.atomic_file import atomic_path, write_json
 from keras_nmt.data.corpus import has_splits
 from keras_nmt.data.data_profile import MAX_MEASURED, implausibility
 from keras_nmt.data.pipeline import make_dataset
-from keras_nmt.inference import RunDirectory, Translator
 from keras_nmt.inference.provenance import (
     PROVENANCE_FILE,
     check_tokenizers,
@@ -35,12 +34,15 @@ from keras_nmt.inference.run_directory import (
     LOGS_DIR,
     MODEL_FILE,
     TOKENIZERS_DIR,
+    RunDirectory,
     check_finite_weights,
     position_text,
     temporary_name,
 )
-from keras_nmt.metrics import ValidationScores, group_references
+from keras_nmt.inference.translator import Translator
+from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
+from keras_nmt.metrics.validation_scores import ValidationScores
 from keras_nmt.models.configurations import learning_rate_schedule
 from keras_nmt.models.registry import build_model
 from keras_nmt.plural import plural

@@ -29,7 +29,7 @@ from keras_nmt.cli import train as train_app
 from keras_nmt.cli import translate as translate_app
 from keras_nmt.data.corpus import read_tsv
 from keras_nmt.data.data_profile import looks_like_header
-from keras_nmt.inference import model_data
+from keras_nmt.inference.open_translator import model_data
 from keras_nmt.inference.provenance import tokenizer_fingerprints
 from keras_nmt.lines import read_lines, write_lines
 from keras_nmt.serve.served_model import ModelLoadError, load_served_models

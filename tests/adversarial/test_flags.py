@@ -134,7 +134,7 @@ def test_a_trainconfig_refuses_the_same_values_naming_the_flag(changes, message)
     ({"strategy": "nucleus"}, "--strategy nucleus: must be one of greedy, beam, sample"),
 ])
 def test_decoding_options_refuse_the_same_values_naming_the_flag(changes, message):
-    from keras_nmt.decoding import DecodingOptions
+    from keras_nmt.decoding.decoding_options import DecodingOptions
 
     with pytest.raises(ValueError) as error:
         DecodingOptions(**changes)
@@ -143,7 +143,7 @@ def test_decoding_options_refuse_the_same_values_naming_the_flag(changes, messag
 
 @pytest.mark.parametrize("name", ["../m", "..", ".", "a/b"])
 def test_an_export_name_is_refused_as_a_path_from_python_too(name, tmp_path):
-    from keras_nmt.export import export_translator
+    from keras_nmt.export.export_translator import export_translator
 
     with pytest.raises(ValueError, match="a name is one folder's name, not a path"):
         export_translator(tmp_path / "run", tmp_path / "saved", name=name)
@@ -189,7 +189,7 @@ def test_the_decoding_flags_a_strategy_reads_are_accepted():
 
 def test_a_comparison_notes_the_configurations_that_do_not_read_a_flag():
     from keras_nmt.cli.compare import build_parser, not_read_by_configurations
-    from keras_nmt.comparison import get_preset
+    from keras_nmt.comparison.preset_registry import get_preset
 
     args = build_parser().parse_args(["--preset", "attention", "--units", "64",
                                       "--warmup-steps", "100"])
@@ -197,7 +197,8 @@ def test_a_comparison_notes_the_configurations_that_do_not_read_a_flag():
     assert not_read_by_configurations(get_preset("attention"), args) == {
         "units": ["transformer"], "warmup_steps": recurrent}
     # A configuration that cannot resolve fails alone, in the comparison's table.
-    from keras_nmt.comparison import Configuration, Preset
+    from keras_nmt.comparison.configuration import Configuration
+    from keras_nmt.comparison.preset import Preset
 
     broken = Preset("broken", "", (Configuration("gru", {"model": "gru"}),
                                    Configuration("transformer", {"model": "transformer"})))

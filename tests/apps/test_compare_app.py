@@ -5,9 +5,10 @@ import pytest
 from matplotlib.image import imread
 
 from keras_nmt.cli import compare as compare_app
-from keras_nmt.comparison import Configuration, Preset
 from keras_nmt.comparison import preset_registry as presets_module
-from keras_nmt.inference import RunDirectory
+from keras_nmt.comparison.configuration import Configuration
+from keras_nmt.comparison.preset import Preset
+from keras_nmt.inference.run_directory import RunDirectory
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.training.task import load_pairs

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from keras_nmt.cli import evaluate
-from keras_nmt.inference import RunDirectory
+from keras_nmt.inference.run_directory import RunDirectory
 from keras_nmt.lines import read_lines
 from keras_nmt.metrics import corpus_bleu, corpus_cer, exact_match
 from tests.export.helpers import make_run_directory

@@ -6,8 +6,8 @@ import json
 import pytest
 
 from keras_nmt.cli import spell
-from keras_nmt.export import export_translator
-from keras_nmt.inference import RunDirectory
+from keras_nmt.export.export_translator import export_translator
+from keras_nmt.inference.run_directory import RunDirectory
 from keras_nmt.metrics import corpus_cer, corpus_wer
 from keras_nmt.serve.served_model import explore_export, load_served_models
 

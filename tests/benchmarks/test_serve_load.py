@@ -8,7 +8,6 @@ import time
 
 import pytest
 
-import keras_nmt.inference
 from keras_nmt.benchmarks import serve_load
 from keras_nmt.benchmarks.load_clients import cpu_seconds
 
@@ -38,7 +37,8 @@ class _Recorder:
 @pytest.mark.parametrize("calls_per_worker", [1, 3])
 def test_offline_sorted_and_as_served_translate_the_same_sentences(monkeypatch, calls_per_worker):
     recorder = _Recorder(calls_per_worker)
-    monkeypatch.setattr(keras_nmt.inference, "open_translator", lambda path: recorder)
+    monkeypatch.setattr("keras_nmt.inference.open_translator.open_translator",
+                        lambda path: recorder)
     batches = serve_load.client_requests([f"s{i:03}" for i in range(300)], clients=8,
                                          requests=5)
     texts = serve_load.arrival_order(batches)

@@ -2,8 +2,10 @@ import dataclasses
 
 import pytest
 
-from keras_nmt.comparison import Configuration, Preset, get_preset, preset_names, register_preset
 from keras_nmt.comparison import preset_registry as presets_module
+from keras_nmt.comparison.configuration import Configuration
+from keras_nmt.comparison.preset import Preset
+from keras_nmt.comparison.preset_registry import get_preset, preset_names, register_preset
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.comparison import get_preset
+from keras_nmt.comparison.preset_registry import get_preset
 from keras_nmt.comparison.results_record import (
     plot_record,
     read_record,

@@ -6,7 +6,10 @@ import pytest
 
 from keras_nmt.cli import evaluate, translate
 from keras_nmt.cli.common import decoding_options
-from keras_nmt.decoding import GREEDY, DecodingOptions, beam_search, greedy_decode, sample_decode
+from keras_nmt.decoding.beam_search import beam_search
+from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
+from keras_nmt.decoding.greedy import greedy_decode
+from keras_nmt.decoding.sampling import sample_decode
 
 
 def test_beam_size_chooses_the_strategy_unless_it_is_given():

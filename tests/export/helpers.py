@@ -8,7 +8,7 @@ import sys
 import keras
 import tensorflow as tf
 
-from keras_nmt.inference import Translator
+from keras_nmt.inference.translator import Translator
 from keras_nmt.models.registry import build_model
 from keras_nmt.text import make_tokenizer
 from keras_nmt.training.train_config import TrainConfig

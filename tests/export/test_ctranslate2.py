@@ -12,8 +12,11 @@ import pytest
 import tensorflow as tf
 
 from keras_nmt.data.builtin import builtin_pairs
-from keras_nmt.decoding import GREEDY, call_sizes, decode
-from keras_nmt.inference import CTranslate2Translator, open_translator
+from keras_nmt.decoding.api import decode
+from keras_nmt.decoding.decoding_options import GREEDY
+from keras_nmt.decoding.length_order import call_sizes
+from keras_nmt.inference.ctranslate2_translator import CTranslate2Translator
+from keras_nmt.inference.open_translator import open_translator
 from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 from keras_nmt.text import make_tokenizer
@@ -313,11 +316,12 @@ def test_the_export_translates_without_keras(post_norm_export):
     assert completed.returncode == 0, completed.stderr[-3000:]
     lines = completed.stdout.splitlines()
     ours = json.loads(next(line for line in lines if line.startswith("OURS "))[5:])
-    # `_lazy`: what `import keras_nmt` itself loads (its names are imported on first use);
+    # `keras_registration`: what `import keras_nmt` itself loads (its names are imported on
+    # first use);
     # `atomic_file`: the JSON reader of the tokenizers' config; `plural`: counts in the
     # tokenizers' messages (both standard library only).
     assert {m.split(".")[1] for m in ours if "." in m} == {
-        "_lazy", "atomic_file", "plural", "special_ids", "text"}
+        "atomic_file", "keras_registration", "plural", "special_ids", "text"}
     got = json.loads(next(line for line in lines if line.startswith("RESULT "))[7:])
     assert got == open_translator(export).translate_texts(texts)
 

@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from keras_nmt.cli import translate as translate_app
-from keras_nmt.inference import confidence, open_translator, word_alignment
 from keras_nmt.inference.glossary import MAX_TERM_CHARS, Glossary, GlossaryError
+from keras_nmt.inference.open_translator import open_translator
 from keras_nmt.inference.translation_result import TranslationResult
+from keras_nmt.inference.word_alignment import confidence, word_alignment
 from tests.export.helpers import SOURCES, make_run_directory
 
 

@@ -133,8 +133,8 @@ def parity(result, reference):
     """Teacher-forced log-probabilities and greedy / beam-4 tokens against transformers'."""
     import tensorflow as tf
 
-    from keras_nmt.decoding import decode
-    from keras_nmt.inference import RunDirectory
+    from keras_nmt.decoding.api import decode
+    from keras_nmt.inference.run_directory import RunDirectory
     from keras_nmt.special_ids import PAD_ID, START_ID
 
     run = RunDirectory.load(result.run_dir)
@@ -187,7 +187,7 @@ def fine_tuning(run_dir, tmp):
     epoch's target tokens per second of training steps (the first includes tracing) and the
     child's peak resident memory (`/usr/bin/time`)."""
     from keras_nmt.comparison.runner import learning_curve
-    from keras_nmt.inference import RunDirectory
+    from keras_nmt.inference.run_directory import RunDirectory
 
     sentences = read_sentences()
     pairs = [f"{s}\t{t}" for s, t in zip(sentences[:-1], sentences[1:], strict=True)]
@@ -229,9 +229,10 @@ def main():
     args = parser.parse_args()
     if args.build:
         return build(args.build, args.parity_sentences)
-    from keras_nmt.export import export_ctranslate2, export_translator
-    from keras_nmt.inference import open_translator
-    from keras_nmt.pretrained import import_marian
+    from keras_nmt.export.ctranslate2_export import export_ctranslate2
+    from keras_nmt.export.export_translator import export_translator
+    from keras_nmt.inference.open_translator import open_translator
+    from keras_nmt.pretrained.marian_import import import_marian
 
     report = {}
     with tempfile.TemporaryDirectory() as tmp:

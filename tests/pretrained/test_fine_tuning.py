@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from keras_nmt.cli.train import parse
-from keras_nmt.inference import RunDirectory
+from keras_nmt.inference.run_directory import RunDirectory
 from keras_nmt.training.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
 from keras_nmt.training.trainer import train
 from tests.training.test_trainer import CrashAtBatch

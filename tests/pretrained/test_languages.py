@@ -5,7 +5,7 @@ import json
 import pytest
 
 from keras_nmt.cli import main
-from keras_nmt.inference import model_data
+from keras_nmt.inference.open_translator import model_data
 from keras_nmt.pretrained.marian_checkpoint import read_marian
 from keras_nmt.serve.served_model import recorded_pair
 from tests.pretrained.conftest import HF_DIR

@@ -8,8 +8,8 @@ transformers) are a tiny MarianMTModel's teacher-forced logits, greedy and beam-
 import numpy as np
 import pytest
 
-from keras_nmt.decoding import decode
-from keras_nmt.inference import RunDirectory
+from keras_nmt.decoding.api import decode
+from keras_nmt.inference.run_directory import RunDirectory
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 from tests.conftest import SHARED_DATA
 from tests.pretrained.conftest import MAX_NEW_TOKENS

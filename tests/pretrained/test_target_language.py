@@ -1,7 +1,7 @@
 """A multilingual model's target-language token: `>>spa<<` first, one token, as transformers."""
 
 from keras_nmt.cli import main
-from keras_nmt.inference import RunDirectory
+from keras_nmt.inference.run_directory import RunDirectory
 
 
 def test_language_token_is_one_token_before_the_pieces(imported):

@@ -3,7 +3,7 @@
 import asyncio
 import time
 
-from keras_nmt.decoding import call_sizes
+from keras_nmt.decoding.length_order import call_sizes
 from keras_nmt.serve.batcher import Batcher
 
 

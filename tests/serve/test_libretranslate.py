@@ -11,8 +11,8 @@ import uuid
 
 import pytest
 
-from keras_nmt.inference import open_translator
-from keras_nmt.serve import create_app
+from keras_nmt.inference.open_translator import open_translator
+from keras_nmt.serve.app import create_app
 from keras_nmt.serve.documents import (
     Element,
     Markup,

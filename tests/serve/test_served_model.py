@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from keras_nmt.decoding.beam_tree import beam_tree
-from keras_nmt.inference import SavedTranslator, TranslationResult
 from keras_nmt.inference.ctranslate2_translator import ctranslate2_threads
+from keras_nmt.inference.saved_translator import SavedTranslator
+from keras_nmt.inference.translation_result import TranslationResult
 from keras_nmt.serve.served_model import (
     ModelLoadError,
     ServedModel,

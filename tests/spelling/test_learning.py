@@ -2,8 +2,8 @@
 
 import pytest
 
-from keras_nmt.spelling import SpellingData
 from keras_nmt.spelling.noise import NoiseGenerator
+from keras_nmt.spelling.spelling_data import SpellingData
 from keras_nmt.spelling.training import train_speller
 from keras_nmt.training.train_config import TrainConfig
 

@@ -12,7 +12,7 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.models import LstmSeq2SeqFunctional
+from keras_nmt.models.lstm.functional import LstmSeq2SeqFunctional
 from keras_nmt.models.recurrent_parts import cudnn_ineligibility
 from keras_nmt.models.registry import APIS, MODEL_NAMES
 
@@ -30,8 +30,9 @@ MIRRORED = textwrap.dedent(
     tf.config.set_logical_device_configuration(
         cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
     import keras, numpy as np
-    from keras_nmt.models import LstmSeq2SeqFunctional
-    from keras_nmt.training import FusedAdam, MaskedSparseCrossEntropy
+    from keras_nmt.models.lstm.functional import LstmSeq2SeqFunctional
+    from keras_nmt.training.fused_adam import FusedAdam
+    from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
     from keras_nmt.training.strategy import make_distribution
 
     rng = np.random.default_rng(0)
@@ -106,7 +107,7 @@ def test_two_workers_finish_with_the_same_weights(tmp_path):
 
 
 def test_mixed_bfloat16_trains_with_float32_logits():
-    from keras_nmt.training import MaskedSparseCrossEntropy
+    from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 
     keras.mixed_precision.set_global_policy("mixed_bfloat16")
     try:
@@ -144,7 +145,7 @@ def test_functional_lstm_layers_meet_the_cudnn_conditions(options):
 @pytest.mark.parametrize("name", MODEL_NAMES)
 @pytest.mark.parametrize("api", APIS)
 def test_every_model_gives_float32_logits_under_mixed_bfloat16(name, api):
-    from keras_nmt.models import build_model
+    from keras_nmt.models.registry import build_model
 
     keras.mixed_precision.set_global_policy("mixed_bfloat16")
     try:

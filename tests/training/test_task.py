@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from keras_nmt.data.pipeline import tokenize_pairs
-from keras_nmt.spelling import SpellingData, SpellingTask
 from keras_nmt.spelling.noise import NoiseGenerator
+from keras_nmt.spelling.spelling_data import SpellingData
+from keras_nmt.spelling.task import SpellingTask
 from keras_nmt.text import make_tokenizer
 from keras_nmt.training.task import PairStream, TranslationTask
 from keras_nmt.training.train_config import TrainConfig

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
-from keras_nmt.inference import RunDirectory, Translator
+from keras_nmt.inference.run_directory import RunDirectory
+from keras_nmt.inference.translator import Translator
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
-from keras_nmt.models import copy_weights_by_layer_name
+from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name
 from keras_nmt.models.registry import build_model
 from keras_nmt.training import trainer
 from keras_nmt.training.precision import PrecisionChoice

@@ -37,9 +37,9 @@ def main():
     if args.threads:
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
         tf.config.threading.set_inter_op_parallelism_threads(1)
-    from keras_nmt.data import read_tsv
+    from keras_nmt.data.corpus import read_tsv
     from keras_nmt.decoding import greedy
-    from keras_nmt.inference import open_translator
+    from keras_nmt.inference.open_translator import open_translator
 
     texts = [source for source, _ in read_tsv(args.data).pairs][: args.sentences]
     modes = {"greedy": {}}
@@ -111,7 +111,7 @@ def row_steps(translator, texts, batch_size):
     """
     import tensorflow as tf
 
-    from keras_nmt.decoding import length_order
+    from keras_nmt.decoding.length_order import length_order
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
     def lengths_of(text):

@@ -38,8 +38,8 @@ def worker(args):
     parallel = configure_decoding_threads(args.threads) if args.config == "B" else 1
     if args.config == "B" and parallel != args.threads:
         raise SystemExit(f"configure_decoding_threads gave {parallel}, not {args.threads}")
-    from keras_nmt.data import read_tsv
-    from keras_nmt.inference import open_translator
+    from keras_nmt.data.corpus import read_tsv
+    from keras_nmt.inference.open_translator import open_translator
 
     if args.config == "A" and args.a_plain_loop:
         for name in ("greedy", "beam_search"):  # the modules (the package's names: functions)

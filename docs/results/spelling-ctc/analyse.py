@@ -23,8 +23,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from keras_nmt.decoding import DecodingOptions
-from keras_nmt.inference import RunDirectory
+from keras_nmt.decoding.decoding_options import DecodingOptions
+from keras_nmt.inference.run_directory import RunDirectory
 from keras_nmt.spelling.noise import NoiseGenerator, NoiseRates
 from keras_nmt.spelling.report import align_words
 from keras_nmt.spelling.training import correct_texts, evaluate_corrector

@@ -18,7 +18,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_nmt.data.pipeline import make_dataset
-from keras_nmt.inference import RunDirectory
+from keras_nmt.inference.run_directory import RunDirectory
 from keras_nmt.models.ctc.ctc_loss import ctc_loss
 from keras_nmt.models.registry import build_model
 from keras_nmt.timing import time_in_turn

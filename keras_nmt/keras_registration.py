@@ -1,61 +1,14 @@
-"""Packages whose public names are imported on first use (PEP 562), so that `import keras_nmt`,
-the command line's `--help` and the parsers' defaults load no TensorFlow.
+"""Keras finds our classes in `.keras` files after `import keras_nmt`, which imports no Keras.
 
-A package calls `lazy_package(__name__, {"Name": "keras_nmt.pkg.module", ...})` in place of
-`from keras_nmt.pkg.module import Name` lines. A name that is also a submodule's name (e.g.
-`keras_nmt.decoding.beam_search`, function and module) stays the function, as it was with eager
-imports: importing the submodule does not shadow it.
-
-Example:
-    >>> import keras_nmt.decoding        # imports no keras
-    >>> keras_nmt.decoding.GREEDY        # imports keras_nmt.decoding.decoding_options now
+Keras finds a class of a saved model only among those registered, and ours register when their
+modules are imported; `import keras_nmt` must stay light (the command line's `--help`, the
+parsers' defaults). So `keras_nmt/__init__.py` asks `after_import` to register them once Keras
+is imported, by the program or by one of our modules that uses it.
 """
 
-import importlib
 import importlib.abc
 import importlib.util
 import sys
-import types
-
-
-class _LazyPackage(types.ModuleType):
-    def __getattr__(self, name):
-        exports = self.__dict__["_lazy_exports"]
-        if name not in exports:
-            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
-        before = self.__dict__.get("_lazy_before")
-        if before is not None and name in before[1]:
-            before[0]()
-        value = getattr(importlib.import_module(exports[name]), name)
-        types.ModuleType.__setattr__(self, name, value)
-        return value
-
-    def __setattr__(self, name, value):
-        # The import system sets `package.submodule` after importing a submodule; a public name
-        # spelled like its module keeps meaning the public object.
-        exports = self.__dict__.get("_lazy_exports", {})
-        if (name in exports and isinstance(value, types.ModuleType)
-                and value.__name__ == f"{self.__name__}.{name}"):
-            return
-        types.ModuleType.__setattr__(self, name, value)
-
-    def __dir__(self):
-        return sorted(set(self.__dict__) | set(self.__dict__["_lazy_exports"]))
-
-
-def lazy_package(name, exports, before=None, names=()):
-    """Makes package `name` import each of `exports` (`{public name: module}`) on first use.
-
-    `before()`, when given, is called before the first import of any of `names` (the top-level
-    package starts TensorFlow quietly before the names that load it).
-
-    Returns the sorted public names, the package's `__all__`.
-    """
-    package = sys.modules[name]
-    package._lazy_exports = dict(exports)
-    package._lazy_before = (before, frozenset(names)) if before is not None else None
-    package.__class__ = _LazyPackage
-    return sorted(exports)
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):
