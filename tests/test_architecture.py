@@ -34,9 +34,12 @@ def read_layering(text):
 
 
 def package_of(module):
-    """`keras_nmt.decoding.api` -> `decoding`; `keras_nmt.plots` -> `plots`; `keras_nmt` -> None."""
+    """`keras_nmt.decoding.api` -> `decoding`; `keras_nmt.plots` -> `plots`;
+    `keras_nmt.workshop.cli.train` -> `workshop.cli`; `keras_nmt`, `keras_nmt.workshop` -> None."""
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 else None
+    if len(parts) > 2 and parts[1] == "workshop":
+        return f"workshop.{parts[2]}"
+    return parts[1] if len(parts) > 1 and parts[1] != "workshop" else None
 
 
 def imported_packages(tree):
@@ -47,8 +50,8 @@ def imported_packages(tree):
             modules = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             assert node.level == 0, "relative imports hide the package they import"
-            if node.module == "keras_nmt":  # `from keras_nmt import text`
-                modules = [f"keras_nmt.{alias.name}" for alias in node.names]
+            if node.module in ("keras_nmt", "keras_nmt.workshop"):  # `from keras_nmt import text`
+                modules = [f"{node.module}.{alias.name}" for alias in node.names]
             else:
                 modules = [node.module or ""]
         else:
@@ -64,7 +67,7 @@ def import_graph():
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = path.relative_to(ROOT).with_suffix("").parts
         source = package_of(".".join(parts))
-        if source is None or source == "__init__":  # keras_nmt/__init__.py
+        if source is None or source.endswith("__init__"):  # keras_nmt/(workshop/)__init__.py
             continue
         edges = graph.setdefault(source, set())
         edges.update(imported_packages(ast.parse(path.read_text(encoding="utf-8"))) - {source})
@@ -126,6 +129,17 @@ def test_every_import_goes_down_the_layers():
     assert not upward, "imports against docs/architecture.md:\n" + "\n".join(upward)
 
 
+def test_the_textbook_never_imports_the_workshop():
+    """Every module of keras_nmt outside keras_nmt/workshop/ (the package's own `__init__`, the
+    front door naming the entry points of both, aside) imports nothing of the workshop."""
+    offenders = sorted(
+        f"{source} imports {target}" for source, targets in GRAPH.items()
+        if not source.startswith("workshop.") for target in targets
+        if target.startswith("workshop.")
+    )
+    assert not offenders, "\n".join(offenders)
+
+
 @pytest.mark.parametrize("graph, cycle", [
     ({"a": {"b"}, "b": {"c"}, "c": {"a"}}, ["a", "b", "c", "a"]),
     ({"a": {"b"}, "b": {"c"}, "c": set()}, None),
@@ -144,13 +158,18 @@ def test_the_graph_sees_function_local_and_package_imports():
         "    import keras_nmt.training.trainer\n"
     )
     assert imported_packages(ast.parse(code)) == {"text", "decoding", "training"}
+    code = ("from keras_nmt.workshop import interruption\n"
+            "from keras_nmt.workshop.cli.common import command\n")
+    assert imported_packages(ast.parse(code)) == {"workshop.interruption", "workshop.cli"}
 
 
 # Where a module is imported by a computed name: the command line's subcommands (so `--help`
 # imports no TensorFlow), the model folders the registry names, the comparison presets other
 # packages register. Everything else is a plain import statement.
 IMPORT_BY_NAME = {"keras_nmt/cli/__init__.py", "keras_nmt/models/registry.py",
-                  "keras_nmt/comparison/preset_registry.py"}
+                  "keras_nmt/comparison/preset_registry.py",
+                  # its "module:function" strings go with the one decoding loop (issue 70)
+                  "keras_nmt/decoding/strategies.py"}
 
 
 def test_modules_are_imported_by_name_only_at_the_plugin_points():
