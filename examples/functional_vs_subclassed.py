@@ -179,7 +179,7 @@ for model in (functional.encoder_model, functional.decoder_step_model):
 """
 Both twins expose the same decoding contract on top: `encode(source_ids) -> memory`,
 `initial_state(memory)`, `decode_step(token, state, memory) -> (logits, state, attention)`.
-Greedy decoding by hand, one step at a time, is what `keras_nmt.decoding.decode` does in one
+Greedy decoding by hand, one step at a time, is what `keras_nmt.decoding.api.decode` does in one
 graph loop:
 """
 

@@ -33,15 +33,15 @@ The data flow and what each package may import: docs/architecture.md.
 
 from typing import TYPE_CHECKING
 
-from keras_nmt.keras_registration import after_import
+from keras_nmt.workshop.keras_registration import after_import
 
 if TYPE_CHECKING:  # what the names below are, for readers and editors
-    from keras_nmt.export.export_translator import export_translator
-    from keras_nmt.inference.open_translator import open_translator
     from keras_nmt.models.registry import build_model
     from keras_nmt.training.task import TranslationTask
     from keras_nmt.training.train_config import TrainConfig
-    from keras_nmt.training.trainer import train
+    from keras_nmt.workshop.run.trainer import train
+    from keras_nmt.workshop.translators.export_translator import export_translator
+    from keras_nmt.workshop.translators.open_translator import open_translator
 
 __version__ = "0.1.0"
 __all__ = ["TrainConfig", "TranslationTask", "build_model", "export_translator",
@@ -55,7 +55,7 @@ def __getattr__(name):
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if name != "TrainConfig":  # the others load TensorFlow
-        from keras_nmt.quiet_start import start_tensorflow
+        from keras_nmt.workshop.quiet_start import start_tensorflow
 
         start_tensorflow()
     if name == "TrainConfig":
@@ -65,11 +65,11 @@ def __getattr__(name):
     elif name == "build_model":
         from keras_nmt.models.registry import build_model as value
     elif name == "export_translator":
-        from keras_nmt.export.export_translator import export_translator as value
+        from keras_nmt.workshop.translators.export_translator import export_translator as value
     elif name == "open_translator":
-        from keras_nmt.inference.open_translator import open_translator as value
+        from keras_nmt.workshop.translators.open_translator import open_translator as value
     else:
-        from keras_nmt.training.trainer import train as value
+        from keras_nmt.workshop.run.trainer import train as value
     globals()[name] = value
     return value
 

@@ -155,7 +155,7 @@ def test_the_graph_sees_function_local_and_package_imports():
         "from keras_nmt import text\n"
         "from keras_nmt.decoding.api import decode\n"
         "def f():\n"
-        "    import keras_nmt.training.trainer\n"
+        "    import keras_nmt.workshop.run.trainer\n"
     )
     assert imported_packages(ast.parse(code)) == {"text", "decoding", "training"}
     code = ("from keras_nmt.workshop import interruption\n"
@@ -166,8 +166,8 @@ def test_the_graph_sees_function_local_and_package_imports():
 # Where a module is imported by a computed name: the command line's subcommands (so `--help`
 # imports no TensorFlow), the model folders the registry names, the comparison presets other
 # packages register. Everything else is a plain import statement.
-IMPORT_BY_NAME = {"keras_nmt/cli/__init__.py", "keras_nmt/models/registry.py",
-                  "keras_nmt/comparison/preset_registry.py",
+IMPORT_BY_NAME = {"keras_nmt/workshop/cli/__init__.py", "keras_nmt/models/registry.py",
+                  "keras_nmt/workshop/comparison/preset_registry.py",
                   # its "module:function" strings go with the one decoding loop (issue 70)
                   "keras_nmt/decoding/strategies.py"}
 

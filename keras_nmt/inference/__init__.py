@@ -1,5 +1,5 @@
 """Inference: the `Translator` (strings in, translations out), its SavedModel-backed twin, and
-the run directory format they are opened from.
+the run folder format they are opened from.
 
 Training (callbacks, final scores), evaluation, spelling correction, export and the apps all
 translate through this package; it imports only `text`, `models` and `decoding` (the layering

@@ -1,9 +1,9 @@
 """The Translator: strings in, strings out, with the tokenizers and the decoder inside.
 
 One `tf.Module` serves both in-process translation (training callbacks, `apps/translate.py`) and
-the exported SavedModel (`keras_nmt.export.export_translator`), so both give the same outputs.
-Its Python API (`translate_batch` with a `DecodingOptions`) is `BatchTranslator`'s, shared with
-the reloaded SavedModel (`SavedTranslator`).
+the exported SavedModel (`keras_nmt.workshop.translators.export_translator`), so both give the same
+outputs. Its Python API (`translate_batch` with a `DecodingOptions`) is `BatchTranslator`'s, shared
+with the reloaded SavedModel (`SavedTranslator`).
 
 Signatures (the `tf.function` methods with fixed input signatures; `batch` is dynamic):
 

@@ -1,4 +1,4 @@
-"""Every option of a training run, as saved in `RUN_DIR/config.json`."""
+"""Every option of a training run, as saved in `RUN_FOLDER/config.json`."""
 
 import dataclasses
 import json
@@ -82,7 +82,7 @@ def teacher_forcing_values(text):
 
 @dataclasses.dataclass
 class TrainConfig(ModelOptions):
-    """Options of `keras_nmt.training.train` (and the flags of `keras-nmt train`).
+    """Options of `keras_nmt.workshop.run.trainer.train` (and the flags of `keras-nmt train`).
 
     The model options (sizes, attention...) and their defaults are the fields of `ModelOptions`
     (first in `config.json`); options that do not apply to the chosen model are ignored (which

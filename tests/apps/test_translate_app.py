@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.cli import translate as translate_app
-from tests.export.helpers import SOURCES, make_run_directory
+from keras_nmt.workshop.cli import translate as translate_app
+from tests.export.helpers import SOURCES, make_run_folder
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def test_attention_plots_are_of_the_translations_printed_or_say_whose_they_are(t
                                                                               capsys):
     # With --beam-size, the plots were greedy decoding's, of translations that may differ from
     # those printed, without a word; greedy decoding translated every sentence twice.
-    luong = str(make_run_directory(tmp_path / "luong", "luong"))
+    luong = str(make_run_folder(tmp_path / "luong", "luong"))
     plots = tmp_path / "plots"
     assert translate_app.main([luong, "--attention-plot", str(plots), *SOURCES[:2]]) == 0
     greedy = capsys.readouterr()
@@ -73,7 +73,7 @@ def test_sampling_on_saved_model_is_a_clear_error(run_and_saved, capsys):
 
 THREADS = """
 import sys
-from keras_nmt.cli import translate
+from keras_nmt.workshop.cli import translate
 from keras_nmt.inference.batch_translator import parallel_batches
 code = translate.main(sys.argv[1:])
 print("parallel", parallel_batches(), code)

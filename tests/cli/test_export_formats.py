@@ -3,15 +3,15 @@ one format are refused with the other."""
 
 import pytest
 
-from keras_nmt.cli import export, translate
-from tests.export.helpers import SOURCES, make_run_directory
+from keras_nmt.workshop.cli import export, translate
+from tests.export.helpers import SOURCES, make_run_folder
 
 pytestmark = pytest.mark.tensorflow
 pytest.importorskip("ctranslate2")
 
 
 def test_a_ctranslate2_export_translates_as_its_run_folder(tmp_path, capsys):
-    run = make_run_directory(tmp_path / "run", "transformer")
+    run = make_run_folder(tmp_path / "run", "transformer")
     assert export.main([str(run), "--format", "ctranslate2", "--output-dir",
                         str(tmp_path / "out")]) == 0
     exported = tmp_path / "out" / "run-ctranslate2"
@@ -41,7 +41,7 @@ def test_options_of_the_other_format_are_refused(argv, capsys):
 
 
 def test_a_recurrent_run_is_refused_in_one_line(tmp_path, capsys):
-    run = make_run_directory(tmp_path / "run", "lstm")
+    run = make_run_folder(tmp_path / "run", "lstm")
     assert export.main([str(run), "--format", "ctranslate2", "--output-dir",
                         str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err.strip()

@@ -2,11 +2,11 @@ import dataclasses
 
 import pytest
 
-from keras_nmt.comparison import preset_registry as presets_module
-from keras_nmt.comparison.configuration import Configuration
-from keras_nmt.comparison.preset import Preset
-from keras_nmt.comparison.preset_registry import get_preset, preset_names, register_preset
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
+from keras_nmt.workshop.comparison import preset_registry as presets_module
+from keras_nmt.workshop.comparison.configuration import Configuration
+from keras_nmt.workshop.comparison.preset import Preset
+from keras_nmt.workshop.comparison.preset_registry import get_preset, preset_names, register_preset
 
 
 def test_every_preset_is_registered():
@@ -147,7 +147,7 @@ def test_other_modules_can_register_presets(monkeypatch):
     with pytest.raises(ValueError, match="already registered"):
         register_preset("extra", extra)
     monkeypatch.setitem(presets_module.LAZY_PRESETS, "lazy",
-                        "keras_nmt.comparison.preset_registry:tiny_preset")
+                        "keras_nmt.workshop.comparison.preset_registry:tiny_preset")
     with pytest.raises(ValueError, match="calls itself 'tiny'"):
         get_preset("lazy")
     monkeypatch.setitem(presets_module.LAZY_PRESETS, "tiny-lazy",

@@ -1,4 +1,4 @@
-"""Tiny untrained translators and run directories for the export and app tests."""
+"""Tiny untrained translators and run folders for the export and app tests."""
 
 import json
 import os
@@ -40,8 +40,8 @@ def make_translator(name="lstm", api="functional", max_target_length=12, seed=0,
                       max_target_length=max_target_length, **options)
 
 
-def make_run_directory(path, name="lstm", api="functional"):
-    """A run directory as apps/train.py writes it, without training."""
+def make_run_folder(path, name="lstm", api="functional"):
+    """A run folder as apps/train.py writes it, without training."""
     model, source, target = make_model(name, api)
     path.mkdir(parents=True, exist_ok=True)
     TrainConfig(model=name, api=api, max_length=20, output=str(path), **{

@@ -15,17 +15,17 @@ from keras_nmt.data.builtin import builtin_pairs
 from keras_nmt.decoding.api import decode
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.decoding.length_order import call_sizes
-from keras_nmt.inference.ctranslate2_translator import CTranslate2Translator
-from keras_nmt.inference.open_translator import open_translator
 from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 from keras_nmt.text import make_tokenizer
 from keras_nmt.training.train_config import TrainConfig
-from tests.export.helpers import make_run_directory
+from keras_nmt.workshop.translators.ctranslate2_translator import CTranslate2Translator
+from keras_nmt.workshop.translators.open_translator import open_translator
+from tests.export.helpers import make_run_folder
 
 ctranslate2 = pytest.importorskip("ctranslate2")
 
-from keras_nmt.export.ctranslate2_export import export_ctranslate2  # noqa: E402  (needs it)
+from keras_nmt.workshop.translators.ctranslate2_export import export_ctranslate2  # noqa: E402  (needs it)
 
 TINY = dict(d_model=16, num_heads=2, ff_dim=32, num_layers=2, max_length=40)
 # Dates (generated) as the sentences: varied lengths, digits, words and punctuation.
@@ -33,7 +33,7 @@ TEXTS = [source for source, _ in builtin_pairs("dates", "test", size=200, seed=2
 
 
 def make_transformer_run(path, api="functional", **variant):
-    """A run directory of a tiny untrained Transformer with char tokenizers.
+    """A run folder of a tiny untrained Transformer with char tokenizers.
 
     The weights are drawn wider than Keras' initializers (normal, std 0.5) so that the arg-max is
     decisive at every step (no near-ties) and the outputs vary (an untrained Transformer at the
@@ -269,7 +269,7 @@ def test_export_is_atomic_and_keeps_an_existing_directory(post_norm_export, tmp_
 
 
 def test_a_recurrent_run_is_refused(tmp_path):
-    run = make_run_directory(tmp_path / "lstm-run", "lstm")
+    run = make_run_folder(tmp_path / "lstm-run", "lstm")
     with pytest.raises(ValueError, match=r"lstm-run: a lstm model cannot be exported"):
         export_ctranslate2(run, tmp_path / "ct2")
     assert not (tmp_path / "ct2").exists()
@@ -336,7 +336,7 @@ def test_int8_keeps_most_of_the_bleu_of_float32_on_a_trained_model(tmp_path):
     quantization, which leaves a model that translates nothing (BLEU under 5).
     """
     from keras_nmt.metrics.sacrebleu_scores import corpus_bleu
-    from keras_nmt.training.trainer import train
+    from keras_nmt.workshop.run.trainer import train
 
     config = TrainConfig(
         model="transformer", data="dates", train_size=4000, valid_size=64, epochs=4,

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.benchmarks.translation_section import time_translation
-from keras_nmt.export.export_translator import export_translator
-from keras_nmt.inference.open_translator import open_translator
-from keras_nmt.inference.saved_translator import SavedTranslator
 from keras_nmt.models import registry
+from keras_nmt.workshop.benchmarks.translation_section import time_translation
+from keras_nmt.workshop.translators.export_translator import export_translator
+from keras_nmt.workshop.translators.open_translator import open_translator
+from keras_nmt.workshop.translators.saved_translator import SavedTranslator
 from tests.export.helpers import (
     BAD_INPUTS,
     SOURCES,

@@ -6,7 +6,7 @@ import stat
 import pytest
 import tensorflow as tf
 
-from keras_nmt.export.export_translator import export_translator
+from keras_nmt.workshop.translators.export_translator import export_translator
 from tests.export.helpers import make_translator
 
 export_module = __import__("keras_nmt.export.saved_model", fromlist=["x"])

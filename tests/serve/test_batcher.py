@@ -4,7 +4,7 @@ import asyncio
 import time
 
 from keras_nmt.decoding.length_order import call_sizes
-from keras_nmt.serve.batcher import Batcher
+from keras_nmt.workshop.serve.batcher import Batcher
 
 
 class _Recorder:

@@ -8,10 +8,8 @@ import numpy as np
 import pytest
 
 from keras_nmt.decoding.beam_tree import beam_tree
-from keras_nmt.inference.ctranslate2_translator import ctranslate2_threads
-from keras_nmt.inference.saved_translator import SavedTranslator
 from keras_nmt.inference.translation_result import TranslationResult
-from keras_nmt.serve.served_model import (
+from keras_nmt.workshop.serve.served_model import (
     ModelLoadError,
     ServedModel,
     explore_export,
@@ -19,6 +17,8 @@ from keras_nmt.serve.served_model import (
     load_served_models,
     parse_model_spec,
 )
+from keras_nmt.workshop.translators.ctranslate2_translator import ctranslate2_threads
+from keras_nmt.workshop.translators.saved_translator import SavedTranslator
 from tests.export.helpers import SOURCES, make_model
 from tests.serve.server import make_runs
 
@@ -62,7 +62,7 @@ def test_specs_pairs_and_names(tmp_path):
 def test_the_workers_reach_a_ctranslate2_exports_threads(monkeypatch, tmp_path):
     # `--workers` (serve) and `--parallel-batches` (translate, evaluate) set TensorFlow's pools;
     # a CTranslate2 export has threads of its own, which kept their default before.
-    opening = importlib.import_module("keras_nmt.inference.open_translator")  # the module
+    opening = importlib.import_module("keras_nmt.workshop.translators.open_translator")  # the module
     made = []
     monkeypatch.setattr(opening, "is_ctranslate2_export", lambda path: True)
     monkeypatch.setattr(opening, "CTranslate2Translator",

@@ -33,7 +33,7 @@ MIRRORED = textwrap.dedent(
     from keras_nmt.models.lstm.functional import LstmSeq2SeqFunctional
     from keras_nmt.training.fused_adam import FusedAdam
     from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
-    from keras_nmt.training.strategy import make_distribution
+    from keras_nmt.workshop.run.distribution import make_distribution
 
     rng = np.random.default_rng(0)
     source = rng.integers(1, 12, (32, 6)).astype("int32")
