@@ -669,7 +669,8 @@ def test_an_output_in_a_missing_folder_is_refused_before_the_work(command, made,
     flag = command.split()[-1] if " --" in command else "--output"
     if command != "evaluate --json":  # which checks after TensorFlow starts, before its work
         for module in ("translate", "spell", "benchmark"):  # the check comes first
-            monkeypatch.setattr(f"keras_nmt.workshop.cli.{module}.start_tensorflow", lambda *_: 1 / 0)
+            monkeypatch.setattr(f"keras_nmt.workshop.cli.{module}.start_tensorflow",
+                                lambda *_: 1 / 0)
     argv = {
         "translate": ["translate", str(made.run), "uno"],
         "spell correct": ["spell", "correct", str(made.run), "uno"],

@@ -283,7 +283,8 @@ def test_a_signal_ends_the_serving_load_benchmark_in_one_line(run, signum, statu
                                                               tmp_path):
     # It printed a traceback, like any script: the benchmark had none of the commands' handling.
     table = tmp_path / "table.md"
-    process = start(str(run), "--output", str(table), module="keras_nmt.workshop.benchmarks.serve_load")
+    process = start(str(run), "--output", str(table),
+                    module="keras_nmt.workshop.benchmarks.serve_load")
     out, err = signal_once_handled(process, signum, delay)
     assert process.returncode == status, err[-2000:]
     # The last line (TensorFlow's start-up log lines may come before it, as in any run).

@@ -40,4 +40,5 @@ def test_first_calls_throughput_and_agreement(tmp_path):
 
 def test_needs_a_run(tmp_path, capsys):
     assert run_translation(_context(tmp_path, None)) == []
-    assert "translation: skipped, needs a trained model: --run RUN_FOLDER" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "translation: skipped, needs a trained model: --run RUN_FOLDER" in out

@@ -61,7 +61,8 @@ def test_the_python_api_prints_no_native_log_line(run):
 def test_train_init_from_prints_no_native_log_line(run, tmp_path):
     """It read the starting run (loading TensorFlow) before the quiet start: `failed call to
     cuInit`. A contradicting flag ends it after that read: one usage and one error line."""
-    done = run_python("import sys; from keras_nmt.workshop.cli import main; sys.exit(main(sys.argv[1:]))",
+    done = run_python("import sys; from keras_nmt.workshop.cli import main; "
+                      "sys.exit(main(sys.argv[1:]))",
                       "train", "--init-from", run, "--units", "99", "--output-dir",
                       tmp_path / "tuned")
     assert done.returncode == 2

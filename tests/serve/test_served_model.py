@@ -62,7 +62,8 @@ def test_specs_pairs_and_names(tmp_path):
 def test_the_workers_reach_a_ctranslate2_exports_threads(monkeypatch, tmp_path):
     # `--workers` (serve) and `--parallel-batches` (translate, evaluate) set TensorFlow's pools;
     # a CTranslate2 export has threads of its own, which kept their default before.
-    opening = importlib.import_module("keras_nmt.workshop.translators.open_translator")  # the module
+    # the module
+    opening = importlib.import_module("keras_nmt.workshop.translators.open_translator")
     made = []
     monkeypatch.setattr(opening, "is_ctranslate2_export", lambda path: True)
     monkeypatch.setattr(opening, "CTranslate2Translator",

@@ -15,8 +15,8 @@ the same time, when `server_pid` is given), "memory_mb" (the server's resident m
 the requests)}`. Imports no TensorFlow.
 
 Example:
-    $ echo '{"host": "127.0.0.1", "port": 5000, ...}' | python -m
-    keras_nmt.workshop.benchmarks.load_clients
+    $ echo '{"host": "127.0.0.1", "port": 5000, ...}' \\
+        | python -m keras_nmt.workshop.benchmarks.load_clients
 """
 
 import asyncio
