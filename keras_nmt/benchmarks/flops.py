@@ -30,6 +30,11 @@ layers (`U` = `d_model` for the Transformer), `lstm(i, u) = 2 * 4 * u * (i + u)`
   `T^2 * 4D` (self-attention, counted as computed: the full square, masked) and `T * S * 4D`
   (cross-attention); output `T * 2 * D * V`. That is the usual "2 x parameters per token" plus
   the attention terms.
+* `convs2s` (`C` channels, `k` kernel size, `E` = the embedding size): the encoder's projections
+  in and out `S * 4EC`, each encoder layer's convolution `S * 2 * kC * 2C` (`2C` outputs for the
+  gated linear unit); the decoder's projection in `T * 2EC`, each decoder layer's convolution
+  `T * 4kC^2` and attention projections `T * 4CE` plus `T * S * 4E` (scores and context);
+  output `T * 2CE + T * 2EV`. Incremental decoding computes one column per step: the same count.
 """
 
 import numpy as np
@@ -102,15 +107,25 @@ def _transformer(config, s, t, vocab):
     return layers * (encoder + decoder) + dense_flops(t.sum(), d, vocab)
 
 
+def _convs2s(config, s, t, vocab):
+    e, c, k, layers = (config["embedding_dim"], config["channels"], config["kernel_size"],
+                       config["num_layers"])
+    convolution = 2 * k * c * 2 * c  # per position: k columns of C in, 2C out
+    encoder = s.sum() * (2 * dense_flops(1, e, c) + layers * convolution)
+    decoder = (t.sum() * (dense_flops(1, e, c) + layers * (convolution + 2 * dense_flops(1, c, e)))
+               + layers * (s * t).sum() * attention_pair_flops(e))
+    return encoder + decoder + dense_flops(t.sum(), c, e) + dense_flops(t.sum(), e, vocab)
+
+
 _COUNTERS = {"lstm": _recurrent, "luong": _luong, "bahdanau": _bahdanau,
-             "transformer": _transformer}
+             "transformer": _transformer, "convs2s": _convs2s}
 
 
 def forward_flops(model_name, config, source_lengths, target_lengths):
     """Forward model FLOPs of a batch (see the module docstring for the formulas).
 
     Args:
-        model_name: `"lstm"`, `"luong"`, `"bahdanau"` or `"transformer"`.
+        model_name: `"lstm"`, `"luong"`, `"bahdanau"`, `"transformer"` or `"convs2s"`.
         config: the model's `get_config()` (needs `target_vocab_size` and its size options).
         source_lengths: real (non-padding) source tokens of each sentence.
         target_lengths: real target tokens of each sentence (`y + [END]`).

@@ -13,6 +13,8 @@ __all__ = lazy_package(
         "APIS": "keras_nmt.models.registry",
         "BahdanauSeq2SeqFunctional": "keras_nmt.models.bahdanau_seq2seq_functional",
         "BahdanauSeq2SeqSubclassed": "keras_nmt.models.bahdanau_seq2seq_subclassed",
+        "ConvS2SFunctional": "keras_nmt.models.convs2s_functional",
+        "ConvS2SSubclassed": "keras_nmt.models.convs2s_subclassed",
         "LstmSeq2SeqFunctional": "keras_nmt.models.lstm_seq2seq_functional",
         "LstmSeq2SeqSubclassed": "keras_nmt.models.lstm_seq2seq_subclassed",
         "LuongSeq2SeqFunctional": "keras_nmt.models.luong_seq2seq_functional",

@@ -16,6 +16,7 @@ Example:
 
 import dataclasses
 
+from keras_nmt.models import convs2s
 from keras_nmt.models.model_options import ModelOptions
 
 # Every model option, by its training-option (`TrainConfig` field) name, with its default.
@@ -43,6 +44,7 @@ MODEL_ARGUMENTS = {
         "scale_embeddings",
         "output_bias",
     ),
+    convs2s.NAME: convs2s.ARGUMENTS,
 }
 
 # How each model is optimised: the learning-rate schedule (`constant`: `TrainConfig.learning_rate`;
@@ -56,6 +58,7 @@ TRAINING_RECIPES = {
         "schedule": "inverse_sqrt",
         "adam": {"beta_1": 0.9, "beta_2": 0.98, "epsilon": 1e-9},
     },
+    convs2s.NAME: convs2s.RECIPE,
 }
 
 # The training option each schedule reads: a value given for the other one would be ignored.
@@ -127,6 +130,7 @@ REFERENCE_CONFIGURATIONS = {
                        "dropout": 0.0, "label_smoothing": 0.1, "warmup_steps": 4000,
                        **CHECKPOINT_AVERAGE},
         },
+        convs2s.NAME: convs2s.REFERENCES["spa-eng"],
     },
     # The speed measurements of `keras-nmt benchmark`.
     "benchmark": {
@@ -137,6 +141,7 @@ REFERENCE_CONFIGURATIONS = {
         },
         "transformer": {"description": "d_model 256, 3+3 layers, 4 heads, ff 1024",
                         "config": dict(_BENCHMARK_TRANSFORMER)},
+        convs2s.NAME: convs2s.REFERENCES["benchmark"],
     },
     # `keras-nmt benchmark --quick`: tiny sizes for tests and smoke runs.
     "benchmark-quick": {
@@ -146,6 +151,7 @@ REFERENCE_CONFIGURATIONS = {
         },
         "transformer": {"description": "d_model 32, 1+1 layers, 2 heads, ff 64",
                         "config": dict(_QUICK_TRANSFORMER)},
+        convs2s.NAME: convs2s.REFERENCES["benchmark-quick"],
     },
     # `keras-nmt benchmark --backend jax --size gpu` (its `--size reference` is "benchmark").
     "benchmark-gpu": {
@@ -157,6 +163,7 @@ REFERENCE_CONFIGURATIONS = {
         "transformer": {"description": "d_model 512, 6+6 layers, 8 heads, ff 2048 (base)",
                         "config": {**_BENCHMARK_TRANSFORMER, "num_layers": 6, "d_model": 512,
                                    "num_heads": 8, "ff_dim": 2048}},
+        convs2s.NAME: convs2s.REFERENCES["benchmark-gpu"],
     },
     # `keras-nmt benchmark --backend jax --size quick`: smoke-run sizes.
     "benchmark-jax-quick": {
@@ -167,6 +174,7 @@ REFERENCE_CONFIGURATIONS = {
         },
         "transformer": {"description": "d_model 16, 1+1 layers, 2 heads, ff 32",
                         "config": {**_QUICK_TRANSFORMER, "d_model": 16, "ff_dim": 32}},
+        convs2s.NAME: convs2s.REFERENCES["benchmark-jax-quick"],
     },
     # The tests' tiny models (`tests/decoding/test_decoding_model.py`: the inference contract).
     "tiny": {
@@ -179,6 +187,7 @@ REFERENCE_CONFIGURATIONS = {
         "transformer": {"description": "d_model 8, 1+1 layers, 2 heads, ff 16, 12 positions",
                         "config": {"num_layers": 1, "d_model": 8, "num_heads": 2, "ff_dim": 16,
                                    "max_length": 12}},
+        convs2s.NAME: convs2s.REFERENCES["tiny"],
     },
 }
 

@@ -22,7 +22,8 @@ class ModelOptions:
         512
     """
 
-    embedding_dim: int = option(128, "embedding width of the recurrent models", at_least=1)
+    embedding_dim: int = option(128, "embedding width of the recurrent and ConvS2S models",
+                                at_least=1)
     units: int = option(256, "LSTM width of the recurrent models", at_least=1)
     num_layers: int = option(1, "stacked layers in encoder and decoder", "--layers", at_least=1)
     dropout: float = option(0.0, "dropout rate", at_least=0, below=1)
@@ -46,7 +47,11 @@ class ModelOptions:
                                "embedding")
     max_length: int = option(100, "longest sequence in tokens: longer training pairs are "
                              "dropped, longer inputs truncated when translating, and a "
-                             "Transformer's position table has that many rows", at_least=1)
+                             "Transformer's or ConvS2S's position table has that many rows",
+                             at_least=1)
+    channels: int = option(256, "ConvS2S convolution width (every layer's)", at_least=1)
+    kernel_size: int = option(3, "ConvS2S kernel width: the positions each convolution sees",
+                              at_least=2)
 
     # Transformer options that Marian (OPUS-MT) models need; see `TransformerFunctional`.
     activation: str = option("relu", "Transformer feed-forward activation (swish: Marian)",

@@ -13,13 +13,15 @@ _MODELS = {
     "luong": ("luong_seq2seq", "LuongSeq2Seq"),
     "bahdanau": ("bahdanau_seq2seq", "BahdanauSeq2Seq"),
     "transformer": ("transformer", "Transformer"),
+    "convs2s": ("convs2s", "ConvS2S"),
 }
 MODEL_NAMES = tuple(_MODELS)
 APIS = ("functional", "subclassed")
 
 
 def model_class(name, api):
-    """The class of model `name` (`lstm`, `luong`, `bahdanau`, `transformer`) in style `api`.
+    """The class of model `name` (`lstm`, `luong`, `bahdanau`, `transformer`, `convs2s`) in style
+    `api`.
 
     Example:
         >>> model_class("luong", "functional")  # LuongSeq2SeqFunctional

@@ -14,6 +14,7 @@ from keras_nmt.layers.positional_embedding import PositionalEmbedding
 from keras_nmt.layers.transformer_decoder_block import TransformerDecoderBlock
 from keras_nmt.layers.transformer_encoder_block import TransformerEncoderBlock
 from keras_nmt.models.constructor_config import ConstructorConfig
+from keras_nmt.models.layer_method import LayerMethod
 from keras_nmt.special_ids import PAD_ID
 
 
@@ -240,7 +241,7 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
         memory = {"encoder_output": encoder_output, "source_mask": source_mask}
         for i, block in enumerate(decoder_blocks):
             # (batch, num_heads, src_len, head_dim) each
-            memory[f"cross_key_{i}"], memory[f"cross_value_{i}"] = _Method(
+            memory[f"cross_key_{i}"], memory[f"cross_value_{i}"] = LayerMethod(
                 block, "cross_attention_cache"
             )(encoder_output)
         self.encoder_model = keras.Model(encoder_tokens, memory, name="encoder_model")
@@ -260,9 +261,7 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
         y = target_dropout(target_embedding(ops.expand_dims(token, 1), start_index=step))
         for i, block in enumerate(decoder_blocks):
             # y: (batch, 1, d_model); scores: (batch, num_heads, 1, src_len)
-            y, scores, step_outputs[f"key_cache_{i}"], step_outputs[f"value_cache_{i}"] = _Method(
-                block, "step"
-            )(
+            y, scores, key_cache, value_cache = LayerMethod(block, "step")(
                 y,
                 step,
                 step_inputs[f"key_cache_{i}"],
@@ -271,6 +270,8 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
                 step_inputs[f"cross_value_{i}"],
                 memory_mask=step_inputs["source_mask"],
             )
+            step_outputs[f"key_cache_{i}"] = key_cache
+            step_outputs[f"value_cache_{i}"] = value_cache
         if pre_norm:
             y = decoder_norm(y)
         step_outputs["logits"] = ops.squeeze(project(y), axis=1)  # (batch, target_vocab_size)
@@ -339,20 +340,3 @@ class TransformerFunctional(ConstructorConfig, keras.Model):
 
     # ---- Serialization ----
 
-
-class _Method(keras.layers.Layer):
-    """A method of a layer (`TransformerDecoderBlock.step`, `.cross_attention_cache`) as a node of
-    a functional graph, which holds layer calls only; the weights stay the layer's own."""
-
-    def __init__(self, layer, method, **kwargs):
-        super().__init__(name=f"{layer.name}_{method}", **kwargs)
-        self.layer = layer
-        self.method = method
-        # The methods take their masks as arguments: Keras masks are dropped without a warning.
-        self.supports_masking = True
-
-    def call(self, *args, **kwargs):
-        return getattr(self.layer, self.method)(*args, **kwargs)
-
-    def compute_mask(self, *args, **kwargs):
-        return None

@@ -58,7 +58,9 @@ def step_matmul_shapes(config):
 
     Returns:
         A list of triples. A Transformer: the attention projections, both feed-forward layers
-        and the output projection over `batch * length` rows; a recurrent model: its LSTM
+        and the output projection over `batch * length` rows; a ConvS2S: a convolution (as
+        one matmul of `kernel_size` columns), the attention's projections and the output
+        projection over `batch * length` rows; a recurrent model: its LSTM
         gates over `batch` rows (one time step) and its attention and output projections over
         `batch * length` rows.
 
@@ -73,6 +75,10 @@ def step_matmul_shapes(config):
         d_model, ff_dim = config.d_model, config.ff_dim
         return [(rows, d_model, d_model), (rows, d_model, ff_dim), (rows, ff_dim, d_model),
                 (rows, d_model, vocab)]  # fmt: skip
+    if config.model == "convs2s":
+        channels, embedding = config.channels, config.embedding_dim
+        return [(rows, config.kernel_size * channels, 2 * channels), (rows, channels, embedding),
+                (rows, embedding, channels), (rows, embedding, vocab)]  # fmt: skip
     units, batch = config.units, max(1, rows // TYPICAL_LENGTH)
     return [(batch, config.embedding_dim, 4 * units), (batch, units, 4 * units),
             (rows, units, units), (rows, units, vocab)]  # fmt: skip

@@ -11,6 +11,7 @@ from keras_nmt.decoding.beam_tree import beam_tree
 from keras_nmt.inference.ctranslate2_translator import ctranslate2_threads
 from keras_nmt.serve.served_model import (
     ModelLoadError,
+    decoder_layer_attention,
     head_attention,
     load_served_models,
     parse_model_spec,
@@ -30,6 +31,17 @@ def test_the_mean_of_the_last_layers_heads_is_the_decoders_attention(api):
     assert heads.shape == (2, 2, len(tree.hypotheses[0]["tokens"]), ids.shape[1])
     np.testing.assert_allclose(heads[-1].mean(axis=0), tree.attention[0], atol=1e-5)
     np.testing.assert_allclose(heads.sum(axis=-1), 1.0, atol=1e-5)
+
+
+@pytest.mark.parametrize("api", ["functional", "subclassed"])
+def test_the_mean_of_a_convs2s_decoder_layers_is_the_decoders_attention(api):
+    model, source, _ = make_model("convs2s", api)
+    ids = np.asarray(source.tokenize([SOURCES[0]]).to_tensor(), np.int32)
+    tree = beam_tree(model, ids, beam_size=2, max_length=12)
+    layers = decoder_layer_attention(model, ids, tree.hypotheses[0]["tokens"])
+    assert layers.shape == (2, 1, len(tree.hypotheses[0]["tokens"]), ids.shape[1])
+    np.testing.assert_allclose(layers.mean(axis=0)[0], tree.attention[0], atol=1e-5)
+    assert not np.allclose(layers[0], layers[1], atol=1e-3)  # each layer attends its own way
 
 
 def test_specs_pairs_and_names(tmp_path):
