@@ -138,13 +138,14 @@ class ConvS2SSubclassed(ConstructorConfig, keras.Model):
         # Drawn here, outside the branches and the loop (JAX draws nothing inside them).
         feed_truth = teacher_forcing_coins(
             decoder_tokens, self.teacher_forcing_probability, self.seed_generator, training)
-        width = max(self.embedding_dim, self.channels)  # each mask is cut to its width
-        masks = step_dropout_masks(self.target_dropout, decoder_tokens, self.num_layers + 1,
+        # The embedding's, each layer's input's and the output layer's, each cut to its width.
+        width = max(self.embedding_dim, self.channels)
+        masks = step_dropout_masks(self.target_dropout, decoder_tokens, self.num_layers + 2,
                                    width, training)
         sample = self.teacher_forcing_probability < 1.0
         return ops.cond(sample,
                         lambda: self._sampled_logits(decoder_tokens, feed_truth, memory, masks,
-                                                     sample, training),
+                                                     sample),
                         lambda: logits)
 
     def _encode(self, encoder_tokens, training=None):
@@ -170,8 +171,9 @@ class ConvS2SSubclassed(ConstructorConfig, keras.Model):
 
     def _step(self, token, state, memory, masks=None):
         """One position: -> (the output layer's input `(batch, embedding_dim)`, new state,
-        each layer's attention `(batch, 1, src_len)`). `masks`: `(num_layers + 1, batch,
-        width)` dropout masks (the embedding's, then each layer's input's), or None."""
+        each layer's attention `(batch, 1, src_len)`). `masks`: `(num_layers + 2, batch,
+        width)` dropout masks (the embedding's, then each layer's input's; the last is the
+        output layer's, applied after the loop), or None."""
         g = self.target_embedding(ops.expand_dims(token, 1), start_index=state["step"])
         if masks is not None:
             g = g * masks[0][:, None, : self.embedding_dim]
@@ -185,8 +187,10 @@ class ConvS2SSubclassed(ConstructorConfig, keras.Model):
             weights.append(layer_weights)
         return self.output_hidden(y)[:, 0], new_state, weights
 
-    def _sampled_logits(self, decoder_tokens, feed_truth, memory, masks, sample, training):
-        """The decoder as a step loop, fed the truth where `feed_truth`, else its own arg-max."""
+    def _sampled_logits(self, decoder_tokens, feed_truth, memory, masks, sample):
+        """The decoder as a step loop, fed the truth where `feed_truth`, else its own arg-max.
+
+        Every dropout mask comes in `masks` (drawn before the branch): no layer draws here."""
         batch = ops.shape(decoder_tokens)[0]
 
         def step(token, state, step_masks):
@@ -203,8 +207,9 @@ class ConvS2SSubclassed(ConstructorConfig, keras.Model):
             sample=sample,
             dropout_masks=masks,
         )  # (batch, tgt_len, embedding_dim)
-        logits = self.output_projection(self.output_dropout(hidden, training=training))
-        return ops.cast(logits, "float32")
+        if masks is not None:  # the output layer's: (tgt_len, batch, width) -> like `hidden`
+            hidden = hidden * ops.transpose(masks[:, -1, :, : self.embedding_dim], (1, 0, 2))
+        return ops.cast(self.output_projection(hidden), "float32")
 
     # ---- Inference contract ----
     def encode(self, encoder_tokens):

@@ -238,7 +238,8 @@ def test_teacher_forcing_probability_zero_feeds_the_models_own_predictions():
                                atol=1e-6)
 
 
-@pytest.mark.parametrize("which", APIS)
+# Under JAX too for the subclassed twin: no dropout layer may draw inside its branch or loop.
+@pytest.mark.parametrize("which", ["functional", pytest.param("subclassed", marks=pytest.mark.jax)])
 def test_a_few_training_steps_reduce_the_loss(which):
     from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 
