@@ -158,7 +158,8 @@ class TrainConfig(ModelOptions):
                                       "of as many pairs as keep the padded source + target "
                                       "tokens <= N (fairseq --max-tokens), e.g. 4096; "
                                       "validation keeps --batch-size", at_least=1, metavar="N")
-    learning_rate: float = option(1e-3, "Adam learning rate of the recurrent models", above=0)
+    learning_rate: float = option(1e-3, "Adam learning rate of the recurrent and ConvS2S "
+                                  "models", above=0)
     warmup_steps: int = option(4000, "Transformer warm-up steps of the inverse-square-root "
                                "schedule", at_least=1)
     clipnorm: float | None = option(1.0, "gradient norm clipping", above=0)
