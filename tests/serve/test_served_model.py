@@ -11,12 +11,14 @@ from keras_nmt.decoding.beam_tree import beam_tree
 from keras_nmt.inference.ctranslate2_translator import ctranslate2_threads
 from keras_nmt.serve.served_model import (
     ModelLoadError,
+    ServedModel,
     decoder_layer_attention,
+    explore,
     head_attention,
     load_served_models,
     parse_model_spec,
 )
-from tests.export.helpers import SOURCES, make_model
+from tests.export.helpers import SOURCES, make_model, make_translator
 from tests.serve.server import make_runs
 
 pytestmark = pytest.mark.tensorflow
@@ -42,6 +44,16 @@ def test_the_mean_of_a_convs2s_decoder_layers_is_the_decoders_attention(api):
     assert layers.shape == (2, 1, len(tree.hypotheses[0]["tokens"]), ids.shape[1])
     np.testing.assert_allclose(layers.mean(axis=0)[0], tree.attention[0], atol=1e-5)
     assert not np.allclose(layers[0], layers[1], atol=1e-3)  # each layer attends its own way
+
+
+def test_the_explorer_shows_each_convs2s_decoder_layer():
+    translator = make_translator("convs2s")
+    view = explore(ServedModel("convs2s", Path("run"), ("en", "de"), translator), SOURCES[1],
+                   beam_size=2, n_best=1, length_penalty=0.0, top_k=3)
+    layers = np.array(view["attention"]["layers"])  # (layers, heads, target, source)
+    assert layers.shape[:2] == (2, 1)
+    assert layers.shape[2:] == (len(view["hypotheses"][0]["tokens"]), len(view["source_tokens"]))
+    assert view["attention"]["averaged"].startswith("each decoder layer's attention")
 
 
 def test_specs_pairs_and_names(tmp_path):
