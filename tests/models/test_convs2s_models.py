@@ -192,7 +192,7 @@ def test_wide_beam_equals_exhaustive_search(normalization):
         got = [hypothesis(result.tokens[i, j], result.lengths[i, j]) for j in range(10)]
         assert got == [s for _, _, s in expected]
         assert all(s[-1] == END_ID for s in got)
-        np.testing.assert_allclose(result.scores[i], [s for s, _, _ in expected], rtol=1e-4)
+        np.testing.assert_allclose(result.scores[i], [s for s, _, _ in expected], rtol=1e-5)
 
 
 @pytest.mark.parametrize("which", APIS)
