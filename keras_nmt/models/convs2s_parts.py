@@ -11,8 +11,6 @@ from keras_nmt.layers.conv_encoder_block import ConvEncoderBlock
 from keras_nmt.layers.learned_positional_embedding import LearnedPositionalEmbedding
 from keras_nmt.layers.weight_norm_dense import WeightNormDense
 
-SQRT_HALF = math.sqrt(0.5)
-
 
 def make_layers(source_vocab_size, target_vocab_size, embedding_dim, channels, kernel_size,
                 num_layers, dropout, max_length):
@@ -66,7 +64,9 @@ def keys_and_values(encoder_output, source_embedding, source_mask, num_layers):
     """
     z = encoder_output * ops.cast(source_mask, encoder_output.dtype)[..., None]
     z = scale_gradient(z, 1.0 / (2.0 * num_layers))
-    return z, (z + source_embedding) * ops.cast(SQRT_HALF, z.dtype)
+    # `/ √2`, that is `· √½`: in a functional graph Keras marks a product with a constant as a
+    # sparse tensor (JAX then warns at the attention's matmul); a quotient stays dense.
+    return z, (z + source_embedding) / math.sqrt(2.0)
 
 
 def zero_windows(batch, num_layers, kernel_size, channels, dtype):
