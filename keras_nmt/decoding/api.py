@@ -1,5 +1,6 @@
 """The single decoding entry point used by the apps and the exported Translator."""
 
+from keras_nmt.decoding.aligned import AlignedModel, aligned_decode
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.decoding_options import DecodingOptions
@@ -14,7 +15,8 @@ def decode(
 
     Args:
         model: keeps the inference contract (``DecodingModel``: ``encode``,
-            ``initial_state``, ``decode_step``, ``has_attention``).
+            ``initial_state``, ``decode_step``, ``has_attention``), or is an aligned model
+            (``AlignedModel``: CTC), which decodes its own frames (``aligned_decode``).
         encoder_tokens: int ``(batch, src_len)`` source ids padded with ``PAD_ID``; a tensor
             with dynamic batch and length inside ``tf.function`` is fine.
         strategy: a ``STRATEGIES`` name (``keras_nmt.decoding.strategies``): ``"greedy"``
@@ -33,11 +35,6 @@ def decode(
     Raises:
         TypeError: ``model`` is not a ``DecodingModel``, or an option does not apply.
     """
-    if not isinstance(model, DecodingModel):
-        raise TypeError(
-            f"{type(model).__name__} does not keep the inference contract "
-            "(encode, initial_state, decode_step, has_attention)"
-        )
     if isinstance(strategy, DecodingOptions):
         chosen = strategy.replace(**options) if options else strategy
         strategy, options = chosen.chosen_strategy, chosen.options()
@@ -47,6 +44,13 @@ def decode(
         unknown = sorted(set(options) - set(STRATEGIES[strategy].options))
         if unknown:
             raise TypeError(f"options {unknown} do not apply to strategy {strategy!r}")
+    if isinstance(model, AlignedModel):  # CTC: labels every position at once, no steps
+        return aligned_decode(model, encoder_tokens, strategy, **options)
+    if not isinstance(model, DecodingModel):
+        raise TypeError(
+            f"{type(model).__name__} does not keep the inference contract "
+            "(encode, initial_state, decode_step, has_attention)"
+        )
     function = STRATEGIES[strategy].load()
     if can_compile(model, strategy, encoder_tokens, options):
         return compiled_decode(model, strategy, function, encoder_tokens, options)

@@ -11,6 +11,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from keras_nmt.benchmarks.serve_load import read_counters
 from tests.export.helpers import make_run_directory
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,7 +31,9 @@ class Server:
     """`python -m keras_nmt serve ARGS --port 0`; `url` once it listens; `stop()` ends it."""
 
     def __init__(self, *args, timeout=180):
-        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONUNBUFFERED": "1"}
+        # As a user starts it: the server's own quiet defaults, not the tests' log level.
+        env = {**{k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"},
+               "PYTHONUNBUFFERED": "1"}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "keras_nmt", "serve", *map(str, args), "--port", "0"],
             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
@@ -51,7 +54,20 @@ class Server:
                 if match:
                     self.url = match[1]
 
+    def printed(self):
+        """All the server has printed so far (read without waiting)."""
+        os.set_blocking(self.process.stdout.fileno(), False)
+        try:
+            while chunk := self.process.stdout.read():
+                self.output.append(chunk)
+        except (BlockingIOError, TypeError):  # nothing more yet
+            pass
+        finally:
+            os.set_blocking(self.process.stdout.fileno(), True)
+        return "".join(self.output)
+
     def stop(self):
+        """Ends the server; `output` then holds all it printed."""
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -59,6 +75,9 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if not self.process.stdout.closed:
+            self.output.append(self.process.stdout.read())
+            self.process.stdout.close()
 
 
 def request(url, body=None, *, method=None, headers=None, raw=None):
@@ -76,3 +95,19 @@ def request(url, body=None, *, method=None, headers=None, raw=None):
         return status, json.loads(text)
     except ValueError:
         return status, text
+
+
+def counters(url):
+    """The server's counters, read from its `/metrics` (`serve_load.read_counters`) and, from
+    the same answer, its garbage collector's gauges: `gc_collections` (per generation) and
+    `gc_frozen_objects`."""
+    with urllib.request.urlopen(url + "metrics", timeout=120) as response:
+        assert response.headers["content-type"].startswith("text/plain; version=0.0.4")
+        text = response.read().decode()
+    values = read_counters(text)
+    generations = re.findall(r'^keras_nmt_gc_collections\{generation="(\d)"\} (\S+)$', text,
+                             re.MULTILINE)
+    values["gc_collections"] = [float(count) for _, count in generations]
+    values["gc_frozen_objects"] = float(
+        re.search(r"^keras_nmt_gc_frozen_objects (\S+)$", text, re.MULTILINE)[1])
+    return values

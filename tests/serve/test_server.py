@@ -4,9 +4,11 @@ import asyncio
 import concurrent.futures
 import http.client
 import json
+import re
 import shutil
 import subprocess
 import sys
+import urllib.parse
 
 import numpy as np
 import pytest
@@ -14,9 +16,11 @@ from libretranslatepy import LibreTranslateAPI
 
 from keras_nmt.benchmarks.load_clients import run_clients
 from keras_nmt.export import export_ctranslate2, export_translator
-from keras_nmt.inference import open_translator
+from keras_nmt.inference import confidence, open_translator, word_alignment
+from keras_nmt.inference.glossary import Glossary
+from tests.cli.test_quiet import NATIVE_LINE
 from tests.export.helpers import SOURCES
-from tests.serve.server import REPO, Server, make_runs, request
+from tests.serve.server import REPO, Server, counters, make_runs, request
 
 pytestmark = pytest.mark.tensorflow
 
@@ -49,9 +53,10 @@ def test_a_libretranslate_client_translates_as_the_translator_does(server, opene
     for text in SOURCES[:2]:
         assert client.translate(text, "es", "en") == translator(text)
     assert client.translate(SOURCES[0], "fr", "en") == opened[1](SOURCES[0])
-    assert client.languages() == [
+    assert client.languages() == [  # every language served, targets too
         {"code": "es", "name": "Spanish", "targets": ["en"]},
         {"code": "fr", "name": "French", "targets": ["en"]},
+        {"code": "en", "name": "English", "targets": []},
     ]
 
 
@@ -64,20 +69,57 @@ def test_a_list_and_alternatives_as_beam_search_gives_them(server, opened):
     assert answer["alternatives"] == [r.texts[1:] for r in expected]
 
 
-def test_an_unknown_pair_is_refused_with_the_served_pairs(server):
-    status, answer = request(server.url + "translate", {"q": "x", "source": "de",
-                                                        "target": "en"})
-    assert status == 400
-    assert answer["error"] == "de->en is not served; served pairs: es->en, fr->en"
+@pytest.mark.parametrize("source, target, error", [
+    ("de", "en", "de is not supported"),
+    ("es", "zz", "zz is not supported"),
+    ("es", "fr", "French (fr) is not available as a target language from Spanish (es)"),
+    ("auto", "es", "Spanish (es) is not available as a target language from any language "
+                   "served"),
+])
+def test_a_pair_not_served_is_refused_as_libretranslate_refuses_it(server, source, target,
+                                                                  error):
+    status, answer = request(server.url + "translate", {"q": "x", "source": source,
+                                                        "target": target})
+    assert (status, answer) == (400, {"error": error})
+
+
+def test_confidence_alignment_and_a_glossary_as_the_translator_gives_them(server, opened):
+    """Opt-in fields of /translate (and /api/translate): greedy decoding with attention."""
+    status, answer = request(server.url + "translate", {
+        "q": SOURCES[:2], "source": "es", "target": "en", "confidence": True,
+        "alignment": True})
+    assert status == 200, answer
+    expected = opened[0].translate_batch(SOURCES[:2], return_attention=True)
+    assert answer["translatedText"] == [r.text for r in expected]
+    assert answer["confidence"] == pytest.approx([confidence(r) for r in expected], abs=1e-4)
+    assert [a["links"] for a in answer["alignment"]] == [
+        word_alignment(r)["links"] for r in expected]
+    status, answer = request(server.url + "api/translate", {
+        "model": "transformer", "q": SOURCES[0], "strategy": "greedy", "confidence": True})
+    assert status == 200 and answer["translations"][0][0]["confidence"] == pytest.approx(
+        confidence(expected[0]), abs=1e-4)
+    # A glossary: the term is written, whatever the untrained model says.
+    status, answer = request(server.url + "translate", {
+        "q": SOURCES[0], "source": "es", "target": "en", "glossary": {"March": "MARZO"}})
+    assert status == 200
+    assert answer["translatedText"] == Glossary({"March": "MARZO"}).apply(SOURCES[0],
+                                                                          expected[0])
+    assert "MARZO" in answer["translatedText"]
+    # The Luong model of fr->en has attention too; a form's glossary is a JSON object.
+    status, answer = request(server.url + "translate", raw=urllib.parse.urlencode({
+        "q": SOURCES[1], "source": "fr", "target": "en",
+        "glossary": json.dumps({"1999": "MCMXCIX"})}).encode(),
+        headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 200 and "MCMXCIX" in answer["translatedText"]
 
 
 def test_concurrent_requests_are_batched_and_counted(server):
-    before = request(server.url + "health")[1]["counters"]
+    before = counters(server.url)
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         answers = list(pool.map(lambda text: request(server.url + "translate", {
             "q": [text, text], "source": "es", "target": "en"}), SOURCES * 2))
     assert [status for status, _ in answers] == [200] * 8
-    after = request(server.url + "health")[1]["counters"]
+    after = counters(server.url)
     assert after["requests"] - before["requests"] == 8
     assert after["sentences"] - before["sentences"] == 16
     assert after["largest_batch"] > 2  # sentences of several requests in one batch
@@ -86,9 +128,9 @@ def test_concurrent_requests_are_batched_and_counted(server):
 def test_the_loaded_models_objects_are_frozen_out_of_garbage_collections(server):
     # A full collection walked every object of TensorFlow, Keras and the models (about 420,000
     # with one model): a pause of 200-240 ms for every request in flight.
-    collected = request(server.url + "health")[1]["gc"]
-    assert collected["frozen_objects"] > 100_000
-    assert len(collected["collections"]) == 3  # per generation
+    collected = counters(server.url)
+    assert collected["gc_frozen_objects"] > 100_000
+    assert len(collected["gc_collections"]) == 3  # per generation
 
 
 def test_the_load_clients_count_requests_sentences_and_errors(server):
@@ -121,6 +163,21 @@ def test_the_explorer_api_tree_finds_beam_searchs_best(server, opened):
     status, models = request(server.url + "api/models")
     assert [(m["name"], m["source"], m["beam_tree"]) for m in models["models"]] == [
         ("transformer", "es", True), ("luong", "fr", True)]
+    # Its languages and tokenizers, as recorded (a run made before provenance.json: none).
+    assert models["models"][0]["languages"]["source"]["code"] == "es"
+    assert models["models"][1]["languages"]["source"]["code"] is None  # the pair is fr:en=RUN's
+
+
+def test_the_server_prints_no_native_line_or_library_warning_while_the_explorer_answers(server):
+    """Issue 68: Keras' softmax-over-axis and TensorFlow's `tf.function retracing` warnings
+    (and C++ notes) while the explorer answered sentences of every length."""
+    for length in range(1, 9):
+        for model in ("transformer", "luong"):
+            assert request(server.url + "api/explore", {
+                "model": model, "q": SOURCES[2][:length], "beam_size": 2, "top_k": 2})[0] == 200
+    printed = server.printed()
+    assert not NATIVE_LINE.search(printed), printed
+    assert "Warning" not in printed and "retracing" not in printed, printed
 
 
 def test_a_sentence_without_tokens_is_explored_as_the_translators_translate_it(server, opened):
@@ -147,6 +204,21 @@ def test_the_rich_api_gives_n_best_and_samples(server, opened):
 
 
 MANY = ["a"] * 65
+
+
+def _multipart(fields, file=None):
+    """A multipart body of text `fields` and `file`, a `(filename, bytes)` pair."""
+    parts = [f'--b\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+             for name, value in fields.items()]
+    if file is not None:
+        parts.append(f'--b\r\nContent-Disposition: form-data; name="file"; filename="{file[0]}"'
+                     "\r\nContent-Type: application/octet-stream\r\n\r\n".encode()
+                     + file[1] + b"\r\n")
+    return b"".join(parts) + b"--b--\r\n"
+
+
+ES_EN = {"source": "es", "target": "en"}
+MULTIPART = "multipart/form-data; boundary=b"
 BAD_REQUESTS = {
     "malformed JSON": ("translate", b'{"q": "a", ', "application/json", 400),
     "a JSON list": ("translate", b"[1, 2]", "application/json", 400),
@@ -156,18 +228,21 @@ BAD_REQUESTS = {
     "q a list with a number": ("translate", {"q": ["a", 1], "source": "es", "target": "en"},
                                None, 400),
     "q an empty list": ("translate", {"q": [], "source": "es", "target": "en"}, None, 400),
-    "too many sentences": ("translate", {"q": MANY, "source": "es", "target": "en"}, None, 413),
+    # LibreTranslate answers its limits with 400s.
+    "too many sentences": ("translate", {"q": MANY, "source": "es", "target": "en"}, None, 400),
     "a sentence too long": ("translate", {"q": "a" * 501, "source": "es", "target": "en"}, None,
-                            413),
+                            400),
     "too many characters": ("translate", {"q": ["a" * 400] * 20, "source": "es",
-                                          "target": "en"}, None, 413),
+                                          "target": "en"}, None, 400),
+    "too many sentences, own API": ("api/translate", {"q": MANY}, None, 413),
     "a body too large": ("translate", b"q=" + b"a" * 100_000,
                          "application/x-www-form-urlencoded", 413),
     "no source": ("translate", {"q": "a", "target": "en"}, None, 400),
-    "source auto": ("translate", {"q": "a", "source": "auto", "target": "en"}, None, 400),
+    "source auto into a language only served as a source": (
+        "translate", {"q": "a", "source": "auto", "target": "es"}, None, 400),
     "a number as target": ("translate", {"q": "a", "source": "es", "target": 1}, None, 400),
-    "format html": ("translate", {"q": "a", "source": "es", "target": "en", "format": "html"},
-                    None, 400),
+    "format xml": ("translate", {"q": "a", "source": "es", "target": "en", "format": "xml"},
+                   None, 400),
     "negative alternatives": ("translate", {"q": "a", "source": "es", "target": "en",
                                             "alternatives": -1}, None, 400),
     "too many alternatives": ("translate", {"q": "a", "source": "es", "target": "en",
@@ -211,13 +286,62 @@ BAD_REQUESTS = {
     # curl -d sends a form's content type: the JSON was read as a form ("missing q").
     "JSON sent as a form": ("translate", b'{"q": "a", "source": "es", "target": "en"}',
                             "application/x-www-form-urlencoded", 415),
+    # The routes LibreTranslate's surface added, and the fields translators asked for.
+    "detect without q": ("detect", {}, None, 400),
+    "detect a number": ("detect", {"q": 7}, None, 400),
+    "detect an empty list": ("detect", {"q": []}, None, 400),
+    "detect a text too long": ("detect", {"q": "a" * 501}, None, 400),
+    "detect a list with a number": ("detect", {"q": ["a", 2]}, None, 400),
+    "broken HTML": ("translate", {"q": "<p>a <b>b</p>", **ES_EN, "format": "html"}, None, 400),
+    "HTML cut off in a tag": ("translate", {"q": '<p>a</p><a href="x', **ES_EN,
+                                            "format": "html"}, None, 400),
+    "HTML with alternatives": ("translate", {"q": "<p>a</p>", **ES_EN, "format": "html",
+                                             "alternatives": 1}, None, 400),
+    "format a number": ("translate", {"q": "a", **ES_EN, "format": 1}, None, 400),
+    "an empty glossary": ("translate", {"q": "a", **ES_EN, "glossary": {}}, None, 400),
+    "a glossary as a list": ("translate", {"q": "a", **ES_EN, "glossary": [["a", "b"]]}, None,
+                             400),
+    "a glossary term too long": ("translate", {"q": "a", **ES_EN, "glossary": {"a" * 101: "b"}},
+                                 None, 400),
+    "a glossary target a number": ("translate", {"q": "a", **ES_EN, "glossary": {"a": 1}},
+                                   None, 400),
+    "a glossary of too many terms": ("translate", {"q": "a", **ES_EN, "glossary": {
+        f"t{i}": "x" for i in range(201)}}, None, 400),
+    "a glossary with alternatives": ("translate", {"q": "a", **ES_EN, "glossary": {"a": "b"},
+                                                   "alternatives": 1}, None, 400),
+    "a glossary not JSON in a form": ("translate", b"q=a&source=es&target=en&glossary=a:b",
+                                      "application/x-www-form-urlencoded", 400),
+    "confidence maybe": ("translate", {"q": "a", **ES_EN, "confidence": "maybe"}, None, 400),
+    "alignment with alternatives": ("translate", {"q": "a", **ES_EN, "alignment": True,
+                                                  "alternatives": 1}, None, 400),
+    "confidence with beam search": ("api/translate", {"q": "a", "confidence": True}, None, 400),
+    "a file without a file": ("translate_file", _multipart(ES_EN), MULTIPART, 400),
+    "a file without a target": ("translate_file", _multipart(
+        {"source": "es"}, ("a.txt", b"hola")), MULTIPART, 400),
+    "a file of a format not read": ("translate_file", _multipart(
+        ES_EN, ("a.pdf", b"%PDF")), MULTIPART, 400),
+    "a file without a name": ("translate_file", _multipart(ES_EN, ("", b"hola")), MULTIPART,
+                              400),
+    "a file not UTF-8": ("translate_file", _multipart(ES_EN, ("a.txt", b"ol\xe9")), MULTIPART,
+                         400),
+    "a file of broken HTML": ("translate_file", _multipart(ES_EN, ("a.html", b"<p><i>a</p>")),
+                              MULTIPART, 400),
+    "a file into a language not served": ("translate_file", _multipart(
+        {"source": "es", "target": "zz"}, ("a.txt", b"hola")), MULTIPART, 400),
+    "a file over the limit": ("translate_file", _multipart(
+        ES_EN, ("a.txt", b"a" * 1_000_001)), MULTIPART, 413),
+    "a file sent as JSON": ("translate_file", {"file": "hola", **ES_EN}, None, 415),
+    "a malformed multipart body": ("translate_file", b"--b\r\nnonsense", MULTIPART, 400),
+    "a file never made": ("download_file/0123.a.txt", None, None, 404),
 }
 
 
 @pytest.mark.parametrize("kind", list(BAD_REQUESTS))
 def test_bad_requests_get_a_4xx_json_error(server, kind):
     path, body, content_type, expected = BAD_REQUESTS[kind]
-    if isinstance(body, bytes):
+    if body is None:
+        status, answer = request(server.url + path)
+    elif isinstance(body, bytes):
         status, answer = request(server.url + path, raw=body,
                                  headers={"Content-Type": content_type})
     else:
@@ -419,6 +543,7 @@ def test_the_explorer_page_in_a_headless_browser(server, tmp_path):
         layers = panels[0].find_elements(By.CSS_SELECTOR, "select.layer option")
         heads = panels[0].find_elements(By.CSS_SELECTOR, "select.head option")
         assert (len(layers), len(heads)) == (2, 3)  # 2 layers; 2 heads and their mean
+        _check_the_page_says_what_it_shows(browser, panels)
         screenshot = tmp_path / "explorer.png"
         assert browser.save_screenshot(str(screenshot))
         assert screenshot.stat().st_size > 10_000
@@ -440,5 +565,39 @@ def test_the_explorer_page_in_a_headless_browser(server, tmp_path):
             assert [row.find_elements(By.TAG_NAME, "td")[1].text for row in rows] == \
                 [sample[0]["text"] for sample in answer["translations"]]
             assert "3 samples, temperature 1.5" in panel.find_element(By.CSS_SELECTOR, ".note").text
+            # The boxes sampling cannot fill are hidden, each with its reason (not left empty).
+            reasons = [r.text for r in panel.find_elements(By.CSS_SELECTOR, ".hidden-reasons li")]
+            assert [r.split(":")[0] for r in reasons] == ["attention", "beam search tree"]
+            assert not panel.find_element(By.CSS_SELECTOR, ".tree-box").is_displayed()
     finally:
         browser.quit()
+
+
+def _check_the_page_says_what_it_shows(browser, panels):
+    """Issue 68: the tree opened at its first steps (the finished hypotheses out of sight), the
+    top-k captions named node ids ("after 8.2") the tree never showed, and the heatmap had no
+    colour scale."""
+    from selenium.webdriver.common.by import By  # noqa: PLC0415 (selenium is optional)
+
+    for panel in panels:
+        tree = panel.find_element(By.CSS_SELECTOR, ".tree")
+        left, width, client = (browser.execute_script(f"return arguments[0].{name}", tree)
+                               for name in ("scrollLeft", "scrollWidth", "clientWidth"))
+        assert left + client >= width - 2  # scrolled to the end of the search
+        assert width <= client or left > 0
+        words = " ".join  # SVG text as the browser gives it: white space collapsed
+        shown = {(node.get_attribute("data-step"),
+                  words(node.find_element(By.TAG_NAME, "text").text.split()))
+                 for node in panel.find_elements(By.CSS_SELECTOR, ".tree g.node[data-step]")}
+        captions = [c.text for c in panel.find_elements(By.CSS_SELECTOR, ".topk caption")]
+        assert captions
+        for caption in captions:
+            match = re.fullmatch(r"step \d+: after (<s> \(the start\)|“(.*)” \(step (\d+), "
+                                 r"#(\d+)\))", caption)
+            assert match, caption
+            if match[3]:  # a node of the tree: its column and its "#rank text" label
+                label = words(f"#{match[4]} {match[2]}".split())
+                assert (str(int(match[3]) - 1), label) in shown, caption
+        scale = panel.find_element(By.CSS_SELECTOR, ".attention-box .scale")
+        assert scale.is_displayed() and "attention weight" in scale.text
+        assert panel.find_elements(By.CSS_SELECTOR, ".hidden-reasons li") == []

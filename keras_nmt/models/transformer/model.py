@@ -1,0 +1,238 @@
+"""The Transformer (Vaswani et al., 2017): what its two twins share."""
+
+import keras
+from keras import ops
+
+from keras_nmt.layers.key_value_cache import zero_cache
+from keras_nmt.layers.logits_bias import LogitsBias
+from keras_nmt.layers.positional_embedding import PositionalEmbedding
+from keras_nmt.layers.transformer_decoder_block import TransformerDecoderBlock
+from keras_nmt.layers.transformer_encoder_block import TransformerEncoderBlock
+from keras_nmt.models.constructor_config import ConstructorConfig
+
+
+class Transformer(ConstructorConfig):
+    """Encoder-decoder Transformer.
+
+    Source ids are embedded (`PositionalEmbedding`: embedding times sqrt(d_model) plus sinusoidal
+    positions, then dropout) and run through `num_layers` `TransformerEncoderBlock`s; target ids
+    (`[START] + y`) through `num_layers` `TransformerDecoderBlock`s (causal self-attention,
+    cross-attention over the encoder output), then a projection onto the target vocabulary. With
+    `pre_norm=True` both stacks end with a LayerNorm (Xiong et al., 2020). The blocks attend with
+    `MultiHeadAttention`: the heads, the scaled dot products and the softmax are in
+    `keras_nmt/layers/attention.py`, the decoder's key/value cache in `key_value_cache.py`.
+
+    The twins, `TransformerFunctional` (`functional.py`) and `TransformerSubclassed`
+    (`subclassed.py`), take these arguments, make these layers and give the same numbers; they
+    differ only in how the layers are wired.
+
+    Training call: `model({"encoder_tokens": (batch, src_len) int32, "decoder_tokens":
+    (batch, tgt_len) int32}) -> logits (batch, tgt_len, target_vocab_size)` float32; padding id 0.
+
+    Inference (the contract of `keras_nmt.decoding`):
+
+    - `encode(encoder_tokens)` -> memory: `"encoder_output"` `(batch, src_len, d_model)`,
+      `"source_mask"` `(batch, src_len)` bool, and per decoder layer `i` the cross-attention keys
+      and values `"cross_key_{i}"`, `"cross_value_{i}"` `(batch, num_heads, src_len, head_dim)`,
+      projected once per sentence.
+    - `initial_state(memory, max_length)` -> state: `"step"` `(batch,)` int32 (zeros) and per
+      decoder layer zero self-attention caches `"key_cache_{i}"`, `"value_cache_{i}"`
+      `(batch, num_heads, max_length, head_dim)`; under TensorFlow a tensor `max_length` starts
+      them at 16 positions at most, and `decode_step` doubles them when it needs more
+      (`zero_cache`, `grown_caches`).
+    - `decode_step(token (batch,), state, memory)` -> `(logits (batch, target_vocab_size) float32,
+      state, attention (batch, src_len))`: the token at position `state["step"]` is written into
+      the caches and attends to positions `<= step`; `attention` is the last decoder layer's
+      cross-attention averaged over heads.
+
+    Layer names (shared by the twins, so weights copy by name:
+    `keras_nmt.models.copy_weights_by_layer_name`): `"source_embedding"` and `"target_embedding"`
+    (one `"shared_embedding"` with `shared_embeddings=True`), `"source_embedding_dropout"`,
+    `"target_embedding_dropout"`, `"encoder_block_{i}"`, `"decoder_block_{i}"`,
+    `"encoder_final_norm"` and `"decoder_final_norm"` (pre-norm only), `"output_projection"`
+    (absent with `tied_output=True`), `"output_bias"` (with `output_bias=True`).
+
+    The defaults are the training defaults (the card's `TransformerOptions`), so the class built
+    without arguments is the model `keras-nmt train --model transformer` trains.
+
+    Args:
+        source_vocab_size: number of source token ids.
+        target_vocab_size: number of target token ids.
+        num_layers: encoder layers and decoder layers (each).
+        d_model: model width.
+        num_heads: attention heads; must divide `d_model`.
+        ff_dim: inner size of the feed-forward networks.
+        dropout: dropout rate (embeddings, attention weights, sub-layer outputs).
+        pre_norm: LayerNorm before each sub-layer (Xiong et al., 2020) instead of after.
+        shared_embeddings: one embedding matrix for source and target (needs equal vocab sizes).
+        tied_output: logits = h · E^T with the target embedding E (section 3.4) instead of a
+            separate `Dense` projection.
+        max_length: the longest source, target or decoded sequence (size of the position table).
+        activation: the feed-forward networks' activation, `"relu"` (the paper) or `"swish"`
+            (Marian).
+        norm_epsilon: the LayerNorms' epsilon (transformers' Marian models: 1e-5).
+        position_layout: the sinusoid table's layout, `"interleaved"` (the paper) or `"halves"`
+            (sines then cosines, Marian); see `PositionalEmbedding`.
+        scale_embeddings: multiply the embeddings by sqrt(d_model) before adding positions.
+        output_bias: add a learned bias to the logits of the tied projection (`"output_bias"`,
+            Marian's `decoder_ff_logit_out_b`); the untied `Dense` projection has its own.
+        name: the model's name.
+        **kwargs: base `Model` arguments (`trainable`).
+
+    The options after `max_length` exist for models imported from Marian (OPUS-MT, see
+    `keras_nmt.pretrained`): swish, 1e-5, `"halves"`, scaled, one shared embedding, tied output
+    with a bias, post-norm without final norm. Marian's decoder starts from the embedding of its
+    pad token; the import copies that row to `START_ID`, so decoding needs no special case.
+
+    Example:
+        >>> model = TransformerFunctional(20, 20, num_layers=2, d_model=16, num_heads=2, ff_dim=32)
+        >>> logits = model({"encoder_tokens": src, "decoder_tokens": tgt_in})  # (b, t, 20)
+        >>> memory = model.encode(src)
+        >>> state = model.initial_state(memory, max_length=10)
+        >>> logits, state, attention = model.decode_step(start_tokens, state, memory)
+
+    References:
+        Vaswani et al., 2017, "Attention Is All You Need", https://arxiv.org/abs/1706.03762;
+        Xiong et al., 2020, "On Layer Normalization in the Transformer Architecture",
+        https://arxiv.org/abs/2002.04745
+    """
+
+    has_attention = True
+    model_name = "transformer"
+
+    def __init__(
+        self,
+        source_vocab_size,
+        target_vocab_size,
+        num_layers=1,
+        d_model=128,
+        num_heads=4,
+        ff_dim=512,
+        dropout=0.0,
+        pre_norm=False,
+        shared_embeddings=False,
+        tied_output=False,
+        max_length=100,
+        activation="relu",
+        norm_epsilon=1e-6,
+        position_layout="interleaved",
+        scale_embeddings=True,
+        output_bias=False,
+        name="transformer",
+        **kwargs,
+    ):
+        if shared_embeddings and source_vocab_size != target_vocab_size:
+            raise ValueError(
+                "shared_embeddings=True needs equal vocabulary sizes, got "
+                f"source_vocab_size={source_vocab_size}, target_vocab_size={target_vocab_size}"
+            )
+        if d_model % num_heads:
+            raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
+        if output_bias and not tied_output:
+            raise ValueError("output_bias=True is for the tied output projection "
+                             "(tied_output=True); the untied Dense projection has its own bias")
+        self.source_vocab_size = source_vocab_size
+        self.target_vocab_size = target_vocab_size
+        self.num_layers = num_layers
+        self.d_model = d_model
+        self.num_heads = num_heads
+        self.ff_dim = ff_dim
+        self.dropout = dropout
+        self.pre_norm = pre_norm
+        self.shared_embeddings = shared_embeddings
+        self.tied_output = tied_output
+        self.max_length = max_length
+        self.activation = activation
+        self.norm_epsilon = norm_epsilon
+        self.position_layout = position_layout
+        self.scale_embeddings = scale_embeddings
+        self.output_bias = output_bias
+
+        # ---- Layers ----
+        embedding_options = {"position_layout": position_layout, "scale": scale_embeddings}
+        block_options = {"activation": activation, "norm_epsilon": norm_epsilon}
+        if shared_embeddings:
+            self.source_embedding = self.target_embedding = PositionalEmbedding(
+                source_vocab_size, d_model, max_length=max_length, name="shared_embedding",
+                **embedding_options
+            )
+        else:
+            self.source_embedding = PositionalEmbedding(
+                source_vocab_size, d_model, max_length=max_length, name="source_embedding",
+                **embedding_options
+            )
+            self.target_embedding = PositionalEmbedding(
+                target_vocab_size, d_model, max_length=max_length, name="target_embedding",
+                **embedding_options
+            )
+        self.source_dropout = keras.layers.Dropout(dropout, name="source_embedding_dropout")
+        self.target_dropout = keras.layers.Dropout(dropout, name="target_embedding_dropout")
+        self.encoder_blocks = [
+            TransformerEncoderBlock(
+                d_model, num_heads, ff_dim, dropout, pre_norm, name=f"encoder_block_{i}",
+                **block_options
+            )
+            for i in range(num_layers)
+        ]
+        self.decoder_blocks = [
+            TransformerDecoderBlock(
+                d_model, num_heads, ff_dim, dropout, pre_norm, name=f"decoder_block_{i}",
+                **block_options
+            )
+            for i in range(num_layers)
+        ]
+        self.encoder_norm = self.decoder_norm = None
+        if pre_norm:
+            # Pre-norm leaves the residual stream unnormalised: normalise once at the top.
+            self.encoder_norm = keras.layers.LayerNormalization(
+                epsilon=norm_epsilon, name="encoder_final_norm"
+            )
+            self.decoder_norm = keras.layers.LayerNormalization(
+                epsilon=norm_epsilon, name="decoder_final_norm"
+            )
+        self.logits_bias = None
+        if output_bias:
+            self.logits_bias = LogitsBias(
+                target_vocab_size, dtype="float32", name="output_bias"
+            )
+        self.output_projection = None
+        if not tied_output:
+            self.output_projection = keras.layers.Dense(
+                target_vocab_size, name="output_projection"
+            )
+        self._wire(name=name, **kwargs)  # each twin its own way: functional.py, subclassed.py
+
+    def project(self, h):
+        """`(batch, tgt_len, d_model)` -> logits `(batch, tgt_len, target_vocab_size)` float32."""
+        if self.output_projection is not None:
+            logits = self.output_projection(h)
+        else:
+            logits = self.target_embedding(h, reverse=True)
+        # The matmul runs in the policy's compute dtype; logits and softmax in float32, as in
+        # the recurrent models.
+        logits = ops.cast(logits, "float32")
+        return self.logits_bias(logits) if self.output_bias else logits
+
+    # ---- Inference contract ----
+    def initial_state(self, memory, max_length):
+        """Zero self-attention caches of `max_length` positions and `"step"` 0 for every row.
+
+        Args:
+            memory: the dict returned by `encode`.
+            max_length: python int, or int32 scalar tensor (e.g. the batch's own length limit,
+                not checked here), the number of decoding steps the caches hold (at most the
+                model's `max_length`).
+
+        Returns:
+            The state dict (see the class docstring).
+        """
+        if isinstance(max_length, int) and max_length > self.max_length:
+            raise ValueError(f"max_length={max_length} exceeds the model's {self.max_length}")
+        batch = ops.shape(memory["source_mask"])[0]
+        head_dim = self.d_model // self.num_heads
+        zeros = zero_cache(batch, self.num_heads, max_length, head_dim, self.compute_dtype)
+        state = {"step": ops.zeros((batch,), dtype="int32")}
+        for i in range(self.num_layers):
+            state[f"key_cache_{i}"] = zeros
+            state[f"value_cache_{i}"] = zeros
+        return state
