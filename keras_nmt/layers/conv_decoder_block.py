@@ -5,7 +5,7 @@ import math
 import keras
 from keras import ops
 
-from keras_nmt.layers.convs2s_attention import ConvS2SAttention
+from keras_nmt.layers.attention import ConvS2SAttention
 from keras_nmt.layers.gated_convolution import GatedConvolution
 
 SQRT_HALF = math.sqrt(0.5)

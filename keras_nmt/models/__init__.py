@@ -1,7 +1,7 @@
-"""The models: one folder each (`lstm/`, `luong/`, `bahdanau/`, `transformer/`) holding its card
-(`__init__.py`: options, recipe, reference sizes, FLOPs), what its twins share (`model.py`) and
-the twins (`functional.py`, `subclassed.py`); their registry (`registry.py`) and the
-configurations read from the cards (`configurations.py`).
+"""The models: one folder each (`lstm/`, `luong/`, `bahdanau/`, `transformer/`, `convs2s/`)
+holding its card (`__init__.py`: options, recipe, reference sizes, FLOPs), what its twins share
+(`model.py`) and the twins (`functional.py`, `subclassed.py`), and the aligned `ctc/`; their
+registry (`registry.py`) and the configurations read from the cards (`configurations.py`).
 
 Names are imported on first use (`keras_nmt._lazy`): this package loads no Keras until a model is
 asked for. `registry.register_models()` imports every twin, so `.keras` files reload.
@@ -16,6 +16,8 @@ __all__ = lazy_package(
         "BahdanauSeq2SeqFunctional": "keras_nmt.models.bahdanau.functional",
         "BahdanauSeq2SeqSubclassed": "keras_nmt.models.bahdanau.subclassed",
         "CARDS": "keras_nmt.models.registry",
+        "ConvS2SFunctional": "keras_nmt.models.convs2s.functional",
+        "ConvS2SSubclassed": "keras_nmt.models.convs2s.subclassed",
         "LstmSeq2SeqFunctional": "keras_nmt.models.lstm.functional",
         "LstmSeq2SeqSubclassed": "keras_nmt.models.lstm.subclassed",
         "LuongSeq2SeqFunctional": "keras_nmt.models.luong.functional",

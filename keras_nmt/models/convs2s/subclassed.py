@@ -1,115 +1,37 @@
-"""ConvS2S (Gehring et al. 2017), subclassing API twin.
+"""ConvS2S (`model.py`) as a subclassed Keras model, with scheduled sampling.
 
-The model, its equations, initialisation and inference state are described once, in
-`keras_nmt/models/convs2s.py`; the layers come from `convs2s_parts.make_layers`. The twin of
-`convs2s_functional.py`: same constructor, `get_config` and layer names, so `diff` shows only
-what the API style changes. Here the layers are attributes and the wiring runs in `call`,
-`encode` and `decode_step` each time they are called; the padding masks are passed explicitly;
-and training can feed the decoder its own predictions (scheduled sampling) through a step loop.
+`diff functional.py subclassed.py` is what the choice of API changes; the attention's equations:
+`keras_nmt/layers/attention.py` (section 7), reached through the decoder blocks.
 """
 
 import keras
 from keras import ops
 
-from keras_nmt.models.constructor_config import ConstructorConfig
-from keras_nmt.models.convs2s import check_arguments
-from keras_nmt.models.convs2s_parts import (
-    keys_and_values,
-    make_layers,
-    mean_attention,
-    zero_windows,
-)
+from keras_nmt.models.convs2s.model import ConvS2S, mean_attention
 from keras_nmt.models.recurrent_parts import step_dropout_masks, step_loop, teacher_forcing_coins
 from keras_nmt.special_ids import PAD_ID
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class ConvS2SSubclassed(ConstructorConfig, keras.Model):
-    """Convolutional encoder-decoder with multi-step attention, written as a `keras.Model`
-    subclass with scheduled sampling.
+class ConvS2SSubclassed(ConvS2S, keras.Model):
+    """`ConvS2S` written as a `keras.Model` subclass, with scheduled sampling.
 
-    The model: `keras_nmt.models.convs2s` (embeddings with learned positions, gated
-    convolutions with scaled residual sums, causal convolutions in the decoder, an attention in
-    every decoder layer, weight normalization).
+    The wiring runs in `call`, `encode` and `decode_step` each time they are called; the
+    padding masks are passed explicitly; `build` makes every weight before any call.
 
-    Training call: `model({"encoder_tokens": (batch, src_len) int32, "decoder_tokens":
-    (batch, tgt_len) int32}) -> logits (batch, tgt_len, target_vocab_size)` float32; padding id 0.
-
-    Scheduled random teacher forcing (Bengio et al. 2015), as the recurrent subclassed twins:
-    during training each target position is fed the ground-truth previous token with
-    probability `teacher_forcing_probability` (a variable that
-    `keras_nmt.training.TeacherForcingSchedule` moves during `fit`), else the model's own
-    previous arg-max prediction. A prediction exists only once the position before it is
-    computed, so then the decoder runs as a step loop (`recurrent_parts.step_loop` over
-    `decode_step`'s one-column steps); while the probability is 1 every input is known at
-    once and the decoder runs over the whole sequence, as the functional twin does, with the
-    same numbers.
-
-    Inference contract (`keras_nmt.decoding`): `encode(encoder_tokens)` -> memory
-    `{"keys", "values", "source_mask"}`; `initial_state(memory, max_length)` -> `{"step",
-    "window_{i}"}`; `decode_step(token, state, memory)` -> `(logits (batch, vocab) float32,
-    state, attention (batch, src_len))`, the attention being the decoder layers' mean. Every
-    layer's attention: `layer_attention(encoder_tokens, decoder_tokens)`.
-
-    The defaults are the training defaults (`keras_nmt.models.configurations.OPTION_DEFAULTS`).
-
-    Args:
-        source_vocab_size: number of source token ids.
-        target_vocab_size: number of target token ids.
-        embedding_dim: width of the embeddings, the attention and the output layer.
-        channels: width of every convolution layer.
-        kernel_size: positions each convolution sees.
-        num_layers: convolution layers in the encoder and in the decoder (each).
-        dropout: dropout rate (embeddings, convolution inputs, before the output projection).
-        max_length: the longest source, target or decoded sequence (rows of the position
-            tables).
-        **kwargs: base `Model` arguments (`name`, `trainable`).
-
-    Example:
-        >>> model = ConvS2SSubclassed(20, 20, embedding_dim=16, channels=32, num_layers=2)
-        >>> logits = model({"encoder_tokens": src, "decoder_tokens": tgt_in})  # (b, t, 20)
-        >>> memory = model.encode(src)
-        >>> state = model.initial_state(memory, max_length=10)
-        >>> logits, state, attention = model.decode_step(start_tokens, state, memory)
-
-    References:
-        Gehring et al., 2017, "Convolutional Sequence to Sequence Learning",
-        https://arxiv.org/abs/1705.03122; Bengio et al., 2015, "Scheduled Sampling for
-        Sequence Prediction with Recurrent Neural Networks", https://arxiv.org/abs/1506.03099
+    Scheduled random teacher forcing (Bengio et al. 2015, "Scheduled Sampling for Sequence
+    Prediction with Recurrent Neural Networks"), as the recurrent subclassed twins: during
+    training each target position is fed the ground-truth previous token with probability
+    `teacher_forcing_probability` (a variable that `keras_nmt.training.TeacherForcingSchedule`
+    moves during `fit`), else the model's own previous arg-max prediction. A prediction exists
+    only once the position before it is computed, so then the decoder runs as a step loop
+    (`recurrent_parts.step_loop` over `decode_step`'s one-column steps); while the probability
+    is 1 every input is known at once and the decoder runs over the whole sequence, as the
+    functional twin does, with the same numbers.
     """
 
-    has_attention = True
-    model_name = "convs2s"
-
-    def __init__(
-        self,
-        source_vocab_size,
-        target_vocab_size,
-        embedding_dim=128,
-        channels=256,
-        kernel_size=3,
-        num_layers=1,
-        dropout=0.0,
-        max_length=100,
-        **kwargs,
-    ):
-        check_arguments(kernel_size, num_layers)
-        kwargs.setdefault("name", "convs2s")
-        super().__init__(**kwargs)
-        self.source_vocab_size = source_vocab_size
-        self.target_vocab_size = target_vocab_size
-        self.embedding_dim = embedding_dim
-        self.channels = channels
-        self.kernel_size = kernel_size
-        self.num_layers = num_layers
-        self.dropout = dropout
-        self.max_length = max_length
-
-        # ---- Layers ----
-        layers = make_layers(source_vocab_size, target_vocab_size, embedding_dim, channels,
-                             kernel_size, num_layers, dropout, max_length)
-        for name, layer in vars(layers).items():
-            setattr(self, name, layer)
+    def _wire(self, **kwargs):
+        keras.Model.__init__(self, **kwargs)
         self.teacher_forcing_probability = self.add_weight(
             shape=(), initializer="ones", trainable=False, name="teacher_forcing_probability"
         )
@@ -121,11 +43,6 @@ class ConvS2SSubclassed(ConstructorConfig, keras.Model):
         tokens = ops.ones((1, 2), dtype="int32")
         self._decode(tokens, self._encode(tokens))
         self.built = True
-
-    def project(self, h):
-        # (batch, ..., channels) -> (batch, ..., target_vocab_size) float32
-        hidden = self.output_dropout(self.output_hidden(h))
-        return ops.cast(self.output_projection(hidden), "float32")
 
     # ---- Training call ----
     def call(self, inputs, training=None):
@@ -154,7 +71,7 @@ class ConvS2SSubclassed(ConstructorConfig, keras.Model):
         x = self.encoder_input(e)  # (batch, src_len, channels)
         for block in self.encoder_blocks:
             x = block(x, mask=source_mask, training=training)
-        keys, values = keys_and_values(self.encoder_output(x), e, source_mask, self.num_layers)
+        keys, values = self.keys_and_values(self.encoder_output(x), e, source_mask)
         return {"keys": keys, "values": values, "source_mask": source_mask}
 
     def _decode(self, decoder_tokens, memory, training=None):
@@ -214,26 +131,8 @@ class ConvS2SSubclassed(ConstructorConfig, keras.Model):
     # ---- Inference contract ----
     def encode(self, encoder_tokens):
         """Runs the encoder once per sentence: `(batch, src_len)` int32 ids padded with 0 ->
-        the memory `{"keys", "values", "source_mask"}` (`convs2s.py`)."""
+        the memory `{"keys", "values", "source_mask"}` (`model.py`)."""
         return self._encode(ops.convert_to_tensor(encoder_tokens, dtype="int32"), training=False)
-
-    def initial_state(self, memory, max_length):
-        """Position 0 and zero windows (the causal border) for every row.
-
-        Args:
-            memory: the dict returned by `encode`.
-            max_length: the decoding steps to come (at most the model's `max_length`: the
-                position table's rows); the windows do not grow with it.
-
-        Returns:
-            `{"step": (batch,) int32, "window_{i}": (batch, kernel_size - 1, channels)}`.
-        """
-        if isinstance(max_length, int) and max_length > self.max_length:
-            raise ValueError(f"max_length={max_length} exceeds the model's {self.max_length}")
-        batch = ops.shape(memory["source_mask"])[0]
-        return {"step": ops.zeros((batch,), dtype="int32"),
-                **zero_windows(batch, self.num_layers, self.kernel_size, self.channels,
-                               self.compute_dtype)}
 
     def decode_step(self, token, state, memory):
         """Feeds one target token per row (at position `state["step"]`), predicts the next.
