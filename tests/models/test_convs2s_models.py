@@ -8,8 +8,8 @@ import pytest
 from keras import ops
 
 from keras_nmt.decoding import beam_search
-from keras_nmt.models.convs2s_functional import ConvS2SFunctional
-from keras_nmt.models.convs2s_subclassed import ConvS2SSubclassed
+from keras_nmt.models.convs2s.functional import ConvS2SFunctional
+from keras_nmt.models.convs2s.subclassed import ConvS2SSubclassed
 from keras_nmt.models.copy_weights_by_layer_name import (
     _leaf_layers_by_name,
     copy_weights_by_layer_name,
