@@ -92,8 +92,9 @@ class TrainConfig(ModelOptions):
     # model (its options: `ModelOptions`)
     model: str = option("lstm", "architecture: LSTM encoder-decoder (Sutskever 2014), LSTM + "
                         "Luong attention (2015), LSTM + Bahdanau attention (2014), Transformer "
-                        "(Vaswani 2017); ctc: an aligned model labelling each input position "
-                        "(Graves 2006; for spelling)", choices=(*MODEL_NAMES, *ALIGNED_MODEL_NAMES))
+                        "(Vaswani 2017), convolutional ConvS2S (Gehring 2017); ctc: an aligned "
+                        "model labelling each input position (Graves 2006; for spelling)",
+                        choices=(*MODEL_NAMES, *ALIGNED_MODEL_NAMES))
     api: str = option("functional", "which twin: the functional graph or the subclassed step "
                       "loop (ctc has one class)", choices=APIS)
     # text and data
