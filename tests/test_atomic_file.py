@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.arguments import check_outputs
 from keras_nmt.atomic_file import OutputError, atomic_path, read_json, write_json, write_text
+from keras_nmt.workshop.arguments import check_outputs
 
 
 def test_the_file_appears_whole_when_the_block_ends(tmp_path):
@@ -107,7 +107,7 @@ def test_a_character_device_is_written_through_not_replaced(tmp_path):
 
 def test_dev_stdout_in_a_pipe_gives_the_pipe_the_output():
     """`--output /dev/stdout | wc -l` counted 0 lines (the temporary was renamed over it)."""
-    code = ("from keras_nmt.lines import write_lines; "
+    code = ("from keras_nmt.workshop.lines import write_lines; "
             "write_lines('/dev/stdout', ['a', 'b', 'c'])")
     done = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, check=True,
                           timeout=60)
@@ -141,7 +141,7 @@ def test_check_outputs_names_the_flag(tmp_path, kind):
             check_outputs({"--output": str(path)}, [])
         return
     path.write_text("hola\n")
-    code = ("import sys; from keras_nmt.arguments import check_outputs\n"
+    code = ("import sys; from keras_nmt.workshop.arguments import check_outputs\n"
             "try:\n    check_outputs({'--output': sys.argv[1]}, [], reads_stdin=True)\n"
             "except ValueError as e:\n    print(e)")
     with open(path) as stdin:

@@ -1,4 +1,4 @@
-"""The one way a folder is made or replaced (`keras_nmt.owned_folder`)."""
+"""The one way a folder is made or replaced (`keras_nmt.workshop.owned_folder`)."""
 
 import json
 import os
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from keras_nmt.owned_folder import (
+from keras_nmt.workshop.owned_folder import (
     MANIFEST_FILE,
     FolderError,
     FolderWriter,
@@ -21,7 +21,7 @@ from keras_nmt.owned_folder import (
 
 def dead_owner():
     """The owner string of a process that has ended (same host and PID namespace)."""
-    code = "from keras_nmt.owned_folder import owner; print(owner())"
+    code = "from keras_nmt.workshop.owned_folder import owner; print(owner())"
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, timeout=60).stdout.strip()
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.cli import main as cli_main
-from keras_nmt.owned_folder import MANIFEST_FILE, folder_lock
+from keras_nmt.workshop.cli import main as cli_main
+from keras_nmt.workshop.owned_folder import MANIFEST_FILE, folder_lock
 from tests.error_output import one_error_line
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -216,7 +216,7 @@ def test_benchmark_of_a_missing_run_is_one_line(tmp_path, capsys):
 
 
 def test_weights_that_are_no_weights_file_name_the_flag_and_file(run, tmp_path):
-    from keras_nmt.inference import open_translator  # noqa: PLC0415
+    from keras_nmt.workshop.translators.open_translator import open_translator  # noqa: PLC0415
 
     junk = tmp_path / "junk.h5"
     junk.write_text("not HDF5\n")
@@ -245,8 +245,8 @@ def test_an_endless_input_is_one_line_not_the_kernels_kill(run, capsys):
 def test_python_api_values_of_the_wrong_type_are_refused_at_once(run, tmp_path):
     """`TrainConfig(epochs=2.5)` failed deep in task.py; `export_translator(version=1.5)`
     exported version 1."""
-    from keras_nmt.export import export_translator  # noqa: PLC0415
     from keras_nmt.training.train_config import TrainConfig  # noqa: PLC0415
+    from keras_nmt.workshop.translators.export_translator import export_translator  # noqa: PLC0415
 
     with pytest.raises(ValueError, match=r"^--epochs 2.5: is not an integer$"):
         TrainConfig(epochs=2.5)

@@ -7,7 +7,7 @@ import pytest
 from keras_nmt.data.corpus import read_tsv
 from keras_nmt.data.errors import CorpusError
 from keras_nmt.data.raw_lines import LineTooLong, raw_lines
-from keras_nmt.lines import input_lines, read_lines
+from keras_nmt.workshop.lines import input_lines, read_lines
 
 
 class Endless:
