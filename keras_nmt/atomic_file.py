@@ -9,8 +9,9 @@ path is (`output_kind`):
   and renamed over it (whole or not at all), keeping its permissions, and keeping the link (the
   file it points to is replaced, not the link);
 - a pipe, FIFO or character device (`/dev/stdout`, `/dev/null`, a terminal), and any path under
-  `/dev/` or `/proc/`: written through, never replaced (replacing `/dev/stdout` gave the pipe
-  nothing and, as root, made the system's `/dev/stdout` a regular file);
+  `/dev/` (but `/dev/shm/`) or `/proc/`: written through, never replaced (replacing
+  `/dev/stdout` gave the pipe nothing and, as root, made the system's `/dev/stdout` a regular
+  file);
 - anything else (a folder, a socket, a block device): refused with `OutputError` before
   anything is written.
 
@@ -36,6 +37,8 @@ class OutputError(ValueError):
 
 # Paths the kernel gives meaning to: written through, whatever they resolve to.
 _SPECIAL_ROOTS = ("/dev/", "/proc/")
+# ... except the ordinary file systems mounted there (shared memory).
+_FILE_SYSTEMS = ("/dev/shm/",)
 
 
 def output_kind(path):
@@ -52,7 +55,8 @@ def output_kind(path):
         found = None
     except OSError as error:
         raise OutputError(f"{path} cannot be opened ({error.strerror})") from None
-    if os.path.abspath(path).startswith(_SPECIAL_ROOTS) and (
+    absolute = os.path.abspath(path)
+    if absolute.startswith(_SPECIAL_ROOTS) and not absolute.startswith(_FILE_SYSTEMS) and (
             found is None or not stat.S_ISDIR(found.st_mode)):
         return "stream"
     if found is None or stat.S_ISREG(found.st_mode):
