@@ -122,3 +122,13 @@ def test_partials_are_removed_only_when_their_owner_is_provably_dead(tmp_path):
     remove_dead_partials(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         p.name for p in (live, other_namespace, other_host, unknown))
+
+
+def test_a_killed_writers_partial_is_removed_by_the_next_writer_of_any_folder_there(tmp_path):
+    """A killed import left `.NAME.partial-*` that nothing removed."""
+    killed = tmp_path / f".x93.partial-{dead_owner()}-0001"
+    killed.mkdir()
+    (killed / "model.keras").write_text("half")
+    with FolderWriter(tmp_path / "other") as writer:
+        write(writer.partial, **{"config.json": "{}"})
+    assert sorted(os.listdir(tmp_path)) == ["other"]

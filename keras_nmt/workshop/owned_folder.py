@@ -213,7 +213,7 @@ class FolderWriter:
         with contextlib.ExitStack() as stack:
             stack.enter_context(folder_lock(self.final, self.flag))
             self.check()
-            remove_dead_partials(self.final.parent, self.final.name)
+            remove_dead_partials(self.final.parent)  # any killed writer's, here
             self.partial = self.final.with_name(partial_name(self.final.name))
             self.partial.mkdir()
             self._stack = stack.pop_all()
