@@ -91,7 +91,6 @@ def _reason(field, value):
     kind = value_type(field)
     if kind not in (int, float):
         return None
-    # From Python, `TrainConfig(epochs=2.5)` failed deep in training: the type is checked here.
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or (
             kind is int and not isinstance(value, numbers.Integral)):
         return "is not an integer" if kind is int else "is not a number"

@@ -17,8 +17,6 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from keras_nmt.atomic_file import atomic_path
-
 # Inches per token on each axis, and the smallest sizes, so that 40x40 alignments stay legible.
 _INCH_PER_TOKEN = 0.28
 _MIN_WIDTH, _MIN_HEIGHT = 4.0, 3.0
@@ -75,8 +73,7 @@ def _save(fig: Figure, path) -> None:
     if path is not None:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_path(path) as temporary:
-            fig.savefig(temporary, format="png", dpi=_DPI, bbox_inches="tight")
+        fig.savefig(path, format="png", dpi=_DPI, bbox_inches="tight")
 
 
 def plot_attention(

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.atomic_file import OutputError, atomic_path, read_json, write_json, write_text
+from keras_nmt.atomic_file import atomic_path, read_json, write_json
 from keras_nmt.workshop.arguments import check_outputs
+from keras_nmt.workshop.output_file import OutputError, output_path, write_text
 
 
 def test_the_file_appears_whole_when_the_block_ends(tmp_path):
@@ -124,7 +125,7 @@ def test_anything_else_is_refused_before_the_block(tmp_path, kind):
         server = socket.socket(socket.AF_UNIX)
         server.bind(str(path))
     ran = []
-    with pytest.raises(OutputError, match=f"{path} is a {kind}"), atomic_path(path):
+    with pytest.raises(OutputError, match=f"{path} is a {kind}"), output_path(path):
         ran.append(True)
     assert not ran and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 

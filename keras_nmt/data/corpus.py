@@ -117,8 +117,7 @@ def _display_name(path, member: str | None) -> str:
 
 def _decode_lines(stream, name: str, on_error: str, stats: CorpusStats):
     """Yields ``(line_number, text or None)``; ``None`` marks a line skipped for bad UTF-8."""
-    # Block by block, each line bounded (`raw_lines`): a file with no line break (or /dev/zero)
-    # is one `error:` line, never the kernel's kill; CR-only files are read line by line.
+    # Block by block, each line bounded (`raw_lines`): /dev/zero is one error, not a kill.
     for number, raw in enumerate(raw_lines(stream, name), start=1):
         stats.read += 1
         try:
@@ -142,8 +141,7 @@ def _check_on_error(on_error: str) -> None:
 
 
 def _keep(pair, stats: CorpusStats, pairs: list, max_chars: int | None, keep=None) -> None:
-    """Counts `pair` as kept, and holds it unless `keep` (a set of 0-based numbers among the
-    kept pairs) leaves it out."""
+    """Counts `pair` as kept; holds it unless `keep` (numbers among the kept) leaves it out."""
     if max_chars is not None and (len(pair[0]) > max_chars or len(pair[1]) > max_chars):
         stats.filtered_too_long += 1
         return
@@ -185,9 +183,8 @@ def read_tsv(
             ``"skip"`` skips malformed lines and counts them in ``stats.skipped``.
         member: for ``.zip`` files, the member to read (default: the single ``.txt``/``.tsv``
             member that is not ``_about.txt``).
-        keep: None (hold every pair), or a set of 0-based numbers among the pairs kept: only
-            those are held (``stats`` counts them all), so that a sample of a big file needs
-            memory for the sample alone (`load_corpus`'s ``size``).
+        keep: None, or the 0-based numbers (among the pairs kept) of the only ones held
+            (``stats`` counts all): a sample of a big file in memory for the sample alone.
 
     Returns:
         A `ParallelCorpus` of ``(source, target)`` pairs (sides stripped of surrounding
@@ -456,8 +453,7 @@ def load_corpus(
         size: built-in datasets only, number of pairs.
         seed: built-in datasets only, the generator seed.
         cache_dir: Anki downloads only, passed to ``keras.utils.get_file``.
-        keep: files only: hold only these pairs (0-based numbers among those kept; see
-            `read_tsv`), to sample a big file in bounded memory.
+        keep: files only, as in `read_tsv`.
 
     Returns:
         A `ParallelCorpus`.
@@ -473,7 +469,6 @@ def load_corpus(
         return read_aligned(spec[0], spec[1], max_chars=max_chars, on_error=on_error, keep=keep)
     text = os.fspath(spec)
     if text in BUILTIN_DATASETS and os.path.isfile(text):
-        # The built-in data set silently took the place of the user's file of that name.
         raise ValueError(f"--data {text}: both the built-in data set {text!r} and the file "
                          f"{os.path.abspath(text)}; write ./{text} for the file, or rename it "
                          "to use the built-in one")

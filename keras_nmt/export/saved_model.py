@@ -16,8 +16,8 @@ Example:
 import errno
 import json
 import os
+import secrets
 import shutil
-import tempfile
 from numbers import Integral
 from pathlib import Path
 
@@ -79,13 +79,9 @@ def save_translator(translator, base_dir="saved_models", name="translator", vers
     final = model_dir / str(version)
     if final.exists():
         raise FileExistsError(f"{final} already exists; choose another --version")
-    # The hidden folder written first: `partial_name(version)` where the caller names it (the
-    # workshop names it by its owner, so that a later export can tell a killed one's).
-    if partial_name is None:
-        temporary = Path(tempfile.mkdtemp(prefix=f".{version}.partial-", dir=model_dir))
-    else:
-        temporary = model_dir / partial_name(str(version))
-        temporary.mkdir()
+    # The workshop names the hidden folder by its owner (a later export tells a killed one's).
+    temporary = model_dir / (partial_name or _unique)(str(version))
+    temporary.mkdir()
     try:
         tf.saved_model.save(translator, str(temporary), signatures=translator.signatures())
         extra = temporary / "assets.extra"
@@ -113,8 +109,7 @@ def save_translator(translator, base_dir="saved_models", name="translator", vers
         if str(temporary) not in str(error):
             raise
         # TensorFlow's `.1.partial-.../saved_model.pb.tmp...`: name the folder the user knows.
-        code = getattr(error, "errno", None) or (
-            errno.ENOSPC if "No space left" in str(error) else errno.EIO)
+        code = getattr(error, "errno", None) or (errno.ENOSPC if "No space" in str(error) else 5)
         raise OSError(code, os.strerror(code), str(final)) from error
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
@@ -122,9 +117,12 @@ def save_translator(translator, base_dir="saved_models", name="translator", vers
     return final
 
 
+def _unique(version):
+    return f".{version}.partial-{secrets.token_hex(8)}"
+
+
 def check_version(version):
-    """Refuses a version that is not a positive integer (None: the next one). `int(1.5)`
-    exported version 1 in silence."""
+    """Refuses a version that is not a positive integer (`int(1.5)` exported version 1)."""
     if version is not None and (isinstance(version, bool) or not isinstance(version, Integral)
                                 or version < 1):
         raise ValueError(f"version must be a positive integer, got {version!r}")

@@ -130,16 +130,11 @@ def load_pairs(config):
     With `config.skip_bad_lines`, malformed lines are skipped (and reported, see
     `CorpusStats.summary`) unless more than `config.max_bad_fraction` of a file is bad.
 
-    Memory: a file capped by `train_size` (or `valid_size`) is read twice, line by line: once
-    to count its pairs, once to hold only the chosen ones (`sampled`). The sample is the one
-    `cap_pairs` draws from the whole list (the same seed gives the same pairs, in file order),
-    but only the sample is ever held: `--train-size 2000` on a 2 GB file needs memory for
-    2,000 pairs, not the file.
+    A capped file is read twice, to count its pairs and to hold only `cap_pairs`' sample of
+    them (the same pairs, in file order): memory for the sample, never the file.
     """
 
-    def read(spec, split=None, size=None, keep=None, report=True):
-        """The `ParallelCorpus`; `keep` as `load_corpus`'s; `report`: print its header
-        warning and skipped lines (once per file: not again on a second reading)."""
+    def read(spec, split=None, size=None, keep=None, report=True):  # reported once per file
         corpus = load_corpus(
             spec, split, size=size, seed=config.seed, source_column=config.source_column,
             target_column=config.target_column,
@@ -153,8 +148,7 @@ def load_pairs(config):
             print(corpus.stats.summary())
         return corpus
 
-    def sampled(spec, split, size, seed):
-        """`cap_pairs(pairs of spec, size, seed)`, holding only the sample of a file."""
+    def sampled(spec, split, size, seed):  # cap_pairs(pairs of spec, size, seed)
         if size is None or spec in BUILTIN_DATASETS:
             return cap_pairs(read(spec, split, size=size).pairs, size, seed)
         count = read(spec, split, keep=set()).stats.kept  # counted, nothing held
@@ -168,17 +162,11 @@ def load_pairs(config):
         return (sampled(config.data, "train", config.train_size, config.seed),
                 sampled(config.data, "valid", config.valid_size, config.seed + 1))
     sampling = config.train_size is not None or config.valid_size is not None
-    if sampling:
-        count = read(config.data, keep=set()).stats.kept  # counted, nothing held
-    else:
-        pairs = read(config.data).pairs
-        count = len(pairs)
+    pairs = None if sampling else read(config.data).pairs
+    count = read(config.data, keep=set()).stats.kept if sampling else len(pairs)
     held_out = config.valid_size or min(2000, max(1, count // 20))
     valid = np.sort(np.random.default_rng(config.seed).permutation(count)[:held_out])
-    # The training pairs are the others, in file order; capped, only the chosen ones are
-    # numbered (`_others`), never a list of every pair's number. A built-in dataset generates
-    # `size` pairs; a file is capped here, so the sizes mean the same for both (a seeded
-    # sample, in file order).
+    # The others train, in file order; capped, only the chosen ones are numbered (`_others`).
     others = count - len(valid)
     if config.train_size is not None and others > config.train_size:
         train = _others(valid, _sample(others, config.train_size, config.seed))
@@ -192,13 +180,8 @@ def load_pairs(config):
 
 
 def _others(taken, ranks):
-    """The numbers at `ranks` (sorted) among 0, 1, 2... without the sorted numbers `taken`:
-    the pair at rank r of the rest is r plus the taken numbers at or below it.
-
-    Example:
-        >>> _others(np.array([1, 3]), np.array([0, 1, 2])).tolist()  # 0, [1], 2, [3], 4
-        [0, 2, 4]
-    """
+    """The numbers at `ranks` among 0, 1, 2... less the sorted `taken`: `([1, 3], [0, 1, 2])`
+    gives `[0, 2, 4]` (rank r is r plus the numbers taken at or below it)."""
     shifted = taken - np.arange(len(taken))  # how many are taken before each, by rank
     return ranks + np.searchsorted(shifted, ranks, side="right")
 

@@ -19,7 +19,7 @@ import argparse
 import os
 import tempfile
 
-from keras_nmt.atomic_file import OutputError, output_kind, same_file
+from keras_nmt.workshop.output_file import OutputError, output_kind, same_file
 
 
 def stdio(text):

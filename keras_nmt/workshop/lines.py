@@ -14,10 +14,10 @@ Example:
 import codecs
 import sys
 
-from keras_nmt.atomic_file import write_text
 from keras_nmt.data.corpus import open_binary
 from keras_nmt.data.corpus_checks import compressed_file_errors
 from keras_nmt.data.raw_lines import raw_lines
+from keras_nmt.workshop.output_file import write_text
 
 
 def split_lines(text):

@@ -9,8 +9,8 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from keras_nmt.atomic_file import atomic_path
 from keras_nmt.plots import plot_attention_grid
+from keras_nmt.workshop.output_file import output_path
 
 
 def plot_curves(curves, key, path, ylabel, title=None, time_unit="s", budget=None, styles=None):
@@ -57,7 +57,7 @@ def plot_curves(curves, key, path, ylabel, title=None, time_unit="s", budget=Non
         ax.set_title(title)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as temporary:
+    with output_path(path) as temporary:
         fig.savefig(temporary, format="png", dpi=100)
     return fig
 

@@ -27,10 +27,10 @@ import json
 from pathlib import Path
 
 from keras_nmt import markdown
-from keras_nmt.atomic_file import write_json, write_text
 from keras_nmt.workshop.comparison.curves import plot_curves
 from keras_nmt.workshop.comparison.table import MISSING
 from keras_nmt.workshop.hardware.machine import machine_summary
+from keras_nmt.workshop.output_file import write_json, write_text
 
 # Run-specific fields of a `TrainConfig` that say nothing about the configuration.
 _RUN_FIELDS = ("output", "verbose", "samples", "backup_every")

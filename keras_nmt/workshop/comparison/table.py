@@ -10,7 +10,7 @@ import io
 from pathlib import Path
 
 from keras_nmt import markdown
-from keras_nmt.atomic_file import write_json, write_text
+from keras_nmt.workshop.output_file import write_json, write_text
 
 # Every field a row may have, in CSV order.
 ROW_FIELDS = (
