@@ -18,7 +18,8 @@ class SequenceOptions:
 
     max_length: int = option(100, "longest sequence in tokens: longer training pairs are "
                              "dropped, longer inputs truncated when translating, and a "
-                             "Transformer's position table has that many rows", at_least=1)
+                             "Transformer's or ConvS2S's position table has that many rows",
+                             at_least=1)
 
 
 # A dataclass takes its bases' fields from the last base to the first: each registered model's

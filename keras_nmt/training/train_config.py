@@ -92,8 +92,9 @@ class TrainConfig(ModelOptions):
     # model (its options: `ModelOptions`)
     model: str = option("lstm", "architecture: LSTM encoder-decoder (Sutskever 2014), LSTM + "
                         "Luong attention (2015), LSTM + Bahdanau attention (2014), Transformer "
-                        "(Vaswani 2017); ctc: an aligned model labelling each input position "
-                        "(Graves 2006; for spelling)", choices=(*MODEL_NAMES, *ALIGNED_MODEL_NAMES))
+                        "(Vaswani 2017), convolutional ConvS2S (Gehring 2017); ctc: an aligned "
+                        "model labelling each input position (Graves 2006; for spelling)",
+                        choices=(*MODEL_NAMES, *ALIGNED_MODEL_NAMES))
     api: str = option("functional", "which twin: the functional graph or the subclassed step "
                       "loop (ctc has one class)", choices=APIS)
     # text and data
@@ -159,7 +160,8 @@ class TrainConfig(ModelOptions):
                                       "of as many pairs as keep the padded source + target "
                                       "tokens <= N (fairseq --max-tokens), e.g. 4096; "
                                       "validation keeps --batch-size", at_least=1, metavar="N")
-    learning_rate: float = option(1e-3, "Adam learning rate of the recurrent models", above=0)
+    learning_rate: float = option(1e-3, "Adam learning rate of the recurrent and ConvS2S "
+                                  "models", above=0)
     warmup_steps: int = option(4000, "Transformer warm-up steps of the inverse-square-root "
                                "schedule", at_least=1)
     clipnorm: float | None = option(1.0, "gradient norm clipping", above=0)

@@ -42,7 +42,8 @@ def test_each_backend_gets_its_own_defaults(backend, train_batches, precisions, 
     args = benchmark.parse(["--backend", backend])
     assert (args.train_batches, args.precisions, args.peak_size, args.data_dir, args.preset) == (
         train_batches, precisions, peak_size, data_dir, preset)
-    assert args.train_steps == 20 and args.models == ["lstm", "luong", "bahdanau", "transformer"]
+    assert args.train_steps == 20
+    assert args.models == ["lstm", "luong", "bahdanau", "transformer", "convs2s"]
     assert benchmark.parse(["--backend", backend, "--train-batches", "3"]).train_batches == 3
 
 

@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from keras_nmt.workshop.cli import translate as translate_app
@@ -62,6 +63,23 @@ def test_attention_plots_are_of_the_translations_printed_or_say_whose_they_are(t
     assert ("--attention-plot draws greedy decoding's attention, each plot titled with its "
             "translation, not beam search's") in beam.err
     assert len(list((tmp_path / "beam").iterdir())) == 2
+
+
+def test_a_convs2s_runs_plots_show_every_decoder_layer_and_their_mean(tmp_path, capsys):
+    from keras_nmt.inference import open_translator
+
+    run = make_run_directory(tmp_path / "convs2s", "convs2s")
+    plots = tmp_path / "plots"
+    assert translate_app.main([str(run), "--attention-plot", str(plots), SOURCES[0]]) == 0
+    assert [p.name for p in plots.iterdir()] == ["attention_0001.png"]
+    translator = open_translator(run)
+    [result] = translator.translate_batch([SOURCES[0]], return_attention=True)
+    panels = translate_app.decoder_layer_panels(translator, SOURCES[0], result)
+    assert [panel[3] for panel in panels] == ["decoder layer 1", "decoder layer 2",
+                                              "mean (what decoding returns)"]
+    layers = np.stack([panel[0] for panel in panels[:2]])  # (layers, target, source)
+    assert layers.shape == (2, len(result.target_tokens), len(result.source_tokens))
+    np.testing.assert_allclose(layers.mean(axis=0), result.weights, atol=1e-5)
 
 
 def test_sampling_on_saved_model_is_a_clear_error(run_and_saved, capsys):

@@ -20,9 +20,13 @@ def _context(tmp_path, run):
 
 
 @pytest.mark.tensorflow
-def test_first_calls_throughput_and_agreement(tmp_path):
+def test_first_calls_throughput_and_agreement(tmp_path, capsys):
     run = make_run_folder(tmp_path / "run", "lstm")
     records = run_translation(_context(tmp_path, str(run)))
+    # No engine record, and the output says why.
+    assert "CTranslate2 engines: not measured (a lstm model: CTranslate2 runs Transformers only)" \
+        in capsys.readouterr().out
+    assert not [r for r in records if r["kind"] == "engine"]
     first = {r["strategy"]: r for r in records if r["kind"] == "first_call"}
     assert sorted(first) == ["attention", "beam 2", "greedy"]
     assert all(r["in_process_seconds"] > 0 and r["saved_model_seconds"] > 0

@@ -46,3 +46,18 @@ def test_a_recurrent_run_is_refused_in_one_line(tmp_path, capsys):
                         str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "CTranslate2" in err and len(err.splitlines()) == 1
+
+
+def test_a_convs2s_run_is_refused_before_tensorflow_loads(tmp_path, capsys, monkeypatch):
+    run = tmp_path / "convs2s-run"
+    run.mkdir()
+    (run / "config.json").write_text('{"model": "convs2s"}')  # the model is all it reads
+
+    def no_tensorflow(debug):
+        raise AssertionError("TensorFlow started")
+
+    monkeypatch.setattr(export, "start_tensorflow", no_tensorflow)
+    assert export.main([str(run), "--format", "ctranslate2"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (f"error: {run}: a convs2s model cannot be exported to CTranslate2, which runs "
+                   "Transformers only; export it as a SavedModel (--format saved_model)")

@@ -19,18 +19,20 @@ def test_every_preset_is_registered():
     "name, configurations",
     [
         ("attention", ["lstm", "luong-dot", "luong-general", "luong-concat", "bahdanau",
-                       "transformer"]),
+                       "transformer", "convs2s"]),
         ("granularity", ["char", "word", "subword"]),
         ("teacher-forcing", ["teacher-forcing", "linear", "exponential", "inverse-sigmoid"]),
         ("decoding", ["luong"]),
-        ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "lstm-2layer", "lstm-dropout",
+        ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "convs2s", "lstm-2layer",
+                     "lstm-dropout",
                      "luong-2layer", "luong-dropout", "luong-general-dropout",
                      "bahdanau-dropout",
                      "bahdanau-tokens", "transformer-dropout", "transformer-tokens",
                      "transformer-warmup", "lstm-lr", "transformer-tied",
                      "transformer-last", "lstm-average"]),
         ("tiny", ["lstm", "luong"]),
-        ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
+        ("api", [f"{model}-{kind}"
+                 for model in ("lstm", "luong", "bahdanau", "transformer", "convs2s")
                  for kind in ("functional", "subclassed", "subclassed-eager")]),
     ],
 )
@@ -122,7 +124,7 @@ def test_select_and_errors():
     assert preset.names == ["lstm", "bahdanau"]  # preset order
     # Variants run only when named.
     spa_eng = get_preset("spa-eng")
-    assert spa_eng.select([]).names == ["lstm", "luong", "bahdanau", "transformer"]
+    assert spa_eng.select([]).names == ["lstm", "luong", "bahdanau", "transformer", "convs2s"]
     selected = spa_eng.select(["transformer-warmup", "luong"])
     assert [c.name for c in selected.configurations] == ["luong", "transformer-warmup"]
     assert selected.variants == ()

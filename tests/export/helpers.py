@@ -16,9 +16,11 @@ from keras_nmt.training.train_config import TrainConfig
 SOURCES = ["3rd of March 2021", "12/04/1999", "July 4, 1776", "on the 1st of May"]
 TARGETS = ["2021-03-03", "1999-04-12", "1776-07-04", "2000-05-01"]
 BAD_INPUTS = ["", "   \t ", b"\xff\xfe\xc3 broken", "x" * 10_000, "ÆØÅ 日本 ☃"]
-SMALL = dict(units=16, embedding_dim=8, d_model=16, num_heads=2, ff_dim=16, max_length=24)
-# Two Transformer layers (its default is three) still give per-layer caches, in less export time.
-LAYERS = {"transformer": 2}
+SMALL = dict(units=16, embedding_dim=8, d_model=16, num_heads=2, ff_dim=16, channels=16,
+             max_length=24)
+# Two Transformer layers (its default is three) still give per-layer caches, in less export time;
+# two ConvS2S layers attend in turn (multi-step attention).
+LAYERS = {"transformer": 2, "convs2s": 2}
 
 
 def make_model(name="lstm", api="functional", seed=0):

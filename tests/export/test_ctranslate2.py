@@ -268,9 +268,10 @@ def test_export_is_atomic_and_keeps_an_existing_directory(post_norm_export, tmp_
     assert [p.name for p in export.parent.iterdir() if p.name.startswith(".")] == []
 
 
-def test_a_recurrent_run_is_refused(tmp_path):
-    run = make_run_folder(tmp_path / "lstm-run", "lstm")
-    with pytest.raises(ValueError, match=r"lstm-run: a lstm model cannot be exported"):
+@pytest.mark.parametrize("name", ["lstm", "convs2s"])
+def test_a_recurrent_or_convolutional_run_is_refused(tmp_path, name):
+    run = make_run_folder(tmp_path / f"{name}-run", name)
+    with pytest.raises(ValueError, match=rf"{name}-run: a {name} model cannot be exported"):
         export_ctranslate2(run, tmp_path / "ct2")
     assert not (tmp_path / "ct2").exists()
 

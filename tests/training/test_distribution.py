@@ -149,7 +149,8 @@ def test_every_model_gives_float32_logits_under_mixed_bfloat16(name, api):
 
     keras.mixed_precision.set_global_policy("mixed_bfloat16")
     try:
-        options = {"embedding_dim": 4, "units": 8, "d_model": 8, "num_heads": 2, "ff_dim": 8}
+        options = {"embedding_dim": 4, "units": 8, "d_model": 8, "num_heads": 2, "ff_dim": 8,
+                   "channels": 8}
         model = build_model(name, api, 12, 9, options)
         tokens = np.array([[4, 5, 6, 0]], dtype="int32")
         logits = model({"encoder_tokens": tokens, "decoder_tokens": tokens})

@@ -240,7 +240,10 @@ def run_translation(context):
             })
             print(f"  beam {beam_size}: in-process {speed[0]:,.1f}, SavedModel {speed[1]:,.1f} "
                   f"sentences/s, agreement {same:.1%}")
-    if config["model"] == "transformer" and importlib.util.find_spec("ctranslate2"):
+    if config["model"] not in CTRANSLATE2_MODELS:
+        print(f"  CTranslate2 engines: not measured (a {config['model']} model: CTranslate2 runs "
+              "Transformers only)")
+    elif importlib.util.find_spec("ctranslate2"):
         references = [target for _, target in pairs[: len(sources)]]
         records += [{**base, "kind": "engine", **r} for r in engine_speeds(
             args.run, sources, references, beam_sizes, args.batch_size, passes=1)]

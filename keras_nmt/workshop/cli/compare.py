@@ -18,7 +18,7 @@ decoding sentences/s (the evaluation sources in batches of 64, after a warm-up b
 
 Presets (--list shows their configurations):
     api              functional vs subclassed twin of each model, plus subclassed run eagerly
-    attention        lstm vs luong-dot/general/concat vs bahdanau vs transformer
+    attention        lstm vs luong-dot/general/concat vs bahdanau vs transformer vs convs2s
     granularity      char vs word vs subword tokenizers, same model
     teacher-forcing  p = 1 vs linear, exponential, inverse-sigmoid scheduled sampling
     decoding         one model; greedy vs beam 2/4/8, with and without length penalty

@@ -32,8 +32,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from keras_nmt.atomic_file import read_json
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
-from keras_nmt.export.formats import FORMATS, QUANTIZATIONS, check_model_name
+from keras_nmt.export.formats import (
+    FORMATS,
+    QUANTIZATIONS,
+    check_ctranslate2_model,
+    check_model_name,
+)
 from keras_nmt.workshop.arguments import new_parser, non_negative_int, positive_int
 from keras_nmt.workshop.cli.common import (
     add_debug_flag,
@@ -154,6 +160,11 @@ def main(argv=None, prog=None):
     if given:
         verb = "does" if len(given) == 1 else "do"
         parser.error(f"{', '.join(given)} {verb} not apply to --format {args.format}")
+    config = Path(args.run_dir) / "config.json"
+    if args.format == "ctranslate2" and config.is_file():  # said before TensorFlow loads
+        run = read_json(config, "copy the run folder again, or train again into a new folder",
+                        expect=dict)
+        check_ctranslate2_model(run.get("model"), args.run_dir)
     start_tensorflow(args.debug)
     with writing_to(args.output_dir):
         if args.format == "ctranslate2":

@@ -27,7 +27,7 @@ from keras_nmt.training.train_config import TrainConfig
 MODEL_OPTIONS = ("model", "api", *(field.name for field in option_fields(ModelOptions)
                                    if field.name != "max_length"))
 SIZE_OPTIONS = ("embedding_dim", "units", "num_layers", "d_model", "num_heads", "ff_dim",
-                "dropout")
+                "channels", "kernel_size", "dropout")
 # One or the other: a batch is a number of pairs or a number of tokens.
 EXCLUSIVE = ("batch_size", "batch_tokens")
 

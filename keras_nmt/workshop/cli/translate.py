@@ -79,7 +79,8 @@ def build_parser(prog=None):
                         "attention)")
     parser.add_argument("--attention-plot", metavar="DIR",
                         help="write one attention heatmap PNG per sentence to DIR (greedy "
-                        "decoding; models with attention)")
+                        "decoding; models with attention; a ConvS2S run: each decoder layer's "
+                        "and their mean)")
     add_debug_flag(parser)
     return parser
 
@@ -139,11 +140,35 @@ def has_attention(translator):
     return found
 
 
-def write_attention_plots(results, directory, warn):
+def decoder_layer_panels(translator, sentence, result):
+    """A ConvS2S run's attention layer by layer: each decoder layer's own (teacher-forced on
+    the translation `result` holds) and their mean (what decoding returns, `result.weights`), as
+    `plot_attention_grid` panels; None for a model without per-layer attention or an export
+    (whose graph returns the mean only)."""
+    model = getattr(translator, "model", None)
+    if not hasattr(model, "layer_attention"):
+        return None
+    # Here, not at the top: the command parses its flags before TensorFlow loads.
+    import numpy as np  # noqa: PLC0415
+    import tensorflow as tf  # noqa: PLC0415
+
+    from keras_nmt.special_ids import START_ID  # noqa: PLC0415
+
+    ids, _ = translator.source_ids(tf.constant([sentence]))
+    index = {token: i for i, token in enumerate(translator.target_tokenizer.vocabulary)}
+    produced = [index[token] for token in result.target_tokens]  # END included
+    layers = np.asarray(model.layer_attention(ids, [[START_ID, *produced[:-1]]]))[0]
+    tokens = (result.source_tokens, result.target_tokens)
+    return [(weights, *tokens, f"decoder layer {i}") for i, weights in enumerate(layers, 1)] + [
+        (result.weights, *tokens, "mean (what decoding returns)")]
+
+
+def write_attention_plots(results, directory, warn, panels_of=None):
     """One PNG per result (translated with `return_attention`) in `directory`; returns the
-    paths written."""
+    paths written. `panels_of(index, result)`, when given, may return panels to draw side by
+    side instead (`decoder_layer_panels`)."""
     # Here, not at the top: Matplotlib's import costs every other translation a second.
-    from keras_nmt.plots import plot_attention  # noqa: PLC0415
+    from keras_nmt.plots import plot_attention, plot_attention_grid  # noqa: PLC0415
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -153,8 +178,12 @@ def write_attention_plots(results, directory, warn):
             warn(f"sentence {index} is empty: no attention plot")
             continue
         path = directory / f"attention_{index:04d}.png"
-        plot_attention(result.weights, result.source_tokens, result.target_tokens, path=path,
-                       title=result.text)
+        panels = panels_of(index, result) if panels_of else None
+        if panels:
+            plot_attention_grid(panels, path=path, title=result.text)
+        else:
+            plot_attention(result.weights, result.source_tokens, result.target_tokens,
+                           path=path, title=result.text)
         paths.append(path)
     return paths
 
@@ -228,7 +257,8 @@ def main(argv=None, prog=None):
     if plots:  # attention comes with greedy decoding only: the printed translations' if greedy
         write_attention_plots(results if greedy else translator.translate_batch(
             sentences, return_attention=True, batch_size=args.batch_size),
-            args.attention_plot, warn)
+            args.attention_plot, warn, panels_of=lambda index, result: decoder_layer_panels(
+                translator, sentences[index - 1], result))
     lines = format_results(results, args.n_best)
     if args.output:
         with writing_to(args.output):

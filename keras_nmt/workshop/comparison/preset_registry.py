@@ -163,7 +163,7 @@ def api_preset():
 
 @register_preset("attention")
 def attention_preset():
-    """Plain LSTM vs Luong (dot, general, concat) vs Bahdanau vs Transformer."""
+    """Plain LSTM vs Luong (dot, general, concat) vs Bahdanau vs Transformer vs ConvS2S."""
     configurations = [
         Configuration("lstm", {"model": "lstm"},
                       description="Sutskever et al. 2014: no attention, one context vector"),
@@ -178,11 +178,14 @@ def attention_preset():
                       description="Bahdanau et al. 2014, additive attention"),
         Configuration("transformer", {"model": "transformer"},
                       description="Vaswani et al. 2017, multi-head self- and cross-attention"),
+        Configuration("convs2s", {"model": "convs2s"},
+                      description="Gehring et al. 2017, convolutions with an attention in "
+                      "every decoder layer"),
     ]
     return Preset(
         "attention",
         "No attention vs the three Luong scores vs Bahdanau's additive attention vs the "
-        "Transformer, all functional twins on the same data.",
+        "Transformer vs ConvS2S's multi-step attention, all functional twins on the same data.",
         tuple(configurations),
     )
 

@@ -184,6 +184,18 @@ def head_attention(model, source_ids, target_ids):
     return np.stack(layers).astype(np.float32)
 
 
+def decoder_layer_attention(model, source_ids, target_ids):
+    """Every decoder layer's attention of a ConvS2S (one attention per layer, no heads),
+    teacher-forced over `[START] + target_ids[:-1]`; their mean is what `decode_step` returns.
+
+    Returns:
+        float32 `(layers, 1, len(target_ids), src_len)`: `head_attention`'s layout, one head.
+    """
+    decoder_tokens = np.array([[START_ID, *list(target_ids)[:-1]]], np.int32)
+    maps = np.asarray(model.layer_attention(np.asarray(source_ids, np.int32), decoder_tokens))
+    return maps[0][:, None].astype(np.float32)
+
+
 def _layer(model, name):
     try:
         return model.get_layer(name)
@@ -198,9 +210,9 @@ def explore(served, text, beam_size, n_best, length_penalty, top_k):
         A JSON-ready dict: `source_tokens`; `hypotheses` (best first: `text`, `tokens`,
         `token_log_probs`, `score`, `log_prob`, `finished`); `tree` (the `BeamTree` steps with
         token strings); `attention` `{"layers": [[heads: rows target x source]]}` of the best
-        hypothesis (per layer and head for a Transformer, one map otherwise) or `None`. A
-        sentence without tokens (empty, white space) gets what the translators give it: `""`
-        with score 0, and no tree or attention.
+        hypothesis (per layer and head for a Transformer, per layer for a ConvS2S, one map
+        otherwise) or `None`. A sentence without tokens (empty, white space) gets what the
+        translators give it: `""` with score 0, and no tree or attention.
     """
     translator, model = served.translator, served.keras_model
     ids, _ = translator.source_ids(tf.constant([text]))
@@ -216,9 +228,13 @@ def explore(served, text, beam_size, n_best, length_penalty, top_k):
                          length_penalty=length_penalty,
                          max_length=translator.max_target_length, top_k=top_k)
         best = tree.hypotheses[0]["tokens"]
-        heads = None
-        if best and hasattr(model, "num_heads") and model.has_attention:
+        heads = shown = None
+        if best and hasattr(model, "layer_attention"):
+            heads = decoder_layer_attention(model, ids, best)
+            shown = "each decoder layer's attention (decoding returns their mean)"
+        elif best and hasattr(model, "num_heads") and model.has_attention:
             heads = head_attention(model, ids, best)
+            shown = "decoder cross-attention per layer and head (mean: the heads averaged)"
     target = translator.target_tokenizer
 
     def text_of(tokens):
@@ -246,8 +262,7 @@ def explore(served, text, beam_size, n_best, length_penalty, top_k):
         })
     attention = None
     if heads is not None:
-        attention = {"layers": heads.tolist(), "averaged": "decoder cross-attention per layer and "
-                     "head (mean: the heads averaged)"}
+        attention = {"layers": heads.tolist(), "averaged": shown}
     elif tree.attention is not None:
         attention = {"layers": [[tree.attention[0]]], "averaged": "the model's attention (one "
                      "map: the decoder attends once per step)"}

@@ -54,11 +54,18 @@ from pathlib import Path
 import numpy as np
 
 from keras_nmt.atomic_file import write_json
-from keras_nmt.export.formats import QUANTIZATIONS
+from keras_nmt.export.formats import QUANTIZATIONS, check_ctranslate2_model
 from keras_nmt.export.saved_model import remove_stale_partials
 from keras_nmt.workshop.interruption import deferred
 from keras_nmt.workshop.run.provenance import PROVENANCE_FILE, run_provenance
-from keras_nmt.workshop.run.run_folder import DATA_FILE, TOKENIZERS_DIR, RunFolder, run_columns
+from keras_nmt.workshop.run.run_folder import (
+    CONFIG_FILE,
+    DATA_FILE,
+    TOKENIZERS_DIR,
+    RunFolder,
+    read_run_config,
+    run_columns,
+)
 from keras_nmt.workshop.translators.ctranslate2_translator import (
     METADATA_FILE,
     is_ctranslate2_export,
@@ -237,18 +244,20 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
         The `Path` of `output_dir`.
 
     Raises:
-        ValueError: not a Transformer (CTranslate2 has no recurrent models), or an unknown
-            quantization.
+        ValueError: not a Transformer (CTranslate2 has no recurrent or convolutional models:
+            `check_ctranslate2_model`), or an unknown quantization.
         FileExistsError: `output_dir` exists and `force` is False.
     """
-    # Imported here, not at the top: CTranslate2 is an optional extra
-    # (`pip install keras_nmt[ctranslate2]`) that nothing else needs.
-    import ctranslate2  # noqa: F401  (fails early with ModuleNotFoundError when absent)
-
     run_dir, output_dir = Path(run_dir), Path(output_dir)
     if quantization not in QUANTIZATIONS:
         raise ValueError(f"quantization must be one of {', '.join(QUANTIZATIONS)}, "
                          f"got {quantization!r}")
+    if (run_dir / CONFIG_FILE).is_file():  # before anything loads (else RunDirectory says)
+        check_ctranslate2_model(read_run_config(run_dir / CONFIG_FILE).get("model"), run_dir)
+    # Imported here, not at the top: CTranslate2 is an optional extra
+    # (`pip install keras_nmt[ctranslate2]`) that nothing else needs.
+    import ctranslate2  # noqa: F401  (fails early with ModuleNotFoundError when absent)
+
     if output_dir.exists() and not force:
         raise FileExistsError(f"{output_dir} already exists (use force=True to replace it)")
     if output_dir.exists() and not (is_ctranslate2_export(output_dir) or (
@@ -258,9 +267,7 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
                          "another --output-dir or --name")
     run = RunFolder.load(run_dir)
     name = getattr(run.model, "model_name", type(run.model).__name__)
-    if name != "transformer":
-        raise ValueError(f"{run_dir}: a {name} model cannot be exported to CTranslate2, "
-                         "which runs Transformers only")
+    check_ctranslate2_model(name, run_dir)
     spec = transformer_spec(
         run.model, run.source_tokenizer.vocabulary, run.target_tokenizer.vocabulary
     )
