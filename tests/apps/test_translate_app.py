@@ -66,7 +66,7 @@ def test_attention_plots_are_of_the_translations_printed_or_say_whose_they_are(t
 
 
 def test_a_convs2s_runs_plots_show_every_decoder_layer_and_their_mean(tmp_path, capsys):
-    from keras_nmt.inference import open_translator
+    from keras_nmt.workshop.translators.open_translator import open_translator
 
     run = make_run_folder(tmp_path / "convs2s", "convs2s")
     plots = tmp_path / "plots"

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.export import export_translator
-from keras_nmt.inference import SavedTranslator
+from keras_nmt.workshop.translators.export_translator import export_translator
+from keras_nmt.workshop.translators.saved_translator import SavedTranslator
 from tests.export.helpers import SOURCES, in_process, make_translator
 
 pytestmark = pytest.mark.tensorflow

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_nmt.decoding import beam_search
+from keras_nmt.decoding.beam_search import beam_search
 from keras_nmt.models.convs2s.functional import ConvS2SFunctional
 from keras_nmt.models.convs2s.subclassed import ConvS2SSubclassed
 from keras_nmt.models.copy_weights_by_layer_name import (

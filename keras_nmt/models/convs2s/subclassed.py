@@ -22,12 +22,12 @@ class ConvS2SSubclassed(ConvS2S, keras.Model):
     Scheduled random teacher forcing (Bengio et al. 2015, "Scheduled Sampling for Sequence
     Prediction with Recurrent Neural Networks"), as the recurrent subclassed twins: during
     training each target position is fed the ground-truth previous token with probability
-    `teacher_forcing_probability` (a variable that `keras_nmt.training.TeacherForcingSchedule`
-    moves during `fit`), else the model's own previous arg-max prediction. A prediction exists
-    only once the position before it is computed, so then the decoder runs as a step loop
-    (`recurrent_parts.step_loop` over `decode_step`'s one-column steps); while the probability
-    is 1 every input is known at once and the decoder runs over the whole sequence, as the
-    functional twin does, with the same numbers.
+    `teacher_forcing_probability` (a variable that
+    `keras_nmt.training.teacher_forcing_schedule.TeacherForcingSchedule` moves during `fit`), else
+    the model's own previous arg-max prediction. A prediction exists only once the position before
+    it is computed, so then the decoder runs as a step loop (`recurrent_parts.step_loop` over
+    `decode_step`'s one-column steps); while the probability is 1 every input is known at once and
+    the decoder runs over the whole sequence, as the functional twin does, with the same numbers.
     """
 
     def _wire(self, **kwargs):

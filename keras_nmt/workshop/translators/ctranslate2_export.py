@@ -252,7 +252,7 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
     if quantization not in QUANTIZATIONS:
         raise ValueError(f"quantization must be one of {', '.join(QUANTIZATIONS)}, "
                          f"got {quantization!r}")
-    if (run_dir / CONFIG_FILE).is_file():  # before anything loads (else RunDirectory says)
+    if (run_dir / CONFIG_FILE).is_file():  # before anything loads (else RunFolder says)
         check_ctranslate2_model(read_run_config(run_dir / CONFIG_FILE).get("model"), run_dir)
     # Imported here, not at the top: CTranslate2 is an optional extra
     # (`pip install keras_nmt[ctranslate2]`) that nothing else needs.
