@@ -28,6 +28,7 @@ import contextlib
 import dataclasses
 import functools
 import gc
+import hashlib
 import hmac
 import json
 import math
@@ -53,6 +54,7 @@ from keras_nmt.serve.documents import (
 )
 from keras_nmt.serve.file_store import FileStore
 from keras_nmt.serve.json_routes import JsonRoute, JsonRoutes, RawAnswer, RequestError
+from keras_nmt.serve.lanes import Busy, Lane
 from keras_nmt.serve.metrics import CONTENT_TYPE, Counters, exposition
 from keras_nmt.serve.openapi import openapi_document
 from keras_nmt.serve.served_model import explore, explore_export
@@ -104,13 +106,17 @@ class Limits:
 
 @dataclasses.dataclass(frozen=True)
 class BatchSettings:
-    """The batcher's settings (see `Batcher`)."""
+    """The queues' settings: the batcher's (see `Batcher`; `max_queue` also bounds language
+    detection's queue) and the explorer's (`Lane`: `explore_workers` explorations at once,
+    `max_explore_queue` more waiting; beyond them, 429)."""
 
     max_batch: int = 64
     max_wait: float = 0.030
     max_queue: int = 256
     workers: int = 2
     max_gap: float = 0.002
+    explore_workers: int = 1
+    max_explore_queue: int = 8
 
 
 # The decoding options `/api/translate` reads, each for the strategies that take it (the
@@ -203,13 +209,37 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         for m in models
     }
 
+    # The key's digest: keys are compared as UTF-8 bytes (a header's bytes as sent), by
+    # digests of equal length, in constant time.
+    key_digest = None if api_key is None else hashlib.sha256(api_key.encode("utf-8")).digest()
+
+    # Exploring (seconds a sentence) and language detection run in lanes of their own: a pile
+    # of them neither takes the threads the batchers translate on nor waits without bound.
+    exploring = Lane("explore", batching.explore_workers, batching.max_explore_queue)
+    detecting = Lane("detect", 1, batching.max_queue)
+
+    async def in_lane(lane, doing, function, *args):
+        """`function(*args)` in `lane`: 429 with `Retry-After` when its queue is full, 503
+        past the timeout."""
+        try:
+            return await asyncio.wait_for(lane.run(function, *args), limits.timeout)
+        except Busy as busy:
+            raise RequestError(f"Slowdown: the server is busy {doing} (its queue is full); "
+                               f"try again in {busy.retry_after} s", 429,
+                               [(b"retry-after", str(busy.retry_after).encode())]) from None
+        except TimeoutError:
+            raise RequestError(f"{doing} took over {limits.timeout:g} s", 503) from None
+
     def check_key(call, body):
-        if api_key is None:
+        if key_digest is None:
             return
-        given = (body.get("api_key") if isinstance(body.get("api_key"), str) else None) \
-            or call.headers.get("x-api-key") \
-            or call.headers.get("authorization", "").removeprefix("Bearer ").strip()
-        if not given or not hmac.compare_digest(given.encode(), api_key.encode()):
+        field = body.get("api_key")
+        bearer = call.header_bytes("authorization") or b""
+        if bearer[:7].lower() == b"bearer ":
+            bearer = bearer[7:]
+        given = (field.encode("utf-8") if isinstance(field, str) and field else None) \
+            or call.header_bytes("x-api-key") or bearer.strip()
+        if not hmac.compare_digest(hashlib.sha256(given).digest(), key_digest):
             raise RequestError("Invalid API key", 403)
 
     def sentences(body, libre=False):
@@ -265,7 +295,8 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         """Each text's detected language among the sources served into `target`:
         `[{"confidence", "language"}]`, one per text."""
         sources = {s for s, t in by_pair if t == target}
-        guesses = await asyncio.to_thread(lambda: [detector.detect(t) for t in texts])
+        guesses = await in_lane(detecting, "detecting languages",
+                                lambda: [detector.detect(t) for t in texts])
         detected = []
         for guess in guesses:
             # The served source most likely, with its confidence among all served languages
@@ -287,7 +318,7 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
                                           limits.timeout)
         except QueueFull:
             raise RequestError("Slowdown: the server is busy (its queue is full); try again",
-                               429) from None
+                               429, [(b"retry-after", b"1")]) from None
         except TimeoutError:
             raise RequestError(f"translation took over {limits.timeout:g} s", 503) from None
         except ValueError as error:  # options the translator refuses
@@ -508,8 +539,8 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         check_key(call, body)
         q, texts = sentences(body, libre=True)
         if isinstance(q, str):
-            return await asyncio.to_thread(detector.detect, q)
-        return await asyncio.to_thread(detector.detect_many, texts)
+            return await in_lane(detecting, "detecting languages", detector.detect, q)
+        return await in_lane(detecting, "detecting languages", detector.detect_many, texts)
 
     async def translate_file(call):
         fields, files = await call.form()
@@ -611,11 +642,8 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         # A run folder's Keras model draws the tree; an export gives what it holds.
         view_of = (functools.partial(explore, top_k=top_k) if model.draws_tree
                    else explore_export)
-        try:
-            view = await asyncio.wait_for(asyncio.to_thread(
-                view_of, model, q, beam_size, n_best, length_penalty), limits.timeout)
-        except TimeoutError:
-            raise RequestError(f"exploring took over {limits.timeout:g} s", 503) from None
+        view = await in_lane(exploring, "exploring", view_of, model, q, beam_size, n_best,
+                             length_penalty)
         return {"model": model.name, **view}
 
     async def health(call):  # exactly LibreTranslate's answer
@@ -640,6 +668,8 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         yield
         for batcher in batchers.values():
             await batcher.stop()
+        exploring.close()
+        detecting.close()
 
     async def http_error(request, error):
         counters.errors += 1

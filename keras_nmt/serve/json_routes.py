@@ -36,11 +36,12 @@ SECURITY_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"x-frame-options"
 
 
 class RequestError(Exception):
-    """A bad request: answered with `status` and `{"error": message}`."""
+    """A bad request: answered with `status`, `{"error": message}` and extra `headers` (pairs
+    of bytes: a 429's `Retry-After`)."""
 
-    def __init__(self, message, status=400):
+    def __init__(self, message, status=400, headers=()):
         super().__init__(message)
-        self.status = status
+        self.status, self.headers = status, tuple(headers)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,6 +80,12 @@ class Call:
     def __init__(self, scope, body):
         self.scope, self.body = scope, body
         self.headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+
+    def header_bytes(self, name):
+        """The header `name` (lower-case) as the client sent its bytes, or `None` (`headers`
+        reads them as Latin-1, as HTTP defines them; a client may send UTF-8)."""
+        name = name.encode("latin-1")
+        return next((v for k, v in self.scope["headers"] if k == name), None)
 
     async def form(self):
         """A multipart or URL-encoded form: `(fields, files)`, `files` Starlette's
@@ -190,6 +197,7 @@ class JsonRoutes:
                 answer = _json(answer)
         except RequestError as error:
             status, answer = error.status, _json({"error": str(error)})
+            extra += error.headers
         except Exception as error:  # never a traceback to the client: the message names it
             logging.getLogger("uvicorn.error").exception("error answering %s", scope["path"])
             status = 500

@@ -1,0 +1,82 @@
+"""Work of one kind on threads of its own, with a bounded number of requests waiting.
+
+The explorer's requests (a beam search recorded step by step: seconds each) and language
+detection run in lanes of their own, beside the translation batcher, so that a pile of them
+can neither take the threads the batcher translates on nor wait without bound: a lane runs
+`workers` calls at once, keeps at most `max_waiting` more waiting, and refuses the next at once
+(`Busy`: the server answers 429 with `Retry-After`, its estimate of when a place frees).
+
+A request that gives up (its timeout) keeps its place until its call has really ended: a call
+already running on a thread cannot be stopped, and freeing its place early would let more
+calls queue behind it than the lane admits.
+
+Example:
+    >>> lane = Lane("explore", workers=1, max_waiting=8)
+    >>> view = await lane.run(explore, model, "Hola.")       # in a running event loop
+"""
+
+import asyncio
+import concurrent.futures
+import math
+import time
+
+
+class Busy(Exception):
+    """The lane holds its most requests; `retry_after`: whole seconds after which a place is
+    likely free."""
+
+    def __init__(self, retry_after):
+        super().__init__(f"busy; retry after {retry_after} s")
+        self.retry_after = retry_after
+
+
+class Lane:
+    """Runs functions on `workers` threads of its own, `max_waiting` more calls waiting at most.
+
+    Args:
+        name: names the lane's threads.
+        workers: calls running at once.
+        max_waiting: calls waiting at most beyond those running; more raise `Busy`.
+    """
+
+    def __init__(self, name, workers=1, max_waiting=8):
+        self.workers, self.max_waiting = workers, max_waiting
+        self.executor = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix=name)
+        self.admitted = 0  # calls running or waiting, until each has really ended
+        self.mean_seconds = 1.0  # a call's time, a moving average (1 s before the first)
+
+    async def run(self, function, *args, **kwargs):
+        """`function(*args, **kwargs)`, run on one of the lane's threads; raises `Busy`."""
+        if self.admitted >= self.workers + self.max_waiting:
+            raise Busy(self.retry_after())
+        loop = asyncio.get_running_loop()
+        self.admitted += 1
+        took = []  # the call's own time, not its wait
+
+        def timed():
+            start = time.monotonic()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                took.append(time.monotonic() - start)
+
+        future = self.executor.submit(timed)
+
+        def ended(_):  # on the lane's thread, or here when a waiting call is cancelled
+            loop.call_soon_threadsafe(self._release, took[0] if took else None)
+
+        future.add_done_callback(ended)
+        return await asyncio.wrap_future(future)  # cancelled: a call not yet started never is
+
+    def _release(self, seconds):
+        self.admitted -= 1
+        if seconds is not None:
+            self.mean_seconds = 0.8 * self.mean_seconds + 0.2 * seconds
+
+    def retry_after(self):
+        """Seconds until the calls ahead of a new one have run: those admitted, `workers` at a
+        time, at the mean call's time (at least 1: HTTP's `Retry-After` counts whole seconds)."""
+        return max(1, math.ceil(self.mean_seconds * self.admitted / self.workers))
+
+    def close(self):
+        self.executor.shutdown(wait=False, cancel_futures=True)
