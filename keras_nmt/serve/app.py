@@ -90,6 +90,8 @@ class Limits:
         max_files: translated files kept for download (the oldest forgotten first).
         max_glossary_terms: terms of a request's glossary (each at most
             `glossary.MAX_TERM_CHARS` characters).
+        read_timeout: seconds a request's body may take to arrive (408 beyond it; the server
+            gives its head as long: `connections`).
     """
 
     max_body_bytes: int = 65536
@@ -102,6 +104,7 @@ class Limits:
     max_file_bytes: int = 1_000_000
     max_files: int = 64
     max_glossary_terms: int = 200
+    read_timeout: float = 10.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -703,4 +706,4 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         "/health": JsonRoute(health, ("GET",), counted=False),
         "/metrics": JsonRoute(metrics, ("GET",), counted=False),
     }
-    return JsonRoutes(api, page, counters, limits.max_body_bytes)
+    return JsonRoutes(api, page, counters, limits.max_body_bytes, limits.read_timeout)

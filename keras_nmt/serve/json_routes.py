@@ -20,6 +20,7 @@ Example:
     ...                  counters=Counters(), max_body_bytes=65536)
 """
 
+import asyncio
 import dataclasses
 import json
 import logging
@@ -162,11 +163,14 @@ class JsonRoutes:
         fallback: the ASGI application for every other path, and for the lifespan.
         counters: the server's `Counters` (its `requests` and `errors` are counted here).
         max_body_bytes: the largest request body; a larger one is answered 413.
+        body_timeout: seconds a request's body may take to arrive whole, from its head's
+            arrival; a slower one is answered 408 and its connection closed (`None`: no limit).
     """
 
-    def __init__(self, routes, fallback, counters, max_body_bytes):
+    def __init__(self, routes, fallback, counters, max_body_bytes, body_timeout=None):
         self.routes, self.fallback = routes, fallback
         self.counters, self.max_body_bytes = counters, max_body_bytes
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope, receive, send):
         route = None
@@ -185,8 +189,14 @@ class JsonRoutes:
             if scope["method"] not in methods:
                 extra = [(b"allow", ", ".join(methods).encode())]
                 raise RequestError("Method Not Allowed", 405)
-            body = await self._body(scope, receive, route.max_body_bytes or
-                                    self.max_body_bytes)
+            try:
+                body = await asyncio.wait_for(self._body(
+                    scope, receive, route.max_body_bytes or self.max_body_bytes),
+                    self.body_timeout)
+            except TimeoutError:
+                raise RequestError(f"the request's body did not arrive within "
+                                   f"{self.body_timeout:g} s", 408,
+                                   [(b"connection", b"close")]) from None
             if body is None:  # the client has gone
                 return
             answer = await route.handler(Call(scope, body))

@@ -253,3 +253,26 @@ def test_no_body_a_parser_chokes_on_is_a_500(content_type):
                                          headers=(("content-type", content_type),))
             assert status in (200, 400, 413, 415), (path, body, answer)
             assert "error" in json.loads(answer) or status == 200
+
+
+def test_a_body_that_does_not_arrive_in_time_is_a_408_that_closes_the_connection():
+    app = JsonRoutes({"/echo": JsonRoute(_echo, ("POST",))}, _fallback,
+                     types.SimpleNamespace(requests=0, errors=0), 200, body_timeout=0.2)
+    scope = {"type": "http", "path": "/echo", "method": "POST", "headers": list(
+        (k.encode(), v.encode()) for k, v in JSON)}
+    incoming = [{"type": "http.request", "body": b'{"q": ', "more_body": True}]
+    sent = []
+
+    async def receive():  # a client that sends half its body, then nothing
+        if incoming:
+            return incoming.pop(0)
+        await asyncio.sleep(60)
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(asyncio.wait_for(app(scope, receive, send), 5))
+    head = dict(sent[0]["headers"])
+    assert (sent[0]["status"], head[b"connection"]) == (408, b"close")
+    assert json.loads(sent[1]["body"]) == {
+        "error": "the request's body did not arrive within 0.2 s"}
