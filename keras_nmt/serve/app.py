@@ -32,6 +32,7 @@ import hashlib
 import hmac
 import json
 import math
+import re
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -394,7 +395,7 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         if isinstance(entries, str):  # a form field: a JSON object
             try:
                 entries = json.loads(entries)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested too deeply
                 raise RequestError("Invalid request: glossary must be an object of source "
                                    "term -> target term") from None
         if not isinstance(entries, dict):
@@ -421,8 +422,9 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         alternatives = body.get("alternatives")
         if alternatives is None:
             return 0
-        if isinstance(alternatives, str):  # a form field
-            if not alternatives.strip().lstrip("-").isdigit():
+        if isinstance(alternatives, str):  # a form field: ASCII digits (int() reads "²"
+            # as a digit it cannot convert, and refuses over 4,300 digits: both were 500s)
+            if not re.fullmatch(r"\s*-?[0-9]{1,9}\s*", alternatives):
                 raise RequestError("Invalid request: alternatives parameter is not a number")
             alternatives = int(alternatives)
         if isinstance(alternatives, bool) or not isinstance(alternatives, int):

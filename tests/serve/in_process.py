@@ -8,6 +8,8 @@ import json
 import time
 import types
 
+import numpy as np
+
 from keras_nmt.inference.translation_result import TranslationResult
 
 
@@ -29,14 +31,20 @@ class FakeTranslator:
                 gate.wait(30)
         time.sleep(self.delay)
         n = getattr(options, "n_best", 1) or 1
-        return [TranslationResult([text.upper()] * n, [0.0] * n) for text in texts]
+        if not getattr(options, "return_attention", False):
+            return [TranslationResult([text.upper()] * n, [0.0] * n) for text in texts]
+        return [TranslationResult(  # each word attends to itself
+            [text.upper()], [-0.5], np.eye(len(text.split()) + 1, len(text.split()) or 1,
+                                           dtype=np.float32),
+            text.split(), [*text.upper().split(), "</s>"]) for text in texts]
 
 
 def fake_model(name="m", pair=("es", "en"), **translator):
     """A served model of `FakeTranslator(**translator)` that draws no tree (the explorer asks
     its translator, as for an export)."""
     return types.SimpleNamespace(name=name, pair=pair, translator=FakeTranslator(**translator),
-                                 draws_tree=False, describe=lambda: {"name": name})
+                                 draws_tree=False,
+                                 describe=lambda: {"name": name, "attention": True})
 
 
 @contextlib.asynccontextmanager

@@ -3,7 +3,9 @@
 read as UTF-8, and no request body a 500."""
 
 import asyncio
+import json
 import threading
+import urllib.parse
 
 import pytest
 
@@ -118,3 +120,38 @@ def test_no_body_sent_to_any_route_is_a_500():
         return statuses
 
     assert {400, 415} <= asyncio.run(scenario())
+
+
+NASTY_VALUES = ["²", "9" * 5000, "[" * 5000 + "]" * 5000, "-", "", "\x00", "１", "nan", "inf",
+                "1e400", "true", "-1", "a" * 600, '{"a": ' * 3000]
+FIELDS = {"/translate": ["q", "source", "target", "format", "alternatives", "glossary",
+                         "confidence", "alignment", "api_key"],
+          "/detect": ["q"],
+          "/api/translate": ["q", "model", "strategy", "beam_size", "n_best", "length_penalty",
+                             "temperature", "top_k", "top_p", "seed", "confidence"],
+          "/api/explore": ["q", "model", "beam_size", "n_best", "length_penalty", "top_k"]}
+
+
+def test_no_field_value_is_a_500():
+    """Each field of each route, as a form field and in JSON, set to a value a parser chokes
+    on: `alternatives=²` (a digit `int` cannot read), 5,000 digits (over `int`'s limit) and a
+    glossary nested 5,000 deep were 500s."""
+    app = create_app([fake_model()], Limits(timeout=30), BatchSettings(max_wait=0.001))
+    valid = {"q": "a", "source": "es", "target": "en"}
+
+    async def scenario():
+        async with running(app):
+            for path, fields in FIELDS.items():
+                for name in fields:
+                    for value in NASTY_VALUES:
+                        body = {**({} if path.startswith("/api") else valid), name: value}
+                        if path.startswith("/api"):
+                            body.setdefault("q", "a")
+                        form = urllib.parse.urlencode(body).encode()
+                        for raw, kind in ((form, "application/x-www-form-urlencoded"),
+                                          (json.dumps(body).encode(), "application/json")):
+                            status, _, answer = await call(app, path, raw=raw,
+                                                           headers=[("content-type", kind)])
+                            assert status < 500, (path, name, value[:20], kind, answer)
+
+    asyncio.run(scenario())
