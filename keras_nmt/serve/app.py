@@ -219,8 +219,10 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
 
     # Exploring (seconds a sentence) and language detection run in lanes of their own: a pile
     # of them neither takes the threads the batchers translate on nor waits without bound.
-    exploring = Lane("explore", batching.explore_workers, batching.max_explore_queue)
-    detecting = Lane("detect", 1, batching.max_queue)
+    # Each refuses work it could not finish within the timeout, at its calls' mean time.
+    exploring = Lane("explore", batching.explore_workers, batching.max_explore_queue,
+                     limits.timeout)
+    detecting = Lane("detect", 1, batching.max_queue, limits.timeout)
 
     async def in_lane(lane, doing, function, *args):
         """`function(*args)` in `lane`: 429 with `Retry-After` when its queue is full, 503

@@ -37,17 +37,22 @@ class Lane:
         name: names the lane's threads.
         workers: calls running at once.
         max_waiting: calls waiting at most beyond those running; more raise `Busy`.
+        max_seconds: a call is also refused when the calls ahead of it and itself would
+            take longer than this, at the mean call's time (`None`: no such limit): work
+            that would time out before it is answered is not taken on.
     """
 
-    def __init__(self, name, workers=1, max_waiting=8):
-        self.workers, self.max_waiting = workers, max_waiting
+    def __init__(self, name, workers=1, max_waiting=8, max_seconds=None):
+        self.workers, self.max_waiting, self.max_seconds = workers, max_waiting, max_seconds
         self.executor = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix=name)
         self.admitted = 0  # calls running or waiting, until each has really ended
         self.mean_seconds = 1.0  # a call's time, a moving average (1 s before the first)
 
     async def run(self, function, *args, **kwargs):
         """`function(*args, **kwargs)`, run on one of the lane's threads; raises `Busy`."""
-        if self.admitted >= self.workers + self.max_waiting:
+        if self.admitted >= self.workers + self.max_waiting or (
+                self.max_seconds is not None and self.admitted >= self.workers
+                and self.mean_seconds * (self.admitted + 1) / self.workers > self.max_seconds):
             raise Busy(self.retry_after())
         loop = asyncio.get_running_loop()
         self.admitted += 1
