@@ -316,6 +316,7 @@ def siege(model, pair, descriptors, idle, explorers, translators, seconds, serve
         "clients": results,
         "server": {
             "rss_mb_first_last_max": [round(memory[0]), round(memory[-1]), round(max(memory))],
+            "rss_mb_every_10_s": [round(m) for m in memory[::10]],
             "descriptors_max": max(d for _, d in samples),
             "tracebacks": printed.count("Traceback"),
             "too_many_open_files": printed.count("Too many open files"),

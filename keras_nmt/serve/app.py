@@ -225,10 +225,10 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
     detecting = Lane("detect", 1, batching.max_queue, limits.timeout)
 
     async def in_lane(lane, doing, function, *args):
-        """`function(*args)` in `lane`: 429 with `Retry-After` when its queue is full, 503
-        past the timeout."""
+        """`function(*args)` in `lane`: 429 with `Retry-After` when its queue is full (or the
+        call could not start within the timeout), 503 when it runs past the timeout."""
         try:
-            return await asyncio.wait_for(lane.run(function, *args), limits.timeout)
+            return await lane.run(function, *args, timeout=limits.timeout)
         except Busy as busy:
             raise RequestError(f"Slowdown: the server is busy {doing} (its queue is full); "
                                f"try again in {busy.retry_after} s", 429,

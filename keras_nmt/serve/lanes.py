@@ -46,10 +46,13 @@ class Lane:
         self.workers, self.max_waiting, self.max_seconds = workers, max_waiting, max_seconds
         self.executor = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix=name)
         self.admitted = 0  # calls running or waiting, until each has really ended
-        self.mean_seconds = 1.0  # a call's time, a moving average (1 s before the first)
+        self.mean_seconds = 1.0  # a call's time: a guess, then the first, a moving average
+        self.measured = False
 
-    async def run(self, function, *args, **kwargs):
-        """`function(*args, **kwargs)`, run on one of the lane's threads; raises `Busy`."""
+    async def run(self, function, *args, timeout=None, **kwargs):
+        """`function(*args, **kwargs)`, run on one of the lane's threads; raises `Busy` when
+        the lane is full, or when `timeout` seconds pass before the call has started (it never
+        will), `TimeoutError` when they pass while it runs."""
         if self.admitted >= self.workers + self.max_waiting or (
                 self.max_seconds is not None and self.admitted >= self.workers
                 and self.mean_seconds * (self.admitted + 1) / self.workers > self.max_seconds):
@@ -71,12 +74,19 @@ class Lane:
             loop.call_soon_threadsafe(self._release, took[0] if took else None)
 
         future.add_done_callback(ended)
-        return await asyncio.wrap_future(future)  # cancelled: a call not yet started never is
+        try:  # cancelled (a timeout, a client gone): a call not yet started never starts
+            return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+        except TimeoutError:
+            if future.cancelled():  # still waiting: the lane was too busy to start it
+                raise Busy(self.retry_after()) from None
+            raise
 
     def _release(self, seconds):
         self.admitted -= 1
         if seconds is not None:
-            self.mean_seconds = 0.8 * self.mean_seconds + 0.2 * seconds
+            self.mean_seconds = (0.8 * self.mean_seconds + 0.2 * seconds if self.measured
+                                 else seconds)
+            self.measured = True
 
     def retry_after(self):
         """Seconds until the calls ahead of a new one have run: those admitted, `workers` at a

@@ -82,3 +82,20 @@ def test_work_that_would_end_past_the_time_limit_is_refused():
         lane.close()
 
     asyncio.run(scenario())
+
+
+def test_a_call_that_cannot_start_within_its_timeout_is_busy_one_that_runs_past_it_a_timeout():
+    gate = threading.Event()
+
+    async def scenario():
+        lane = Lane("t", workers=1, max_waiting=1)
+        running = asyncio.create_task(lane.run(gate.wait, 10, timeout=0.3))
+        waiting = asyncio.create_task(lane.run(gate.wait, 10, timeout=0.3))
+        with pytest.raises(TimeoutError):
+            await running
+        with pytest.raises(Busy):  # never started: the lane was too busy
+            await waiting
+        gate.set()
+        lane.close()
+
+    asyncio.run(scenario())
