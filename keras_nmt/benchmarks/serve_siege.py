@@ -14,12 +14,15 @@ client, each a process of its own (asyncio, no TensorFlow), press it together:
   (less than the `Retry-After` the server asks for) and sends again.
 * `--translators` concurrent LibreTranslate clients, each sending `POST /translate` requests
   of 1-4 sentences of the built-in dates test split one after the other on a keep-alive
-  connection, each with a timeout of the server's `--timeout` plus 5 s.
+  connection, each with a timeout of the server's `--timeout` plus 5 s. They also send alone
+  for `--warm-up` seconds before the siege (TensorFlow makes and keeps kernels for each new
+  batch shape: the server's memory grows for the first 20 s or so of any load, then stays).
 
 It reports what each kind of client got (statuses, latencies, timeouts), whether the server
 printed a traceback or `Too many open files`, and the server's resident memory (VmRSS) and open
-descriptors, sampled each second. Passing means: every translation a 200 within its timeout,
-every exploration a 200 or a 429, no 500, no traceback, memory flat. Run as a script:
+descriptors, sampled each second from the siege's start. Passing means: every translation a 200
+within its timeout, every exploration a 200 or a 429, no 500, no traceback, memory flat. Run as
+a script:
 
     python -m keras_nmt.benchmarks.serve_siege runs/dates-tiny --pair en:de \\
         --descriptors 1024 --idle 1000 --explorers 100 --translators 32 --seconds 60
@@ -266,7 +269,7 @@ def _request(host, port, path, body):
 
 
 def siege(model, pair, descriptors, idle, explorers, translators, seconds, serve_args,
-          sentences):
+          sentences, warm_up=30):
     """Runs the siege (see the module); returns its measurements."""
     timeout = 30.0
     server = _Server(pair, model, descriptors, ["--timeout", str(timeout), *serve_args])
@@ -279,6 +282,14 @@ def siege(model, pair, descriptors, idle, explorers, translators, seconds, serve
             if status != 200:
                 raise RuntimeError(f"warm-up {path}: {status} {payload[:200]!r}")
         pid = server.process.pid
+        base = {"host": server.host, "port": server.port, "pair": pair,
+                "sentences": sentences, "timeout": timeout + 5}
+        if warm_up:  # the translating clients alone first: TensorFlow's kernels for the
+            # batch shapes they send are made and kept then, not during the siege
+            warming = _role({**base, "seconds": warm_up, "role": "translate",
+                             "count": translators})
+            warm = json.loads(warming.stdout.read().strip().splitlines()[-1])
+            warming.wait(timeout=300)
         samples = []
         stop = threading.Event()
 
@@ -289,18 +300,10 @@ def siege(model, pair, descriptors, idle, explorers, translators, seconds, serve
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        base = {"host": server.host, "port": server.port, "seconds": seconds, "pair": pair,
-                "sentences": sentences, "timeout": timeout + 5}
-        roles = {}
-        for name, count in (("idle", idle), ("explore", explorers),
-                            ("translate", translators)):
-            if count:  # each reads its job on stdin, all started before any is awaited
-                roles[name] = subprocess.Popen(
-                    [sys.executable, "-m", "keras_nmt.benchmarks.serve_siege", "--role"],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-                roles[name].stdin.write(json.dumps({**base, "role": name, "count": count}))
-                roles[name].stdin.close()
-        results = {}
+        roles = {name: _role({**base, "seconds": seconds, "role": name, "count": count})
+                 for name, count in (("idle", idle), ("explore", explorers),
+                                     ("translate", translators)) if count}
+        results = {"warm_up_translate": warm} if warm_up else {}
         for name, process in roles.items():
             out = process.stdout.read()
             process.wait(timeout=300)
@@ -325,6 +328,17 @@ def siege(model, pair, descriptors, idle, explorers, translators, seconds, serve
         },
         "output_tail": printed.splitlines()[-5:],
     }
+
+
+def _role(job):
+    """One kind of client started in a process of its own, its job written to its stdin (all
+    are started before any is awaited)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "keras_nmt.benchmarks.serve_siege", "--role"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    process.stdin.write(json.dumps(job))
+    process.stdin.close()
+    return process
 
 
 def _request_get(host, port, path):
@@ -360,6 +374,9 @@ def build_parser():
                         help="concurrent translating clients (default: %(default)s)")
     parser.add_argument("--seconds", type=positive_float, default=60,
                         help="how long the clients press (default: %(default)s)")
+    parser.add_argument("--warm-up", type=float, default=30,
+                        help="seconds the translating clients send alone first, not measured "
+                        "in memory (default: %(default)s)")
     parser.add_argument("--serve-args", default=None,
                         help="more flags for keras-nmt serve, in one string")
     parser.add_argument("--role", action="store_true", help=argparse.SUPPRESS)
@@ -377,7 +394,8 @@ def main(argv=None):
 
     sentences = [source for source, _ in builtin_pairs("dates", "test")][:2000]
     result = siege(args.model, args.pair, args.descriptors, args.idle, args.explorers,
-                   args.translators, args.seconds, (args.serve_args or "").split(), sentences)
+                   args.translators, args.seconds, (args.serve_args or "").split(), sentences,
+                   args.warm_up)
     print(json.dumps(result, indent=1))
     return 0
 

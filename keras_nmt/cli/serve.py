@@ -180,6 +180,7 @@ def main(argv=None, prog=None):
                              max_explore_queue=args.max_explore_queue)
     app = create_app(models, limits, batching, api_key=args.api_key)
     guard = ConnectionGuard(connection_limit(args.max_connections), args.read_timeout)
+    app.counters.connections = guard  # its counts in /metrics
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
                             timeout_graceful_shutdown=5, http=guarded_protocol(guard))
     server = uvicorn.Server(config)

@@ -219,10 +219,11 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
 
     # Exploring (seconds a sentence) and language detection run in lanes of their own: a pile
     # of them neither takes the threads the batchers translate on nor waits without bound.
-    # Each refuses work it could not finish within the timeout, at its calls' mean time.
+    # Each refuses work it could not finish within half the timeout at its calls' mean time
+    # (half: room for calls slower than the mean; a 429 at once beats a 503 after the timeout).
     exploring = Lane("explore", batching.explore_workers, batching.max_explore_queue,
-                     limits.timeout)
-    detecting = Lane("detect", 1, batching.max_queue, limits.timeout)
+                     limits.timeout / 2)
+    detecting = Lane("detect", 1, batching.max_queue, limits.timeout / 2)
 
     async def in_lane(lane, doing, function, *args):
         """`function(*args)` in `lane`: 429 with `Retry-After` when its queue is full (or the

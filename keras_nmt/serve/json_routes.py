@@ -214,6 +214,7 @@ class JsonRoutes:
             answer = _json({"error": f"cannot translate: {type(error).__name__}: {error}"})
         if status != 200 and route.counted:
             self.counters.errors += 1
+            self.counters.busy += status == 429
         await send({"type": "http.response.start", "status": status, "headers": [
             (b"content-type", content_type if status == 200 else b"application/json"),
             (b"content-length", str(len(answer)).encode()),

@@ -3,6 +3,7 @@ connections make room, a slow or silent head is cut off, a busy server says so."
 
 import asyncio
 import contextlib
+import re
 import socket
 import threading
 import time
@@ -11,6 +12,7 @@ import pytest
 import uvicorn
 
 from keras_nmt.serve.connections import ConnectionGuard, guarded_protocol, most_connections
+from keras_nmt.serve.metrics import Counters, exposition
 
 
 async def _app(scope, receive, send):
@@ -76,6 +78,10 @@ def test_idle_connections_at_the_limit_make_room_for_a_request_oldest_first():
         assert _closed(idle[0], 2)  # the oldest idle one was closed
         assert not _closed(idle[-1], 0.2)
         assert guard.closed_idle >= 1
+        counters = Counters()
+        counters.connections = guard
+        assert re.search(r"^keras_nmt_connections_closed_idle_total [1-9]",
+                         exposition(counters).decode(), re.MULTILINE)
         for connection in (*idle, fresh):
             connection.close()
 

@@ -66,6 +66,7 @@ def test_a_full_translation_queue_is_a_429_with_retry_after():
     assert (status, head["retry-after"]) == (429, "1")
     assert answer["error"].startswith("Slowdown")
     assert first[0] == second[0] == 200
+    assert (app.counters.errors, app.counters.busy) == (1, 1)  # in /metrics
 
 
 KEY = "clé-ñ-鍵"

@@ -39,7 +39,7 @@ async def _fallback(scope, receive, send):
 
 
 def _app(max_body_bytes=200):
-    counters = types.SimpleNamespace(requests=0, errors=0)
+    counters = types.SimpleNamespace(requests=0, errors=0, busy=0)
     _fallback.scopes = []
     routes = {"/echo": JsonRoute(_echo, ("POST",)), "/refuse": JsonRoute(_refuse, ("GET",)),
               "/fail": JsonRoute(_fail, ("GET",)), "/nan": JsonRoute(_nan, ("GET",)),
@@ -246,7 +246,7 @@ def test_no_body_a_parser_chokes_on_is_a_500(content_type):
     (a malformed multipart body sent to a fields route was a 500: MultiPartException)."""
     app = JsonRoutes({"/echo": JsonRoute(_echo, ("POST",)),
                       "/form": JsonRoute(_form_echo, ("POST",))}, _fallback,
-                     types.SimpleNamespace(requests=0, errors=0), 200)
+                     types.SimpleNamespace(requests=0, errors=0, busy=0), 200)
     for path in ("/echo", "/form"):
         for body in _fuzzed_bodies():
             status, _, answer, _ = _call(app, path, chunks=(body,),
@@ -257,7 +257,7 @@ def test_no_body_a_parser_chokes_on_is_a_500(content_type):
 
 def test_a_body_that_does_not_arrive_in_time_is_a_408_that_closes_the_connection():
     app = JsonRoutes({"/echo": JsonRoute(_echo, ("POST",))}, _fallback,
-                     types.SimpleNamespace(requests=0, errors=0), 200, body_timeout=0.2)
+                     types.SimpleNamespace(requests=0, errors=0, busy=0), 200, body_timeout=0.2)
     scope = {"type": "http", "path": "/echo", "method": "POST", "headers": list(
         (k.encode(), v.encode()) for k, v in JSON)}
     incoming = [{"type": "http.request", "body": b'{"q": ', "more_body": True}]
