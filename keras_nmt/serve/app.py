@@ -226,16 +226,14 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
     detecting = Lane("detect", 1, batching.max_queue, limits.timeout / 2)
 
     async def in_lane(lane, doing, function, *args):
-        """`function(*args)` in `lane`: 429 with `Retry-After` when its queue is full (or the
-        call could not start within the timeout), 503 when it runs past the timeout."""
+        """`function(*args)` in `lane`: 429 with `Retry-After` when its queue is full, or
+        when the call could not start within the timeout (once started, it is answered)."""
         try:
             return await lane.run(function, *args, timeout=limits.timeout)
         except Busy as busy:
             raise RequestError(f"Slowdown: the server is busy {doing} (its queue is full); "
                                f"try again in {busy.retry_after} s", 429,
                                [(b"retry-after", str(busy.retry_after).encode())]) from None
-        except TimeoutError:
-            raise RequestError(f"{doing} took over {limits.timeout:g} s", 503) from None
 
     def check_key(call, body):
         if key_digest is None:

@@ -51,8 +51,9 @@ class Lane:
 
     async def run(self, function, *args, timeout=None, **kwargs):
         """`function(*args, **kwargs)`, run on one of the lane's threads; raises `Busy` when
-        the lane is full, or when `timeout` seconds pass before the call has started (it never
-        will), `TimeoutError` when they pass while it runs."""
+        the lane is full, or when `timeout` seconds pass before the call has started (it then
+        never starts). A call that has started is awaited to its end: it cannot be stopped,
+        and its answer is the work already paid for."""
         if self.admitted >= self.workers + self.max_waiting or (
                 self.max_seconds is not None and self.admitted >= self.workers
                 and self.mean_seconds * (self.admitted + 1) / self.workers > self.max_seconds):
@@ -74,11 +75,15 @@ class Lane:
             loop.call_soon_threadsafe(self._release, took[0] if took else None)
 
         future.add_done_callback(ended)
-        try:  # cancelled (a timeout, a client gone): a call not yet started never starts
-            return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+        answer = asyncio.wrap_future(future)
+        try:
+            return await asyncio.wait_for(asyncio.shield(answer), timeout)
         except TimeoutError:
-            if future.cancelled():  # still waiting: the lane was too busy to start it
+            if future.cancel():  # still waiting: the lane was too busy to start it
                 raise Busy(self.retry_after()) from None
+            return await answer
+        except asyncio.CancelledError:  # the request has gone: a waiting call never starts
+            future.cancel()
             raise
 
     def _release(self, seconds):
