@@ -294,8 +294,11 @@ def siege(model, pair, descriptors, idle, explorers, translators, seconds, serve
         stop = threading.Event()
 
         def sample():
-            while not stop.is_set():
-                samples.append((resident_mb(pid), open_descriptors(pid)))
+            while not stop.is_set() and server.process.poll() is None:
+                try:
+                    samples.append((resident_mb(pid), open_descriptors(pid)))
+                except (OSError, TypeError):  # it has just exited
+                    break
                 stop.wait(1.0)
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -310,23 +313,28 @@ def siege(model, pair, descriptors, idle, explorers, translators, seconds, serve
             results[name] = json.loads(out.strip().splitlines()[-1])
         stop.set()
         sampler.join()
-        status, _, metrics = _request_get(server.host, server.port, "/metrics")
+        try:
+            metrics = _request_get(server.host, server.port, "/metrics")[2].decode()
+        except OSError:  # the server has died
+            metrics = ""
+        exit_status = server.process.poll()
     finally:
         server.stop()
     printed = "".join(server.output)
-    memory = [m for m, _ in samples]
+    memory = [m for m, _ in samples] or [float("nan")]
     return {
         "clients": results,
         "server": {
             "rss_mb_first_last_max": [round(memory[0]), round(memory[-1]), round(max(memory))],
             "rss_mb_every_10_s": [round(m) for m in memory[::10]],
-            "descriptors_max": max(d for _, d in samples),
+            "descriptors_max": max((d for _, d in samples), default=None),
             "tracebacks": printed.count("Traceback"),
             "too_many_open_files": printed.count("Too many open files"),
             "printed_lines": len(printed.splitlines()),
-            "errors_counted": _metric(metrics.decode(), "keras_nmt_errors_total"),
+            "errors_counted": _metric(metrics, "keras_nmt_errors_total"),
+            "died_with_status": exit_status,
         },
-        "output_tail": printed.splitlines()[-5:],
+        "output_tail": printed.splitlines()[-12:],
     }
 
 
