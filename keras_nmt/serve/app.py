@@ -231,7 +231,8 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         try:
             return await lane.run(function, *args, timeout=limits.timeout)
         except Busy as busy:
-            raise RequestError(f"Slowdown: the server is busy {doing} (its queue is full); "
+            raise RequestError(f"Slowdown: the server is busy {doing} (its queue is full, "
+                               "or would not be through in time); "
                                f"try again in {busy.retry_after} s", 429,
                                [(b"retry-after", str(busy.retry_after).encode())]) from None
 

@@ -6,13 +6,15 @@ can neither take the threads the batcher translates on nor wait without bound: a
 `workers` calls at once, keeps at most `max_waiting` more waiting, and refuses the next at once
 (`Busy`: the server answers 429 with `Retry-After`, its estimate of when a place frees).
 
-A request that gives up (its timeout) keeps its place until its call has really ended: a call
-already running on a thread cannot be stopped, and freeing its place early would let more
-calls queue behind it than the lane admits.
+It also refuses a call that, at the mean time of its calls, would end past `max_seconds`, and
+one that has not started within its `timeout` (it then never starts); a call that has started
+is awaited to its end, since a thread cannot be stopped and its answer is work already paid
+for. A request that goes away keeps its place until its call has really ended: freeing it early
+would let more calls queue behind a running one than the lane admits.
 
 Example:
-    >>> lane = Lane("explore", workers=1, max_waiting=8)
-    >>> view = await lane.run(explore, model, "Hola.")       # in a running event loop
+    >>> lane = Lane("explore", workers=1, max_waiting=8, max_seconds=15)
+    >>> view = await lane.run(explore, model, "Hola.", timeout=30)  # in a running event loop
 """
 
 import asyncio

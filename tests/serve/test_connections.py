@@ -4,6 +4,7 @@ connections make room, a slow or silent head is cut off, a busy server says so."
 import asyncio
 import contextlib
 import re
+import resource
 import socket
 import threading
 import time
@@ -119,6 +120,15 @@ def test_when_every_connection_is_answering_a_new_one_is_told_503():
 
 
 def test_the_default_limit_leaves_descriptors_free():
-    resource = pytest.importorskip("resource")
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     assert 0 < most_connections() < soft - 64
+
+
+def test_more_connections_than_the_descriptor_limit_leaves_are_refused_naming_the_flag():
+    from keras_nmt.cli.serve import connection_limit  # noqa: PLC0415
+
+    with pytest.raises(ValueError, match=r"^--max-connections 1000000000: the descriptor limit "
+                                         r"\(ulimit -n \d+\) leaves \d+ connections"):
+        connection_limit(10**9)
+    assert connection_limit(5) == 5
+    assert 0 < connection_limit(None) < resource.getrlimit(resource.RLIMIT_NOFILE)[0]
