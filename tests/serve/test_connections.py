@@ -11,6 +11,8 @@ import time
 
 import pytest
 import uvicorn
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from keras_nmt.serve.connections import ConnectionGuard, guarded_protocol, most_connections
 from keras_nmt.serve.metrics import Counters, exposition
@@ -28,13 +30,14 @@ async def _app(scope, receive, send):
 
 
 @contextlib.contextmanager
-def _server(max_connections, header_timeout):
-    """A guarded uvicorn server on a free localhost port: `(port, guard)`."""
+def _server(max_connections, header_timeout, base=AutoHTTPProtocol):
+    """A guarded uvicorn server (`base`: its HTTP protocol) on a free localhost port:
+    `(port, guard)`."""
     guard = ConnectionGuard(max_connections, header_timeout)
     listening = socket.socket()
     listening.bind(("127.0.0.1", 0))
     listening.listen(128)
-    config = uvicorn.Config(_app, http=guarded_protocol(guard), log_level="warning",
+    config = uvicorn.Config(_app, http=guarded_protocol(guard, base), log_level="warning",
                             lifespan="off")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]}, daemon=True)
@@ -87,8 +90,9 @@ def test_idle_connections_at_the_limit_make_room_for_a_request_oldest_first():
             connection.close()
 
 
-def test_a_head_never_sent_or_sent_a_byte_at_a_time_is_cut_off():
-    with _server(max_connections=50, header_timeout=0.6) as (port, guard):
+@pytest.mark.parametrize("base", [AutoHTTPProtocol, H11Protocol])
+def test_a_head_never_sent_or_sent_a_byte_at_a_time_is_cut_off(base):
+    with _server(max_connections=50, header_timeout=0.6, base=base) as (port, guard):
         silent, slow = _connect(port), _connect(port)
         start = time.monotonic()
         for byte in b"GET / HTTP/1.1\r\nHost: x\r\n":  # never finished
