@@ -43,7 +43,7 @@ def own_frames(frame):
 
 
 def main(run=None, *flags):
-    from keras_nmt.cli import main as keras_nmt
+    from keras_nmt.workshop.cli import main as keras_nmt
 
     if run is None:
         run = os.path.join(tempfile.mkdtemp(), "run")

@@ -1,7 +1,7 @@
 """A hostile client against `keras-nmt serve` (a tiny model): idle connections past the
 descriptor limit, a pile of explorations, malformed bodies, each while translations go on.
 The full load test (1,000 idle connections, 100 explorations, 32 translating clients):
-`python -m keras_nmt.benchmarks.serve_siege`, results in docs/results/."""
+`python -m keras_nmt.workshop.benchmarks.serve_siege`, results in docs/results/."""
 
 import concurrent.futures
 import socket

@@ -3,13 +3,11 @@ import json
 import numpy as np
 import pytest
 
-from keras_nmt.decoding import (
-    DecodingOptions,
-    beam_search,
-    decode,
-    greedy_decode,
-    sample_decode,
-)
+from keras_nmt.decoding.api import decode
+from keras_nmt.decoding.beam_search import beam_search
+from keras_nmt.decoding.decoding_options import DecodingOptions
+from keras_nmt.decoding.greedy import greedy_decode
+from keras_nmt.decoding.sampling import sample_decode
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.decoding.helpers import to_numpy
 

@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from keras_nmt.decoding import beam_search, greedy_decode
+from keras_nmt.decoding.beam_search import beam_search
+from keras_nmt.decoding.greedy import greedy_decode
 from keras_nmt.decoding.scoring import COVERAGE_EPSILON
 from keras_nmt.special_ids import END_ID
 from tests.decoding.fake_models import (

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.decoding import beam_search, greedy, greedy_decode
+from keras_nmt.decoding import greedy
+from keras_nmt.decoding.beam_search import beam_search
+from keras_nmt.decoding.greedy import greedy_decode
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.decoding.helpers import to_numpy
 

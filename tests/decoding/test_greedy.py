@@ -2,7 +2,9 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_nmt.decoding import beam_search, greedy_decode, sample_decode
+from keras_nmt.decoding.beam_search import beam_search
+from keras_nmt.decoding.greedy import greedy_decode
+from keras_nmt.decoding.sampling import sample_decode
 from keras_nmt.special_ids import END_ID, START_ID
 from tests.decoding.fake_models import FakeModel, random_table, table_from_rows, teacher_forced
 from tests.decoding.helpers import hypothesis, to_numpy

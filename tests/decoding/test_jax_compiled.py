@@ -4,9 +4,12 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.decoding import beam_search, decode, greedy_decode, sample_decode
+from keras_nmt.decoding.api import decode
+from keras_nmt.decoding.beam_search import beam_search
+from keras_nmt.decoding.greedy import greedy_decode
 from keras_nmt.decoding.jax_compiled import bucket_size, can_compile, pad_to_bucket
-from keras_nmt.models import LuongSeq2SeqFunctional
+from keras_nmt.decoding.sampling import sample_decode
+from keras_nmt.models.luong.functional import LuongSeq2SeqFunctional
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.decoding.helpers import to_numpy
 

@@ -14,8 +14,8 @@ import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from keras_nmt.serve.connections import ConnectionGuard, guarded_protocol, most_connections
-from keras_nmt.serve.metrics import Counters, exposition
+from keras_nmt.workshop.serve.connections import ConnectionGuard, guarded_protocol, most_connections
+from keras_nmt.workshop.serve.metrics import Counters, exposition
 
 
 async def _app(scope, receive, send):
@@ -129,7 +129,7 @@ def test_the_default_limit_leaves_descriptors_free():
 
 
 def test_more_connections_than_the_descriptor_limit_leaves_are_refused_naming_the_flag():
-    from keras_nmt.cli.serve import connection_limit  # noqa: PLC0415
+    from keras_nmt.workshop.cli.serve import connection_limit  # noqa: PLC0415
 
     with pytest.raises(ValueError, match=r"^--max-connections 1000000000: the descriptor limit "
                                          r"\(ulimit -n \d+\) leaves \d+ connections"):

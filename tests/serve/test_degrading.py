@@ -9,7 +9,7 @@ import urllib.parse
 
 import pytest
 
-from keras_nmt.serve import BatchSettings, Limits, create_app
+from keras_nmt.workshop.serve.app import BatchSettings, Limits, create_app
 from tests.serve.in_process import call, fake_model, running
 from tests.serve.test_json_routes import PARSED_TYPES, _fuzzed_bodies
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from keras_nmt.serve.lanes import Busy, Lane
+from keras_nmt.workshop.serve.lanes import Busy, Lane
 
 
 def test_a_lane_runs_its_workers_admits_its_waiting_and_refuses_the_rest():

@@ -1,6 +1,6 @@
 """Plain decoding loops against the compacting ones, interleaved in one process.
 
-Two in-process `Translator`s of the same run directory: A's graphs are traced with the plain
+Two in-process `Translator`s of the same run folder: A's graphs are traced with the plain
 loops (`COMPACT = False` in `keras_nmt.decoding.greedy` and `.beam_search`), B's with the
 compacting loops (`keras_nmt.decoding.compacting`). Each is warmed
 up (one untimed pass, which traces its graph), then timed passes alternate A B A B ...; the
@@ -8,7 +8,7 @@ medians are compared. Also checks that both give the same texts and scores, and 
 row-steps each loop pays for (from the output lengths: the plain loop runs every row of a batch
 until its longest output ends).
 
-    PYTHONPATH=. python docs/results/compacting-batches/measure.py RUN_DIR \
+    PYTHONPATH=. python docs/results/compacting-batches/measure.py RUN_FOLDER \
         --data /work/shared/data/spa-eng.test.tsv --rounds 5 --output result.json
 """
 
@@ -37,9 +37,9 @@ def main():
     if args.threads:
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
         tf.config.threading.set_inter_op_parallelism_threads(1)
-    from keras_nmt.data import read_tsv
+    from keras_nmt.data.corpus import read_tsv
     from keras_nmt.decoding import greedy
-    from keras_nmt.inference import open_translator
+    from keras_nmt.workshop.translators.open_translator import open_translator
 
     texts = [source for source, _ in read_tsv(args.data).pairs][: args.sentences]
     modes = {"greedy": {}}
@@ -111,7 +111,7 @@ def row_steps(translator, texts, batch_size):
     """
     import tensorflow as tf
 
-    from keras_nmt.decoding import length_order
+    from keras_nmt.decoding.length_order import length_order
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
     def lengths_of(text):
