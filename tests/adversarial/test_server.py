@@ -10,7 +10,7 @@ import urllib.parse
 
 import pytest
 
-from tests.export.helpers import make_run_directory
+from tests.export.helpers import make_run_folder
 from tests.serve.server import Server, request
 
 pytestmark = pytest.mark.tensorflow
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.tensorflow
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    run = make_run_directory(tmp_path_factory.mktemp("siege") / "luong", "luong", "functional")
+    run = make_run_folder(tmp_path_factory.mktemp("siege") / "luong", "luong", "functional")
     # 256 descriptors: the 300 idle connections below are more than the server may hold.
     server = Server(f"es:en={run}", "--read-timeout", "5", "--max-explore-queue", "2",
                     "--timeout", "300", descriptors=256)
