@@ -102,8 +102,7 @@ def import_marian(path, output_dir, api="functional", force=False, languages=Non
 
     Example:
         >>> import_marian("opus-mt-es-en", "runs/opus-es-en")  # doctest: +SKIP
-        >>>
-        keras_nmt.workshop.translators.open_translator("runs/opus-es-en").translate_texts(["Hola."])
+        >>> keras_nmt.open_translator("runs/opus-es-en").translate_texts(["Hola."])
     """
     output_dir = Path(output_dir)
     source = Path(path).resolve()
