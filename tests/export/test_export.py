@@ -77,6 +77,7 @@ def test_layout_and_versions(lstm_export, tmp_path):
     assert (path / "assets.extra" / "keras_nmt.json").exists()
     saved = SavedTranslator(path)
     assert {"serving_default", "beam_search", "attention"} <= set(saved.signatures)
+    assert saved.attention_scores  # a confidence can be given (the server refuses it else)
     # The model's variables, not its Keras objects (whose own serving functions the export
     # would trace and a load restore, for nothing: a fifth of a Transformer's export time).
     assert not hasattr(saved.module, "model") and saved.module.model_variables

@@ -156,3 +156,22 @@ def test_no_field_value_is_a_500():
                             assert status < 500, (path, name, value[:20], kind, answer)
 
     asyncio.run(scenario())
+
+
+def test_a_confidence_an_old_export_cannot_give_is_refused_not_zero():
+    """A SavedModel exported before its `attention` signature returned the score answered
+    `"confidence": 0.0` for every sentence; it is refused, and the alignment still given."""
+    model = fake_model()
+    model.translator.attention_scores = False  # what `SavedTranslator` reads off such an export
+    app = create_app([model], Limits(timeout=30), BatchSettings(max_wait=0.001))
+
+    async def scenario():
+        async with running(app):
+            return [await call(app, "/translate", {"q": "hola", **ES_EN, field: True})
+                    for field in ("confidence", "alignment")]
+
+    (status, _, answer), (aligned, _, alignment) = asyncio.run(scenario())
+    assert status == 400
+    assert answer["error"] == ("Invalid request: m cannot give a confidence: its SavedModel's "
+                               "attention signature has no score; export it again")
+    assert aligned == 200 and "alignment" in alignment

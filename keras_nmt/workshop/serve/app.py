@@ -376,6 +376,11 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         wanted = _flag(body, "confidence"), _flag(body, "alignment")
         if not any(wanted):
             return options, False, False
+        for model in models_used if wanted[0] else ():
+            if not getattr(model.translator, "attention_scores", True):
+                raise RequestError(f"Invalid request: {model.name} cannot give a confidence: its "
+                                   "SavedModel's attention signature has no score; export it "
+                                   "again")
         return aligned_options(models_used, options, "confidence and alignment",
                                wanted[1]), *wanted
 

@@ -32,6 +32,9 @@ class SavedTranslator(BatchTranslator):
         self.signatures = self.module.signatures
         self.serving_default = self.signatures["serving_default"]
         self.attention = self.signatures["attention"]
+        # Exports written before the `attention` signature returned each translation's
+        # log-probability have no `score` there: their confidence is unknown, not 0.
+        self.attention_scores = "score" in self.attention.structured_outputs
         self.beam_search = self.signatures["beam_search"]
         self.beam_functions = getattr(self.module, "beam_functions", None)
         self.source_lengths = getattr(self.module, "source_lengths", None)
