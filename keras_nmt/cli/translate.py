@@ -114,10 +114,12 @@ def interactive(translator, options, warn, prefix=""):
     # The prompt goes to stderr: stdout holds the translations alone.
     print("type a sentence and press Enter to translate it; Ctrl-D ends", file=sys.stderr)
     print("> ", end="", file=sys.stderr, flush=True)
-    for line in iter_lines(stdin):
+    for index, line in enumerate(iter_lines(stdin)):
         line = prefix + line
         translator.warn_if_truncated([line], warn)
-        for output in format_results(translator.translate_batch([line], options), options.n_best):
+        # The line's index in the input: its sample is the one it gets in a file.
+        results = translator.translate_batch([line], options, indices=[index])
+        for output in format_results(results, options.n_best):
             print(output, flush=True)
         print("> ", end="", file=sys.stderr, flush=True)
 

@@ -8,7 +8,8 @@ from keras_nmt.decoding.strategies import STRATEGIES
 
 
 def decode(
-    model: DecodingModel, encoder_tokens, strategy: "str | DecodingOptions" = "greedy", **options
+    model: DecodingModel, encoder_tokens, strategy: "str | DecodingOptions" = "greedy", *,
+    sentence_ids=None, **options
 ) -> DecodeResult:
     """Decodes a batch with the chosen strategy, through the model inference contract only.
 
@@ -20,6 +21,9 @@ def decode(
         strategy: a ``STRATEGIES`` name (``keras_nmt.decoding.strategies``): ``"greedy"``
             (``greedy_decode``), ``"beam"`` (``beam_search``), ``"sample"`` (``sample_decode``);
             or a ``DecodingOptions`` whose fields ``options`` override.
+        sentence_ids: int ``(batch,)``, each sentence's index in the caller's input: a
+            strategy that draws random numbers (one taking a ``seed``) keys them by it, so a
+            sentence's sample does not depend on the batch it is in. ``None``: ``0 .. batch-1``.
         **options: keyword arguments of that strategy's function; options of another
             strategy raise ``TypeError`` (a ``DecodingOptions`` ignores those of the others).
 
@@ -48,6 +52,8 @@ def decode(
         if unknown:
             raise TypeError(f"options {unknown} do not apply to strategy {strategy!r}")
     function = STRATEGIES[strategy].load()
+    if "seed" in STRATEGIES[strategy].options and sentence_ids is not None:
+        options = {**options, "sentence_ids": sentence_ids}
     if can_compile(model, strategy, encoder_tokens, options):
         return compiled_decode(model, strategy, function, encoder_tokens, options)
     return function(model, encoder_tokens, **options)

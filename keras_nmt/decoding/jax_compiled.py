@@ -53,7 +53,7 @@ def can_compile(model, strategy, encoder_tokens, options):
     ):
         return False
     try:
-        hash(tuple(sorted(options.items())))
+        hash(tuple(sorted((k, v) for k, v in options.items() if k != "sentence_ids")))
     except TypeError:
         return False
     return True
@@ -70,9 +70,10 @@ def _jitted(model, strategy, function, options):
         # A weak reference: the cache entry must not keep its own key (the model) alive.
         model_ref = weakref.ref(model)
 
-        def run(values, encoder_tokens):
+        def run(values, encoder_tokens, sentence_ids):
             with keras.StatelessScope(state_mapping=list(zip(variables, values, strict=True))):
-                return tuple(function(model_ref(), encoder_tokens, **options, trim=False))
+                ids = {} if sentence_ids is None else {"sentence_ids": sentence_ids}
+                return tuple(function(model_ref(), encoder_tokens, **options, **ids, trim=False))
 
         per_model[key] = (jax.jit(run), variables)
     return per_model[key]
@@ -100,16 +101,21 @@ def compiled_decode(model, strategy, function, encoder_tokens, options):
         strategy: the strategy's name (part of the cache key).
         function: the strategy's function (`greedy_decode`, `beam_search`, `sample_decode`).
         encoder_tokens: int `(batch, src_len)`, an array (not a tracer).
-        options: the strategy's keyword arguments (hashable values); `trim` is applied here.
+        options: the strategy's keyword arguments (hashable values, and `sentence_ids`: an
+            input of the jitted function); `trim` is applied here.
 
     Returns:
         The `DecodeResult` the eager call gives.
     """
     options = dict(options)
     trim = options.pop("trim", True)
+    sentence_ids = options.pop("sentence_ids", None)
     run, variables = _jitted(model, strategy, function, options)
     batch, length = np.shape(encoder_tokens)
-    outputs = run([variable.value for variable in variables], pad_to_bucket(encoder_tokens))
+    padded = pad_to_bucket(encoder_tokens)
+    if sentence_ids is not None:  # the extra rows' indices are never read back
+        sentence_ids = np.resize(np.asarray(sentence_ids, np.int32), len(padded))
+    outputs = run([variable.value for variable in variables], padded, sentence_ids)
     result = DecodeResult(*(None if x is None else x[:batch] for x in outputs))
     if result.attention is not None:
         result = result._replace(attention=result.attention[..., :length])

@@ -1,9 +1,18 @@
 """Ancestral sampling with temperature, top-k (Fan et al., 2018) and nucleus (Holtzman et al., 2019)
-filtering."""
+filtering, with random numbers that belong to the sentence.
+
+A sentence's sample depends only on the seed, the sentence's index in the caller's input and
+the step: each uniform number is a hash of those three (`uniforms`, a counter-based generator
+as in Salmon et al., 2011, "Parallel random numbers: as easy as 1, 2, 3"), never a draw from a
+stream shared by the batch. So the same input gives the same samples whatever the batching,
+the parallel workers or the server's batch composition, and eight copies of one sentence at
+eight indices are eight draws.
+"""
 
 import math
 
 import keras
+import numpy as np
 from keras import ops
 
 from keras_nmt.decoding._stepwise import run_stepwise
@@ -60,6 +69,91 @@ def filter_top_p(logits, p: float):
     return ops.where(ops.less(logits, threshold), float("-inf"), logits)
 
 
+# Chris Wellons' "lowbias32" integer hash: two multiply-xorshift rounds, a bijection of uint32 whose
+# output bits each flip with probability about 1/2 when one input bit flips.
+_MULTIPLIERS = (0x7FEB352D, 0x846CA68B)
+_SHIFTS = (16, 15, 16)
+_SEED_SALT = 0x9E3779B9  # so that seed 0 does not start from the hash of 0
+
+
+def _uint32(value):
+    return ops.cast(ops.convert_to_tensor(value), "uint32") if not isinstance(value, int) \
+        else ops.convert_to_tensor(np.uint32(value % 2**32), "uint32")
+
+
+def _hash(x):
+    """``lowbias32(x)``, uint32 to uint32 elementwise (``keras.ops`` only)."""
+    for shift, multiplier in zip(_SHIFTS, (*_MULTIPLIERS, None), strict=True):
+        x = ops.bitwise_xor(x, ops.right_shift(x, _uint32(shift)))
+        if multiplier is not None:
+            x = ops.multiply(x, _uint32(multiplier))
+    return x
+
+
+def uniforms(seed, sentences, step):
+    """One uniform number in ``[0, 1)`` per sentence, a function of ``(seed, sentence, step)``.
+
+    ``hash(hash(hash(seed ^ salt) ^ sentence) ^ step)``, its top 24 bits scaled to ``[0, 1)``
+    (24: every such number is a float32 exactly).
+
+    Args:
+        seed: python int or int scalar tensor.
+        sentences: int ``(batch,)``, each row's sentence index in the caller's input.
+        step: int scalar (the decoding step) or int ``(batch,)``.
+
+    Returns:
+        float32 ``(batch,)``.
+
+    Example:
+        >>> uniforms(0, ops.array([0, 1, 0]), 3)  # rows 0 and 2 draw the same number
+    """
+    key = _hash(ops.bitwise_xor(_uint32(seed), _uint32(_SEED_SALT)))
+    key = _hash(ops.bitwise_xor(key, _uint32(sentences)))
+    key = _hash(ops.bitwise_xor(key, _uint32(step)))
+    top = ops.cast(ops.right_shift(key, _uint32(8)), "float32")
+    return top * (1.0 / (1 << 24))
+
+
+def check_sampling(temperature, top_k, top_p):
+    """Raises ``ValueError`` for sampling options out of range (see ``sample_decode``)."""
+    if not math.isfinite(temperature) or temperature < 0:
+        raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
+    if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
+        raise ValueError(f"top_k must be a python int >= 1 or None, got {top_k!r}")
+    if top_p is not None and not 0.0 < top_p <= 1.0:
+        raise ValueError(f"top_p must be in (0, 1] or None, got {top_p!r}")
+
+
+def draw(logits, u, temperature, top_k=None, top_p=None):
+    """One token per row, drawn from ``softmax(logits / temperature)`` filtered by top-k, then
+    top-p, by inverse-CDF sampling with the uniform number ``u`` of the row.
+
+    Args:
+        logits: float32 ``(batch, vocab)``.
+        u: float32 ``(batch,)`` in ``[0, 1)`` (``uniforms``).
+        temperature: python float >= ``SMALLEST_TEMPERATURE``.
+        top_k: python int >= 1 or ``None``.
+        top_p: python float in ``(0, 1]`` or ``None``.
+
+    Returns:
+        int32 ``(batch,)``: the first token whose cumulative probability exceeds ``u``.
+    """
+    # The best logit shifted to 0 (the softmax is the same): at a tiny temperature the others
+    # divided by it overflow to -inf (no mass), where unshifted ones were inf / inf.
+    scaled = (logits - ops.max(logits, axis=-1, keepdims=True)) / float(temperature)
+    if top_k is not None:
+        scaled = filter_top_k(scaled, top_k)
+    if top_p is not None and top_p < 1.0:
+        scaled = filter_top_p(scaled, top_p)
+    cumulative = ops.cumsum(ops.softmax(scaled, axis=-1), axis=-1)  # (batch, vocab)
+    # Inverse CDF: the first token whose cumulative mass exceeds u * total. Scaling by the row's
+    # own total (instead of 1) keeps rounding from running past the last kept token, and a
+    # token of zero probability never starts a new step of the CDF, so it is never drawn.
+    u = ops.convert_to_tensor(u, "float32")[:, None] * cumulative[:, -1:]
+    index = ops.sum(ops.cast(ops.less_equal(cumulative, u), "int32"), axis=-1)
+    return ops.minimum(index, ops.shape(logits)[-1] - 1)
+
+
 def sample_decode(
     model: DecodingModel,
     encoder_tokens,
@@ -67,6 +161,7 @@ def sample_decode(
     top_k: int | None = None,
     top_p: float | None = None,
     seed=None,
+    sentence_ids=None,
     max_length: int | None = None,
     max_length_a: float = DEFAULT_MAX_LENGTH_A,
     max_length_b: float = DEFAULT_MAX_LENGTH_B,
@@ -78,11 +173,12 @@ def sample_decode(
 
     At each step the logits are divided by ``temperature``, filtered by top-k then top-p, and a
     token is drawn from their softmax by inverse-CDF sampling with one uniform number per
-    sentence and step. All uniforms ``(batch, max_length)`` are drawn once, before the loop, with
-    ``keras.random.uniform(seed=seed)``; the loop itself is stateless, so it traces the same
-    under TensorFlow and JAX. Stopping, lengths, outputs and the length limit are as in
-    ``greedy_decode``. The scores are the model's own log-probabilities (temperature 1, no
-    filtering) of the sampled tokens, so they compare with greedy and beam scores.
+    sentence and step, ``uniforms(seed, sentence_ids, t)``: a hash of the seed, the sentence's
+    index and the step, so a sentence draws the same tokens in any batch (see the module). The
+    loop is stateless, so it traces the same under TensorFlow and JAX. Stopping, lengths,
+    outputs and the length limit are as in ``greedy_decode``. The scores are the model's own
+    log-probabilities (temperature 1, no filtering) of the sampled tokens, so they compare with
+    greedy and beam scores.
 
     ``temperature == 0`` means arg-max (greedy), as does one below float32's smallest normal
     number (``SMALLEST_TEMPERATURE``); a temperature near 0 (e.g. 1e-6), or ``top_k=1``, also
@@ -94,9 +190,12 @@ def sample_decode(
         temperature: python float >= 0; below 1 sharpens, above 1 flattens the distribution.
         top_k: python int >= 1 or ``None`` (no top-k filtering).
         top_p: python float in ``(0, 1]`` or ``None`` (no nucleus filtering).
-        seed: python int (the same samples on every call: reproducible), a
-            ``keras.random.SeedGenerator`` created outside any traced function (new samples on
-            every call), or ``None`` (Keras' global generator; not usable while JAX traces).
+        seed: python int or int scalar tensor (the same samples on every call:
+            reproducible), a ``keras.random.SeedGenerator`` created outside any traced function
+            (a seed drawn from it: new samples on every call), or ``None`` (a seed drawn from
+            Keras' global generator; not usable while JAX traces).
+        sentence_ids: int ``(batch,)``, each sentence's index in the caller's input (its key
+            to its random numbers), or ``None``: ``0 .. batch - 1``.
         max_length: python int, the most tokens per hypothesis (``END`` included). ``None``: as
             for ``greedy_decode``.
         max_length_a: python float ``a`` of the limit ``ceil(a * source_len + b)``.
@@ -110,40 +209,21 @@ def sample_decode(
     Returns:
         A single-hypothesis ``DecodeResult`` (see ``greedy_decode``).
     """
-    if not math.isfinite(temperature) or temperature < 0:
-        raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
-    if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
-        raise ValueError(f"top_k must be a python int >= 1 or None, got {top_k!r}")
-    if top_p is not None and not 0.0 < top_p <= 1.0:
-        raise ValueError(f"top_p must be in (0, 1] or None, got {top_p!r}")
+    check_sampling(temperature, top_k, top_p)
     max_length = resolve_length_options(model, max_length, max_length_a, max_length_b)
     encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
 
-    if temperature < SMALLEST_TEMPERATURE:
-        uniforms = None
-    else:
-        batch = ops.shape(encoder_tokens)[0]
-        uniforms = keras.random.uniform((batch, max_length), dtype="float32", seed=seed)
+    arg_max = temperature < SMALLEST_TEMPERATURE
+    if sentence_ids is None:
+        sentence_ids = ops.arange(ops.shape(encoder_tokens)[0], dtype="int32")
+    if not arg_max and (seed is None or isinstance(seed, keras.random.SeedGenerator)):
+        seed = keras.random.randint((), 0, 2**31 - 1, dtype="int32", seed=seed)
 
     def choose(logits, log_probs, t):
         del log_probs
-        if uniforms is None:
+        if arg_max:
             return ops.cast(ops.argmax(logits, axis=-1), "int32")
-        # The best logit shifted to 0 (the softmax is the same): at a tiny temperature the
-        # others divided by it overflow to -inf (no mass), where unshifted ones were inf / inf.
-        scaled = (logits - ops.max(logits, axis=-1, keepdims=True)) / float(temperature)
-        if top_k is not None:
-            scaled = filter_top_k(scaled, top_k)
-        if top_p is not None and top_p < 1.0:
-            scaled = filter_top_p(scaled, top_p)
-        cumulative = ops.cumsum(ops.softmax(scaled, axis=-1), axis=-1)  # (batch, vocab)
-        # Inverse CDF: the first token whose cumulative mass exceeds u * total. Scaling by the
-        # row's own total (instead of 1) keeps rounding from running past the last kept token,
-        # and a token of zero probability never starts a new step of the CDF, so it is never
-        # drawn.
-        u = ops.take(uniforms, t, axis=1)[:, None] * cumulative[:, -1:]
-        index = ops.sum(ops.cast(ops.less_equal(cumulative, u), "int32"), axis=-1)
-        return ops.minimum(index, ops.shape(logits)[-1] - 1)
+        return draw(logits, uniforms(seed, sentence_ids, t), temperature, top_k, top_p)
 
     return run_stepwise(
         model,

@@ -123,7 +123,7 @@ class BatchTranslator:
 
     def translate_batch(
         self, texts, options=None, *, batch_size=64, calls=None, on_batch=None, parallel=None,
-        **changes,
+        indices=None, **changes,
     ):
         """Translates a list of strings; returns one `TranslationResult` per input.
 
@@ -143,17 +143,27 @@ class BatchTranslator:
                 graph (default: `parallel_batches()`, more than 1 only after
                 `configure_decoding_threads`). Each batch is the same graph call either way,
                 so the results do not change.
+            indices: each text's index in the caller's input (default `0 .. len(texts) - 1`):
+                a sentence's sample depends only on the seed, its index and the step, never on
+                the batch it is translated in (a server's batch of several requests passes
+                each sentence's index in its own request).
             **changes: `DecodingOptions` fields overriding those of `options`, e.g.
                 `translate_batch(texts, beam_size=4, n_best=2)`.
         """
         options = (GREEDY if options is None else options).replace(**changes)
         self.check_options(options)
+        indices = range(len(texts)) if indices is None else indices
+        if len(indices) != len(texts):
+            raise ValueError(f"{len(indices)} indices for {len(texts)} texts")
         order = length_order(texts)  # batches of similar lengths; results in input order
-        texts = [texts[i] for i in order]
-        batches = cut(texts, call_sizes([len(text) for text in texts], batch_size, calls))
+        texts, indices = [texts[i] for i in order], [indices[i] for i in order]
+        sizes = call_sizes([len(text) for text in texts], batch_size, calls)
+        batches = list(zip(cut(texts, sizes), cut(indices, sizes), strict=True))
 
         def translate(batch):
-            outputs, kind = self._run(tf.constant(list(batch), dtype=tf.string), options)
+            texts, indices = batch
+            outputs, kind = self._run(tf.constant(texts, dtype=tf.string), options,
+                                      tf.constant(indices, dtype=tf.int32))
             outputs = {key: value.numpy() for key, value in outputs.items()}
             return results_from_outputs(outputs, kind, options.n_best)
 
@@ -172,11 +182,11 @@ class BatchTranslator:
             pool.shutdown(cancel_futures=True)
         return restore_order(results, order)
 
-    def _run(self, text, options):
+    def _run(self, text, options, index):
         """One signature call: its outputs and their kind (see `results_from_outputs`)."""
         strategy = options.chosen_strategy
         if "savedmodel" not in STRATEGIES[strategy].exports:  # no signature of its own
-            return self._decoder(options)(text=text), "greedy"
+            return self._decoder(options)(text=text, index=index), "greedy"
         if options.return_attention:
             return self.attention(text=text), "attention"
         if strategy != "beam":

@@ -289,17 +289,19 @@ class Translator(BatchTranslator, tf.Module):
     def _decoder(self, options):
         """A cached `tf.function` decoding with these (Python) `DecodingOptions`: the strategies
         without a signature of their own (sampling, any strategy registered in
-        `keras_nmt.decoding.strategies`), one translation per sentence."""
+        `keras_nmt.decoding.strategies`), one translation per sentence. It takes the texts and
+        each one's index in the caller's input (`index`, int32): sampling's random numbers
+        belong to the sentence (`keras_nmt.decoding.sampling`)."""
         # `DecodingOptions` checked the values and made 0 top-k and a top-p of 1 `None`.
         options = options.replace(max_length=self.max_target_length)
         key = (options.chosen_strategy, tuple(sorted(options.options().items())))
         cache = self._untracked.functions
         if key not in cache:
 
-            @_graph_function(input_signature=[_TEXT])
-            def run(text):
+            @_graph_function(input_signature=[_TEXT, tf.TensorSpec([None], tf.int32, "index")])
+            def run(text, index):
                 ids, empty = self.source_ids(text)
-                result = decode(self.model, ids, options).best()
+                result = decode(self.model, ids, options, sentence_ids=index).best()
                 translation = self.detokenize(result.tokens)
                 return {
                     "translation": tf.where(empty, tf.constant(""), translation),

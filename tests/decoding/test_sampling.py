@@ -2,7 +2,8 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.decoding import filter_top_k, filter_top_p, greedy_decode, sample_decode
+from keras_nmt.decoding import decode, filter_top_k, filter_top_p, greedy_decode, sample_decode
+from keras_nmt.decoding.sampling import uniforms
 from keras_nmt.special_ids import END_ID
 from tests.decoding.fake_models import FakeModel, random_table, table_from_rows, teacher_forced
 from tests.decoding.helpers import hypothesis, to_numpy
@@ -32,6 +33,54 @@ def test_fixed_seed_repeats_and_other_seed_differs():
     np.testing.assert_array_equal(first.tokens, again.tokens)
     np.testing.assert_array_equal(first.scores, again.scores)
     assert not np.array_equal(first.tokens, other.tokens)
+
+
+def test_a_sentences_sample_depends_on_its_index_not_on_its_batch():
+    model = flat_model()
+    sources = np.concatenate([SOURCES, SOURCES[::-1], SOURCES[:1]])  # 7 sentences
+    ids = np.array([3, 9, 4, 0, 8, 1, 12], np.int32)
+    options = dict(seed=5, temperature=1.5, **OPTIONS)
+    batch = to_numpy(sample_decode(model, sources, sentence_ids=ids, **options))
+    for i in range(len(sources)):
+        alone = to_numpy(sample_decode(model, sources[i : i + 1], sentence_ids=ids[i : i + 1],
+                                       **options))
+        assert hypothesis(alone.tokens[0], alone.lengths[0]) == \
+            hypothesis(batch.tokens[i], batch.lengths[i])
+    # In another order and other batches, through `decode`: the same samples.
+    order = np.array([6, 2, 0, 5, 1, 3, 4])
+    for part in (order[:3], order[3:]):
+        other = to_numpy(decode(model, sources[part], "sample", sentence_ids=ids[part],
+                                **options))
+        for row, i in enumerate(part):
+            assert hypothesis(other.tokens[row], other.lengths[row]) == \
+                hypothesis(batch.tokens[i], batch.lengths[i])
+    # Without ids the rows are 0, 1, ...: a sentence's sample moves with its index.
+    default = to_numpy(sample_decode(model, sources, **options))
+    by_position = to_numpy(sample_decode(model, sources, sentence_ids=np.arange(7), **options))
+    np.testing.assert_array_equal(default.tokens, by_position.tokens)
+
+
+def test_copies_of_one_sentence_are_draws_of_their_own():
+    model = flat_model()
+    copies = np.tile(SOURCES[:1], (8, 1))
+    result = to_numpy(sample_decode(model, copies, seed=0, temperature=2.0, **OPTIONS))
+    samples = [tuple(hypothesis(t, n)) for t, n in zip(result.tokens, result.lengths,
+                                                         strict=True)]
+    assert len(set(samples)) >= 6  # 8 draws of a flat distribution over 5 tokens and 3 steps
+
+
+def test_uniforms_are_a_function_of_seed_sentence_and_step():
+    numbers = lambda *args: keras.ops.convert_to_numpy(uniforms(*args))  # noqa: E731
+    sentences = np.arange(20000, dtype=np.int32)
+    u = numbers(0, sentences, 0)
+    assert u.dtype == np.float32 and 0.0 <= u.min() and u.max() < 1.0
+    # Uniform: each tenth of [0, 1) holds a tenth of them (4 standard deviations: 0.0085).
+    np.testing.assert_allclose(np.histogram(u, bins=10, range=(0, 1))[0] / len(u), 0.1,
+                               atol=0.0085)
+    np.testing.assert_array_equal(numbers(0, sentences[::-1], 0), u[::-1])  # by key alone
+    for other in (numbers(1, sentences, 0), numbers(0, sentences + 1, 0),
+                  numbers(0, sentences, 1)):
+        assert abs(np.corrcoef(u, other)[0, 1]) < 0.05  # seed, sentence and step each matter
 
 
 def test_seed_generator_gives_new_samples_each_call_and_repeats_from_same_start():

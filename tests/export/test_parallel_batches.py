@@ -63,9 +63,9 @@ def test_parallel_batches_run_at_once(lstm_export, monkeypatch):
     barrier = threading.Barrier(2, timeout=60)
     run = translator._run
 
-    def run_beside_another(text, options):
+    def run_beside_another(*args):
         barrier.wait()
-        return run(text, options)
+        return run(*args)
 
     monkeypatch.setattr(translator, "_run", run_beside_another)
     results = translator.translate_batch(TEXTS[:8], batch_size=2, parallel=2)
