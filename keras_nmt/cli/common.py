@@ -18,7 +18,6 @@ from keras_nmt import interruption
 from keras_nmt.arguments import positive_int
 from keras_nmt.cli.options import add_options, unread_error
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
-from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.option_fields import flag_of, option_fields
 
 # Errors a user causes (bad files, bad values, a folder already in use), printed as one line.
@@ -58,8 +57,16 @@ def check_decoding_flags(parser, args, seed_is_sampling_only=True):
     search, `--length-penalty` with sampling, `--n-best` with greedy decoding. They were
     accepted and ignored. `--beam-size` with a strategy of one translation has the translator's
     own error. `--seed` counts unless it seeds more than sampling (evaluate's also draws its
-    built-in test data: `seed_is_sampling_only=False`)."""
-    strategy = DecodingOptions(strategy=args.strategy, beam_size=args.beam_size).chosen_strategy
+    built-in test data: `seed_is_sampling_only=False`). An unknown `--strategy` is refused too.
+    Call it after `start_tensorflow`: the strategy table imports the step functions, hence
+    Keras."""
+    from keras_nmt.decoding.strategies import STRATEGIES  # noqa: PLC0415  (see above)
+
+    try:
+        strategy = DecodingOptions(strategy=args.strategy,
+                                   beam_size=args.beam_size).chosen_strategy
+    except ValueError as error:
+        parser.error(str(error))
     read = STRATEGIES[strategy].options
     fields = {field.name: field for field in option_fields(DecodingOptions)}
     names = [name for name in (*DECODING_FLAGS, "n_best", "seed") if name not in (

@@ -41,8 +41,7 @@ from keras_nmt.cli.common import (
     writing_to,
 )
 from keras_nmt.cli.options import add_options
-from keras_nmt.decoding.decoding_options import GREEDY
-from keras_nmt.decoding.strategies import COMMON_OPTIONS, STRATEGIES
+from keras_nmt.decoding.decoding_options import COMMON_OPTIONS, GREEDY
 from keras_nmt.lines import write_lines
 from keras_nmt.timing import time_call
 from keras_nmt.training.train_config import TrainConfig
@@ -100,12 +99,14 @@ def data_columns(recorded, source_column):
 def main(argv=None, prog=None):
     parser = build_parser(prog)
     args = parser.parse_args(argv)
-    check_decoding_flags(parser, args, seed_is_sampling_only=False)
     start_tensorflow(args.debug)
     use_parallel_batches(args)
+    # It reads the strategy table, which imports Keras.
+    check_decoding_flags(parser, args, seed_is_sampling_only=False)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.data.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
     from keras_nmt.data.data_profile import implausibility  # noqa: PLC0415
+    from keras_nmt.decoding.strategies import STRATEGIES  # noqa: PLC0415
     from keras_nmt.inference import model_data, open_translator  # noqa: PLC0415
     from keras_nmt.inference.run_directory import HYPOTHESES_FILE  # noqa: PLC0415
     from keras_nmt.metrics import group_references  # noqa: PLC0415

@@ -43,7 +43,6 @@ from keras_nmt.cli.common import (
 from keras_nmt.cli.options import add_options
 from keras_nmt.data.data_profile import implausibility
 from keras_nmt.decoding.decoding_options import GREEDY
-from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.lines import input_lines, iter_lines, one_line, write_lines
 
 # Fewer sentences than this are not judged: a few words say little about a language.
@@ -169,16 +168,17 @@ def main(argv=None, prog=None):
     # Intermixed: sentences may follow options (`MODEL --beam-size 4 "a" "b"`).
     parser = build_parser(prog)
     args = parser.parse_intermixed_args(argv)
-    check_decoding_flags(parser, args)
     check_one_input(parser, args.sentences, args.input)
     check_outputs({"--output": args.output}, [args.input, args.model])
     typed = (not args.sentences and not args.input and sys.stdin.isatty()
              and not args.attention_plot)
-    # Read (and checked) before the model loads: a wrong file fails at once.
-    sentences = None if typed else read_sentences(args)
     start_tensorflow(args.debug)
     use_parallel_batches(args)
+    check_decoding_flags(parser, args)  # reads the strategy table, which imports Keras
+    # Read (and checked) before the model loads: a wrong file fails before that wait.
+    sentences = None if typed else read_sentences(args)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
+    from keras_nmt.decoding.strategies import STRATEGIES  # noqa: PLC0415
     from keras_nmt.inference import model_data, open_translator  # noqa: PLC0415
 
     translator = open_translator(args.model, parallel=args.parallel_batches)

@@ -15,15 +15,7 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_nmt.decoding._stepwise import run_stepwise
-from keras_nmt.decoding.decode_result import DecodeResult
-from keras_nmt.decoding.decoding_model import DecodingModel
-from keras_nmt.decoding.decoding_options import (
-    DEFAULT_MAX_LENGTH_A,
-    DEFAULT_MAX_LENGTH_B,
-    SMALLEST_TEMPERATURE,
-)
-from keras_nmt.decoding.length_limits import resolve_length_options
+from keras_nmt.decoding.decoding_options import SMALLEST_TEMPERATURE
 
 
 def filter_top_k(logits, k: int):
@@ -115,7 +107,7 @@ def uniforms(seed, sentences, step):
 
 
 def check_sampling(temperature, top_k, top_p):
-    """Raises ``ValueError`` for sampling options out of range (see ``sample_decode``)."""
+    """Raises ``ValueError`` for sampling options out of range (see ``sampling_options``)."""
     if not math.isfinite(temperature) or temperature < 0:
         raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
     if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
@@ -154,85 +146,60 @@ def draw(logits, u, temperature, top_k=None, top_p=None):
     return ops.minimum(index, ops.shape(logits)[-1] - 1)
 
 
-def sample_decode(
-    model: DecodingModel,
-    encoder_tokens,
-    temperature: float = 1.0,
-    top_k: int | None = None,
-    top_p: float | None = None,
-    seed=None,
-    sentence_ids=None,
-    max_length: int | None = None,
-    max_length_a: float = DEFAULT_MAX_LENGTH_A,
-    max_length_b: float = DEFAULT_MAX_LENGTH_B,
-    return_attention: bool = False,
-    trim: bool = True,
-    batch_cache: bool = True,
-) -> DecodeResult:
-    """Samples one hypothesis per sentence, the whole batch in one graph loop.
+def sampling_options(temperature=1.0, top_k=None, top_p=None, seed=None):
+    """Checks the options of `sample_step` and fixes the seed of one decoding call.
 
-    At each step the logits are divided by ``temperature``, filtered by top-k then top-p, and a
-    token is drawn from their softmax by inverse-CDF sampling with one uniform number per
-    sentence and step, ``uniforms(seed, sentence_ids, t)``: a hash of the seed, the sentence's
-    index and the step, so a sentence draws the same tokens in any batch (see the module). The
-    loop is stateless, so it traces the same under TensorFlow and JAX. Stopping, lengths,
-    outputs and the length limit are as in ``greedy_decode``. The scores are the model's own
-    log-probabilities (temperature 1, no filtering) of the sampled tokens, so they compare with
-    greedy and beam scores.
+    Args:
+        temperature: python float >= 0; below 1 sharpens, above 1 flattens the distribution;
+            below ``SMALLEST_TEMPERATURE`` (0 included) it is the arg-max.
+        top_k: python int >= 1 or ``None`` (no top-k filtering).
+        top_p: python float in ``(0, 1]`` or ``None`` (no nucleus filtering).
+        seed: python int or int scalar tensor (the same samples on every call: reproducible),
+            a ``keras.random.SeedGenerator`` created outside any traced function (a seed drawn
+            from it: new samples on every call), or ``None`` (a seed drawn from Keras' global
+            generator; not usable while JAX traces).
+
+    Returns:
+        The keyword arguments of `sample_step`, the seed an int or an int32 tensor.
+    """
+    check_sampling(temperature, top_k, top_p)
+    if temperature >= SMALLEST_TEMPERATURE and (
+        seed is None or isinstance(seed, keras.random.SeedGenerator)
+    ):
+        seed = keras.random.randint((), 0, 2**31 - 1, dtype="int32", seed=seed)
+    return {"temperature": temperature, "top_k": top_k, "top_p": top_p, "seed": seed}
+
+
+def sample_step(logits, log_probs, t, sentences, temperature=1.0, top_k=None, top_p=None,
+                seed=None):
+    """Sampling's step function: a token drawn for each row from the model's distribution.
+
+    The logits are divided by ``temperature``, filtered by top-k then top-p, and a token is
+    drawn from their softmax with the row's uniform number ``uniforms(seed, sentences, t)``
+    (`draw`): a hash of the seed, the sentence's index and the step, so a sentence draws the
+    same tokens in any batch (see the module). Nothing is kept from step to step, so the loop
+    traces the same under TensorFlow and JAX. The loop scores the samples with the model's
+    own log-probabilities (temperature 1, no filtering), so they compare with greedy and beam
+    scores.
 
     ``temperature == 0`` means arg-max (greedy), as does one below float32's smallest normal
     number (``SMALLEST_TEMPERATURE``); a temperature near 0 (e.g. 1e-6), or ``top_k=1``, also
     gives the greedy output unless the best logits tie.
 
     Args:
-        model: keeps the inference contract (see CONTRIBUTING.md).
-        encoder_tokens: int ``(batch, src_len)`` padded with ``PAD_ID``.
-        temperature: python float >= 0; below 1 sharpens, above 1 flattens the distribution.
-        top_k: python int >= 1 or ``None`` (no top-k filtering).
-        top_p: python float in ``(0, 1]`` or ``None`` (no nucleus filtering).
-        seed: python int or int scalar tensor (the same samples on every call:
-            reproducible), a ``keras.random.SeedGenerator`` created outside any traced function
-            (a seed drawn from it: new samples on every call), or ``None`` (a seed drawn from
-            Keras' global generator; not usable while JAX traces).
-        sentence_ids: int ``(batch,)``, each sentence's index in the caller's input (its key
-            to its random numbers), or ``None``: ``0 .. batch - 1``.
-        max_length: python int, the most tokens per hypothesis (``END`` included). ``None``: as
-            for ``greedy_decode``.
-        max_length_a: python float ``a`` of the limit ``ceil(a * source_len + b)``.
-        max_length_b: python float ``b``.
-        return_attention: also return attention ``(batch, L, src_len)`` for attention models.
-        trim: cut the time axis to the longest hypothesis.
-        batch_cache: size the model's decoding caches to the batch's longest per-sentence
-            limit (the default; the same outputs, fewer positions per step) instead of
-            ``max_length``; ``False`` keeps a static cache shape.
+        logits: float32 ``(batch, vocab)``.
+        log_probs: float32 ``(batch, vocab)`` (unused: the temperature applies to the logits).
+        t: int32 scalar, the step.
+        sentences: int32 ``(batch,)``, each row's sentence index in the caller's input.
+        temperature, top_k, top_p, seed: as `sampling_options` returns them.
 
     Returns:
-        A single-hypothesis ``DecodeResult`` (see ``greedy_decode``).
+        int32 ``(batch,)``.
+
+    Example:
+        >>> decode(model, encoder_tokens, "sample", temperature=0.7, top_p=0.9, seed=1).tokens
     """
-    check_sampling(temperature, top_k, top_p)
-    max_length = resolve_length_options(model, max_length, max_length_a, max_length_b)
-    encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
-
-    arg_max = temperature < SMALLEST_TEMPERATURE
-    if sentence_ids is None:
-        sentence_ids = ops.arange(ops.shape(encoder_tokens)[0], dtype="int32")
-    if not arg_max and (seed is None or isinstance(seed, keras.random.SeedGenerator)):
-        seed = keras.random.randint((), 0, 2**31 - 1, dtype="int32", seed=seed)
-
-    def choose(logits, log_probs, t):
-        del log_probs
-        if arg_max:
-            return ops.cast(ops.argmax(logits, axis=-1), "int32")
-        return draw(logits, uniforms(seed, sentence_ids, t), temperature, top_k, top_p)
-
-    return run_stepwise(
-        model,
-        encoder_tokens,
-        choose,
-        max_length=max_length,
-        max_length_a=max_length_a,
-        max_length_b=max_length_b,
-        return_attention=return_attention,
-        trim=trim,
-        batch_cache=batch_cache,
-    )
+    del log_probs
+    if temperature < SMALLEST_TEMPERATURE:
+        return ops.cast(ops.argmax(logits, axis=-1), "int32")
+    return draw(logits, uniforms(seed, sentences, t), temperature, top_k, top_p)

@@ -138,10 +138,10 @@ def test_the_entry_points_resolve_to_the_library_objects():
     assert keras_nmt.TranslationTask is TranslationTask
     assert callable(keras_nmt.build_model)
     # A public name spelled like its module stays the function after the module is imported.
-    import keras_nmt.decoding.beam_search  # noqa: F401
-    from keras_nmt.decoding.beam_search import beam_search
+    import keras_nmt.decoding.length_order  # noqa: F401
+    from keras_nmt.decoding.length_order import length_order
 
-    assert keras_nmt.decoding.beam_search is beam_search
+    assert keras_nmt.decoding.length_order is length_order
 
 
 def test_python_dash_m_runs_the_command():
