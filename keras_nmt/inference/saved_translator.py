@@ -32,7 +32,7 @@ class SavedTranslator(BatchTranslator):
         self.serving_default = self.signatures["serving_default"]
         self.attention = self.signatures["attention"]
         self.beam_search = self.signatures["beam_search"]
-        self.beam_functions = getattr(self.module, "beam_functions", None)
+        self.beam_functions = self.module.beam_functions
         self.source_lengths = getattr(self.module, "source_lengths", None)
         metadata = self.path / "assets.extra" / METADATA_FILE
         info = json.loads(metadata.read_text()) if metadata.exists() else {}

@@ -61,13 +61,18 @@ def test_parallel_batches_run_at_once(lstm_export, monkeypatch):
     translator, _ = lstm_export
     # Each graph call waits for a second one to start: one thread at a time would time out.
     barrier = threading.Barrier(2, timeout=60)
-    run = translator._run
+    signature = translator._signature
 
-    def run_beside_another(*args):
-        barrier.wait()
-        return run(*args)
+    def beside_another(options):
+        function, kind, inputs = signature(options)
 
-    monkeypatch.setattr(translator, "_run", run_beside_another)
+        def call(**arguments):
+            barrier.wait()
+            return function(**arguments)
+
+        return call, kind, inputs
+
+    monkeypatch.setattr(translator, "_signature", beside_another)
     results = translator.translate_batch(TEXTS[:8], batch_size=2, parallel=2)
     assert len(results) == 8
 
