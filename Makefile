@@ -26,6 +26,19 @@ $(CHROMEDRIVER):
 			"(the explorer page's browser test skips without it)"; \
 	fi
 
+# The JavaScript client test runs npm's `libretranslate` under Debian's node (installed into a
+# folder of the test's own). Installed as root where apt-get exists; elsewhere that test skips.
+NPM := /usr/bin/npm
+$(NPM):
+	@if command -v npm >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			nodejs npm >/dev/null; \
+	else \
+		echo "note: no npm; as root: apt-get install nodejs npm" \
+			"(the npm client's test skips without it)"; \
+	fi
+
 .PHONY: setup demo test lint
 setup: $(STAMP)
 
@@ -53,7 +66,7 @@ XDIST := -n 2 --dist loadscope --no-loadscope-reorder
 # whole folder at every write (it cost more system time than the cache saved). An entry read
 # while the other worker writes it is compiled again, with a warning (JAX's own handling).
 JAX_CACHE := JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0
-test: $(STAMP) $(CHROMEDRIVER)
+test: $(STAMP) $(CHROMEDRIVER) $(NPM)
 	$(PY) -m pytest -q -ra $(XDIST) --durations=15
 	cache=$$(mktemp -d) && trap 'rm -rf "$$cache"' EXIT && \
 		KERAS_BACKEND=jax XLA_FLAGS="$(JAX_XLA_FLAGS)" JAX_COMPILATION_CACHE_DIR="$$cache" $(JAX_CACHE) \

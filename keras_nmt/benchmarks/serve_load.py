@@ -18,7 +18,7 @@ For each model (a run folder, its CTranslate2 export...), in one run:
    their own (`load_clients`: asyncio, no TensorFlow). It reports sentences/s over the wall
    time, p50/p99 request latency, errors (any answer but a 200 translating every sentence
    sent), the server's resident memory (VmRSS) after warm-up, after the first half of the
-   requests and at the end, the batch sizes the server formed (`GET /health`), the CPU the
+   requests and at the end, the batch sizes the server formed (`GET /metrics`), the CPU the
    clients used (a share of one core: what they took from the server on a shared machine), and
    the CPU the server used, in cores of the machine's (what is left of them waited idle).
 
@@ -41,6 +41,8 @@ import sys
 import threading
 from functools import partial
 from pathlib import Path
+
+from prometheus_client.parser import text_string_to_metric_families
 
 from keras_nmt import interruption
 from keras_nmt.arguments import check_outputs, new_parser, positive_float, positive_int
@@ -97,6 +99,23 @@ def offline_speed(path, batches, workers, batch_size=64, repeats=3):
     return len(texts) / whole.median, len(texts) / served_order.median
 
 
+def read_counters(text):
+    """The server's counters from its `/metrics` (Prometheus' text format): `requests`,
+    `sentences`, `errors`, `batches`, `mean_batch_size`, `largest_batch`."""
+    samples = {sample.name: sample.value
+               for family in text_string_to_metric_families(text)
+               for sample in family.samples if not sample.labels}
+    batches = samples["keras_nmt_batch_size_count"]
+    return {
+        "requests": int(samples["keras_nmt_requests_total"]),
+        "sentences": int(samples["keras_nmt_sentences_total"]),
+        "errors": int(samples["keras_nmt_errors_total"]),
+        "batches": int(batches),
+        "mean_batch_size": samples["keras_nmt_batch_size_sum"] / batches if batches else 0.0,
+        "largest_batch": int(samples["keras_nmt_largest_batch"]),
+    }
+
+
 class _Server:
     def __init__(self, pair, path, serve_args=()):
         self.process = subprocess.Popen(
@@ -121,8 +140,8 @@ class _Server:
 
     def health(self):
         connection = http.client.HTTPConnection(self.host, self.port, timeout=60)
-        connection.request("GET", "/health")
-        return json.loads(connection.getresponse().read())["counters"]
+        connection.request("GET", "/metrics")
+        return read_counters(connection.getresponse().read().decode())
 
     def stop(self):
         self.process.terminate()

@@ -61,8 +61,9 @@ def unread_options(args, default_of):
     that training does not read, or None: one of `READ_ONLY_WITH` without its companion
     (`--vocab-size` with characters), or one of `MODEL_DEPENDENT` that `args.model` does not read
     (`options_read_by`: a Transformer has no `--units`, its warm-up schedule no
-    `--learning-rate` unless fine-tuning, an LSTM no `--heads`). Such a value was accepted,
-    recorded in the run's config.json, and ignored."""
+    `--learning-rate` unless fine-tuning, an LSTM no `--heads`), or that none of `args.models`
+    reads (a comparison of several). Such a value was accepted, recorded in the run's
+    config.json, and ignored."""
     for name, (reads_it, needs) in READ_ONLY_WITH.items():
         try:
             unread = not reads_it(args) and getattr(args, name) != default_of(name)
@@ -72,7 +73,8 @@ def unread_options(args, default_of):
             return (f"{flag_of(TRAIN_FIELDS[name])} {getattr(args, name)}: read only with "
                     f"{needs}, so it would be ignored")
     fine_tuning = bool(getattr(args, "init_from", None))
-    read = options_read_by(args.model, fine_tuning)
+    models = getattr(args, "models", None) or [args.model]  # a comparison: read by any of them
+    read = set().union(*(options_read_by(model, fine_tuning) for model in models))
     offered = [name for name in MODEL_DEPENDENT if hasattr(args, name)]
     unread = [name for name in offered
               if name not in read and getattr(args, name) != default_of(name)]
@@ -80,7 +82,8 @@ def unread_options(args, default_of):
         return None
     flags = {name: flag_of(TRAIN_FIELDS[name]) for name in offered}
     return unread_error([f"{flags[name]} {getattr(args, name)}" for name in unread],
-                        f"--model {args.model}{' with --init-from' if fine_tuning else ''}",
+                        f"--model{'s' * (len(models) > 1)} {','.join(models)}"
+                        f"{' with --init-from' if fine_tuning else ''}",
                         [flags[name] for name in offered if name in read])
 
 

@@ -5,8 +5,10 @@ Examples:
     keras-nmt serve runs/spa-eng exports/spa-eng-ct2 --port 8080   # pairs from --languages
     keras-nmt serve es:en=saved_models/spa-eng --api-key SECRET --host 0.0.0.0
 Each MODEL is a run folder, a SavedModel or a CTranslate2 export, as PATH (a run trained with
---languages SRC,TGT) or SRC:TGT=PATH. Clients: any LibreTranslate client (POST /translate,
-GET /languages); the page at / shows the n-best list, attention and the beam search tree.
+--languages SRC,TGT) or SRC:TGT=PATH. Clients: any LibreTranslate client (/translate with
+source=auto, format=html, glossary, confidence and alignment; /languages, /detect,
+/translate_file, /spec; /health, and /metrics for Prometheus); the page at / shows the n-best
+list, attention and the beam search tree.
 Needs the serve extra: pip install keras_nmt[serve].
 """
 
@@ -104,7 +106,11 @@ def build_parser(prog=None):
     limits.add_argument("--max-beam-size", type=positive_int, default=8,
                         help="beam size, and alternatives + 1 (default: %(default)s)")
     limits.add_argument("--timeout", type=positive_float, default=30.0,
-                        help="seconds before a request is answered 503 (default: %(default)s)")
+                        help="seconds before a request is answered 503 (a file: each batch of "
+                        "--max-sentences of its sentences) (default: %(default)s)")
+    limits.add_argument("--max-file-bytes", type=positive_int, default=1_000_000,
+                        help="bytes of a file sent to /translate_file; a larger upload is "
+                        "refused (413) before it is read whole (default: %(default)s)")
     batching = parser.add_argument_group("batching")
     batching.add_argument("--max-batch", type=positive_int, default=64,
                           help="sentences a batch gathers per worker; sorted by length, it "
@@ -152,7 +158,7 @@ def main(argv=None, prog=None):
     limits = Limits(
         max_chars=args.max_chars, max_sentence_chars=args.max_sentence_chars,
         max_sentences=args.max_sentences, max_beam_size=args.max_beam_size,
-        timeout=args.timeout,
+        timeout=args.timeout, max_file_bytes=args.max_file_bytes,
         max_body_bytes=max(65536, 8 * args.max_chars),
     )
     batching = BatchSettings(max_batch=args.max_batch, max_wait=args.max_wait_ms / 1000,

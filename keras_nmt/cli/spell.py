@@ -1,4 +1,4 @@
-"""Spelling correction: train a noisy -> clean corrector, correct text, compare char/word/subword.
+"""Spelling correction: train a noisy -> clean corrector, correct text, compare levels and models.
 
 Clean sentences come from --text (one per line, or one column of a tab-separated file); seeded
 typing noise (QWERTY neighbour substitutions and insertions, deletions, transpositions, doubled
@@ -17,8 +17,11 @@ Examples:
     echo "I cant belive it" | keras-nmt spell correct runs/spell-char
     keras-nmt spell compare --text ../shared/data/spa-eng.train.tsv.xz --source-column 0 \\
         --time-budget 5 --train-size 20000 --output-dir runs/spell-compare
+    keras-nmt spell compare --text ../shared/data/spa-eng.train.tsv.xz --source-column 0 \\
+        --tokenizers char --models luong,ctc --time-budget 5 --train-size 20000
 """
 
+import argparse
 import dataclasses
 import functools
 import os
@@ -42,7 +45,7 @@ from keras_nmt.cli.common import (
     warn,
     writing_to,
 )
-from keras_nmt.cli.options import add_options, config_fields, unread_options
+from keras_nmt.cli.options import TRAIN_FIELDS, add_options, config_fields, unread_options
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 from keras_nmt.lines import input_lines, iter_lines, write_lines
 from keras_nmt.special_ids import TOKENIZER_KINDS
@@ -78,11 +81,30 @@ def add_data_arguments(parser):
     add_options(data, ["vocab_size", "max_length"], DEFAULTS)
 
 
-def add_model_arguments(parser, with_tokenizer=True):
+def model_names(text):
+    """argparse type of --models: comma-separated `TrainConfig.model` choices."""
+    choices = TRAIN_FIELDS["model"].metadata["choices"]
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in choices]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"{','.join(unknown) or repr(text)}: not a model; choose from {', '.join(choices)}")
+    return names
+
+
+def add_model_arguments(parser, compare=False):
     model = parser.add_argument_group("model")
-    names = ["model", "api", "units", "embedding_dim", "num_layers", "bidirectional", "dropout",
-             "d_model", "num_heads", "ff_dim"]
-    add_options(model, ["tokenizer", *names] if with_tokenizer else names, DEFAULTS)
+    names = ["api", "units", "embedding_dim", "num_layers", "bidirectional", "dropout",
+             "d_model", "num_heads", "ff_dim", "upsampling"]
+    if compare:
+        model.add_argument("--models", type=model_names, default=[DEFAULTS.model],
+                           metavar="NAME[,NAME...]",
+                           help="comma-separated models, each trained at each token level, e.g. "
+                           "luong,ctc: seq2seq against the aligned CTC model (default: "
+                           f"{DEFAULTS.model})")
+        add_options(model, names, DEFAULTS)
+    else:
+        add_options(model, ["tokenizer", "model", *names], DEFAULTS)
 
 
 def add_training_arguments(parser):
@@ -123,17 +145,19 @@ def build_parser(prog=None):
                          help="sentences corrected together (default: %(default)s)")
 
     compare = commands.add_parser(
-        "compare", help="char vs word vs subword on the same noisy data and budget",
-        description="Train one corrector per level with the same data, noise, model and "
-        "budget; print a Markdown table and write comparison.json/.csv/.md.")
+        "compare", help="token levels and models on the same noisy data and budget",
+        description="Train one corrector per token level and model (OUTPUT_DIR/LEVEL-MODEL) "
+        "with the same data, noise and budget; print a Markdown table and write "
+        "comparison.json/.csv/.md.")
     add_data_arguments(compare)
-    add_model_arguments(compare, with_tokenizer=False)
+    add_model_arguments(compare, compare=True)
     add_training_arguments(compare)
     compare.add_argument("--tokenizers", dest="levels", default=",".join(TOKENIZER_KINDS),
                          help="comma-separated token levels to compare (default: "
                          "%(default)s)")
     compare.add_argument("--output-dir", default="runs/spell-compare",
-                         help="one run folder per level, and the tables (default: %(default)s)")
+                         help="one run folder per level and model, and the tables (default: "
+                         "%(default)s)")
     for subparser in (train, correct, compare):
         add_debug_flag(subparser)
     return parser
@@ -200,15 +224,15 @@ def run_correct(args):
 
 def run_compare(args):
     from keras_nmt.spelling.comparison import (  # noqa: PLC0415  (after parsing)
-        compare_levels,
+        compare_correctors,
         markdown_table,
         write_comparison,
     )
 
     levels = [level.strip() for level in args.levels.split(",") if level.strip()]
     config = make_config(args, levels[0], args.output_dir)
-    rows = compare_levels(config, load_data(args), levels, args.output_dir,
-                          decoding=DecodingOptions(beam_size=args.beam_size))
+    rows = compare_correctors(config, load_data(args), levels, args.models, args.output_dir,
+                              decoding=DecodingOptions(beam_size=args.beam_size))
     print(markdown_table(rows))
     for path in write_comparison(rows, args.output_dir):
         print(f"wrote {path}")

@@ -13,6 +13,9 @@ Examples:
     keras-nmt translate runs/luong --input dates.txt --output out.txt --attention-plot plots/
     keras-nmt translate runs/lstm --strategy sample --temperature 0.7 --top-p 0.9 --seed 1 "3/3/21"
     keras-nmt translate runs/opus-en-romance --target-language spa "Where is the station?"
+    keras-nmt translate runs/spa-eng --glossary terms.tsv --input page.txt
+A glossary file holds one term a line: SOURCE<TAB>TARGET (the target term the translation must
+use), or a term alone not to translate; # starts a comment (docs/serving.md, Glossaries).
 """
 
 import sys
@@ -42,7 +45,8 @@ from keras_nmt.cli.common import (
 )
 from keras_nmt.cli.options import add_options
 from keras_nmt.data.data_profile import implausibility
-from keras_nmt.decoding.decoding_options import GREEDY
+from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
+from keras_nmt.inference.glossary import Glossary
 from keras_nmt.lines import input_lines, iter_lines, one_line, write_lines
 
 # Fewer sentences than this are not judged: a few words say little about a language.
@@ -68,6 +72,10 @@ def build_parser(prog=None):
     add_options(parser, ["n_best", "seed"], GREEDY)
     parser.add_argument("--batch-size", type=positive_int, default=64,
                         help="sentences per decoding call (default: %(default)s)")
+    parser.add_argument("--glossary", metavar="FILE",
+                        help="terms the translations must use: SOURCE<TAB>TARGET per line, or a "
+                        "term alone not to translate it (greedy decoding; models with "
+                        "attention)")
     parser.add_argument("--attention-plot", metavar="DIR",
                         help="write one attention heatmap PNG per sentence to DIR (greedy "
                         "decoding; models with attention)")
@@ -175,6 +183,13 @@ def main(argv=None, prog=None):
     start_tensorflow(args.debug)
     use_parallel_batches(args)
     check_decoding_flags(parser, args)  # reads the strategy table, which imports Keras
+    glossary = None
+    if args.glossary:
+        if args.n_best != 1 or DecodingOptions(strategy=args.strategy, beam_size=args.beam_size
+                                               ).chosen_strategy != "greedy":
+            parser.error("--glossary works on greedy decoding's word alignment: not with "
+                         "--beam-size, --n-best or --strategy sample")
+        glossary = Glossary.read(args.glossary)  # checked before the model loads
     # Read (and checked) before the model loads: a wrong file fails before that wait.
     sentences = None if typed else read_sentences(args)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
@@ -184,6 +199,9 @@ def main(argv=None, prog=None):
     translator = open_translator(args.model, parallel=args.parallel_batches)
     prefix = language_prefix(translator, args.target_language)
     options = decoding_options(args, n_best=args.n_best)
+    if glossary is not None and not has_attention(translator):
+        raise ValueError(f"--glossary: {args.model} gives no attention weights to align the "
+                         "terms with (a plain LSTM has none, a CTranslate2 export gives none)")
     if typed:
         interactive(translator, options, warn, prefix)
         return 0
@@ -199,9 +217,13 @@ def main(argv=None, prog=None):
         warn(f"--attention-plot draws greedy decoding's attention, each plot titled with its "
              f"translation, not {STRATEGIES[options.chosen_strategy].title}'s")
     progress = Progress(len(sentences))
-    results = translator.translate_batch(sentences, options, batch_size=args.batch_size,
-                                         on_batch=progress.add, return_attention=plots and greedy)
+    results = translator.translate_batch(
+        sentences, options, batch_size=args.batch_size, on_batch=progress.add,
+        return_attention=(plots or glossary is not None) and greedy)
     progress.finish()
+    if glossary is not None:
+        for sentence, result in zip(sentences, results, strict=True):
+            result.texts = [glossary.apply(sentence, result)]
     if plots:  # attention comes with greedy decoding only: the printed translations' if greedy
         write_attention_plots(results if greedy else translator.translate_batch(
             sentences, return_attention=True, batch_size=args.batch_size),

@@ -23,6 +23,7 @@ TensorFlow only): finished sentences leave the batch, with the same outputs.
 import keras
 from keras import ops
 
+from keras_nmt.decoding.aligned import AlignedModel, aligned_decode
 from keras_nmt.decoding.buffers import trim_to_longest, write_at
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
@@ -45,7 +46,8 @@ def decode(
 
     Args:
         model: keeps the inference contract (``DecodingModel``: ``encode``,
-            ``initial_state``, ``decode_step``, ``has_attention``).
+            ``initial_state``, ``decode_step``, ``has_attention``), or is an aligned model
+            (``AlignedModel``: CTC), which decodes its own frames (``aligned_decode``).
         encoder_tokens: int ``(batch, src_len)`` source ids padded with ``PAD_ID``; a tensor
             with dynamic batch and length inside ``tf.function`` is fine.
         strategy: a ``STRATEGIES`` name (``"greedy"``, ``"beam"``, ``"sample"``), or a
@@ -90,12 +92,14 @@ def decode(
     Example:
         >>> decode(model, encoder_tokens, "beam", beam_size=4, n_best=2).tokens  # (batch, 2, L)
     """
+    name, options = _strategy_options(strategy, options)
+    if isinstance(model, AlignedModel):  # CTC: labels every position at once, no steps
+        return aligned_decode(model, encoder_tokens, name, **options)
     if not isinstance(model, DecodingModel):
         raise TypeError(
             f"{type(model).__name__} does not keep the inference contract "
             "(encode, initial_state, decode_step, has_attention)"
         )
-    name, options = _strategy_options(strategy, options)
     if record is None and can_compile(model, name, encoder_tokens, options):
         return compiled_decode(decode, model, name, encoder_tokens, options, sentence_ids)
     chosen = STRATEGIES[name]

@@ -25,5 +25,7 @@ __all__ = lazy_package(
         "find_saved_model": "keras_nmt.inference.saved_translator",
         "model_data": "keras_nmt.inference.open_translator",
         "open_translator": "keras_nmt.inference.open_translator",
+        "confidence": "keras_nmt.inference.word_alignment",
+        "word_alignment": "keras_nmt.inference.word_alignment",
     },
 )

@@ -12,8 +12,9 @@ Signatures (the `tf.function` methods with fixed input signatures; `batch` is dy
 * `beam_search(text: string [batch], beam_size: int32 [], length_penalty: float32 [])` ->
   `translations: string [batch, beam_size]`, `scores: float32 [batch, beam_size]`, best first;
   scores are GNMT length-normalized log-probabilities, `length_penalty` is GNMT `alpha`.
-* `attention(text: string [batch])` -> `translation: string [batch]`,
-  `tokens: string [batch, target_len]` (produced tokens, `</s>` included, "" padding),
+* `attention(text: string [batch])` -> `translation: string [batch]`, `score: float32 [batch]`
+  (as `serving_default`'s), `tokens: string [batch, target_len]` (produced tokens, `</s>`
+  included, "" padding),
   `source_tokens: string [batch, source_len]` ("" padding),
   `weights: float32 [batch, target_len, source_len]` (greedy decoding). Models without attention
   (plain LSTM) return zero weights, so every export has the same signatures.
@@ -251,6 +252,7 @@ class Translator(BatchTranslator, tf.Module):
         translation = self.detokenize(result.tokens)
         return {
             "translation": tf.where(empty, tf.constant(""), translation),
+            "score": tf.where(empty, tf.zeros_like(result.scores), result.scores),
             "tokens": tf.where(empty[:, None], tf.constant(""), tokens),
             "source_tokens": source_tokens,
             "weights": weights,

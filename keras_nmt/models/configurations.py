@@ -43,6 +43,8 @@ MODEL_ARGUMENTS = {
         "scale_embeddings",
         "output_bias",
     ),
+    # The aligned model (`registry.ALIGNED_MODEL_NAMES`).
+    "ctc": ("embedding_dim", "units", "num_layers", "dropout", "upsampling"),
 }
 
 # How each model is optimised: the learning-rate schedule (`constant`: `TrainConfig.learning_rate`;
@@ -56,6 +58,7 @@ TRAINING_RECIPES = {
         "schedule": "inverse_sqrt",
         "adam": {"beta_1": 0.9, "beta_2": 0.98, "epsilon": 1e-9},
     },
+    "ctc": {"schedule": "constant", "adam": {}},
 }
 
 # The training option each schedule reads: a value given for the other one would be ignored.

@@ -44,6 +44,8 @@ class ModelOptions:
                                      "(same vocabulary)")
     tied_output: bool = option(False, "Transformer: output projection tied to the target "
                                "embedding")
+    upsampling: int = option(2, "CTC: output frames per input position, so an output may be up "
+                             "to this many times as long as its input", at_least=1)
     max_length: int = option(100, "longest sequence in tokens: longer training pairs are "
                              "dropped, longer inputs truncated when translating, and a "
                              "Transformer's position table has that many rows", at_least=1)

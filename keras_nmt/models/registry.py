@@ -16,16 +16,25 @@ _MODELS = {
 }
 MODEL_NAMES = tuple(_MODELS)
 APIS = ("functional", "subclassed")
+# Aligned models: a label or a blank for every (upsampled) input position, all at once. They keep
+# the aligned contract (`keras_nmt.decoding.aligned`), not the seq2seq one, and are one class
+# each, not twins (keras_nmt/models/ctc/ctc_model.py says why): name -> (module, class).
+_ALIGNED_MODELS = {"ctc": ("ctc.ctc_model", "CtcModel")}
+ALIGNED_MODEL_NAMES = tuple(_ALIGNED_MODELS)
 
 
 def model_class(name, api):
-    """The class of model `name` (`lstm`, `luong`, `bahdanau`, `transformer`) in style `api`.
+    """The class of model `name` (`lstm`, `luong`, `bahdanau`, `transformer`) in style `api`;
+    an aligned model's one class (`ctc`) whatever `api`.
 
     Example:
         >>> model_class("luong", "functional")  # LuongSeq2SeqFunctional
     """
+    if name in _ALIGNED_MODELS:
+        module, class_name = _ALIGNED_MODELS[name]
+        return getattr(importlib.import_module(f"keras_nmt.models.{module}"), class_name)
     if name not in _MODELS:
-        raise ValueError(f"unknown model {name!r}; choose from {MODEL_NAMES}")
+        raise ValueError(f"unknown model {name!r}; choose from {MODEL_NAMES + ALIGNED_MODEL_NAMES}")
     if api not in APIS:
         raise ValueError(f"unknown API {api!r}; choose from {APIS}")
     stem, class_stem = _MODELS[name]
@@ -34,10 +43,13 @@ def model_class(name, api):
 
 
 def register_models():
-    """Imports every twin, which registers its class with Keras so that `.keras` files load."""
+    """Imports every twin and aligned model, which registers its class with Keras so that
+    `.keras` files load."""
     for name in MODEL_NAMES:
         for api in APIS:
             model_class(name, api)
+    for name in ALIGNED_MODEL_NAMES:
+        model_class(name, APIS[0])
 
 
 def build_model(name, api, source_vocab_size, target_vocab_size, options=None, **arguments):

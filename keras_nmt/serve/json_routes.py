@@ -24,6 +24,7 @@ import dataclasses
 import json
 import logging
 import re
+import urllib.parse
 
 from starlette.requests import Request
 
@@ -46,15 +47,30 @@ class RequestError(Exception):
 class JsonRoute:
     """One route: `handler(call)` returns the JSON answer or raises `RequestError`.
 
+    A path that ends with `/` (`/download_file/`) answers every path it starts.
+
     Attributes:
-        handler: an async function of a `Call`.
+        handler: an async function of a `Call`; returns what is written as JSON, or a
+            `RawAnswer`.
         methods: the HTTP methods it answers (a GET route answers HEAD too, without a body).
         counted: whether its requests and errors count in the server's counters.
+        max_body_bytes: the route's largest body (a file upload's), else the application's.
     """
 
     handler: object
     methods: tuple
     counted: bool = True
+    max_body_bytes: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class RawAnswer:
+    """An answer that is not JSON: `body` bytes of `content_type`, with extra `headers`
+    (pairs of bytes)."""
+
+    body: bytes
+    content_type: bytes
+    headers: tuple = ()
 
 
 class Call:
@@ -63,6 +79,21 @@ class Call:
     def __init__(self, scope, body):
         self.scope, self.body = scope, body
         self.headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+
+    async def form(self):
+        """A multipart or URL-encoded form: `(fields, files)`, `files` Starlette's
+        `UploadFile`s by field name (the whole body is already in memory, within its limit)."""
+        kind = self.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind not in ("multipart/form-data", "application/x-www-form-urlencoded"):
+            raise RequestError("Invalid request: send the file as multipart/form-data", 415)
+        fields, files = {}, {}
+        try:
+            form = await self._form()
+        except Exception as error:  # a malformed multipart body: Starlette's own message
+            raise RequestError(f"Invalid request: malformed form ({error})") from None
+        for key, value in form.multi_items():
+            (fields if isinstance(value, str) else files)[key] = value
+        return fields, files
 
     async def fields(self):
         """The request's fields: a JSON object, or form fields (LibreTranslate accepts both)."""
@@ -86,7 +117,19 @@ class Call:
             # curl -d sends a form's content type: a JSON body read as a form has no fields.
             raise RequestError("a JSON body needs the header Content-Type: application/json",
                                415)
-        if kind in ("application/x-www-form-urlencoded", "multipart/form-data", ""):
+        if kind in ("application/x-www-form-urlencoded", ""):
+            # Read as UTF-8, as LibreTranslate's Flask reads it: `curl -d q=¿Qué?` sends its
+            # characters unescaped, and Starlette's parser took their bytes for Latin-1.
+            try:
+                pairs = urllib.parse.parse_qsl(self.body.decode("utf-8"), keep_blank_values=True,
+                                               errors="strict")
+            except UnicodeDecodeError as error:
+                raise RequestError(f"Invalid request: the form is not UTF-8 ({error})") from None
+            fields = {}
+            for key, value in pairs:
+                fields.setdefault(key, []).append(value)
+            return {k: v[0] if len(v) == 1 else v for k, v in fields.items()}
+        if kind == "multipart/form-data":
             fields = {}
             for key, value in (await self._form()).multi_items():
                 if not isinstance(value, str):
@@ -118,21 +161,32 @@ class JsonRoutes:
         self.counters, self.max_body_bytes = counters, max_body_bytes
 
     async def __call__(self, scope, receive, send):
-        route = self.routes.get(scope["path"]) if scope["type"] == "http" else None
+        route = None
+        if scope["type"] == "http":
+            path = scope["path"]
+            route = self.routes.get(path)
+            if route is None and "/" in path[1:]:  # a route of every path under a folder
+                route = self.routes.get(path[: path.index("/", 1) + 1])
         if route is None:
             return await self.fallback(scope, receive, _with_security_headers(send))
         methods = route.methods + (("HEAD",) if "GET" in route.methods else ())
-        status, extra = 200, []
+        status, extra, content_type = 200, [], b"application/json"
         if route.counted:
             self.counters.requests += 1
         try:
             if scope["method"] not in methods:
                 extra = [(b"allow", ", ".join(methods).encode())]
                 raise RequestError("Method Not Allowed", 405)
-            body = await self._body(scope, receive)
+            body = await self._body(scope, receive, route.max_body_bytes or
+                                    self.max_body_bytes)
             if body is None:  # the client has gone
                 return
-            answer = _json(await route.handler(Call(scope, body)))
+            answer = await route.handler(Call(scope, body))
+            if isinstance(answer, RawAnswer):
+                content_type, extra, answer = answer.content_type, list(answer.headers), \
+                    answer.body
+            else:
+                answer = _json(answer)
         except RequestError as error:
             status, answer = error.status, _json({"error": str(error)})
         except Exception as error:  # never a traceback to the client: the message names it
@@ -142,15 +196,14 @@ class JsonRoutes:
         if status != 200 and route.counted:
             self.counters.errors += 1
         await send({"type": "http.response.start", "status": status, "headers": [
-            (b"content-type", b"application/json"),
+            (b"content-type", content_type if status == 200 else b"application/json"),
             (b"content-length", str(len(answer)).encode()),
             *extra, *SECURITY_HEADERS,
         ]})
         await send({"type": "http.response.body",
                     "body": b"" if scope["method"] == "HEAD" else answer})
 
-    async def _body(self, scope, receive):
-        limit = self.max_body_bytes
+    async def _body(self, scope, receive, limit):
         for name, value in scope["headers"]:
             if name == b"content-length" and value.isdigit() and int(value) > limit:
                 raise RequestError(f"request body over {limit} bytes", 413)

@@ -23,6 +23,7 @@ import tensorflow as tf
 
 from keras_nmt.atomic_file import read_json
 from keras_nmt.decoding.beam_tree import beam_tree
+from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.inference import CTranslate2Translator, SavedTranslator, open_translator
 from keras_nmt.inference.run_directory import CONFIG_FILE
@@ -66,6 +67,13 @@ class ServedModel:
         """The Keras model of a run folder, `None` for an export."""
         return getattr(self.translator, "model", None) if self.kind == "run folder" else None
 
+    @property
+    def draws_tree(self):
+        """Whether the explorer can record a beam search step by step: a run folder's model
+        that keeps the decoding contract (not an export, not the aligned CTC model, which has
+        no steps: it gets an export's view)."""
+        return isinstance(self.keras_model, DecodingModel)
+
     def describe(self):
         """What `GET /api/models` says about the model."""
         model = self.keras_model
@@ -74,7 +82,7 @@ class ServedModel:
             "kind": self.kind, "path": str(self.path),
             "model_class": type(model).__name__ if model is not None else None,
             "max_beam_size": self.translator.max_beam_size,
-            "beam_tree": model is not None,
+            "beam_tree": self.draws_tree,
             "attention": bool(model.has_attention if model is not None
                               else getattr(self.translator, "has_attention", False)),
         }

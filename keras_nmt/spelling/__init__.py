@@ -6,7 +6,8 @@
 - `train_speller(config, data)`: `keras_nmt.training.train` plus the test report.
 - `spelling_report(noisy, corrected, clean, vocabulary)`: CER/WER before and after,
   changed-correct, fixed and hallucination rates (`report`).
-- `compare_levels`, `markdown_table`, `write_comparison`: char vs word vs subword.
+- `compare_correctors`, `markdown_table`, `write_comparison`: char vs word vs subword, and
+  the models (seq2seq against the aligned CTC model) on the same data.
 
 The noise itself is `keras_nmt.spelling.noise.NoiseGenerator`. Only `report` and `sentences` load
 without TensorFlow; the training parts import it.

@@ -1,7 +1,8 @@
-"""Character vs word vs subword correctors on the same noisy data and the same budget."""
+"""Spelling correctors (token levels x models) on the same noisy data and the same budget."""
 
 import csv
 import dataclasses
+import itertools
 import json
 from pathlib import Path
 
@@ -30,44 +31,59 @@ COLUMNS = (
 )
 
 
-def compare_levels(config, data, levels=TOKENIZER_KINDS, output_dir="runs/spelling", print_fn=print,
-                   decoding=GREEDY):
-    """Trains one corrector per level on `SpellingData` ``data`` and returns the test reports.
+def compare_correctors(config, data, levels=TOKENIZER_KINDS, models=None,
+                       output_dir="runs/spelling", print_fn=print, decoding=GREEDY):
+    """Trains one corrector per token level and model on `SpellingData` ``data``; returns the
+    test reports.
 
-    Every level gets the same clean splits, the same fixed validation/test noise, the same
+    Every row gets the same clean splits, the same fixed validation/test noise, the same
     training noise stream (same seed) and the same `TrainConfig` (hence the same epochs and
-    ``time_budget``); only ``tokenizer`` and ``output`` (``OUTPUT_DIR/LEVEL``) change. A level
-    whose run directory already holds its report (``spelling.json``) is not trained again, so
-    levels trained separately (e.g. in parallel, ``--tokenizers char``) combine into one table;
-    delete ``OUTPUT_DIR/LEVEL`` to retrain it. ``decoding`` (`DecodingOptions`) decodes the test
-    pairs.
+    ``time_budget``); only ``tokenizer``, ``model`` and ``output`` (``OUTPUT_DIR/LEVEL-MODEL``)
+    change. A row whose run directory already holds its report (``spelling.json``) is not
+    trained again, so rows trained separately (e.g. in parallel, ``--tokenizers char --models
+    ctc``) combine into one table; delete its folder to retrain it. ``decoding``
+    (`DecodingOptions`) decodes the test pairs.
+
+    Args:
+        config: the `TrainConfig` every row starts from.
+        data: a `SpellingData`.
+        levels: token levels (``char``, ``word``, ``subword``).
+        models: model names (a seq2seq model, or ``ctc``); default ``config.model``.
+        output_dir: the folder of the rows' run folders.
+        print_fn: where progress lines go.
+        decoding: the `DecodingOptions` of the test corrections.
 
     Raises:
-        ValueError: a finished level was trained with other options.
+        ValueError: a finished row was trained with other options.
 
     Returns:
-        One report dict per level (see `train_speller`), in the order of ``levels``.
+        One report dict per row (see `train_speller`), levels in the order of ``levels``, each
+        with its models in the order of ``models``.
     """
+    # Every row's options are checked (`TrainConfig`) before the first row trains.
+    row_configs = [
+        with_epoch_steps(dataclasses.replace(config, tokenizer=level, model=model,
+                                             output=str(Path(output_dir) / f"{level}-{model}")),
+                         data)
+        for level, model in itertools.product(levels, models or [config.model])
+    ]
     rows = []
-    for level in levels:
-        print_fn(f"=== {level} ===")
-        level_config = with_epoch_steps(
-            dataclasses.replace(config, tokenizer=level, output=str(Path(output_dir) / level)),
-            data,
-        )
-        record = Path(level_config.output) / SPELLING_FILE
+    for row_config in row_configs:
+        name = Path(row_config.output).name
+        print_fn(f"=== {name} ===")
+        record = Path(row_config.output) / SPELLING_FILE
         if record.exists():
-            check_run_directory(level_config)
-            print_fn(f"{level}: finished earlier, reusing {record}")
+            check_run_directory(row_config)
+            print_fn(f"{name}: finished earlier, reusing {record}")
             rows.append(json.loads(record.read_text())["test"])
             continue
-        _, report = train_speller(level_config, data, print_fn=print_fn, decoding=decoding)
+        _, report = train_speller(row_config, data, print_fn=print_fn, decoding=decoding)
         rows.append(report)
     return rows
 
 
 def markdown_table(rows):
-    """The comparison as a Markdown table (one row per level)."""
+    """The comparison as a Markdown table (one row per level and model)."""
     return markdown.table(
         [title for title, _, _ in COLUMNS],
         [[fmt.format(row[key]) if key in row else "" for _, key, fmt in COLUMNS] for row in rows],

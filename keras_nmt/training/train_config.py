@@ -9,7 +9,7 @@ from pathlib import Path
 from keras_nmt.atomic_file import write_json
 from keras_nmt.models.configurations import configuration_fields
 from keras_nmt.models.model_options import ModelOptions
-from keras_nmt.models.registry import APIS, MODEL_NAMES
+from keras_nmt.models.registry import ALIGNED_MODEL_NAMES, APIS, MODEL_NAMES
 from keras_nmt.option_fields import option
 from keras_nmt.special_ids import SUBWORD_MODELS, TOKENIZER_KINDS
 
@@ -92,9 +92,10 @@ class TrainConfig(ModelOptions):
     # model (its options: `ModelOptions`)
     model: str = option("lstm", "architecture: LSTM encoder-decoder (Sutskever 2014), LSTM + "
                         "Luong attention (2015), LSTM + Bahdanau attention (2014), Transformer "
-                        "(Vaswani 2017)", choices=MODEL_NAMES)
+                        "(Vaswani 2017); ctc: an aligned model labelling each input position "
+                        "(Graves 2006; for spelling)", choices=(*MODEL_NAMES, *ALIGNED_MODEL_NAMES))
     api: str = option("functional", "which twin: the functional graph or the subclassed step "
-                      "loop", choices=APIS)
+                      "loop (ctc has one class)", choices=APIS)
     # text and data
     tokenizer: str = option("char", "token level of both sides (marian: an imported Marian "
                             "model's own, which --init-from keeps)",
@@ -240,6 +241,17 @@ class TrainConfig(ModelOptions):
                 if getattr(self, name) != defaults[name]:
                     raise ValueError(f"--{name.replace('_', '-')} does not combine with "
                                      "--sentencepiece-model: that model is used as it is")
+        if self.model in ALIGNED_MODEL_NAMES:
+            aligned = {
+                "api": "it has one class, not twins (keras_nmt/models/ctc/ctc_model.py says why)",
+                "teacher_forcing": "it has no decoder to feed",
+                "label_smoothing": "its loss sums over alignments, not over one softmax per "
+                                   "target token",
+            }
+            for name, why in aligned.items():
+                if getattr(self, name) != defaults[name]:
+                    raise ValueError(f"--{name.replace('_', '-')} {getattr(self, name)}: "
+                                     f"--model {self.model} does not read it: {why}")
         # Early stopping restores the best epoch's weights as trained; the average would then
         # replace them, so the saved model would be neither the best epoch's nor the average.
         if self.patience is not None and self.average_checkpoints > 1:

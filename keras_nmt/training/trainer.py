@@ -33,7 +33,7 @@ from keras_nmt.inference.run_directory import (
 from keras_nmt.metrics import ValidationScores, group_references
 from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.models.configurations import TRAINING_RECIPES, learning_rate_schedule
-from keras_nmt.models.registry import build_model
+from keras_nmt.models.registry import ALIGNED_MODEL_NAMES, build_model
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.text import SubwordTokenizer, load_tokenizer, make_tokenizer
 from keras_nmt.training.checkpoint_average import CheckpointAverage
@@ -196,7 +196,14 @@ def check_training_data(config, profile, valid_pairs, train_pairs, tokenizers, p
 
 
 def loss_and_metrics(config):
-    """`(loss, metrics)` of training: the masked cross-entropy, masked accuracy and perplexity."""
+    """`(loss, metrics)` of training: the masked cross-entropy, masked accuracy and perplexity.
+
+    An aligned model (CTC) computes its own loss (`CtcModel.compute_loss`: it needs the input
+    lengths, which a Keras loss never sees) and has no per-token metrics: its outputs are
+    frames, not target positions. Its scores are the validation translations' (val_bleu...).
+    """
+    if config.model in ALIGNED_MODEL_NAMES:
+        return None, []
     loss = MaskedSparseCrossEntropy(label_smoothing=config.label_smoothing)
     return loss, [MaskedAccuracy(), Perplexity()]
 

@@ -9,6 +9,7 @@ from keras_nmt.cli import spell
 from keras_nmt.export import export_translator
 from keras_nmt.inference import RunDirectory
 from keras_nmt.metrics import corpus_cer, corpus_wer
+from keras_nmt.serve.served_model import explore_export, load_served_models
 
 SUBJECTS = ["Tom", "Mary", "the cat", "my dog", "she", "he"]
 VERBS = ["likes", "sees", "wants", "found", "needs"]
@@ -71,7 +72,7 @@ def test_correct_from_arguments_file_and_stdin(tiny_run, tmp_path, capsys, monke
 
 def test_compare_reuses_levels_trained_separately(tiny_run, tmp_path, monkeypatch, capsys):
     text = tiny_run[0].parent / "text.txt"
-    common = ["--text", str(text), "--model", "lstm", "--units", "16", "--embedding-dim", "8",
+    common = ["--text", str(text), "--models", "lstm", "--units", "16", "--embedding-dim", "8",
               "--epochs", "1", "--batch-size", "32", "--valid-size", "10", "--test-size", "20",
               "--max-length", "40", "--verbose", "0", "--output-dir", str(tmp_path / "cmp")]
     # Two levels trained by separate commands (as when run in parallel)...
@@ -118,3 +119,62 @@ def test_an_exported_corrector_corrects_the_same(tiny_run, tmp_path, capsys):
     saved = export_translator(str(run), base_dir=tmp_path / "saved", name="speller",
                               max_beam_size=1)
     assert spell.main(["correct", str(saved), *texts]) == from_run
+
+
+def test_a_ctc_corrector_trains_corrects_and_exports(tiny_run, tmp_path, capsys):
+    text = tiny_run[0].parent / "text.txt"
+    # Through the comparison: its row's folder is OUTPUT_DIR/LEVEL-MODEL.
+    row, = spell.main([
+        "compare", "--text", str(text), "--tokenizers", "char", "--models", "ctc", "--units",
+        "16", "--embedding-dim", "8", "--epochs", "1", "--batch-size", "32", "--valid-size",
+        "10", "--test-size", "20", "--max-length", "40", "--verbose", "0", "--output-dir",
+        str(tmp_path / "cmp"),
+    ])
+    run = tmp_path / "cmp" / "char-ctc"
+    assert row["model"] == "ctc" and row["sentences"] == 20 and row["sentences_per_second"] > 0
+    assert RunDirectory.load(run).model.model_name == "ctc"
+    texts = ["Tom liks apples.", "she sees teh ball."]
+    greedy = spell.main(["correct", str(run), *texts])
+    beam = spell.main(["correct", str(run), *texts, "--beam-size", "2"])
+    assert len(greedy) == len(beam) == 2
+    capsys.readouterr()
+    # The SavedModel runs the same CTC decodings (greedy and beam search) in its graph.
+    saved = export_translator(str(run), base_dir=tmp_path / "saved", name="ctc", max_beam_size=2)
+    assert spell.main(["correct", str(saved), *texts]) == greedy
+    assert spell.main(["correct", str(saved), *texts, "--beam-size", "2"]) == beam
+    # The server's explorer has no steps to record a tree from: it shows the n-best, as for an
+    # export (it ran the seq2seq step loop on the model and failed).
+    [served] = load_served_models([f"en:en={run}"])
+    assert served.describe()["beam_tree"] is False
+    view = explore_export(served, texts[1], 2, 2, 0.0)
+    assert view["tree"] is None and view["hypotheses"][0]["text"] == beam[1]
+
+
+def test_options_no_compared_model_reads_are_refused(capsys):
+    common = ["compare", "--text", "t", "--tokenizers", "char"]
+    for argv, message in [
+        ([*common, "--models", "lstm", "--upsampling", "3"], "--upsampling 3: --model lstm"),
+        ([*common, "--models", "ctc", "--heads", "2"], "--heads 2: --model ctc"),
+        ([*common, "--models", "lstm,nope"], "nope: not a model"),
+        (["train", "--text", "t", "--model", "ctc", "--d-model", "64"], "--d-model 64"),
+    ]:
+        with pytest.raises(SystemExit):
+            spell.main(argv)
+        assert message in capsys.readouterr().err
+    # Read by one of the compared models: accepted (the missing file is the next error).
+    assert spell.main([*common, "--models", "lstm,ctc", "--upsampling", "3"]) == 1
+    assert "corpus file not found" in capsys.readouterr().err
+    # The CTC model is one class: --api would choose nothing.
+    assert spell.main(["train", "--text", "t", "--model", "ctc", "--api", "subclassed"]) == 1
+    assert "--api subclassed: --model ctc does not read it" in capsys.readouterr().err
+
+
+def test_a_comparison_checks_every_row_before_training_one(tiny_run, monkeypatch, capsys):
+    def no_training(*args, **kwargs):
+        raise AssertionError("a row trained before the others were checked")
+
+    monkeypatch.setattr("keras_nmt.spelling.comparison.train_speller", no_training)
+    text = tiny_run[0].parent / "text.txt"
+    assert spell.main(["compare", "--text", str(text), "--tokenizers", "char", "--models",
+                       "lstm,ctc", "--api", "subclassed", "--test-size", "20"]) == 1
+    assert "--api subclassed: --model ctc does not read it" in capsys.readouterr().err

@@ -157,7 +157,7 @@ def test_every_decoding_flag_is_a_decodingoptions_field_with_its_default():
     fields = {flag_of(field): field for field in option_fields(DecodingOptions)}
     flags = flags_of(translate.build_parser())
     own = {"--input", "--output", "--parallel-batches", "--batch-size",
-           "--attention-plot", "--debug", "--target-language"}
+           "--attention-plot", "--debug", "--target-language", "--glossary"}
     assert set(flags) - own <= set(fields)
     for flag in set(flags) - own:
         assert flags[flag].default == getattr(GREEDY, fields[flag].name), flag

@@ -11,6 +11,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from keras_nmt.benchmarks.serve_load import read_counters
 from tests.export.helpers import make_run_directory
 
 REPO = Path(__file__).resolve().parents[2]
@@ -76,3 +77,19 @@ def request(url, body=None, *, method=None, headers=None, raw=None):
         return status, json.loads(text)
     except ValueError:
         return status, text
+
+
+def counters(url):
+    """The server's counters, read from its `/metrics` (`serve_load.read_counters`) and, from
+    the same answer, its garbage collector's gauges: `gc_collections` (per generation) and
+    `gc_frozen_objects`."""
+    with urllib.request.urlopen(url + "metrics", timeout=120) as response:
+        assert response.headers["content-type"].startswith("text/plain; version=0.0.4")
+        text = response.read().decode()
+    values = read_counters(text)
+    generations = re.findall(r'^keras_nmt_gc_collections\{generation="(\d)"\} (\S+)$', text,
+                             re.MULTILINE)
+    values["gc_collections"] = [float(count) for _, count in generations]
+    values["gc_frozen_objects"] = float(
+        re.search(r"^keras_nmt_gc_frozen_objects (\S+)$", text, re.MULTILINE)[1])
+    return values

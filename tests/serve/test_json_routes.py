@@ -92,6 +92,12 @@ def test_form_fields_are_read_and_a_repeated_field_is_a_list():
     status, _, body, _ = _call(app, "/echo", chunks=(b"q=a&q=b&source=es",), headers=(
         ("content-type", "application/x-www-form-urlencoded"),))
     assert (status, json.loads(body)["fields"]) == (200, {"q": ["a", "b"], "source": "es"})
+    # UTF-8, escaped or not (curl -d sends it unescaped): Starlette's parser read raw bytes as
+    # Latin-1, and "¿Dónde está?" reached the model as "Â¿DÃ³nde estÃ¡?".
+    form = "q=¿Dónde está?&t=%C2%BFQu%C3%A9%3F+ya".encode()
+    status, _, body, _ = _call(app, "/echo", chunks=(form,), headers=(
+        ("content-type", "application/x-www-form-urlencoded"),))
+    assert (status, json.loads(body)["fields"]) == (200, {"q": "¿Dónde está?", "t": "¿Qué? ya"})
     multipart = (b'--b\r\nContent-Disposition: form-data; name="q"; filename="a.txt"\r\n'
                  b"Content-Type: text/plain\r\n\r\nhola\r\n--b--\r\n")
     status, _, body, _ = _call(app, "/echo", chunks=(multipart,), headers=(
@@ -104,6 +110,10 @@ def test_form_fields_are_read_and_a_repeated_field_is_a_list():
     ((b"{",), JSON, 400, "Invalid request: malformed JSON"),
     ((b"[1]",), JSON, 400, "Invalid request: the JSON body must be an object"),
     ((b"hola",), (("content-type", "text/plain"),), 415, "unsupported content type 'text/plain'"),
+    ((b"q=%FF",), (("content-type", "application/x-www-form-urlencoded"),), 400,
+     "Invalid request: the form is not UTF-8"),
+    ((b"q=\xff",), (("content-type", "application/x-www-form-urlencoded"),), 400,
+     "Invalid request: the form is not UTF-8"),
     # Refused from its announced length, before it is read, and when its chunks pass the limit.
     ((b"",), (*JSON, ("content-length", "201")), 413, "request body over 200 bytes"),
     ((b"{" + b" " * 110, b" " * 110 + b"}"), JSON, 413, "request body over 200 bytes"),

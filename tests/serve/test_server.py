@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+import urllib.parse
 
 import numpy as np
 import pytest
@@ -14,9 +15,10 @@ from libretranslatepy import LibreTranslateAPI
 
 from keras_nmt.benchmarks.load_clients import run_clients
 from keras_nmt.export import export_ctranslate2, export_translator
-from keras_nmt.inference import open_translator
+from keras_nmt.inference import confidence, open_translator, word_alignment
+from keras_nmt.inference.glossary import Glossary
 from tests.export.helpers import SOURCES
-from tests.serve.server import REPO, Server, make_runs, request
+from tests.serve.server import REPO, Server, counters, make_runs, request
 
 pytestmark = pytest.mark.tensorflow
 
@@ -49,9 +51,10 @@ def test_a_libretranslate_client_translates_as_the_translator_does(server, opene
     for text in SOURCES[:2]:
         assert client.translate(text, "es", "en") == translator(text)
     assert client.translate(SOURCES[0], "fr", "en") == opened[1](SOURCES[0])
-    assert client.languages() == [
+    assert client.languages() == [  # every language served, targets too
         {"code": "es", "name": "Spanish", "targets": ["en"]},
         {"code": "fr", "name": "French", "targets": ["en"]},
+        {"code": "en", "name": "English", "targets": []},
     ]
 
 
@@ -64,20 +67,57 @@ def test_a_list_and_alternatives_as_beam_search_gives_them(server, opened):
     assert answer["alternatives"] == [r.texts[1:] for r in expected]
 
 
-def test_an_unknown_pair_is_refused_with_the_served_pairs(server):
-    status, answer = request(server.url + "translate", {"q": "x", "source": "de",
-                                                        "target": "en"})
-    assert status == 400
-    assert answer["error"] == "de->en is not served; served pairs: es->en, fr->en"
+@pytest.mark.parametrize("source, target, error", [
+    ("de", "en", "de is not supported"),
+    ("es", "zz", "zz is not supported"),
+    ("es", "fr", "French (fr) is not available as a target language from Spanish (es)"),
+    ("auto", "es", "Spanish (es) is not available as a target language from any language "
+                   "served"),
+])
+def test_a_pair_not_served_is_refused_as_libretranslate_refuses_it(server, source, target,
+                                                                  error):
+    status, answer = request(server.url + "translate", {"q": "x", "source": source,
+                                                        "target": target})
+    assert (status, answer) == (400, {"error": error})
+
+
+def test_confidence_alignment_and_a_glossary_as_the_translator_gives_them(server, opened):
+    """Opt-in fields of /translate (and /api/translate): greedy decoding with attention."""
+    status, answer = request(server.url + "translate", {
+        "q": SOURCES[:2], "source": "es", "target": "en", "confidence": True,
+        "alignment": True})
+    assert status == 200, answer
+    expected = opened[0].translate_batch(SOURCES[:2], return_attention=True)
+    assert answer["translatedText"] == [r.text for r in expected]
+    assert answer["confidence"] == pytest.approx([confidence(r) for r in expected], abs=1e-4)
+    assert [a["links"] for a in answer["alignment"]] == [
+        word_alignment(r)["links"] for r in expected]
+    status, answer = request(server.url + "api/translate", {
+        "model": "transformer", "q": SOURCES[0], "strategy": "greedy", "confidence": True})
+    assert status == 200 and answer["translations"][0][0]["confidence"] == pytest.approx(
+        confidence(expected[0]), abs=1e-4)
+    # A glossary: the term is written, whatever the untrained model says.
+    status, answer = request(server.url + "translate", {
+        "q": SOURCES[0], "source": "es", "target": "en", "glossary": {"March": "MARZO"}})
+    assert status == 200
+    assert answer["translatedText"] == Glossary({"March": "MARZO"}).apply(SOURCES[0],
+                                                                          expected[0])
+    assert "MARZO" in answer["translatedText"]
+    # The Luong model of fr->en has attention too; a form's glossary is a JSON object.
+    status, answer = request(server.url + "translate", raw=urllib.parse.urlencode({
+        "q": SOURCES[1], "source": "fr", "target": "en",
+        "glossary": json.dumps({"1999": "MCMXCIX"})}).encode(),
+        headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 200 and "MCMXCIX" in answer["translatedText"]
 
 
 def test_concurrent_requests_are_batched_and_counted(server):
-    before = request(server.url + "health")[1]["counters"]
+    before = counters(server.url)
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         answers = list(pool.map(lambda text: request(server.url + "translate", {
             "q": [text, text], "source": "es", "target": "en"}), SOURCES * 2))
     assert [status for status, _ in answers] == [200] * 8
-    after = request(server.url + "health")[1]["counters"]
+    after = counters(server.url)
     assert after["requests"] - before["requests"] == 8
     assert after["sentences"] - before["sentences"] == 16
     assert after["largest_batch"] > 2  # sentences of several requests in one batch
@@ -86,9 +126,9 @@ def test_concurrent_requests_are_batched_and_counted(server):
 def test_the_loaded_models_objects_are_frozen_out_of_garbage_collections(server):
     # A full collection walked every object of TensorFlow, Keras and the models (about 420,000
     # with one model): a pause of 200-240 ms for every request in flight.
-    collected = request(server.url + "health")[1]["gc"]
-    assert collected["frozen_objects"] > 100_000
-    assert len(collected["collections"]) == 3  # per generation
+    collected = counters(server.url)
+    assert collected["gc_frozen_objects"] > 100_000
+    assert len(collected["gc_collections"]) == 3  # per generation
 
 
 def test_the_load_clients_count_requests_sentences_and_errors(server):
@@ -162,6 +202,21 @@ def test_samples_belong_to_the_sentences_of_a_request_in_any_batch(server, opene
 
 
 MANY = ["a"] * 65
+
+
+def _multipart(fields, file=None):
+    """A multipart body of text `fields` and `file`, a `(filename, bytes)` pair."""
+    parts = [f'--b\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+             for name, value in fields.items()]
+    if file is not None:
+        parts.append(f'--b\r\nContent-Disposition: form-data; name="file"; filename="{file[0]}"'
+                     "\r\nContent-Type: application/octet-stream\r\n\r\n".encode()
+                     + file[1] + b"\r\n")
+    return b"".join(parts) + b"--b--\r\n"
+
+
+ES_EN = {"source": "es", "target": "en"}
+MULTIPART = "multipart/form-data; boundary=b"
 BAD_REQUESTS = {
     "malformed JSON": ("translate", b'{"q": "a", ', "application/json", 400),
     "a JSON list": ("translate", b"[1, 2]", "application/json", 400),
@@ -171,18 +226,21 @@ BAD_REQUESTS = {
     "q a list with a number": ("translate", {"q": ["a", 1], "source": "es", "target": "en"},
                                None, 400),
     "q an empty list": ("translate", {"q": [], "source": "es", "target": "en"}, None, 400),
-    "too many sentences": ("translate", {"q": MANY, "source": "es", "target": "en"}, None, 413),
+    # LibreTranslate answers its limits with 400s.
+    "too many sentences": ("translate", {"q": MANY, "source": "es", "target": "en"}, None, 400),
     "a sentence too long": ("translate", {"q": "a" * 501, "source": "es", "target": "en"}, None,
-                            413),
+                            400),
     "too many characters": ("translate", {"q": ["a" * 400] * 20, "source": "es",
-                                          "target": "en"}, None, 413),
+                                          "target": "en"}, None, 400),
+    "too many sentences, own API": ("api/translate", {"q": MANY}, None, 413),
     "a body too large": ("translate", b"q=" + b"a" * 100_000,
                          "application/x-www-form-urlencoded", 413),
     "no source": ("translate", {"q": "a", "target": "en"}, None, 400),
-    "source auto": ("translate", {"q": "a", "source": "auto", "target": "en"}, None, 400),
+    "source auto into a language only served as a source": (
+        "translate", {"q": "a", "source": "auto", "target": "es"}, None, 400),
     "a number as target": ("translate", {"q": "a", "source": "es", "target": 1}, None, 400),
-    "format html": ("translate", {"q": "a", "source": "es", "target": "en", "format": "html"},
-                    None, 400),
+    "format xml": ("translate", {"q": "a", "source": "es", "target": "en", "format": "xml"},
+                   None, 400),
     "negative alternatives": ("translate", {"q": "a", "source": "es", "target": "en",
                                             "alternatives": -1}, None, 400),
     "too many alternatives": ("translate", {"q": "a", "source": "es", "target": "en",
@@ -226,13 +284,62 @@ BAD_REQUESTS = {
     # curl -d sends a form's content type: the JSON was read as a form ("missing q").
     "JSON sent as a form": ("translate", b'{"q": "a", "source": "es", "target": "en"}',
                             "application/x-www-form-urlencoded", 415),
+    # The routes LibreTranslate's surface added, and the fields translators asked for.
+    "detect without q": ("detect", {}, None, 400),
+    "detect a number": ("detect", {"q": 7}, None, 400),
+    "detect an empty list": ("detect", {"q": []}, None, 400),
+    "detect a text too long": ("detect", {"q": "a" * 501}, None, 400),
+    "detect a list with a number": ("detect", {"q": ["a", 2]}, None, 400),
+    "broken HTML": ("translate", {"q": "<p>a <b>b</p>", **ES_EN, "format": "html"}, None, 400),
+    "HTML cut off in a tag": ("translate", {"q": '<p>a</p><a href="x', **ES_EN,
+                                            "format": "html"}, None, 400),
+    "HTML with alternatives": ("translate", {"q": "<p>a</p>", **ES_EN, "format": "html",
+                                             "alternatives": 1}, None, 400),
+    "format a number": ("translate", {"q": "a", **ES_EN, "format": 1}, None, 400),
+    "an empty glossary": ("translate", {"q": "a", **ES_EN, "glossary": {}}, None, 400),
+    "a glossary as a list": ("translate", {"q": "a", **ES_EN, "glossary": [["a", "b"]]}, None,
+                             400),
+    "a glossary term too long": ("translate", {"q": "a", **ES_EN, "glossary": {"a" * 101: "b"}},
+                                 None, 400),
+    "a glossary target a number": ("translate", {"q": "a", **ES_EN, "glossary": {"a": 1}},
+                                   None, 400),
+    "a glossary of too many terms": ("translate", {"q": "a", **ES_EN, "glossary": {
+        f"t{i}": "x" for i in range(201)}}, None, 400),
+    "a glossary with alternatives": ("translate", {"q": "a", **ES_EN, "glossary": {"a": "b"},
+                                                   "alternatives": 1}, None, 400),
+    "a glossary not JSON in a form": ("translate", b"q=a&source=es&target=en&glossary=a:b",
+                                      "application/x-www-form-urlencoded", 400),
+    "confidence maybe": ("translate", {"q": "a", **ES_EN, "confidence": "maybe"}, None, 400),
+    "alignment with alternatives": ("translate", {"q": "a", **ES_EN, "alignment": True,
+                                                  "alternatives": 1}, None, 400),
+    "confidence with beam search": ("api/translate", {"q": "a", "confidence": True}, None, 400),
+    "a file without a file": ("translate_file", _multipart(ES_EN), MULTIPART, 400),
+    "a file without a target": ("translate_file", _multipart(
+        {"source": "es"}, ("a.txt", b"hola")), MULTIPART, 400),
+    "a file of a format not read": ("translate_file", _multipart(
+        ES_EN, ("a.pdf", b"%PDF")), MULTIPART, 400),
+    "a file without a name": ("translate_file", _multipart(ES_EN, ("", b"hola")), MULTIPART,
+                              400),
+    "a file not UTF-8": ("translate_file", _multipart(ES_EN, ("a.txt", b"ol\xe9")), MULTIPART,
+                         400),
+    "a file of broken HTML": ("translate_file", _multipart(ES_EN, ("a.html", b"<p><i>a</p>")),
+                              MULTIPART, 400),
+    "a file into a language not served": ("translate_file", _multipart(
+        {"source": "es", "target": "zz"}, ("a.txt", b"hola")), MULTIPART, 400),
+    "a file over the limit": ("translate_file", _multipart(
+        ES_EN, ("a.txt", b"a" * 1_000_001)), MULTIPART, 413),
+    "a file sent as JSON": ("translate_file", {"file": "hola", **ES_EN}, None, 415),
+    "a malformed multipart body": ("translate_file", b"--b\r\nnonsense", MULTIPART, 400),
+    "a file never made": ("download_file/0123.a.txt", None, None, 404),
 }
 
 
 @pytest.mark.parametrize("kind", list(BAD_REQUESTS))
 def test_bad_requests_get_a_4xx_json_error(server, kind):
     path, body, content_type, expected = BAD_REQUESTS[kind]
-    if isinstance(body, bytes):
+    if body is None:
+        status, answer = request(server.url + path)
+    elif isinstance(body, bytes):
         status, answer = request(server.url + path, raw=body,
                                  headers={"Content-Type": content_type})
     else:
