@@ -195,13 +195,17 @@ class BeamSearch:
             float, or a float32 scalar tensor (e.g. a SavedModel input; then not validated
             here, the caller keeps it >= 0).
         coverage_penalty: python float ``beta >= 0``; only used when the model has attention.
-        record: a list to which each step appends its candidates as numpy arrays (`beam_tree`),
-            or ``None``.
+
+    Attributes:
+        record: ``None``, or a list (the loop's, for `beam_tree`) to which each step appends
+            its candidates as numpy arrays.
     """
+
+    record = None
 
     def __init__(self, step, has_attention, return_attention, beam_size=4, n_best=None,
                  normalization="gnmt", length_penalty=DEFAULT_LENGTH_PENALTY,
-                 coverage_penalty=0.0, record=None):
+                 coverage_penalty=0.0):
         self.n_best = scoring.check_beam(beam_size, n_best)
         scoring.check_normalization(normalization, length_penalty)
         if not coverage_penalty >= 0:
@@ -211,7 +215,6 @@ class BeamSearch:
         self.coverage_penalty = coverage_penalty
         self.use_coverage = bool(has_attention) and coverage_penalty > 0
         self.want_attention = bool(has_attention) and bool(return_attention)
-        self.record = record
 
     def score(self, log_probs, lengths, coverage, source_mask):
         """``log_probs / lp(lengths) + cp(coverage)`` of hypotheses ``(batch, k)``."""

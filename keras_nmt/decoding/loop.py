@@ -106,11 +106,8 @@ def decode(
     loop = {key: options.pop(key, getattr(GREEDY, key)) for key in COMMON_OPTIONS}
     if chosen.prepare is not None:
         options = chosen.prepare(**options)
-    if chosen.hypotheses is None:
-        search = OneEach(chosen.step, model.has_attention, loop["return_attention"], **options)
-    else:
-        search = chosen.hypotheses(chosen.step, model.has_attention, loop["return_attention"],
-                                   **options)
+    search = (chosen.hypotheses or OneEach)(chosen.step, model.has_attention,
+                                            loop["return_attention"], **options)
     search.record = record
     max_length, memory, batch, src_len, limits = encode_source(
         model, encoder_tokens, loop["max_length"], loop["max_length_a"], loop["max_length_b"]
@@ -204,6 +201,7 @@ class OneEach:
     """
 
     beams = 1
+    record = None  # nothing to record: the tokens are the result
 
     def __init__(self, step, has_attention, return_attention, **options):
         self.step, self.options = step, options
