@@ -1,5 +1,5 @@
 # Two entry points, each doing its own set-up in .venv:
-#   make demo   train a small model on the built-in dataset, translate, score, export, reload
+#   make demo   train the plain LSTM on the built-in dates, translate, score, export, reload
 #   make test   run the test suite
 PYTHON ?= python3
 VENV := .venv

@@ -155,8 +155,11 @@ print("trainable parameters: functional", trainable_parameters(functional), "sub
       trainable_parameters(subclassed))
 
 """
-`diff keras_nmt/models/luong_seq2seq_functional.py keras_nmt/models/luong_seq2seq_subclassed.py`
-shows only what differs between the two styles: the files have the same sections in the same
+Both twins subclass `LuongSeq2Seq` (`keras_nmt/models/luong/model.py`), which holds what they
+share: the docstring, the constructor and its layers. So
+`diff keras_nmt/models/luong/functional.py keras_nmt/models/luong/subclassed.py` shows only what
+differs between the two styles: how each wires the layers (once into a graph, or in `call` each
+time) and the step loop of the subclassed twin; the files have the same sections in the same
 order.
 
 ## Cutting inference models out of the functional graph

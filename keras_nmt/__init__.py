@@ -28,6 +28,8 @@ TensorFlow):
 The data flow and what each package may import: docs/architecture.md.
 """
 
+import importlib
+
 from keras_nmt._lazy import after_import, lazy_package
 
 __version__ = "0.1.0"
@@ -47,8 +49,6 @@ _TENSORFLOW_SERIALIZABLE_MODULES = ("keras_nmt.metrics.token_error_rate",)
 
 
 def _register_serializable():
-    import importlib
-
     import keras
 
     from keras_nmt.models.registry import register_models
@@ -64,6 +64,15 @@ def _register_serializable():
 # `keras.models.load_model("RUN/model.keras")` after `import keras_nmt`: see `after_import`.
 after_import("keras", _register_serializable, package=__name__,
              users=("keras_nmt.layers", "keras_nmt.models"))
+def _start_tensorflow():
+    """TensorFlow starts without its C++ notes for the Python API too (`KERAS_NMT_DEBUG=1`
+    shows them), as for every command (`keras_nmt.quiet_start`)."""
+    importlib.import_module("keras_nmt.quiet_start").start_tensorflow()
+
+
+# The names whose modules load TensorFlow (TrainConfig does not).
+_LOADING_TENSORFLOW = ("TranslationTask", "build_model", "export_translator", "open_translator",
+                       "train")
 __all__ = lazy_package(
     __name__,
     {
@@ -74,4 +83,5 @@ __all__ = lazy_package(
         "open_translator": "keras_nmt.inference.open_translator",
         "train": "keras_nmt.training.trainer",
     },
+    before=_start_tensorflow, names=_LOADING_TENSORFLOW,
 )

@@ -23,6 +23,9 @@ class _LazyPackage(types.ModuleType):
         exports = self.__dict__["_lazy_exports"]
         if name not in exports:
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        before = self.__dict__.get("_lazy_before")
+        if before is not None and name in before[1]:
+            before[0]()
         value = getattr(importlib.import_module(exports[name]), name)
         types.ModuleType.__setattr__(self, name, value)
         return value
@@ -40,13 +43,17 @@ class _LazyPackage(types.ModuleType):
         return sorted(set(self.__dict__) | set(self.__dict__["_lazy_exports"]))
 
 
-def lazy_package(name, exports):
+def lazy_package(name, exports, before=None, names=()):
     """Makes package `name` import each of `exports` (`{public name: module}`) on first use.
+
+    `before()`, when given, is called before the first import of any of `names` (the top-level
+    package starts TensorFlow quietly before the names that load it).
 
     Returns the sorted public names, the package's `__all__`.
     """
     package = sys.modules[name]
     package._lazy_exports = dict(exports)
+    package._lazy_before = (before, frozenset(names)) if before is not None else None
     package.__class__ = _LazyPackage
     return sorted(exports)
 
@@ -58,7 +65,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
     `name` imported inside another of the package's modules (`tensorflow`, which the tokenizers
     need, imports Keras) does not count: a process that only tokenizes never imports the rest.
     And the package's modules must all be done: `then()` may import any of them, and run in
-    the middle of the first one (`from keras_nmt.layers.luong_attention import LuongAttention`
+    the middle of the first one (`from keras_nmt.layers.attention import LuongAttention`
     as a program's first line) it met that one half-defined, a circular-import error.
     """
 

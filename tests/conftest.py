@@ -73,3 +73,14 @@ def shared_data() -> Path:
     if not (SHARED_DATA / "spa-eng.test.tsv").exists():
         pytest.skip(f"real corpora not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(autouse=True)
+def no_debugging_left_behind():
+    """A test that runs a command with `--debug` in this process turns the native notes on for
+    the process (`quiet_start.debugging`); the next test on the same worker starts quiet again."""
+    from keras_nmt import quiet_start
+
+    before = quiet_start._DEBUG["on"]
+    yield
+    quiet_start._DEBUG["on"] = before

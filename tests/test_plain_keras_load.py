@@ -33,7 +33,7 @@ assert not missing, missing
 
 FIRST_IMPORTS = [
     "import keras_nmt; assert 'keras' not in sys.modules and 'tensorflow' not in sys.modules",
-    "from keras_nmt.layers.luong_attention import LuongAttention",
+    "from keras_nmt.layers.attention import LuongAttention",
 ]
 
 

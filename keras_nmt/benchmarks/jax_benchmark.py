@@ -33,6 +33,7 @@ from keras_nmt.decoding import decode
 from keras_nmt.hardware.peak import measure_peak_matmul
 from keras_nmt.models.configurations import TRAINING_RECIPES, model_options
 from keras_nmt.models.registry import build_model
+from keras_nmt.plural import plural
 from keras_nmt.training.fused_adam import FusedAdam
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
@@ -159,7 +160,7 @@ def run_jax_benchmark(args):
         batches = token_batches(*pool, budget, vocab, vocab, rng, max_batches=args.train_batches)
         shapes = [inputs["encoder_tokens"].shape + targets.shape[1:]
                   for inputs, targets in batches]
-        print(f"train: {len(batches)} batches (batch, source, target): {shapes}")
+        print(f"train: {plural(len(batches), 'batch')} (batch, source, target): {shapes}")
         for precision in args.precisions:
             dtype = COMPUTE_DTYPES[precision]
             peak = measure_peak_matmul(dtype, size=args.peak_size, repeats=5,
@@ -172,7 +173,8 @@ def run_jax_benchmark(args):
     if "decode" in sections:
         source_lengths, _ = synthetic_lengths(args.decode_sentences, **lengths)
         sources = source_batches(random_rows(source_lengths, vocab, rng))
-        print(f"decode: {args.decode_sentences} sentences in {len(sources)} batches")
+        print(f"decode: {plural(args.decode_sentences, 'sentence')} in "
+              f"{plural(len(sources), 'batch')}")
         for precision, name, api in itertools.product(args.precisions, args.models, args.apis):
             for record in decode_records(name, api, precision, args.preset, sources,
                                          args.beam_size, vocab, seed=args.seed):

@@ -29,6 +29,7 @@ from keras_nmt.hardware.peak import measure_peak_matmul
 from keras_nmt.inference import RunDirectory
 from keras_nmt.models.configurations import model_options
 from keras_nmt.models.registry import build_model
+from keras_nmt.plural import plural
 from keras_nmt.text import make_tokenizer
 
 PIPELINE_FILE = "spa-eng.train.tsv.xz"
@@ -98,7 +99,7 @@ class BenchmarkContext:
                 for side in (0, 1)
             ]
             print(f"{section}: subword vocabularies {tokenizers[0].vocab_size} -> "
-                  f"{tokenizers[1].vocab_size} built on {len(vocabulary_pairs):,} pairs in "
+                  f"{tokenizers[1].vocab_size} built on {plural(len(vocabulary_pairs), 'pair')} in "
                   f"{time.perf_counter() - start:.1f} s (not timed)")
             self._data = (train, test, *tokenizers)
         return self._data
@@ -166,7 +167,8 @@ def run_pipeline(context):
     read_seconds = time.perf_counter() - start
     limit = args.limit
     pairs = corpus.pairs[:limit] if limit else corpus.pairs
-    print(f"pipeline: {corpus.stats.summary()} in {read_seconds:.2f} s; using {len(pairs):,} pairs")
+    print(f"pipeline: {corpus.stats.summary()} in {read_seconds:.2f} s; using "
+          f"{plural(len(pairs), 'pair')}")
     records = []
     for kind in args.tokenizers:
         options = {"subword": {"vocab_size": args.vocab_size},

@@ -23,7 +23,7 @@ import numpy as np
 from keras import ops
 
 from keras_nmt import markdown
-from keras_nmt.benchmarks.flops import dense_flops, forward_flops
+from keras_nmt.benchmarks.flops import forward_flops
 from keras_nmt.benchmarks.speed import (
     COMPUTE_DTYPES,
     batch_lengths,
@@ -32,6 +32,7 @@ from keras_nmt.benchmarks.speed import (
     train_measurement,
 )
 from keras_nmt.data import make_dataset
+from keras_nmt.models.flops import dense_flops
 from keras_nmt.models.registry import build_model
 from keras_nmt.timing import time_in_turn
 from keras_nmt.training.precision import resolve_precision

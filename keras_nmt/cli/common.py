@@ -14,11 +14,12 @@ import time
 import traceback
 import zipfile
 
-from keras_nmt import interruption
+from keras_nmt import interruption, quiet_start
 from keras_nmt.arguments import positive_int
 from keras_nmt.cli.options import add_options, unread_error
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 from keras_nmt.option_fields import flag_of, option_fields
+from keras_nmt.plural import plural
 
 # Errors a user causes (bad files, bad values, a folder already in use), printed as one line.
 # `ValueError` covers the library's `CorpusError` and `RunFolderError`.
@@ -248,49 +249,10 @@ def exit_status(result):
     return 0
 
 
-_UNUSED_AT_START = ("jax", "matplotlib")
-
-
 def start_tensorflow(debug=False):
-    """Imports TensorFlow (with tensorflow-text and Keras) quietly, after the flags are parsed.
-
-    TensorFlow's native libraries print start-up notes (oneDNN, CUDA drivers on a CPU machine,
-    `failed call to cuInit`) straight to file descriptor 2 before its logging is configured,
-    so `TF_CPP_MIN_LOG_LEVEL` cannot silence them; a newcomer reads them as errors. They are
-    discarded here while TensorFlow loads and looks for devices, and its native log is limited
-    to fatal messages (errors reach Python as exceptions; TensorFlow also logs notes such as
-    oneDNN's "supports DT_INT64 only on..." at error level). `--debug`, or
-    `TF_CPP_MIN_LOG_LEVEL` set by the user, keeps them.
-    """
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "0" if debug else "3")
-    os.environ.setdefault("KERAS_BACKEND", "tensorflow")
-    if debug or "tensorflow" in sys.modules:
-        interruption.check()
-        return
-    sys.stderr.flush()
-    saved = os.dup(2)
-    # Optional imports of TensorFlow's and Keras's own start-up that no command uses (TF Lite's
-    # JAX converter, Keras's image-gallery plots): kept out while they load, they cost 1.5-2 s
-    # of a 7 s start on 2 cores. They import normally afterwards (`keras_nmt.plots`).
-    skipped = [name for name in _UNUSED_AT_START if name not in sys.modules]
-    if os.environ["KERAS_BACKEND"] != "tensorflow" and "jax" in skipped:
-        skipped.remove("jax")  # Keras' own backend
-    sys.modules.update(dict.fromkeys(skipped))  # None: `import` raises ImportError
-    try:
-        with open(os.devnull, "w") as devnull:
-            os.dup2(devnull.fileno(), 2)
-            # Imported here, not at the top: parsing and --help must not load TensorFlow.
-            import tensorflow as tf  # noqa: PLC0415
-            import tensorflow_text  # noqa: F401, PLC0415  (registers the tokenizer ops)
-
-            tf.config.list_physical_devices()
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        for name in skipped:
-            if sys.modules.get(name, 0) is None:
-                del sys.modules[name]
-    interruption.check()  # a signal that TensorFlow's import swallowed ends the command here
+    """Imports TensorFlow (with tensorflow-text and Keras) quietly, after the flags are parsed
+    (`keras_nmt.quiet_start.start_tensorflow`: no C++ start-up notes; `--debug` keeps them)."""
+    quiet_start.start_tensorflow(debug)
 
 
 class Progress:
@@ -306,8 +268,8 @@ class Progress:
         if self.live:
             width = 30
             filled = width * self.done // self.total
-            print(f"\r[{'=' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-                  "sentences", end="", file=sys.stderr, flush=True)
+            print(f"\r[{'=' * filled}{'.' * (width - filled)}] {self.done}/"
+                  f"{plural(self.total, 'sentence')}", end="", file=sys.stderr, flush=True)
 
     def finish(self, totals=True):
         seconds = time.monotonic() - self.start
@@ -316,5 +278,5 @@ class Progress:
         if not totals:
             return
         rate = self.done / seconds if seconds > 0 else 0.0
-        print(f"{self.done} sentences in {seconds:.1f} s ({rate:.1f} sentences/s)",
+        print(f"{plural(self.done, 'sentence')} in {seconds:.1f} s ({rate:.1f} sentences/s)",
               file=sys.stderr)

@@ -1,10 +1,13 @@
 """Train a small model on built-in dates, score, export, reload with plain TensorFlow, translate.
 
-The model trains on the built-in dates dataset and is scored on its held-out test split; the
-SavedModel is then reloaded in a fresh process that imports only TensorFlow.
+The model (by default the plain LSTM encoder-decoder, the project's default model) trains on the
+built-in dates dataset and is scored on its held-out test split; the SavedModel is then reloaded
+in a fresh process that imports only TensorFlow. A model with attention (--model luong,
+bahdanau or transformer) also draws where it looked for one sentence (plots/demo/).
 
 Example:
-    keras-nmt demo --model luong --time-budget 3
+    keras-nmt demo                                  # the plain LSTM: no attention to draw
+    keras-nmt demo --model luong --time-budget 3    # attention, and its heatmap
 """
 
 import dataclasses
@@ -13,7 +16,7 @@ import sys
 import textwrap
 
 from keras_nmt.arguments import new_parser
-from keras_nmt.cli import evaluate, train
+from keras_nmt.cli import evaluate, train, translate
 from keras_nmt.cli.common import (
     add_debug_flag,
     command,
@@ -25,6 +28,7 @@ from keras_nmt.training.train_config import TrainConfig
 
 # The demo trains for 3 minutes unless told otherwise.
 DEFAULTS = dataclasses.replace(TrainConfig(), time_budget=3.0, output="runs/demo")
+PLOTS = "plots/demo"
 EXAMPLES = ["3rd of March 2021", "Tuesday, July 4, 1989", "25.12.2001", "the first of may, 1999"]
 
 # Runs in a fresh interpreter that imports only TensorFlow and tensorflow-text.
@@ -34,12 +38,12 @@ RELOAD = textwrap.dedent(
     import sys
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     stderr = os.dup(2)
-    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # TensorFlow's start-up notes
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # TensorFlow's and SentencePiece's notes
     import tensorflow as tf
     import tensorflow_text  # noqa: F401  (registers the tokenizer ops)
     tf.config.list_physical_devices()
-    os.dup2(stderr, 2)
     translator = tf.saved_model.load(sys.argv[1])
+    os.dup2(stderr, 2)
     outputs = translator.signatures["serving_default"](text=tf.constant(sys.argv[2:]))
     for source, target in zip(sys.argv[2:], outputs["translation"].numpy()):
         print(f"  {source!r} -> {target.decode()!r}")
@@ -79,7 +83,12 @@ def main(argv=None, prog=None):
     print(f"SavedModel written to {path}")
     print("== reloading it with tensorflow and tensorflow_text only, and translating ==")
     subprocess.run([sys.executable, "-c", RELOAD, str(path), *EXAMPLES], check=True)
-    return 0
+    if not result.model.has_attention:
+        print(f"(the {args.model} model has no attention to draw: it encodes the source into "
+              "one state; keras-nmt demo --model luong trains one that has)")
+        return 0
+    print(f"== where the model looked: {PLOTS}/attention_0001.png ==")
+    return translate.main([args.output, "--attention-plot", PLOTS, EXAMPLES[0]])
 
 
 if __name__ == "__main__":

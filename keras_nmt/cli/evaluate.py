@@ -10,10 +10,13 @@ Examples:
     keras-nmt evaluate runs/spa-eng --weights runs/spa-eng/budget.weights.h5 \\
         --data ../shared/data/spa-eng.test.tsv --beam-size 5
     keras-nmt evaluate saved_models/spa-eng/1 --data ../shared/data/spa-eng.test.tsv
-A model is scored in the direction it was trained in: run folders and exports (SavedModel and
-CTranslate2) record the columns they were trained on, and a contradicting --source-column is
-refused. A test file that looks reversed, in another language or script than the model's
-training data, is refused (--accept-data insists); a header line is skipped, with a warning.
+A model is scored in the direction it translates, whatever the order of the file's columns:
+the file is checked against the model (its training data's words, its tokenizers), the column
+of the model's source language feeds it, and a line says which. A file that fits neither order
+(another language or script) is refused (--accept-data insists), as is a --source-column that
+names the column of the model's target language; a header line is skipped, with a warning. A
+model trained on the built-in dates is scored on their test split by default; any other model
+needs --data.
 """
 
 import sys
@@ -54,13 +57,14 @@ def build_parser(prog=None):
                         help="a run directory only: score these weights (a .weights.h5 file, "
                         "e.g. MODEL/budget.weights.h5, kept where a --time-budget ran out) in "
                         "place of the trained ones")
-    parser.add_argument("--data", default="dates",
+    parser.add_argument("--data", default=None,
                         help="test data: a built-in name (its test split), a TSV file "
-                        "(.gz/.xz/.zip too) or SOURCE_FILE,TARGET_FILE (default: %(default)s)")
+                        "(.gz/.xz/.zip too) or SOURCE_FILE,TARGET_FILE (default: the built-in "
+                        "dates for a model trained on them; any other model needs it)")
     parser.add_argument("--source-column", type=non_negative_int, default=None,
-                        help="which TSV column is the source (default: the one the model was "
-                        "trained on, which run folders and exports record, and which refuses "
-                        "another; else 0)")
+                        help="which column of this file holds the model's source language "
+                        "(default: found by checking the file against the model; a column that "
+                        "reads like its target language is refused)")
     add_options(parser, ["accept_data"], TrainConfig(), helps={"accept_data": ACCEPT_DATA_HELP})
     parser.add_argument("--test-size", type=positive_int, default=None,
                         help="score N sentences: the built-in data generates N pairs, a file's "
@@ -81,18 +85,38 @@ def build_parser(prog=None):
     return parser
 
 
-def data_columns(recorded, source_column):
-    """The (source, target) columns to read: the model's own (`ModelData.columns`), else
-    `source_column` or 0; a `source_column` that contradicts the model's is refused."""
-    if recorded.columns is None:
-        return (0 if source_column is None else source_column), None
-    if source_column is not None and source_column != recorded.columns[0]:
-        raise ValueError(
-            f"{recorded.folder}: this model was trained with --source-column "
-            f"{recorded.columns[0]}; --source-column {source_column} would feed it the other "
-            "language. Leave the flag out to use the model's own columns"
-        )
-    return recorded.columns
+def data_to_score(recorded, data):
+    """The `--data` to score: the one given, else the built-in dates for a model trained on
+    them; any other model has no default test set (`ValueError` asking for `--data`)."""
+    if data is not None:
+        return data
+    if recorded.data == "dates":
+        return "dates"
+    trained_on = (f"was trained on {recorded.data}" if recorded.data
+                  else "records no training data (an import, or an export older than that "
+                  "record)" if recorded.kind else "is not a model keras-nmt wrote")
+    raise ValueError(f"{recorded.folder} {trained_on}, not the built-in dates: give its test "
+                     "set with --data FILE (nothing was written)")
+
+
+def columns_read(recorded, source_column):
+    """The `(source, target)` columns to read a file in first: `--source-column`'s, else the
+    ones the model's data was read in (a file laid out as its training data), else 0 and 1.
+    `choose_columns` then checks them against the model."""
+    if source_column is not None:
+        return source_column, None
+    return recorded.columns or (0, None)
+
+
+def column_names(paths, columns):
+    """How the two sides read are called in messages: generated sources and targets,
+    two files' names (`paths`, the files read), else their columns."""
+    if not paths:
+        return "the generated sources", "the generated targets"
+    if len(paths) == 2:
+        return str(paths[0]), str(paths[1])
+    source, target = columns
+    return f"column {source}", f"column {1 - source if target is None else target}"
 
 
 @command
@@ -104,33 +128,40 @@ def main(argv=None, prog=None):
     # It reads the strategy table, which imports Keras.
     check_decoding_flags(parser, args, seed_is_sampling_only=False)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
+    from keras_nmt.data.builtin import BUILTIN_DATASETS  # noqa: PLC0415
     from keras_nmt.data.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
-    from keras_nmt.data.data_profile import implausibility  # noqa: PLC0415
     from keras_nmt.decoding.strategies import STRATEGIES  # noqa: PLC0415
     from keras_nmt.inference import model_data, open_translator  # noqa: PLC0415
+    from keras_nmt.inference.column_fit import choose_columns  # noqa: PLC0415
     from keras_nmt.inference.run_directory import HYPOTHESES_FILE  # noqa: PLC0415
     from keras_nmt.metrics import group_references  # noqa: PLC0415
     from keras_nmt.metrics.evaluation import format_table, score_all  # noqa: PLC0415
 
     recorded = model_data(args.model)
-    source_column, target_column = data_columns(recorded, args.source_column)
-    split = "test" if has_splits(args.data) else None
+    data = data_to_score(recorded, args.data)
+    columns = columns_read(recorded, args.source_column)
+    split = "test" if has_splits(data) else None
     # Hypotheses go into a run folder by default, never into an export's folder.
     default_output = recorded.folder / HYPOTHESES_FILE if recorded.kind == "run" else None
     outputs = {"--output": args.output, "--json": args.json}
-    check_outputs(outputs, [*corpus_paths(args.data, split), args.model],
+    check_outputs(outputs, [*corpus_paths(data, split), args.model],
                   replaceable=[default_output] if default_output else [])
-    corpus = load_corpus(args.data, split, size=args.test_size, seed=args.seed,
-                         source_column=source_column, target_column=target_column,
+    corpus = load_corpus(data, split, size=args.test_size, seed=args.seed,
+                         source_column=columns[0], target_column=columns[1],
                          header="keep" if args.accept_data else "skip")
     if corpus.stats.header_warning():
         print(corpus.stats.header_warning(), file=sys.stderr)
-    if recorded.profile is not None and not args.accept_data:
-        problem = implausibility(corpus.pairs, recorded.profile, corpus.stats.source)
-        if problem:
-            raise ValueError(f"{problem}; check the file and its columns, or add --accept-data "
-                             "to score it as it is")
-    sources, references = group_references(corpus.pairs)
+    pairs = corpus.pairs
+    if recorded.kind is not None and not args.accept_data:
+        # Generated data comes in the model's order: checked, never swapped.
+        choice = choose_columns(pairs, recorded, corpus.stats.source,
+                                column_names(corpus_paths(data, split), columns),
+                                stated=args.source_column is not None,
+                                fixed=data in BUILTIN_DATASETS)
+        print(choice.line, file=sys.stderr)
+        if choice.swapped:
+            pairs = [(second, first) for first, second in pairs]
+    sources, references = group_references(pairs)
     if args.test_size:
         sources, references = sources[: args.test_size], references[: args.test_size]
     translator = open_translator(args.model, weights=args.weights,

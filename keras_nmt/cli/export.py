@@ -90,7 +90,10 @@ def describe_signatures(path):
     """Text listing every signature of the SavedModel at `path` (inputs and outputs)."""
     import tensorflow as tf  # noqa: PLC0415  (after parsing: --help loads no TensorFlow)
 
-    loaded = tf.saved_model.load(str(path))
+    from keras_nmt.quiet_start import quiet_native_output  # noqa: PLC0415  (the same)
+
+    with quiet_native_output():  # SentencePiece's `normalizer.cc LOG(INFO)` lines
+        loaded = tf.saved_model.load(str(path))
     lines = []
     for name, function in sorted(loaded.signatures.items()):
         lines.append(f"signature {name!r}:")

@@ -197,8 +197,16 @@ def model_line(model, first):
         >>> a = M(pair=("es", "en"), name="spa", kind="run folder", path="runs/spa")
         >>> model_line(a, a)
         'es->en: spa (run folder, runs/spa)'
+        >>> b = M(pair=("es", "en"), name="opus", kind="run folder", path="runs/opus",
+        ...       provenance={"attribution": {"name": "opus-mt-es-en", "licence": "CC-BY 4.0"}})
+        >>> model_line(b, b)
+        'es->en: opus (run folder, runs/opus); from opus-mt-es-en (CC-BY 4.0)'
     """
     line = f"{model.pair[0]}->{model.pair[1]}: {model.name} ({model.kind}, {model.path})"
+    attribution = (getattr(model, "provenance", None) or {}).get("attribution")
+    if attribution:  # the credit its licence asks for, with every use
+        line += (f"; from {attribution.get('name')} ({attribution.get('licence')}"
+                 f"{', ' + attribution['credit'] if attribution.get('credit') else ''})")
     if first is not model:
         line += (f"; /translate answers {model.pair[0]}->{model.pair[1]} with {first.name}, "
                  "the API and the page this one by its name")

@@ -64,31 +64,37 @@ def build_parser(prog=None):
 
 
 def parse(argv=None, prog=None):
-    """The `TrainConfig` fields of a command line: `--configuration` gives the defaults, flags
-    win.
+    """The `TrainConfig` fields of a command line: flags win, then `--configuration`'s values,
+    then those of the run already in `--output-dir` (a flag restating what the run holds is
+    accepted, and one left out keeps it), then the program's defaults.
 
-    With `--init-from RUN`, RUN's architecture and tokenizers are the run's (a flag that
-    contradicts them is refused) and the learning rate defaults to `FINE_TUNING_LEARNING_RATE`.
+    With `--init-from RUN`, RUN's architecture, tokenizers and languages are the run's (a flag
+    that contradicts the architecture or tokenizers is refused) and the learning rate defaults
+    to `FINE_TUNING_LEARNING_RATE`.
     """
     parser = build_parser(prog)
     known, _ = parser.parse_known_args(argv)
     if known.configuration and known.init_from:
         parser.error("--configuration and --init-from do not combine: --init-from takes the "
                      "run's architecture")
+    existing = {} if known.fresh else existing_run_fields(
+        known.output or f"runs/{known.model}-{known.api}", known.debug)
+    parser.set_defaults(**existing)
     if known.configuration:
         parser.set_defaults(**configuration_fields(known.configuration))
     inherited = {}
     if known.init_from:
-        inherited = initial_run_fields(parser, known.init_from)
-        parser.set_defaults(**inherited, learning_rate=FINE_TUNING_LEARNING_RATE)
+        inherited = initial_run_fields(parser, known.init_from, known.debug)
+        parser.set_defaults(**inherited, learning_rate=existing.get(
+            "learning_rate", FINE_TUNING_LEARNING_RATE))
     args = parser.parse_args(argv)
-    if args.tokenizer == "marian" and not known.init_from:
+    if args.tokenizer == "marian" and not args.init_from:
         parser.error("--tokenizer marian: an imported model's own vocabulary, kept by "
                      "--init-from RUN; a new vocabulary is char, word or subword")
     for name, value in inherited.items():
         if not hasattr(args, name):  # a model option without a flag (e.g. Marian's swish)
             setattr(args, name, value)
-        elif getattr(args, name) != value:
+        elif getattr(args, name) != value and name not in ("languages",):
             flag = "--" + name.replace("_", "-")
             parser.error(f"{flag} {getattr(args, name)} contradicts --init-from "
                          f"{known.init_from}, whose {name} is {value}")
@@ -98,10 +104,36 @@ def parse(argv=None, prog=None):
     return args
 
 
-def initial_run_fields(parser, run_dir):
+def existing_run_fields(run_dir, debug):
+    """The options of the run already in `run_dir` (its config.json), which a command line
+    leaves as they are unless it names them: all but where the output goes and how much is
+    printed. Nothing when the folder holds no run (or a damaged config, which the run folder's
+    own checks name)."""
+    if not (Path(run_dir) / "config.json").is_file():
+        return {}  # no run: TensorFlow not loaded yet for flag errors
+    # Here, not at the top: the run directory module loads Keras, which `--help` must not wait
+    # for; the flags are parsed once (parse_known_args) before this runs, and TensorFlow
+    # starts quietly.
+    start_tensorflow(debug)
+    from keras_nmt.inference.run_directory import CONFIG_FILE, read_run_config  # noqa: PLC0415
+    from keras_nmt.training.run_folder import holds_a_run  # noqa: PLC0415
+
+    if not holds_a_run(run_dir):
+        return {}
+    try:
+        config = read_run_config(Path(run_dir) / CONFIG_FILE)
+    except ValueError:
+        return {}
+    fields = {field.name for field in dataclasses.fields(TrainConfig)} - {"output", "verbose"}
+    return {name: value for name, value in config.items() if name in fields}
+
+
+def initial_run_fields(parser, run_dir, debug=False):
     """The fields of run `run_dir`'s config.json that a run started from it keeps."""
     # Here, not at the top: the run directory module loads Keras, which `--help` must not wait
-    # for; the flags are parsed once (parse_known_args) before this runs.
+    # for; the flags are parsed once (parse_known_args) before this runs, and TensorFlow starts
+    # quietly (its start-up notes, `failed call to cuInit`, are not the user's business).
+    start_tensorflow(debug)
     from keras_nmt.inference.run_directory import (  # noqa: PLC0415
         CONFIG_FILE,
         MODEL_FILE,
@@ -116,12 +148,43 @@ def initial_run_fields(parser, run_dir):
         config = read_run_config(path)
     except ValueError as error:
         parser.error(f"--init-from: {error}")
-    # The architecture (every model option but dropout) and the tokenizers' options.
+    # The architecture (every model option but dropout), the tokenizers' options and the
+    # languages (which a flag may restate in other codes).
     kept = ["model", "api", *(f.name for f in dataclasses.fields(ModelOptions)),
             "tokenizer", "vocab_size", "lowercase", "joint_vocabulary", "subword_model",
-            "character_coverage", "sentencepiece_model"]
+            "character_coverage", "sentencepiece_model", "languages"]
     kept.remove("dropout")
-    return {name: config[name] for name in kept if name in config}
+    return {name: config[name] for name in kept
+            if name in config and (config[name] is not None or name != "languages")}
+
+
+def oriented_to_start(config, stated):
+    """`config` with its data's columns in the order of the model it starts from
+    (`--init-from`): the file is checked against that model (`choose_columns`), the column of
+    its source language feeds it, and a line says which; `stated`: `--source-column` was given
+    (a contradiction is refused, not swapped)."""
+    # After parsing, with TensorFlow loaded (`main`).
+    from keras_nmt.data.builtin import BUILTIN_DATASETS  # noqa: PLC0415
+    from keras_nmt.data.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
+    from keras_nmt.inference import model_data  # noqa: PLC0415
+    from keras_nmt.inference.column_fit import choose_columns  # noqa: PLC0415
+
+    split = "train" if has_splits(config.data) else None
+    corpus = load_corpus(config.data, split, source_column=config.source_column,
+                         target_column=config.target_column, on_error="skip", seed=config.seed)
+    source = config.source_column
+    target = 1 - source if config.target_column is None else config.target_column
+    paths = corpus_paths(config.data, split)
+    names = ((str(paths[0]), str(paths[1])) if len(paths) == 2
+             else (f"column {source}", f"column {target}"))
+    choice = choose_columns(corpus.pairs, model_data(config.init_from), config.data, names,
+                            stated=stated or len(paths) == 2,
+                            fixed=config.data in BUILTIN_DATASETS)
+    print(choice.line)
+    if not choice.swapped:
+        return config
+    return dataclasses.replace(config, source_column=target, target_column=(
+        None if config.target_column is None else source))
 
 
 @command
@@ -130,10 +193,13 @@ def main(argv=None, prog=None):
     start_tensorflow(args.debug)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.export import export_translator  # noqa: PLC0415
+    from keras_nmt.inference.run_directory import MODEL_FILE  # noqa: PLC0415
     from keras_nmt.training.run_folder import (  # noqa: PLC0415
         finished_message,
         finished_record,
+        has_backup,
         prepare_run_folder,
+        record_languages,
     )
     from keras_nmt.training.trainer import train  # noqa: PLC0415
 
@@ -144,6 +210,18 @@ def main(argv=None, prog=None):
     if options["verbose"] is None:
         options["verbose"] = 1 if sys.stdout.isatty() else 2
     config = TrainConfig(**options)
+    run = Path(config.output)
+    if not args.fresh and record_languages(config):
+        print(f"recorded the languages {config.languages} in {run / 'config.json'} (what "
+              "keras-nmt serve offers); the model is unchanged")
+        if not has_backup(run) and finished_record(run) is None and (
+                run / MODEL_FILE).exists():  # an imported model: nothing to train here
+            return None
+    if config.init_from and not config.accept_data and not (run / "config.json").exists():
+        arguments = sys.argv[1:] if argv is None else list(argv)
+        stated = any(a.split("=")[0] in ("--source-column", "--target-column")
+                     for a in arguments)
+        config = oriented_to_start(config, stated)
     if prepare_run_folder(config, fresh=args.fresh):
         print(finished_message(config, finished_record(config.output)))
         return None

@@ -24,8 +24,8 @@ def plot_curves(curves, key, path, ylabel, title=None, time_unit="s", budget=Non
         title: optional title.
         time_unit: the unit of the times, for the axis label (``"s"``, ``"min"``).
         budget: optional wall-time budget in ``time_unit``, drawn as a dashed vertical line
-            (training stops after the epoch that crosses it: the points past it show by how
-            much each configuration overran).
+            (training stops at the end of the batch during which it runs out, then validates
+            that cut epoch: the points past it show by how much each configuration overran).
         styles: optional ``{name: keyword arguments of Axes.plot}`` (color, linestyle, ...)
             replacing the default style of those lines.
 

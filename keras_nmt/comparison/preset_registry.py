@@ -25,12 +25,12 @@ from keras_nmt.comparison.preset import Preset
 from keras_nmt.data.corpus import shared_data_dir
 from keras_nmt.decoding import GREEDY, DecodingOptions
 from keras_nmt.models.configurations import (
-    CHECKPOINT_AVERAGE,
     REFERENCE_DEFAULTS,
     reference_configuration,
     reference_description,
 )
 from keras_nmt.models.registry import MODEL_NAMES
+from keras_nmt.models.transformer import CHECKPOINT_AVERAGE
 
 _PRESETS = {}
 # name -> "module:function" of presets registered lazily (imported on first use).

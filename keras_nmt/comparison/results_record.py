@@ -160,9 +160,11 @@ def record_table(record):
 
     Columns: configuration, parameters, precision, epochs, minutes, target tokens/s, then, when
     the configurations share a time budget, the validation BLEU of the last epoch that ended
-    within it (training stops after the epoch that crosses the budget, so the last epoch may
-    end past it) with that epoch's number and the BLEU of each decoding of the weights at the
-    budget (`_bleu_at_budget`) with the epochs trained then, then BLEU, chrF and sentences/s of
+    within it (training stops at the end of the batch during which the budget runs out and then
+    validates that cut epoch, so the last epoch may end a little past it; records made before
+    that rule stopped after the epoch that crossed it) with that epoch's number and the BLEU of
+    each decoding of the weights at the budget (`_bleu_at_budget`) with the epochs trained then,
+    then BLEU, chrF and sentences/s of
     each decoding ("greedy", "beam 5", ... in the order recorded) after the last epoch.
     """
     entries = record["configurations"]

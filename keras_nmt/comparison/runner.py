@@ -20,8 +20,9 @@ Measured per configuration (see `keras_nmt.comparison.table.ROW_FIELDS`):
   merged into one with several references; exact match only for built-in data (where a
   reference is the single right answer); ``sentences_per_second`` over the evaluation sources
   translated in batches of 64, after one warm-up batch so graph tracing is not counted;
-- ``at_budget``: with a time budget, which stops training only after the epoch that crosses it,
-  the same decodings of the weights kept when the budget ran out (`TimeBudget`), and where
+- ``at_budget``: with a time budget (training stops at the end of the batch during which it
+  runs out, then validates that cut epoch, a little past the budget), the same decodings of the
+  weights kept when the budget ran out (`TimeBudget`), and where
   (fractional epochs): the strict reading of the budget.
 """
 
@@ -52,6 +53,7 @@ from keras_nmt.inference.run_directory import (
 )
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
+from keras_nmt.plural import plural
 from keras_nmt.timing import time_call
 from keras_nmt.training.run_folder import read_run_json
 from keras_nmt.training.task import TranslationTask
@@ -226,7 +228,7 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
     def decode_all(weights=""):
         rows = []
         for decoding in preset.decodings:
-            print_fn(f"{configuration.name}: decoding {len(sources)} sentences, "
+            print_fn(f"{configuration.name}: decoding {plural(len(sources), 'sentence')}, "
                      f"{decoding.name}{weights}")
             scores = _decode(translator, sources, references, decoding, decode_batch_size,
                              exact=_is_builtin(config.data))

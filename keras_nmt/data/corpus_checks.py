@@ -21,6 +21,7 @@ import zlib
 from pathlib import Path
 
 from keras_nmt.data.errors import CorpusError
+from keras_nmt.plural import plural
 
 COMPRESSED_SUFFIXES = (".gz", ".xz", ".zip")
 DECOMPRESSION_ERRORS = (EOFError, lzma.LZMAError, zlib.error, zipfile.BadZipFile, OSError)
@@ -77,6 +78,6 @@ def check_bad_lines(stats, max_fraction: float) -> None:
     if stats.read and stats.num_skipped / stats.read > max_fraction:
         raise CorpusError(
             stats.source, None, "too_many_bad_lines",
-            f"{stats.num_skipped:,} of {stats.read:,} lines are malformed, more than "
+            f"{stats.num_skipped:,} of {plural(stats.read, 'line')} malformed, more than "
             f"{max_fraction:.1%} (first: {', '.join(stats.first_skipped)})",
         )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from keras_nmt.plural import plural
+
 # Human-readable names of the skip reasons used by the readers in `keras_nmt.data.corpus`.
 SKIP_REASONS = {
     "columns": "wrong column count",
@@ -68,7 +70,8 @@ class CorpusStats:
 
     def summary(self) -> str:
         """One readable line, e.g. for the train app's log."""
-        parts = [f"{self.source}: read {self.read:,} lines, kept {self.kept:,} pairs"]
+        parts = [f"{self.source}: read {plural(self.read, 'line')}, kept "
+                 f"{plural(self.kept, 'pair')}"]
         if self.skipped:
             reasons = ", ".join(
                 f"{count:,} {SKIP_REASONS.get(reason, reason)}"

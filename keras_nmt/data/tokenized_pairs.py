@@ -7,6 +7,8 @@ import dataclasses
 import numpy as np
 import tensorflow as tf
 
+from keras_nmt.plural import plural
+
 
 @dataclasses.dataclass
 class TokenizedPairs:
@@ -48,7 +50,7 @@ class TokenizedPairs:
 
     def summary(self) -> str:
         """One readable line: pairs kept and filtered, token counts."""
-        text = f"tokenized {self.num_read:,} pairs, kept {len(self):,}"
+        text = f"tokenized {plural(self.num_read, 'pair')}, kept {len(self):,}"
         if self.max_length is not None:
             text += f"; {self.filtered_too_long:,} longer than {self.max_length} tokens filtered"
         if self.filtered_empty_source:
@@ -102,7 +104,7 @@ class PaddingStats:
     def summary(self) -> str:
         """One readable line."""
         return (
-            f"{self.batches:,} batches, {self.sequences:,} pairs; padding: "
+            f"{plural(self.batches, 'batch')}, {plural(self.sequences, 'pair')}; padding: "
             f"source {self.source_padding_fraction:.1%}, "
             f"target {self.target_padding_fraction:.1%}, "
             f"all {self.padding_fraction:.1%}"

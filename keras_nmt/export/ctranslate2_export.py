@@ -33,6 +33,8 @@ Layout of the directory written:
                                            data columns (`keras_nmt.inference.open_translator`
                                            recognizes the directory by this file)
     data.json                              the run's data fingerprints and profile
+    provenance.json                        its languages, tokenizers' fingerprints and
+                                           attribution (`keras_nmt.inference.provenance`)
 
 Example:
     >>> export_ctranslate2("runs/transformer", "exports/transformer-int8", quantization="int8")
@@ -55,6 +57,7 @@ from keras_nmt.export.export_translator import remove_stale_partials
 from keras_nmt.export.formats import QUANTIZATIONS
 from keras_nmt.inference import RunDirectory
 from keras_nmt.inference.ctranslate2_translator import METADATA_FILE, is_ctranslate2_export
+from keras_nmt.inference.provenance import PROVENANCE_FILE, run_provenance
 from keras_nmt.inference.run_directory import DATA_FILE, TOKENIZERS_DIR, run_columns
 from keras_nmt.interruption import deferred
 
@@ -287,6 +290,8 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
             spec.save(str(temporary))
         _copy_tree(run_dir / TOKENIZERS_DIR, temporary / TOKENIZERS_DIR, output_dir)
         write_json(temporary / METADATA_FILE, metadata, indent=2)
+        # Its languages, tokenizers' fingerprints and attribution travel with it.
+        write_json(temporary / PROVENANCE_FILE, run_provenance(run_dir, run.config), indent=2)
         if (run_dir / DATA_FILE).is_file():  # the run's data fingerprints and profile
             shutil.copyfile(run_dir / DATA_FILE, temporary / DATA_FILE)
         for root, _, files in os.walk(temporary):  # mkdtemp's 0700 is unreadable to a server

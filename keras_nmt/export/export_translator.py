@@ -9,31 +9,33 @@ from pathlib import Path
 
 import tensorflow as tf
 
+from keras_nmt.atomic_file import write_json
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
 from keras_nmt.export.formats import check_model_name
 from keras_nmt.inference import RunDirectory, Translator
-from keras_nmt.inference.run_directory import DATA_FILE, run_columns
+from keras_nmt.inference.provenance import PROVENANCE_FILE, run_provenance
+from keras_nmt.inference.run_directory import DATA_FILE, TOKENIZERS_DIR, run_columns
 from keras_nmt.inference.saved_translator import METADATA_FILE
 
 
 def _as_translator(run_dir_or_translator, max_beam_size):
-    """A `Translator`, a default export name and the run's data facts (`run_data`; none for a
-    bare `Translator`) from a run directory or a `Translator`."""
+    """A `Translator`, a default export name and what the export carries of its run
+    (`run_data`; nothing for a bare `Translator`) from a run directory or a `Translator`."""
     if isinstance(run_dir_or_translator, Translator):
-        return run_dir_or_translator, "translator", ({}, None)
+        return run_dir_or_translator, "translator", ({}, None, None)
     path = Path(run_dir_or_translator)
     run = RunDirectory.load(path)
     return run.translator(max_beam_size=max_beam_size), path.resolve().name, run_data(run)
 
 
 def run_data(run):
-    """``(facts, data_file)`` an export carries of its run: the columns and the direction it
-    read its data in (``source_column``, ``target_column``, ``data``), and the path of its
-    `DATA_FILE` (fingerprints and profile; None for a run older than it)."""
+    """``(facts, data_file, run)`` an export carries of its run: the columns and the direction
+    it read its data in (``source_column``, ``target_column``, ``data``), the path of its
+    `DATA_FILE` (fingerprints and profile; None for a run older than it) and the run."""
     source, target = run_columns(run.config)
     facts = {"source_column": source, "target_column": target, "data": run.config.get("data")}
     data_file = run.path / DATA_FILE
-    return facts, (data_file if data_file.is_file() else None)
+    return facts, (data_file if data_file.is_file() else None), run
 
 
 def next_version(model_dir):
@@ -95,8 +97,8 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
     """
     if name is not None:
         check_model_name(name)
-    translator, default_name, (facts, data_file) = _as_translator(run_dir_or_translator,
-                                                                  max_beam_size)
+    translator, default_name, (facts, data_file, run) = _as_translator(run_dir_or_translator,
+                                                                       max_beam_size)
     model_dir = Path(base_dir) / (name or default_name)
     model_dir.mkdir(parents=True, exist_ok=True)
     remove_stale_partials(model_dir)
@@ -117,6 +119,11 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
         (extra / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
         if data_file is not None:
             shutil.copyfile(data_file, extra / DATA_FILE)
+        if run is not None:
+            # Its languages, tokenizers' fingerprints and attribution travel with it, and its
+            # tokenizers' files, by which a data file's columns are checked against it.
+            write_json(extra / PROVENANCE_FILE, run_provenance(run.path, run.config), indent=2)
+            shutil.copytree(run.path / TOKENIZERS_DIR, extra / TOKENIZERS_DIR)
         _make_readable(temporary)
         while True:
             try:

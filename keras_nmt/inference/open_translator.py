@@ -15,10 +15,17 @@ from keras_nmt.inference.ctranslate2_translator import (
     ctranslate2_threads,
     is_ctranslate2_export,
 )
+from keras_nmt.inference.provenance import (
+    PROVENANCE_FILE,
+    check_tokenizers,
+    read_provenance,
+    run_provenance,
+)
 from keras_nmt.inference.run_directory import (
     CONFIG_FILE,
     DATA_FILE,
     MODEL_FILE,
+    TOKENIZERS_DIR,
     RunDirectory,
     check_finite_weights,
     read_run_config,
@@ -40,12 +47,26 @@ class ModelData:
             older than this record).
         profile: its training data's profile (`keras_nmt.data.data_profile.profile_pairs`),
             or ``None``.
+        provenance: ``{"languages", "tokenizers", "attribution"}``
+            (`keras_nmt.inference.provenance`); empty for an export older than it.
+        tokenizers: the folder holding its tokenizers (``source/``, ``target/``), or ``None``
+            (a SavedModel older than the copy it carries).
+        data: the data it was trained on (``config.json``'s ``data``: ``"dates"`` for the
+            built-in dates, ``""`` for an imported model), or ``None`` when not recorded.
     """
 
     kind: str | None
     folder: Path
     columns: tuple[int, int] | None = None
     profile: dict | None = None
+    provenance: dict = dataclasses.field(default_factory=dict)
+    tokenizers: Path | None = None
+    data: str | None = None
+
+    @property
+    def languages(self):
+        """Each side's language (`keras_nmt.inference.provenance.run_languages`), or None."""
+        return self.provenance.get("languages")
 
 
 def _read(path):
@@ -59,19 +80,25 @@ def model_data(path):
     path = Path(path)
     if is_ctranslate2_export(path):
         kind, folder, facts = "ctranslate2", path, _read(path / CTRANSLATE2_METADATA)
-        data = path / DATA_FILE
+        extra = path
     elif (saved := find_saved_model(path)) is not None:
         metadata = saved / "assets.extra" / SAVED_METADATA
         kind, folder, facts = "saved_model", saved, _read(metadata) if metadata.is_file() else {}
-        data = saved / "assets.extra" / DATA_FILE
+        extra = saved / "assets.extra"
     elif (path / CONFIG_FILE).is_file():
         kind, folder, facts = "run", path, read_run_config(path / CONFIG_FILE)
-        data = path / DATA_FILE
+        extra = path
     else:
         return ModelData(None, path)
-    columns = run_columns(facts) if "source_column" in facts else None
+    # An imported model read no data file: it has no columns of its own.
+    columns = run_columns(facts) if "source_column" in facts and facts.get("data") else None
+    data = extra / DATA_FILE
     profile = _read(data).get("profile") if data.is_file() else None
-    return ModelData(kind, folder, columns, profile)
+    provenance = (run_provenance(path, facts) if kind == "run"
+                  else read_provenance(extra / PROVENANCE_FILE))
+    tokenizers = extra / TOKENIZERS_DIR
+    return ModelData(kind, folder, columns, profile, provenance,
+                     tokenizers if tokenizers.is_dir() else None, facts.get("data"))
 
 
 def open_translator(path, weights=None, parallel=None):
@@ -101,12 +128,14 @@ def open_translator(path, weights=None, parallel=None):
     if is_ctranslate2_export(path):
         if weights is not None:
             raise ValueError(f"{path} is a CTranslate2 export: its weights are fixed")
+        _check_export_tokenizers(path)
         return CTranslate2Translator(path, **ctranslate2_threads(parallel))
     saved = find_saved_model(path)
     if saved is not None:
         if weights is not None:
             raise ValueError(f"{path} is a SavedModel: its weights are fixed (weights are for "
                              "run directories)")
+        _check_export_tokenizers(saved / "assets.extra")
         return _load_saved_model(saved)
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist")
@@ -117,6 +146,13 @@ def open_translator(path, weights=None, parallel=None):
             raise FileNotFoundError(f"{weights} does not exist")
         _load_weights(run.model, weights, path)
     return run.translator()
+
+
+def _check_export_tokenizers(folder):
+    """An export's tokenizer files (`folder`/tokenizers) are the ones its record names."""
+    record = Path(folder) / PROVENANCE_FILE
+    check_tokenizers(Path(folder) / TOKENIZERS_DIR, read_provenance(record).get("tokenizers"),
+                     record)
 
 
 def _load_weights(model, weights, run):

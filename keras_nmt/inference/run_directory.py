@@ -8,6 +8,9 @@ the names. Layout (see docs/architecture.md):
                        skipped header) and the training data's profile per side (words,
                        characters: `keras_nmt.data.data_profile`); exports carry it
     tokenizers/        source/ and target/ (`keras_nmt.text.load_tokenizer`)
+    provenance.json    the tokenizers' fingerprints (a model is refused with others) and the
+                       attribution of a model started from someone else's
+                       (`keras_nmt.inference.provenance`)
     model.keras        the trained model
     history.json       one record per epoch: its logs, and `seconds` (wall time of the run so
                        far, validation included) and `step_seconds` (the training steps alone),
@@ -26,6 +29,7 @@ the names. Layout (see docs/architecture.md):
     spelling.json      written by `spell`: the spelling report
     test_pairs.tsv     written by `spell`: noisy, clean and corrected test sentences
     hypotheses.txt     written by `evaluate`: its translations of the test sources
+    imported.json      written by `import`: the imported model's name, licence, source, credit
 
 A file is written whole or not at all (`keras_nmt.atomic_file`): a kill mid-write leaves at most
 a temporary `.NAME` (or `NAME.partial` in backup/ and average/), which `--fresh` also deletes.
@@ -38,13 +42,19 @@ import keras
 import numpy as np
 
 from keras_nmt.atomic_file import read_json
+from keras_nmt.inference.provenance import (
+    IMPORT_FILE,
+    PROVENANCE_FILE,
+    TOKENIZERS_DIR,
+    check_tokenizers,
+    read_provenance,
+)
 from keras_nmt.inference.translator import Translator
 from keras_nmt.models.registry import register_models
 from keras_nmt.text import load_tokenizer
 
 CONFIG_FILE = "config.json"
 DATA_FILE = "data.json"
-TOKENIZERS_DIR = "tokenizers"
 MODEL_FILE = "model.keras"
 HISTORY_FILE = "history.json"
 BACKUP_DIR = "backup"
@@ -64,12 +74,13 @@ SPELLING_TEST_FILE = "test_pairs.tsv"
 # the folder is touched). The lock file stays: deleting it under a running holder would let a
 # second training take a new one.
 TRAIN_FILES = (
-    CONFIG_FILE, DATA_FILE, TOKENIZERS_DIR, MODEL_FILE, HISTORY_FILE, BACKUP_DIR, PRECISION_FILE,
-    FINISHED_FILE, LOGS_DIR, AVERAGE_DIR, BUDGET_WEIGHTS_FILE, BUDGET_POINT_FILE,
+    CONFIG_FILE, DATA_FILE, TOKENIZERS_DIR, PROVENANCE_FILE, MODEL_FILE, HISTORY_FILE,
+    BACKUP_DIR, PRECISION_FILE, FINISHED_FILE, LOGS_DIR, AVERAGE_DIR, BUDGET_WEIGHTS_FILE,
+    BUDGET_POINT_FILE,
 )
 # Every name a run directory may hold.
 RUN_DIRECTORY_NAMES = (*TRAIN_FILES, LOCK_FILE, COMPARISON_FILE, SPELLING_FILE,
-                       SPELLING_TEST_FILE, HYPOTHESES_FILE)
+                       SPELLING_TEST_FILE, HYPOTHESES_FILE, IMPORT_FILE)
 
 
 def read_run_config(path):
@@ -140,6 +151,9 @@ class RunDirectory:
                 f"{path} is not a finished run directory (missing {', '.join(missing)}); "
                 "train one with keras-nmt train --output-dir DIR"
             )
+        check_tokenizers(path / TOKENIZERS_DIR,
+                         read_provenance(path / PROVENANCE_FILE).get("tokenizers"),
+                         path / PROVENANCE_FILE)
         register_models()
         model = keras.models.load_model(path / MODEL_FILE, compile=False)
         check_finite_weights(model, path / MODEL_FILE)

@@ -7,6 +7,7 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the tf-text ops the exported tokenizers use)
 
 from keras_nmt.inference.batch_translator import BatchTranslator
+from keras_nmt.quiet_start import quiet_native_output
 
 METADATA_FILE = "keras_nmt.json"  # in the SavedModel's assets.extra/ (ignored by TF Serving)
 
@@ -27,7 +28,8 @@ class SavedTranslator(BatchTranslator):
 
     def __init__(self, path):
         self.path = Path(path)
-        self.module = tf.saved_model.load(str(self.path))
+        with quiet_native_output():  # SentencePiece's `normalizer.cc LOG(INFO)` lines
+            self.module = tf.saved_model.load(str(self.path))
         self.signatures = self.module.signatures
         self.serving_default = self.signatures["serving_default"]
         self.attention = self.signatures["attention"]

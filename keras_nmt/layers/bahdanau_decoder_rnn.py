@@ -23,7 +23,8 @@ class BahdanauDecoderRNN(keras.layers.Layer):
 
     Args:
         cell: a `keras.layers.LSTMCell`.
-        attention: a `BahdanauAttention` (any layer with the same call signature).
+        attention: a `BahdanauAttention` (any layer with the same call signature; the score and
+            the softmax: `attention.py`).
         **kwargs: base `keras.layers.Layer` arguments (`name`, `dtype`, ...).
 
     Call arguments:

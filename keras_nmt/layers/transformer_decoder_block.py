@@ -3,7 +3,8 @@
 import keras
 from keras import ops
 
-from keras_nmt.layers.cached_multi_head_attention import CachedMultiHeadAttention, grown_caches
+from keras_nmt.layers.attention import MultiHeadAttention
+from keras_nmt.layers.key_value_cache import grown_caches
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
@@ -11,7 +12,8 @@ class TransformerDecoderBlock(keras.layers.Layer):
     """Transformer decoder layer (Vaswani et al., 2017, section 3.1) with incremental decoding.
 
     Three sub-layers: causal multi-head self-attention, multi-head cross-attention over the encoder
-    output (the memory), and the feed-forward network `max(0, x W1 + b1) W2 + b2`; each with
+    output (the memory), both `MultiHeadAttention` (`attention.py`, where the softmax is), and
+    the feed-forward network `max(0, x W1 + b1) W2 + b2`; each with
     dropout on its output, a residual connection and LayerNorm, after the sum (post-norm, the
     paper, default) or before the sub-layer (`pre_norm=True`, Xiong et al., 2020).
 
@@ -20,7 +22,7 @@ class TransformerDecoderBlock(keras.layers.Layer):
 
     `step` reads one token per row (incremental decoding): its self-attention keys and values are
     written into caches `(batch, num_heads, cache_len, head_dim)` at the row's position (doubled
-    first when full, if their length may change: `grown_caches`), and it attends to the cache
+    first when full, if their length may change: `key_value_cache.py`), and it attends to the cache
     positions written so far, so a sentence costs `n` steps each attending over the cache
     instead of rerunning the prefix. Cross-attention reads the memory's keys and values from
     `cross_attention_cache(memory)`, projected once per sentence.
@@ -86,13 +88,13 @@ class TransformerDecoderBlock(keras.layers.Layer):
         self.head_dim = d_model // num_heads
         self.supports_masking = True
         policy = self.dtype_policy
-        self.self_attention = CachedMultiHeadAttention(
+        self.self_attention = MultiHeadAttention(
             num_heads, self.head_dim, dropout=dropout, dtype=policy, name="self_attention"
         )
         self.self_attention_norm = keras.layers.LayerNormalization(
             epsilon=norm_epsilon, dtype=policy, name="self_attention_norm"
         )
-        self.cross_attention = CachedMultiHeadAttention(
+        self.cross_attention = MultiHeadAttention(
             num_heads, self.head_dim, dropout=dropout, dtype=policy, name="cross_attention"
         )
         self.cross_attention_norm = keras.layers.LayerNormalization(

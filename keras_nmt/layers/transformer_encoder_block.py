@@ -3,16 +3,17 @@
 import keras
 from keras import ops
 
-from keras_nmt.layers.cached_multi_head_attention import CachedMultiHeadAttention
+from keras_nmt.layers.attention import MultiHeadAttention
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
 class TransformerEncoderBlock(keras.layers.Layer):
     """Transformer encoder layer (Vaswani et al., 2017, section 3.1).
 
-    Two sub-layers, multi-head self-attention and the feed-forward network
-    `FFN(x) = max(0, x W1 + b1) W2 + b2`, each with dropout on its output and a residual
-    connection. Post-norm (the paper, default): `x = LayerNorm(x + Dropout(Sublayer(x)))`.
+    Two sub-layers, multi-head self-attention (`MultiHeadAttention`, `attention.py`, where the
+    softmax is) and the feed-forward network `FFN(x) = max(0, x W1 + b1) W2 + b2`, each with
+    dropout on its output and a residual connection. Post-norm (the paper, default):
+    `x = LayerNorm(x + Dropout(Sublayer(x)))`.
     Pre-norm (`pre_norm=True`, Xiong et al., 2020): `x = x + Dropout(Sublayer(LayerNorm(x)))`,
     which trains without a long warm-up; the model then adds a final LayerNorm after the stack.
 
@@ -71,7 +72,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
         self.norm_epsilon = norm_epsilon
         self.supports_masking = True
         policy = self.dtype_policy
-        self.self_attention = CachedMultiHeadAttention(
+        self.self_attention = MultiHeadAttention(
             num_heads, d_model // num_heads, dropout=dropout, dtype=policy, name="self_attention"
         )
         self.self_attention_norm = keras.layers.LayerNormalization(

@@ -1,5 +1,7 @@
-"""The model twins (functional and subclassed), their registry and their configurations
-(`configurations.py`: options, defaults, training recipes, reference configurations).
+"""The models: one folder each (`lstm/`, `luong/`, `bahdanau/`, `transformer/`) holding its card
+(`__init__.py`: options, recipe, reference sizes, FLOPs), what its twins share (`model.py`) and
+the twins (`functional.py`, `subclassed.py`); their registry (`registry.py`) and the
+configurations read from the cards (`configurations.py`).
 
 Names are imported on first use (`keras_nmt._lazy`): this package loads no Keras until a model is
 asked for. `registry.register_models()` imports every twin, so `.keras` files reload.
@@ -11,16 +13,18 @@ __all__ = lazy_package(
     __name__,
     {
         "APIS": "keras_nmt.models.registry",
-        "BahdanauSeq2SeqFunctional": "keras_nmt.models.bahdanau_seq2seq_functional",
-        "BahdanauSeq2SeqSubclassed": "keras_nmt.models.bahdanau_seq2seq_subclassed",
-        "LstmSeq2SeqFunctional": "keras_nmt.models.lstm_seq2seq_functional",
-        "LstmSeq2SeqSubclassed": "keras_nmt.models.lstm_seq2seq_subclassed",
-        "LuongSeq2SeqFunctional": "keras_nmt.models.luong_seq2seq_functional",
-        "LuongSeq2SeqSubclassed": "keras_nmt.models.luong_seq2seq_subclassed",
+        "BahdanauSeq2SeqFunctional": "keras_nmt.models.bahdanau.functional",
+        "BahdanauSeq2SeqSubclassed": "keras_nmt.models.bahdanau.subclassed",
+        "CARDS": "keras_nmt.models.registry",
+        "LstmSeq2SeqFunctional": "keras_nmt.models.lstm.functional",
+        "LstmSeq2SeqSubclassed": "keras_nmt.models.lstm.subclassed",
+        "LuongSeq2SeqFunctional": "keras_nmt.models.luong.functional",
+        "LuongSeq2SeqSubclassed": "keras_nmt.models.luong.subclassed",
         "MODEL_NAMES": "keras_nmt.models.registry",
+        "ModelCard": "keras_nmt.models.model_card",
         "ModelOptions": "keras_nmt.models.model_options",
-        "TransformerFunctional": "keras_nmt.models.transformer_functional",
-        "TransformerSubclassed": "keras_nmt.models.transformer_subclassed",
+        "TransformerFunctional": "keras_nmt.models.transformer.functional",
+        "TransformerSubclassed": "keras_nmt.models.transformer.subclassed",
         "build_model": "keras_nmt.models.registry",
         "copy_weights_by_layer_name": "keras_nmt.models.copy_weights_by_layer_name",
         "model_class": "keras_nmt.models.registry",

@@ -1,11 +1,13 @@
-"""Each model's options, training recipe and named reference configurations, as data.
+"""The models' options, training recipes and reference configurations, read from their cards.
 
-The one owner of what a model can be given (KerasHub keeps such data in `*_presets.py`; here
-"preset" means only a comparison of `keras-nmt compare --preset`): `TrainConfig` extends
-`ModelOptions` (the defaults, `OPTION_DEFAULTS`), `build_model` and `ConstructorConfig` pass and
-save the arguments named in `MODEL_ARGUMENTS`, `compile_model` follows `TRAINING_RECIPES`, and the
-comparison presets, the benchmarks (`keras-nmt benchmark`, also with `--backend jax`) and the
-tests' tiny models read their model sizes from `REFERENCE_CONFIGURATIONS`.
+Each model's card (`keras_nmt/models/<name>/__init__.py`, `ModelCard`) holds its own: the
+arguments it takes, the options it brings, its recipe and its reference sizes. This module gives
+them by model and configuration name: `TrainConfig` extends `ModelOptions` (the defaults,
+`OPTION_DEFAULTS`), `build_model` and `ConstructorConfig` pass and save the arguments named in
+`MODEL_ARGUMENTS`, `compile_model` follows `TRAINING_RECIPES`, and the comparison presets, the
+benchmarks (`keras-nmt benchmark`, also with `--backend jax`) and the tests' tiny models read
+their model sizes from `REFERENCE_CONFIGURATIONS` (KerasHub keeps such data in `*_presets.py`;
+here "preset" means only a comparison of `keras-nmt compare --preset`).
 
 Example:
     >>> model_options("transformer", "benchmark")["d_model"]
@@ -16,53 +18,43 @@ Example:
 
 import dataclasses
 
+from keras_nmt.models.model_card import REFERENCE_NAMES
 from keras_nmt.models.model_options import ModelOptions
+from keras_nmt.models.registry import ALIGNED_CARDS, CARDS
 
 # Every model option, by its training-option (`TrainConfig` field) name, with its default.
 OPTION_DEFAULTS = dataclasses.asdict(ModelOptions())
 
-# Constructor arguments of each model (besides the vocabulary sizes), in constructor order.
-_RECURRENT = ("embedding_dim", "units", "num_layers", "dropout", "reverse_source", "bidirectional")
-MODEL_ARGUMENTS = {
-    "lstm": _RECURRENT,
-    "luong": (*_RECURRENT, "attention_score", "input_feeding"),
-    "bahdanau": ("embedding_dim", "units", "dropout", "attention_units", "deep_output"),
-    "transformer": (
-        "num_layers",
-        "d_model",
-        "num_heads",
-        "ff_dim",
-        "dropout",
-        "pre_norm",
-        "shared_embeddings",
-        "tied_output",
-        "max_length",
-        "activation",
-        "norm_epsilon",
-        "position_layout",
-        "scale_embeddings",
-        "output_bias",
-    ),
-    # The aligned model (`registry.ALIGNED_MODEL_NAMES`).
-    "ctc": ("embedding_dim", "units", "num_layers", "dropout", "upsampling"),
-}
+# Constructor arguments of each model (besides the vocabulary sizes), in constructor order; the
+# aligned models' (`registry.ALIGNED_MODEL_NAMES`) after the seq2seq ones'.
+MODEL_ARGUMENTS = {model.name: model.arguments for model in CARDS + ALIGNED_CARDS}
 
-# How each model is optimised: the learning-rate schedule (`constant`: `TrainConfig.learning_rate`;
-# `inverse_sqrt`: warm-up then 1/sqrt(step) scaled by d_model^-0.5, Vaswani et al. 2017, §5.3)
-# and the Adam arguments besides Keras' defaults.
-TRAINING_RECIPES = {
-    "lstm": {"schedule": "constant", "adam": {}},
-    "luong": {"schedule": "constant", "adam": {}},
-    "bahdanau": {"schedule": "constant", "adam": {}},
-    "transformer": {
-        "schedule": "inverse_sqrt",
-        "adam": {"beta_1": 0.9, "beta_2": 0.98, "epsilon": 1e-9},
-    },
-    "ctc": {"schedule": "constant", "adam": {}},
-}
+# How each model is optimised (`ModelCard.recipe`).
+TRAINING_RECIPES = {model.name: model.recipe for model in CARDS + ALIGNED_CARDS}
 
 # The training option each schedule reads: a value given for the other one would be ignored.
 SCHEDULE_OPTIONS = {"constant": ("learning_rate",), "inverse_sqrt": ("warmup_steps",)}
+
+# name -> model -> {"description": one line, "config": the `TrainConfig` fields it sets (model
+# options and, where the configuration has its own, training-recipe fields)}; the names and who
+# reads each: `REFERENCE_NAMES`. The seq2seq models' only (the benchmarks and the translation
+# comparisons).
+REFERENCE_CONFIGURATIONS = {
+    name: {model.name: model.sizes[name] for model in CARDS} for name in REFERENCE_NAMES
+}
+
+# The options of a reference configuration that are not its models': data, tokens, lengths,
+# budget. `keras-nmt train --configuration NAME/MODEL` and the comparison of that name share them.
+REFERENCE_DEFAULTS = {
+    "spa-eng": {
+        "source_column": 1,
+        "tokenizer": "subword",
+        "vocab_size": 8000,
+        "max_length": 64,
+        "epochs": 1000,
+        "time_budget": 45.0,
+    },
+}
 
 
 def learning_rate_schedule(model, fine_tuning=False):
@@ -81,123 +73,6 @@ def options_read_by(model, fine_tuning=False):
     `max_length` (which also limits the data) and its schedule's (`SCHEDULE_OPTIONS`)."""
     return {*MODEL_ARGUMENTS[model], "max_length",
             *SCHEDULE_OPTIONS[learning_rate_schedule(model, fine_tuning)]}
-
-
-# No dropout in the spa-eng references: the 2-5 epochs that 45 minutes buy on a 2-core CPU do not
-# overfit, and without dropout every attention model learned faster per epoch (docs/decisions.md).
-_SPA_ENG_RECURRENT = {"embedding_dim": 256, "units": 512, "dropout": 0.0}
-# Checkpoint averaging (`TrainConfig.average_checkpoints`; Vaswani et al. 2017, §6.1): the mean
-# of the last weights and 4 kept 250 optimizer steps apart, spanning the last 1,000 steps.
-CHECKPOINT_AVERAGE = {"average_checkpoints": 5, "average_every": 250}
-# The benchmark's sizes: a 3+3-layer Transformer of width 256 with dropout 0.1 and
-# positions for 256 tokens, and one layer per side for the recurrent models.
-_BENCHMARK_RECURRENT = {"embedding_dim": 256, "units": 512, "num_layers": 1}
-_BENCHMARK_TRANSFORMER = {"num_layers": 3, "d_model": 256, "num_heads": 4, "ff_dim": 1024,
-                          "dropout": 0.1, "max_length": 256}
-_QUICK_RECURRENT = {"embedding_dim": 16, "units": 32, "num_layers": 1}
-_QUICK_TRANSFORMER = {"num_layers": 1, "d_model": 32, "num_heads": 2, "ff_dim": 64,
-                      "dropout": 0.1, "max_length": 256}
-_RECURRENT_NAMES = ("lstm", "luong", "bahdanau")
-
-# name -> model -> {"description": one line, "config": the `TrainConfig` fields it sets (model
-# options and, where the configuration has its own, training-recipe fields)}.
-REFERENCE_CONFIGURATIONS = {
-    # The reference translation run (`keras-nmt compare --preset spa-eng`).
-    "spa-eng": {
-        # One layer per side, not two: 1.46x the target tokens/s and ahead per epoch as well
-        # (docs/decisions.md).
-        "lstm": {
-            "description": "1-layer LSTM, reversed source (Sutskever et al. 2014), no dropout",
-            "config": {**_SPA_ENG_RECURRENT, "num_layers": 1, "reverse_source": True},
-        },
-        # Luong's `general` score collapses onto one source position early; the additive
-        # `concat` score stays soft; one layer per side learned faster per epoch and per minute,
-        # as for the LSTM (docs/decisions.md).
-        "luong": {
-            "description": "1-layer LSTM + Luong concat attention, no dropout",
-            "config": {**_SPA_ENG_RECURRENT, "num_layers": 1, "attention_score": "concat"},
-        },
-        "bahdanau": {
-            "description": "bidirectional-LSTM encoder + additive attention, no dropout",
-            "config": dict(_SPA_ENG_RECURRENT),
-        },
-        # Averaging led the last weights of the same run by 3-9 validation BLEU after each of
-        # epochs 2-9, behind only in the warm-up's epoch 1 (docs/decisions.md).
-        "transformer": {
-            "description": "3+3-layer Transformer, d_model 256 (base recipe, smaller), no "
-                           "dropout, the mean of its last 5 weights 250 steps apart",
-            "config": {"num_layers": 3, "d_model": 256, "num_heads": 4, "ff_dim": 1024,
-                       "dropout": 0.0, "label_smoothing": 0.1, "warmup_steps": 4000,
-                       **CHECKPOINT_AVERAGE},
-        },
-    },
-    # The speed measurements of `keras-nmt benchmark`.
-    "benchmark": {
-        **{
-            name: {"description": "embedding 256, units 512, one layer per side",
-                   "config": dict(_BENCHMARK_RECURRENT)}
-            for name in _RECURRENT_NAMES
-        },
-        "transformer": {"description": "d_model 256, 3+3 layers, 4 heads, ff 1024",
-                        "config": dict(_BENCHMARK_TRANSFORMER)},
-    },
-    # `keras-nmt benchmark --quick`: tiny sizes for tests and smoke runs.
-    "benchmark-quick": {
-        **{
-            name: {"description": "embedding 16, units 32", "config": dict(_QUICK_RECURRENT)}
-            for name in _RECURRENT_NAMES
-        },
-        "transformer": {"description": "d_model 32, 1+1 layers, 2 heads, ff 64",
-                        "config": dict(_QUICK_TRANSFORMER)},
-    },
-    # `keras-nmt benchmark --backend jax --size gpu` (its `--size reference` is "benchmark").
-    "benchmark-gpu": {
-        **{
-            name: {"description": "embedding 256, units 512, one layer per side",
-                   "config": dict(_BENCHMARK_RECURRENT)}
-            for name in _RECURRENT_NAMES
-        },
-        "transformer": {"description": "d_model 512, 6+6 layers, 8 heads, ff 2048 (base)",
-                        "config": {**_BENCHMARK_TRANSFORMER, "num_layers": 6, "d_model": 512,
-                                   "num_heads": 8, "ff_dim": 2048}},
-    },
-    # `keras-nmt benchmark --backend jax --size quick`: smoke-run sizes.
-    "benchmark-jax-quick": {
-        **{
-            name: {"description": "embedding 8, units 16",
-                   "config": {"embedding_dim": 8, "units": 16, "num_layers": 1}}
-            for name in _RECURRENT_NAMES
-        },
-        "transformer": {"description": "d_model 16, 1+1 layers, 2 heads, ff 32",
-                        "config": {**_QUICK_TRANSFORMER, "d_model": 16, "ff_dim": 32}},
-    },
-    # The tests' tiny models (`tests/decoding/test_decoding_model.py`: the inference contract).
-    "tiny": {
-        "lstm": {"description": "embedding 8, units 8",
-                 "config": {"embedding_dim": 8, "units": 8, "num_layers": 1}},
-        "luong": {"description": "embedding 8, units 8",
-                  "config": {"embedding_dim": 8, "units": 8, "num_layers": 1}},
-        "bahdanau": {"description": "embedding 8, units 8, attention units 8",
-                     "config": {"embedding_dim": 8, "units": 8, "attention_units": 8}},
-        "transformer": {"description": "d_model 8, 1+1 layers, 2 heads, ff 16, 12 positions",
-                        "config": {"num_layers": 1, "d_model": 8, "num_heads": 2, "ff_dim": 16,
-                                   "max_length": 12}},
-    },
-}
-
-
-# The options of a reference configuration that are not its models': data, tokens, lengths,
-# budget. `keras-nmt train --configuration NAME/MODEL` and the comparison of that name share them.
-REFERENCE_DEFAULTS = {
-    "spa-eng": {
-        "source_column": 1,
-        "tokenizer": "subword",
-        "vocab_size": 8000,
-        "max_length": 64,
-        "epochs": 1000,
-        "time_budget": 45.0,
-    },
-}
 
 
 def configuration_names():
@@ -246,7 +121,7 @@ def model_options(model, reference=None):
     """Every constructor argument of `model`: the defaults, or reference configuration `reference`.
 
     Args:
-        model: a key of `MODEL_ARGUMENTS`.
+        model: a registered model's name.
         reference: optional name of a `REFERENCE_CONFIGURATIONS` entry.
 
     Returns:

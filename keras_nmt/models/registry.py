@@ -1,45 +1,56 @@
-"""Maps `(model name, API)` to the model class, and training options to constructor arguments.
+"""The registered models, one card each (`keras_nmt/models/<name>/__init__.py`), and how to build
+them. A model is registered by importing its folder here and listing its card in `CARDS` (a
+seq2seq model: twins, the seq2seq contract) or `ALIGNED_CARDS` (one class, the aligned contract).
 
-What each model takes lives in `keras_nmt.models.configurations`.
+Importing this module imports no Keras: the twins (`<name>/functional.py`, `<name>/subclassed.py`)
+are imported when a model is built.
 """
 
 import importlib
 
-from keras_nmt.models.configurations import MODEL_ARGUMENTS
+from keras_nmt.models import bahdanau, ctc, lstm, luong, transformer
 
-# name -> (module stem, class stem): the twins are `<stem>_functional.py`, `<stem>_subclassed.py`.
-_MODELS = {
-    "lstm": ("lstm_seq2seq", "LstmSeq2Seq"),
-    "luong": ("luong_seq2seq", "LuongSeq2Seq"),
-    "bahdanau": ("bahdanau_seq2seq", "BahdanauSeq2Seq"),
-    "transformer": ("transformer", "Transformer"),
-}
-MODEL_NAMES = tuple(_MODELS)
-APIS = ("functional", "subclassed")
+# The registered seq2seq models, in the order the commands and tables list them.
+CARDS = (lstm.CARD, luong.CARD, bahdanau.CARD, transformer.CARD)
 # Aligned models: a label or a blank for every (upsampled) input position, all at once. They keep
 # the aligned contract (`keras_nmt.decoding.aligned`), not the seq2seq one, and are one class
-# each, not twins (keras_nmt/models/ctc/ctc_model.py says why): name -> (module, class).
-_ALIGNED_MODELS = {"ctc": ("ctc.ctc_model", "CtcModel")}
-ALIGNED_MODEL_NAMES = tuple(_ALIGNED_MODELS)
+# each, not twins (keras_nmt/models/ctc/ctc_model.py says why).
+ALIGNED_CARDS = (ctc.CARD,)
+
+MODEL_NAMES = tuple(model.name for model in CARDS)
+ALIGNED_MODEL_NAMES = tuple(model.name for model in ALIGNED_CARDS)
+APIS = ("functional", "subclassed")
+_BY_NAME = {model.name: model for model in CARDS + ALIGNED_CARDS}
+
+
+def card(name):
+    """The `ModelCard` of model `name` (`lstm`, `luong`, `bahdanau`, `transformer`, `ctc`).
+
+    Example:
+        >>> card("luong").arguments[-1]
+        'input_feeding'
+    """
+    if name not in _BY_NAME:
+        raise ValueError(f"unknown model {name!r}; choose from {MODEL_NAMES + ALIGNED_MODEL_NAMES}")
+    return _BY_NAME[name]
 
 
 def model_class(name, api):
-    """The class of model `name` (`lstm`, `luong`, `bahdanau`, `transformer`) in style `api`;
-    an aligned model's one class (`ctc`) whatever `api`.
+    """The class of model `name` in style `api`: `<Stem>Functional` of its folder's
+    `functional.py` (`keras_nmt/models/<name>/`) or `<Stem>Subclassed` of `subclassed.py`; an
+    aligned model's one class (`ctc`) whatever `api`.
 
     Example:
         >>> model_class("luong", "functional")  # LuongSeq2SeqFunctional
     """
-    if name in _ALIGNED_MODELS:
-        module, class_name = _ALIGNED_MODELS[name]
-        return getattr(importlib.import_module(f"keras_nmt.models.{module}"), class_name)
-    if name not in _MODELS:
-        raise ValueError(f"unknown model {name!r}; choose from {MODEL_NAMES + ALIGNED_MODEL_NAMES}")
+    model = card(name)
+    if model.aligned_class is not None:
+        module, class_name = model.aligned_class
+        return getattr(importlib.import_module(f"{model.package}.{module}"), class_name)
     if api not in APIS:
         raise ValueError(f"unknown API {api!r}; choose from {APIS}")
-    stem, class_stem = _MODELS[name]
-    module = importlib.import_module(f"keras_nmt.models.{stem}_{api}")
-    return getattr(module, f"{class_stem}{api.capitalize()}")
+    module = importlib.import_module(f"{model.package}.{api}")
+    return getattr(module, f"{model.class_stem}{api.capitalize()}")
 
 
 def register_models():
@@ -66,11 +77,12 @@ def build_model(name, api, source_vocab_size, target_vocab_size, options=None, *
         >>> build_model("luong", "functional", 64, 64, units=32, attention_score="concat")
     """
     options = {**(options or {}), **arguments}
-    unknown = sorted(set(arguments) - set(MODEL_ARGUMENTS[name]))
+    takes = card(name).arguments
+    unknown = sorted(set(arguments) - set(takes))
     if unknown:
         raise ValueError(f"model {name!r} takes no {', '.join(unknown)}; its arguments: "
-                         f"{', '.join(MODEL_ARGUMENTS[name])}")
-    chosen = {key: options[key] for key in MODEL_ARGUMENTS[name] if key in options}
+                         f"{', '.join(takes)}")
+    chosen = {key: options[key] for key in takes if key in options}
     return model_class(name, api)(
         source_vocab_size=source_vocab_size, target_vocab_size=target_vocab_size, **chosen
     )

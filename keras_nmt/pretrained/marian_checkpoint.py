@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from keras_nmt.plural import plural
 from keras_nmt.pretrained.safetensors_file import SafetensorsError, read_safetensors
 from keras_nmt.training.train_config import check_language_pair
 
@@ -441,7 +442,7 @@ def _activation(path, name):
 
 def _check_size(path, count, expected, what):
     if expected is not None and count != int(expected):
-        raise MarianImportError(f"{path}: {count} pieces but the model has {expected} "
+        raise MarianImportError(f"{path}: {plural(count, 'piece')} but the model has {expected} "
                                 f"({what}); the vocabulary belongs to another model")
 
 

@@ -19,6 +19,7 @@ The run folder is an ordinary one (`keras_nmt.inference.RunDirectory`): `transla
 
 import dataclasses
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -26,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from keras_nmt.atomic_file import write_json
+from keras_nmt.inference.provenance import IMPORT_FILE, record_run_provenance
 from keras_nmt.inference.run_directory import CONFIG_FILE, MODEL_FILE, TOKENIZERS_DIR
 from keras_nmt.models.registry import build_model
 from keras_nmt.pretrained.marian_checkpoint import NORM_EPSILON, MarianImportError, read_marian
@@ -34,8 +36,11 @@ from keras_nmt.text import MarianTokenizer
 from keras_nmt.training.run_folder import holds_a_run
 from keras_nmt.training.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
 
-IMPORT_FILE = "imported.json"
 BANNED_LOGIT = -1e9
+# OPUS-MT's licence, unless the model's card states another (`license: ...`).
+OPUS_MT_LICENCE = "CC-BY 4.0"
+OPUS_MT_CREDIT = ("OPUS-MT, Helsinki-NLP (Tiedemann & Thottingal, 2020, \"OPUS-MT - Building "
+                  "open translation services for the World\", EAMT 2020)")
 
 
 @dataclasses.dataclass
@@ -138,13 +143,11 @@ def import_marian(path, output_dir, api="functional", force=False, languages=Non
         source_tokenizer.save(temporary / TOKENIZERS_DIR / "source")
         target_tokenizer.save(temporary / TOKENIZERS_DIR / "target")
         model.save(temporary / MODEL_FILE)
-        write_json(temporary / IMPORT_FILE, {
-            "source": str(Path(path).resolve()),
-            "layout": checkpoint.layout,
-            "note": "Imported from a Marian model. OPUS-MT models are released under CC-BY 4.0: "
-                    "keep their attribution (Tiedemann & Thottingal, 2020, OPUS-MT) with the "
-                    "model and its exports.",
-        }, indent=2)
+        attribution = import_attribution(path, checkpoint.layout)
+        write_json(temporary / IMPORT_FILE, attribution, indent=2)
+        # The fingerprints of the tokenizers just saved, and whom to credit: carried by
+        # `train --init-from` and both exports, shown by `keras-nmt serve`.
+        record_run_provenance(temporary, attribution)
         os.chmod(temporary, 0o755)
         if output_dir.exists():
             shutil.rmtree(output_dir)
@@ -154,6 +157,32 @@ def import_marian(path, output_dir, api="functional", force=False, languages=Non
         raise
     return ImportResult(output_dir, checkpoint.layout, source_order, target_order,
                         model.count_params(), config.languages)
+
+
+def import_attribution(path, layout):
+    """What the import records of the model's origin (`IMPORT_FILE`, and the attribution of
+    `provenance.json`): its name (the folder's), licence, source, credit and what changed."""
+    source = Path(path).resolve()
+    return {
+        "name": source.name,
+        "licence": _card_licence(source) or OPUS_MT_LICENCE,
+        "source": str(source),
+        "layout": layout,
+        "credit": OPUS_MT_CREDIT,
+        "changes": ["imported into keras_nmt (Marian weights as Keras weights, ids reordered)"],
+        "note": "Keep this attribution with the model and anything made from it (fine-tuned "
+                "runs, exports).",
+    }
+
+
+def _card_licence(folder):
+    """The `license:` a model card (`README.md`) states, or None."""
+    card = folder / "README.md"
+    if not card.is_file():
+        return None
+    found = re.search(r"^\W*licen[cs]e\s*:\s*(\S.*)$", card.read_text(encoding="utf-8",
+                      errors="replace"), re.MULTILINE | re.IGNORECASE)
+    return found[1].strip() if found else None
 
 
 def model_options(checkpoint):
@@ -216,7 +245,7 @@ def _assign(variable, value):
 
 
 def _set_attention(attention, weights, prefix):
-    """transformers' q/k/v/out projections into a `CachedMultiHeadAttention`."""
+    """transformers' q/k/v/out projections into our `MultiHeadAttention` (`layers/attention.py`)."""
     heads, head_dim = attention.num_heads, attention.key_dim
     for name, dense in (("q", attention.query_dense), ("k", attention.key_dense),
                         ("v", attention.value_dense)):

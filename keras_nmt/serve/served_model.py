@@ -21,12 +21,15 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.atomic_file import read_json
 from keras_nmt.decoding.beam_tree import beam_tree
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.decoding_options import GREEDY
-from keras_nmt.inference import CTranslate2Translator, SavedTranslator, open_translator
-from keras_nmt.inference.run_directory import CONFIG_FILE
+from keras_nmt.inference import (
+    CTranslate2Translator,
+    SavedTranslator,
+    model_data,
+    open_translator,
+)
 from keras_nmt.serve.model_spec import parse_model_spec
 from keras_nmt.special_ids import END_ID, START_ID
 
@@ -51,6 +54,8 @@ class ServedModel:
     path: Path
     pair: tuple
     translator: object
+    # Its languages, tokenizers' fingerprints and attribution (`keras_nmt.inference.provenance`).
+    provenance: dict = dataclasses.field(default_factory=dict)
     # The explorer's eager model calls are not run concurrently on one model.
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock, repr=False)
 
@@ -85,16 +90,28 @@ class ServedModel:
             "beam_tree": self.draws_tree,
             "attention": bool(model.has_attention if model is not None
                               else getattr(self.translator, "has_attention", False)),
+            # Where it comes from: what the page shows, and the credit a licence asks for.
+            "languages": self.provenance.get("languages"),
+            "attribution": self.provenance.get("attribution"),
+            "tokenizers": self.provenance.get("tokenizers"),
         }
 
 
-def recorded_pair(path):
-    """The pair a run folder recorded at training (`--languages es,en`), or `None`."""
-    config = Path(path) / CONFIG_FILE
-    if not config.is_file():
-        return None
-    languages = read_json(config, "train again with --languages", expect=dict).get("languages")
-    return tuple(languages.split(",")) if languages else None
+def recorded_pair(recorded):
+    """The language codes a model records (`keras-nmt train --languages es,en`, an import's,
+    carried by both exports; a `ModelData`), or `None`."""
+    languages = recorded.languages
+    codes = tuple(languages[side]["code"] for side in ("source", "target")) if languages else ()
+    return codes if codes and all(codes) else None
+
+
+def no_pair(path, recorded):
+    """The error for a model that records no language pair, with the way out that works."""
+    record = (f"record it with keras-nmt train --languages SRC,TGT --output-dir {path} (the "
+              "model is not trained again)" if recorded.kind == "run" else
+              "record it in the run and export it again")
+    return ModelLoadError(f"{path}: no language pair; give it as SRC:TGT={path} (e.g. "
+                          f"es:en={path}), or {record}")
 
 
 def load_served_models(specs, parallel=None):
@@ -109,11 +126,10 @@ def load_served_models(specs, parallel=None):
         try:
             if not path.exists():  # before its pair: a missing folder has no recorded pair
                 raise ModelLoadError(f"{path} does not exist")
-            pair = pair or recorded_pair(path)
+            recorded = model_data(path)
+            pair = pair or recorded_pair(recorded)
             if pair is None:
-                raise ModelLoadError(
-                    f"{path}: no language pair; give it as SRC:TGT={path} (e.g. es:en={path}) "
-                    "or train with --languages SRC,TGT")
+                raise no_pair(path, recorded)
             translator = open_translator(path, parallel=parallel)
         except ModelLoadError:
             raise
@@ -125,7 +141,7 @@ def load_served_models(specs, parallel=None):
         while name in names:
             name += "'"
         names.add(name)
-        models.append(ServedModel(name, path, pair, translator))
+        models.append(ServedModel(name, path, pair, translator, recorded.provenance))
     return models
 
 
@@ -233,9 +249,11 @@ def explore(served, text, beam_size, n_best, length_penalty, top_k):
         })
     attention = None
     if heads is not None:
-        attention = {"layers": heads.tolist(), "averaged": "decoder cross-attention per head"}
+        attention = {"layers": heads.tolist(), "averaged": "decoder cross-attention per layer and "
+                     "head (mean: the heads averaged)"}
     elif tree.attention is not None:
-        attention = {"layers": [[tree.attention[0]]], "averaged": "the model's attention"}
+        attention = {"layers": [[tree.attention[0]]], "averaged": "the model's attention (one "
+                     "map: the decoder attends once per step)"}
     return {"source_tokens": source_tokens, "hypotheses": hypotheses,
             "tree": {"steps": steps}, "attention": attention}
 
@@ -262,7 +280,11 @@ def explore_export(served, text, beam_size, n_best, length_penalty):
     if isinstance(translator, SavedTranslator) and translator.has_attention:
         [greedy] = translator.translate_batch([text], GREEDY.replace(return_attention=True))
         view["source_tokens"] = list(greedy.source_tokens)
+        transformer = "Transformer" in str(translator.metadata.get("model_class", ""))
+        what = ("head average: the last decoder layer's cross-attention, averaged over its "
+                "heads (per layer and head it is not exported)" if transformer
+                else "the model's attention")
         view["attention"] = {"layers": [[np.asarray(greedy.weights).tolist()]],
                              "target_tokens": list(greedy.target_tokens),
-                             "averaged": "the greedy translation's attention (the export's)"}
+                             "averaged": f"{what}, of the export's greedy translation"}
     return view

@@ -30,6 +30,7 @@ import random
 
 import tensorflow as tf
 
+from keras_nmt.plural import plural
 from keras_nmt.spelling.noise import NoiseGenerator
 from keras_nmt.training.task import TrainingStream
 
@@ -113,7 +114,7 @@ class NoisyStream(TrainingStream):
         self.target_tokens_per_pass = int(sum(target_lengths[i] for i in kept))
         self.summary = (f"{len(self.clean)} clean sentences ({len(clean) - len(self.clean)} "
                         f"longer than max_length dropped), fresh noise in each of the passes "
-                        f"of {self.batches_per_pass} batches")
+                        f"of {plural(self.batches_per_pass, 'batch')}")
 
     def batches(self, start, stop=None):
         """Batches ``start`` to ``stop - 1`` (all from ``start`` on, endless, when ``stop`` is

@@ -28,6 +28,7 @@ import string
 from collections.abc import Iterable, Sequence
 
 from keras_nmt.metrics import corpus_cer, corpus_wer, edit_distance_table
+from keras_nmt.plural import plural
 
 # Stripped from both ends of a word before looking it up in the vocabulary.
 _PUNCTUATION = string.punctuation + "¿¡«»“”‘’…–—"
@@ -158,7 +159,7 @@ def format_report(report):
     """A few human-readable lines for a `spelling_report` dict."""
     return "\n".join(
         [
-            f"test ({report['sentences']} sentences)      CER      WER   exact",
+            f"test ({plural(report['sentences'], 'sentence')})      CER      WER   exact",
             f"  noisy input           {report['noisy_cer']:7.4f}  {report['noisy_wer']:7.4f}"
             f"  {report['noisy_exact']:6.1%}",
             f"  corrected output      {report['corrected_cer']:7.4f}  "

@@ -3,6 +3,7 @@
 import random
 
 from keras_nmt.data.corpus import open_binary, resolve_path
+from keras_nmt.plural import plural
 
 
 def read_sentences(path, column=None, max_sentences=None, max_chars=None):
@@ -60,8 +61,8 @@ def split_sentences(sentences, seed=0, valid_size=None, test_size=None):
     test_size = default if test_size is None else test_size
     if valid_size + test_size >= len(sentences):
         raise ValueError(
-            f"{len(sentences)} sentences cannot hold {valid_size} validation and {test_size} "
-            "test sentences and still leave some for training"
+            f"{plural(len(sentences), 'sentence')} cannot hold {valid_size} validation and "
+            f"{test_size} test sentences and still leave some for training"
         )
     order = list(range(len(sentences)))
     random.Random(seed).shuffle(order)

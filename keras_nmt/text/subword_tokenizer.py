@@ -16,6 +16,7 @@ import tensorflow_text as tf_text
 from sentencepiece import sentencepiece_model_pb2
 from tensorflow_text.python.ops import sentencepiece_tokenizer
 
+from keras_nmt.plural import plural
 from keras_nmt.special_ids import (
     END_ID,
     PAD_ID,
@@ -119,10 +120,10 @@ class SubwordTokenizer(Tokenizer):
             # SentencePiece's own check, e.g. "Vocabulary size is smaller than required_chars.
             # 5 vs 63", under a C++ source location.
             reason = str(error).split("] ")[-1].split(". Increase")[0]
-            raise ValueError(f"a subword vocabulary of {self.requested_vocab_size} pieces cannot "
-                             f"be built on this data ({reason}): raise --vocab-size (the "
-                             "characters of the data and the 4 reserved tokens need a piece "
-                             "each)") from None
+            pieces = plural(self.requested_vocab_size, "piece")
+            raise ValueError(f"a subword vocabulary of {pieces} cannot be built on this data "
+                             f"({reason}): raise --vocab-size (the characters of the data "
+                             "and the 4 reserved tokens need a piece each)") from None
         self._set_model(model.getvalue())
         return self
 

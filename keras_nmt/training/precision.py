@@ -27,6 +27,7 @@ import functools
 
 from keras_nmt.hardware.machine import describe_machine
 from keras_nmt.hardware.peak import measure_bf16_speedup
+from keras_nmt.models.registry import card
 from keras_nmt.training.train_config import PRECISIONS, TrainConfig
 
 # Where it is timed, bf16 must run the model's matmuls at least this much faster than float32:
@@ -57,10 +58,10 @@ def step_matmul_shapes(config):
         config: a `TrainConfig` (its model, sizes, batch and tokenizer).
 
     Returns:
-        A list of triples. A Transformer: the attention projections, both feed-forward layers
-        and the output projection over `batch * length` rows; a recurrent model: its LSTM
-        gates over `batch` rows (one time step) and its attention and output projections over
-        `batch * length` rows.
+        A list of triples, from the model's card (`ModelCard.step_matmuls`): a Transformer's
+        attention projections, both feed-forward layers and the output projection over
+        `batch * length` rows; a recurrent model's LSTM gates over `batch` rows (one time step)
+        and its attention and output projections over `batch * length` rows.
 
     Example:
         >>> step_matmul_shapes(TrainConfig(model="transformer", d_model=256, ff_dim=1024,
@@ -69,13 +70,8 @@ def step_matmul_shapes(config):
     """
     rows = config.batch_tokens or config.batch_size * TYPICAL_LENGTH
     vocab = config.vocab_size if config.tokenizer in ("word", "subword") else CHAR_VOCABULARY
-    if config.model == "transformer":
-        d_model, ff_dim = config.d_model, config.ff_dim
-        return [(rows, d_model, d_model), (rows, d_model, ff_dim), (rows, ff_dim, d_model),
-                (rows, d_model, vocab)]  # fmt: skip
-    units, batch = config.units, max(1, rows // TYPICAL_LENGTH)
-    return [(batch, config.embedding_dim, 4 * units), (batch, units, 4 * units),
-            (rows, units, units), (rows, units, vocab)]  # fmt: skip
+    sentences = max(1, rows // TYPICAL_LENGTH)
+    return card(config.model).step_matmuls(dataclasses.asdict(config), rows, sentences, vocab)
 
 
 # Timed where no run configuration is given (the benchmarks): the reference Transformer's step.

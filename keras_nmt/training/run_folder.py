@@ -38,6 +38,7 @@ from keras_nmt.inference.run_directory import (
     run_columns,
     temporary_name,
 )
+from keras_nmt.plural import plural
 from keras_nmt.training.precision import PrecisionChoice, resolve_precision
 
 # Options that change what is logged or when, never the trained weights: they may differ.
@@ -135,6 +136,26 @@ def check_run_folder(config, config_file):
         )
 
 
+def record_languages(config):
+    """Records `config.languages` (`"es,en"`) in the `config.json` of the run in
+    `config.output` when it holds other ones and the same options otherwise (a fact added to a
+    run: nothing is trained again); returns whether it did.
+
+    Raises:
+        RunFolderError: the run was made with other options (nothing is written).
+    """
+    run = Path(config.output)
+    path = run / CONFIG_FILE
+    if config.languages is None or not holds_a_run(run):
+        return False
+    saved = read_run_json(path)
+    if saved.get("languages") == config.languages:
+        return False
+    check_run_folder(config, path)
+    write_json(path, {**saved, "languages": config.languages}, indent=2)
+    return True
+
+
 def finished_record(run):
     """The `finished.json` of a finished run in `run` (`mark_finished`), or `None`."""
     path = Path(run) / FINISHED_FILE
@@ -163,13 +184,12 @@ def finished_message(config, record):
     """What re-running a finished run says: how it ended and how to continue."""
     run = config.output
     if record.get("time_budget") is not None:
-        return (f"{run} stopped at its time budget of {record['time_budget']:g} minutes after "
-                f"{record.get('trained_epochs'):g} of {record['epochs']} epochs: nothing to do. A "
-                "larger --time-budget (it counts the whole run), or none, trains on from its "
-                "backup; --fresh starts again")
-    epochs = "1 epoch" if record["epochs"] == 1 else f"{record['epochs']} epochs"
-    return (f"{run} is finished ({epochs}): nothing to do. Raise --epochs to train on, or add "
-            "--fresh to start again")
+        return (f"{run} stopped at its time budget of {plural(record['time_budget'], 'minute')} "
+                f"after {record.get('trained_epochs'):g} of {plural(record['epochs'], 'epoch')}: "
+                "nothing to do. A larger --time-budget (it counts the whole run) trains on from "
+                "its backup; --fresh starts again")
+    return (f"{run} is finished ({plural(record['epochs'], 'epoch')}): nothing to do. Raise "
+            "--epochs to train on, or add --fresh to start again")
 
 
 def clear_run_folder(run):

@@ -179,9 +179,10 @@ class TrainConfig(ModelOptions):
                             "auto: mixed_float16 on a GPU; on a CPU mixed_bfloat16 where it is "
                             "faster (see docs/decisions.md), else float32; the choice and why "
                             "are printed and kept for a resumed run", choices=PRECISIONS)
-    time_budget: float | None = option(None, "stop at the batch that crosses this many "
-                                       "minutes of the run (resumptions included), after that "
-                                       "epoch's validation; the weights of that moment are "
+    time_budget: float | None = option(None, "minutes of the run (resumptions included): "
+                                       "training stops at the end of the batch during which "
+                                       "they run out (not the end of the epoch), then validates "
+                                       "that cut epoch once; the weights of that moment are "
                                        "also kept in budget.weights.h5 (where: budget.json)",
                                        above=0, metavar="MINUTES")
     # The final model is the mean of this many weights kept every `average_every` optimizer

@@ -4,6 +4,7 @@ import dataclasses
 import os
 import random
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -15,6 +16,14 @@ from keras_nmt.data.corpus import has_splits
 from keras_nmt.data.data_profile import MAX_MEASURED, implausibility
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.inference import RunDirectory, Translator
+from keras_nmt.inference.provenance import (
+    PROVENANCE_FILE,
+    check_tokenizers,
+    derived_attribution,
+    read_provenance,
+    record_run_provenance,
+    run_attribution,
+)
 from keras_nmt.inference.run_directory import (
     AVERAGE_DIR,
     BACKUP_DIR,
@@ -34,10 +43,12 @@ from keras_nmt.metrics import ValidationScores, group_references
 from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.models.configurations import TRAINING_RECIPES, learning_rate_schedule
 from keras_nmt.models.registry import ALIGNED_MODEL_NAMES, build_model
+from keras_nmt.plural import plural
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.text import SubwordTokenizer, load_tokenizer, make_tokenizer
 from keras_nmt.training.checkpoint_average import CheckpointAverage
 from keras_nmt.training.divergence import StopOnDivergence
+from keras_nmt.training.epoch_progress import EpochProgress
 from keras_nmt.training.exact_backup import ExactBackup, fit_from
 from keras_nmt.training.fused_adam import FusedAdam
 from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
@@ -96,11 +107,6 @@ def interrupted_at(backup, run):
             "command to resume from it")
 
 
-def plural(count, noun):
-    """`1 epoch`, `2 epochs`, `1.5 epochs`."""
-    return f"{count:g} {noun}" if count == 1 else f"{count:g} {noun}s"
-
-
 def budget_ran_out(callbacks):
     """Whether a `TimeBudget` among `callbacks` stopped the training."""
     return any(isinstance(c, TimeBudget) and c.ran_out() for c in callbacks)
@@ -110,12 +116,13 @@ def stop_reason(config, callbacks, trained):
     """Why `fit` ended (`trained`: the epochs trained in all): its epochs done, the time budget
     or early stopping."""
     if budget_ran_out(callbacks):
-        return (f"the time budget of {config.time_budget:g} minutes ran out after "
+        return (f"the time budget of {plural(config.time_budget, 'minute')} ran out after "
                 f"{plural(trained, 'epoch')} of {config.epochs}; a larger --time-budget (it "
                 "counts the whole run) continues from there")
     for callback in callbacks:
         if isinstance(callback, keras.callbacks.EarlyStopping) and callback.stopped_epoch:
-            return (f"no better val_bleu for {config.patience} epochs (early stopping; the best "
+            return (f"no better val_bleu for {plural(config.patience, 'epoch')} (early "
+                    "stopping; the best "
                     "epoch's weights kept)")
     return f"all {plural(config.epochs, 'epoch')} done"
 
@@ -126,7 +133,10 @@ def make_tokenizers(config, train_pairs, run):
     if (directory / "source").exists() and (directory / "target").exists():
         return load_tokenizer(directory / "source"), load_tokenizer(directory / "target")
     if config.init_from:
-        # Fine-tuning keeps the vocabularies the weights were trained with.
+        # Fine-tuning keeps the vocabularies the weights were trained with (those, not others).
+        record = Path(config.init_from) / PROVENANCE_FILE
+        check_tokenizers(Path(config.init_from) / TOKENIZERS_DIR,
+                         read_provenance(record).get("tokenizers"), record)
         for side in ("source", "target"):
             partial = directory / temporary_name(side)
             shutil.rmtree(partial, ignore_errors=True)
@@ -161,6 +171,16 @@ def make_tokenizers(config, train_pairs, run):
         os.replace(partial, directory / side)
         tokenizers.append(tokenizer)
     return tuple(tokenizers)
+
+
+def start_attribution(config):
+    """The attribution a new run carries: that of the run it starts from (`--init-from`), with
+    the fine-tuning added to its changes; None for a run trained from scratch."""
+    if not config.init_from:
+        return None
+    start = Path(config.init_from)
+    change = f"fine-tuned with keras-nmt train --init-from {start.name} on {config.data}"
+    return derived_attribution(run_attribution(start), change)
 
 
 def unknown_token_rate(tokenizer, texts):
@@ -258,6 +278,8 @@ def make_callbacks(config, translator, sources, references, state, backup, batch
         state,  # after the callbacks adding to the logs, before the backup saving it
         backup,
         keras.callbacks.TensorBoard(str(run / LOGS_DIR), write_graph=False),
+        # Counts the batches that ran: Keras' own ends each epoch at its full count.
+        EpochProgress(batches_per_epoch, print_fn),
     ]
     if average is not None:
         # The weights as trained, scored too (val_last_*): what averaging adds, epoch by epoch.
@@ -290,7 +312,8 @@ def report_scores(config, translator, sources, references, seconds, print_fn):
     for source, hypothesis, refs in rows[: config.samples]:
         print_fn(f"  {source!r} -> {hypothesis!r} (reference {refs[0]!r})")
     print_fn(
-        f"validation ({len(sources)} sentences): exact match {scores['exact_match']:.2%}, "
+        f"validation ({plural(len(sources), 'sentence')}): exact match "
+        f"{scores['exact_match']:.2%}, "
         f"BLEU {scores['bleu']:.1f}, chrF {scores['chrf']:.1f}, CER {scores['cer']:.3f}"
     )
     return scores
@@ -364,6 +387,8 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         write_json(run / DATA_FILE, record)
     record_precision(run, precision)
     source_tokenizer, target_tokenizer = make_tokenizers(config, train_pairs, run)
+    if not (run / PROVENANCE_FILE).exists():
+        record_run_provenance(run, start_attribution(config))
     if config.shared_embeddings and source_tokenizer.vocabulary != target_tokenizer.vocabulary:
         # Equal sizes are not enough: one embedding row would mean two unrelated tokens.
         raise ValueError(
@@ -420,6 +445,9 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
     if not schedule.is_plain_teacher_forcing:
         callbacks.insert(0, schedule)
     callbacks.extend(extra_callbacks)
+    # A live progress bar only on a terminal: written into a file, its escape codes and
+    # carriage returns are noise (a line per epoch says the same).
+    verbose = 2 if config.verbose == 1 and not sys.stdout.isatty() else config.verbose
 
     if config.init_from and (epoch, batch) == (0, 0) and not finished:
         before = next(c for c in callbacks if isinstance(c, ValidationScores)).evaluate()
@@ -441,7 +469,7 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
             try:
                 history = fit_from(
                     model, train_data, batches_per_epoch, epoch, batch, config.epochs,
-                    validation_data=valid_data, callbacks=callbacks, verbose=config.verbose,
+                    validation_data=valid_data, callbacks=callbacks, verbose=verbose,
                     shuffle=False,  # make_dataset already shuffles (seeded); Keras cannot either
                 )
             except KeyboardInterrupt as interruption:
@@ -462,9 +490,12 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         # Layers take the global policy when built: load the saved model as a new process does.
         keras.mixed_precision.set_global_policy("float32")
         translator = RunDirectory.load(run).translator()
-    print_fn(f"trained {plural(len(next(iter(history.values()), [])), 'epoch')} in "
-             f"{seconds:.0f} s")
     if not finished:
+        batches = epoch * batches_per_epoch + batch
+        print_fn(f"trained {plural(trained, 'epoch')} of {config.epochs} "
+                 f"({plural(batches, 'batch')}) in {seconds:.0f} s; the training batches took "
+                 f"{state.step_seconds():.0f} s in all "
+                 f"({1000 * state.step_seconds() / max(1, batches):.0f} ms/batch)")
         print_fn(f"stopped: {stop_reason(config, callbacks, trained)}; the model is "
                  f"{run / MODEL_FILE}")
     scores = report_scores(config, translator, sources, references, seconds, print_fn)

@@ -29,7 +29,10 @@ from keras_nmt.cli import train as train_app
 from keras_nmt.cli import translate as translate_app
 from keras_nmt.data.corpus import read_tsv
 from keras_nmt.data.data_profile import looks_like_header
+from keras_nmt.inference import model_data
+from keras_nmt.inference.provenance import tokenizer_fingerprints
 from keras_nmt.lines import read_lines, write_lines
+from keras_nmt.serve.served_model import ModelLoadError, load_served_models
 from keras_nmt.training.run_folder import check_data_unchanged, check_run_folder, data_record
 from keras_nmt.training.train_config import TrainConfig
 from tests.error_output import one_error_line
@@ -212,6 +215,7 @@ def test_a_deleted_vocabulary_is_named(made, tmp_path, capsys):
 
 def test_a_tokenizer_saved_before_checksums_still_loads(made, tmp_path, capsys):
     run, _ = own_run(made, tmp_path)
+    (run / "provenance.json").unlink()  # a run older than checksums is older than this too
     for side in ("source", "target"):
         path = run / "tokenizers" / side / "config.json"
         config = json.loads(path.read_text())
@@ -383,14 +387,15 @@ def test_exports_record_the_runs_columns(made):
 
 
 def test_evaluate_feeds_a_saved_model_its_own_columns(made, tmp_path, capsys):
-    """Case 2: the export records its columns, so a SavedModel is scored as its run is, and a
-    contradicting --source-column is refused."""
+    """Case 2: a SavedModel is scored as its run is; a --source-column naming the column of its
+    target language is refused, naming the file and the column that fits."""
     expected = hypotheses_of(made.run, made.test, tmp_path)
     assert hypotheses_of(made.saved, made.test, tmp_path) == expected
     assert hypotheses_of(made.saved.parent, made.test, tmp_path) == expected  # its model folder
     assert evaluate_app.main([str(made.saved), "--data", str(made.test),
                               "--source-column", "1"]) == 1
-    assert "--source-column 0" in one_error_line(capsys)
+    line = one_error_line(capsys)
+    assert str(made.test) in line and "column 0 reads like the model's source language" in line
 
 
 def test_evaluate_feeds_a_ctranslate2_export_its_own_columns(made, tmp_path, capsys):
@@ -400,7 +405,7 @@ def test_evaluate_feeds_a_ctranslate2_export_its_own_columns(made, tmp_path, cap
     expected = hypotheses_of(made.run, made.test, tmp_path)
     assert hypotheses_of(export, made.test, tmp_path, "--source-column", "0") == expected
     assert evaluate_app.main([str(export), "--data", str(made.test), "--source-column", "1"]) == 1
-    assert str(export) in one_error_line(capsys)
+    assert str(made.test) in one_error_line(capsys)
 
 
 @pytest.mark.parametrize("which", ["saved", "ctranslate2"])
@@ -429,22 +434,31 @@ def test_the_first_column_is_the_source_by_default(tmp_path):
 # ------------------------------------------------------------------------------------------------
 # Plausibility: reversed, foreign or headed data is never silently trained on or scored
 # ------------------------------------------------------------------------------------------------
-def test_evaluate_refuses_a_reversed_test_file(made, tmp_path, capsys):
-    """Case 4: swapped columns scored BLEU 0.37 instead of 99.3, without a warning."""
+def test_evaluate_feeds_the_source_language_whatever_the_column_order(made, tmp_path, capsys):
+    """Case 4, then issue 68: swapped columns scored BLEU 0.37 instead of 99.3 without a word,
+    then were refused ("add --accept-data"), with no flag to score them. A file's columns are
+    its own: the column of the model's source language feeds it, and a line says which."""
     reversed_test = write_tsv(tmp_path / "reversed.tsv", swapped(toy_pairs(12, seed=1)))
-    before = tree(made.run)
-    assert evaluate_app.main([str(made.run), "--data", str(reversed_test)]) == 1
-    line = one_error_line(capsys)
-    assert str(reversed_test) in line and "reversed" in line and "--accept-data" in line
-    assert tree(made.run) == before  # no hypotheses written
+    expected = evaluate_app.main([str(made.run), "--data", str(made.test), "--output",
+                                  str(tmp_path / "as-trained.txt")])
+    capsys.readouterr()
+    scores = evaluate_app.main([str(made.run), "--data", str(reversed_test), "--output",
+                                str(tmp_path / "reversed.txt")])
+    err = capsys.readouterr().err
+    assert f"{reversed_test}: column 1 fed the model (its source" in err
+    assert (scores["bleu"], scores["sentences"]) == (expected["bleu"], expected["sentences"])
+    assert read_lines(tmp_path / "reversed.txt") == read_lines(tmp_path / "as-trained.txt")
+    # Said about that file: its column 1 is the source.
+    assert evaluate_app.main([str(made.run), "--data", str(reversed_test), "--source-column", "1",
+                              "--output", str(tmp_path / "told.txt")])["bleu"] == expected["bleu"]
 
 
 @pytest.mark.parametrize("model", ["run", "saved", "ctranslate2"])
-def test_every_format_refuses_a_reversed_test_file(model, made, tmp_path, capsys):
+def test_every_format_feeds_the_source_language_of_a_reversed_file(model, made, tmp_path, capsys):
     path = {"run": made.run, "saved": made.saved}.get(model) or needs_ctranslate2(made)
     reversed_test = write_tsv(tmp_path / "reversed.tsv", swapped(toy_pairs(12, seed=1)))
-    assert evaluate_app.main([str(path), "--data", str(reversed_test)]) == 1
-    assert "reversed" in one_error_line(capsys)
+    assert hypotheses_of(path, reversed_test, tmp_path) == hypotheses_of(path, made.test, tmp_path)
+    assert f"{reversed_test}: column 1 fed the model" in capsys.readouterr().err
 
 
 def test_accept_data_scores_a_reversed_file_as_it_is(made, tmp_path):
@@ -762,3 +776,72 @@ def test_the_hypotheses_alias_no_longer_turns_an_input_into_an_output(made, tmp_
         evaluate_app.main([str(made.run), "--data", str(made.test), "--hypotheses", str(mine)])
     assert exit_info.value.code == 2
     assert mine.read_text() == "mine\n"
+
+
+# ------------------------------------------------------------------------------------------------
+# Trust: a model knows its languages and tokenizers; defaults come from the model
+# ------------------------------------------------------------------------------------------------
+def test_a_run_and_its_exports_know_their_languages_and_tokenizers(made):
+    """A run without --languages names each side by its column of the training data; both
+    exports carry that and the tokenizers' fingerprints (their "languages" were null)."""
+    run = model_data(made.run).provenance
+    assert run["languages"]["source"] == {"code": None, "column": 0, "data": str(made.data)}
+    assert run["tokenizers"] == tokenizer_fingerprints(made.run / "tokenizers")
+    assert run["attribution"] is None  # trained here, from scratch
+    assert model_data(made.saved).provenance == run
+    if made.ctranslate2 is not None:
+        assert model_data(made.ctranslate2).provenance == run
+
+
+@pytest.mark.parametrize("model", ["run", "saved", "ctranslate2"])
+def test_a_model_with_another_models_tokenizers_is_refused(model, made, tmp_path, capsys):
+    """Both tokenizer folders are whole (their own checksums pass) but swapped, source for
+    target: nothing tied a model to its tokenizers, and it translated other ids."""
+    original = {"run": made.run, "saved": made.saved}.get(model) or needs_ctranslate2(made)
+    copy = shutil.copytree(original, tmp_path / "model")
+    tokenizers = copy / ("assets.extra/tokenizers" if model == "saved" else "tokenizers")
+    (tokenizers / "source").rename(tokenizers / "swap")
+    (tokenizers / "target").rename(tokenizers / "source")
+    (tokenizers / "swap").rename(tokenizers / "target")
+    assert translate_app.main([str(copy), "uno dos"]) == 1
+    line = one_error_line(capsys)
+    assert f"{tokenizers / 'source'} is not the source tokenizer this model was trained" in line
+
+
+def test_evaluate_without_data_asks_for_it_unless_the_model_learned_the_dates(made, tmp_path,
+                                                                           capsys):
+    """Issue 68: a Spanish->English run was scored on the built-in dates (BLEU 0.0), and its
+    hypotheses.txt replaced, without a word."""
+    run = shutil.copytree(made.run, tmp_path / "run")
+    (run / "hypotheses.txt").write_text("earlier\n")
+    assert evaluate_app.main([str(run)]) == 1
+    line = one_error_line(capsys)
+    assert f"{run} was trained on {made.data}, not the built-in dates" in line
+    assert "--data FILE" in line
+    assert (run / "hypotheses.txt").read_text() == "earlier\n"
+    assert evaluate_app.main([str(made.saved)]) == 1  # an export knows its data too
+    assert "--data FILE" in one_error_line(capsys)
+
+
+def test_a_rerun_restating_the_run_is_accepted_and_a_pair_is_recorded(made, tmp_path, capsys):
+    """Issue 68: `train --languages es,en --output-dir RUN` on a finished run was refused for
+    "other options" (the default data), then did nothing and kept `languages` null, and
+    `serve RUN` went on suggesting that flag."""
+    run, data = own_run(made, tmp_path)
+    with pytest.raises(ModelLoadError, match=f"keras-nmt train --languages SRC,TGT "
+                       f"--output-dir {run}"):
+        load_served_models([str(run)])
+    before = tree(run)
+    assert train_app.main(["--languages", "es,en", "--output-dir", str(run)]) is None
+    out = capsys.readouterr().out
+    assert f"recorded the languages es,en in {run / 'config.json'}" in out
+    assert "is finished (1 epoch): nothing to do" in out
+    after = tree(run)
+    assert json.loads(after.pop("config.json"))["languages"] == "es,en"
+    before.pop("config.json")
+    assert after == before  # not trained again: the model, history and backup as they were
+    [served] = load_served_models([str(run)])
+    assert served.pair == ("es", "en")
+    # Restating what the run holds (its data, model and sizes) is accepted: nothing to do.
+    assert train_app.main(train_command(data, run, "--languages", "es,en")) is None
+    assert "nothing to do" in capsys.readouterr().out

@@ -20,8 +20,10 @@ def run_dir(tmp_path_factory):
 
 def test_scores_a_test_file_and_writes_hypotheses_and_json(run_dir, tmp_path, capsys):
     test_file = tmp_path / "test.tsv"
-    # source<TAB>target, the run's columns; the repeated source has two references.
-    test_file.write_text("cab\tabc\nba\tab\ncab\tbca\n", encoding="utf-8")
+    # source<TAB>target, the run's columns and languages (the model's tokenizers know them:
+    # a side they do not is refused); the repeated source has two references.
+    test_file.write_text("3 May 21\t2021-05-03\n12/4/99\t1999-04-12\n3 May 21\t2021-03-05\n",
+                         encoding="utf-8")
     report = tmp_path / "report.json"
     hypotheses_file = tmp_path / "hypotheses.txt"
     scores = evaluate.main([
@@ -30,7 +32,7 @@ def test_scores_a_test_file_and_writes_hypotheses_and_json(run_dir, tmp_path, ca
     ])
     hypotheses = read_lines(hypotheses_file)
     assert len(hypotheses) == 2  # "cab" twice -> one sentence with two references
-    references = [["abc", "bca"], ["ab"]]
+    references = [["2021-05-03", "2021-03-05"], ["1999-04-12"]]
     # Scored as NFKC, as `score_all` says (this untrained model emits the UNK mark U+2047, "??").
     hypotheses = [unicodedata.normalize("NFKC", text) for text in hypotheses]
     assert scores["sentences"] == 2
@@ -57,7 +59,7 @@ def test_built_in_test_split_with_beam_search(run_dir):
 
 def test_sampling_is_scored_with_its_options(run_dir, tmp_path):
     test_file = tmp_path / "test.tsv"
-    test_file.write_text("cab\tabc\nba\tab\n", encoding="utf-8")
+    test_file.write_text("3 May 21\t2021-05-03\n12/4/99\t1999-04-12\n", encoding="utf-8")
     scores = evaluate.main([str(run_dir), "--data", str(test_file), "--strategy", "sample",
                             "--temperature", "0.5", "--top-k", "3", "--seed", "4"])
     assert scores["sentences"] == 2
@@ -78,7 +80,7 @@ def test_scores_other_weights_in_the_run_directory(run_dir, tmp_path, capsys):
     expected = directory.translator().translate_texts(["abc", "cab", "bca"])
     assert expected != trained
     test_file = tmp_path / "test.tsv"
-    test_file.write_text("abc\tx\ncab\tx\nbca\tx\n", encoding="utf-8")
+    test_file.write_text("abc\t2021\ncab\t2021\nbca\t2021\n", encoding="utf-8")
     hypotheses = tmp_path / "hypotheses.txt"
     evaluate.main([str(run_dir), "--weights", str(weights), "--data", str(test_file),
                    "--output", str(hypotheses)])

@@ -2,14 +2,9 @@
 
 import pytest
 
-from keras_nmt.benchmarks.flops import (
-    attention_pair_flops,
-    dense_flops,
-    forward_flops,
-    lstm_step_flops,
-    training_flops,
-)
+from keras_nmt.benchmarks.flops import forward_flops, training_flops
 from keras_nmt.hardware.peak import measure_peak_matmul
+from keras_nmt.models.flops import attention_pair_flops, dense_flops, lstm_step_flops
 
 
 def test_dense_and_lstm_step():

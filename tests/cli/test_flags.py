@@ -113,16 +113,32 @@ def test_train_size_caps_a_corpus_file_with_a_seeded_sample(tmp_path):
     assert cap_pairs(train_pairs, None, 0) is train_pairs
 
 
-def test_evaluate_reads_the_run_direction_and_refuses_another(tmp_path):
+def test_evaluate_reads_a_file_as_the_model_read_its_data_unless_told(tmp_path):
+    """A file's columns are the file's: `--source-column` names them for that file alone (it
+    said "this model was trained with --source-column 1"); without it, the file is first read
+    as the model's training data was, then checked against the model (`choose_columns`)."""
     from keras_nmt.inference import model_data
 
-    (tmp_path / "config.json").write_text(json.dumps({"source_column": 1, "target_column": 0}))
+    (tmp_path / "config.json").write_text(json.dumps({"source_column": 1, "target_column": 0,
+                                                      "data": "x.tsv"}))
     recorded = model_data(tmp_path)
-    assert evaluate.data_columns(recorded, None) == (1, 0)
-    assert evaluate.data_columns(recorded, 1) == (1, 0)
-    with pytest.raises(ValueError, match="--source-column 1"):
-        evaluate.data_columns(recorded, 0)
-    assert evaluate.data_columns(model_data(tmp_path / "saved"), None) == (0, None)
+    assert evaluate.columns_read(recorded, None) == (1, 0)
+    assert evaluate.columns_read(recorded, 0) == (0, None)
+    assert evaluate.columns_read(model_data(tmp_path / "saved"), None) == (0, None)
+
+
+def test_only_a_model_trained_on_the_dates_is_scored_on_them_by_default(tmp_path):
+    from keras_nmt.inference import model_data
+
+    (tmp_path / "dates").mkdir()
+    (tmp_path / "dates" / "config.json").write_text(json.dumps({"data": "dates"}))
+    assert evaluate.data_to_score(model_data(tmp_path / "dates"), None) == "dates"
+    (tmp_path / "spa").mkdir()
+    (tmp_path / "spa" / "config.json").write_text(json.dumps({"data": "spa-eng.{split}.tsv"}))
+    assert evaluate.data_to_score(model_data(tmp_path / "spa"), "t.tsv") == "t.tsv"
+    with pytest.raises(ValueError, match="trained on spa-eng.{split}.tsv, not the built-in "
+                       "dates: give its test set with --data FILE"):
+        evaluate.data_to_score(model_data(tmp_path / "spa"), None)
 
 
 def flags_of(parser):

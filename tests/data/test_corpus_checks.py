@@ -24,7 +24,7 @@ def test_skipped_lines_are_counted_reported_and_limited(tmp_path):
     assert corpus.stats.first_skipped == [f"{path}:9", f"{path}:10"]
     assert f"{path}:9" in corpus.stats.summary()
     check_bad_lines(corpus.stats, 0.2)  # 2 of 10: allowed
-    with pytest.raises(CorpusError, match=r"2 of 10 lines are malformed, more than 10\.0%.*:9"):
+    with pytest.raises(CorpusError, match=r"2 of 10 lines malformed, more than 10\.0%.*:9"):
         check_bad_lines(corpus.stats, 0.1)
 
 

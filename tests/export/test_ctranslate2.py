@@ -337,9 +337,10 @@ def test_the_export_translates_without_keras(post_norm_export):
     lines = completed.stdout.splitlines()
     ours = json.loads(next(line for line in lines if line.startswith("OURS "))[5:])
     # `_lazy`: what `import keras_nmt` itself loads (its names are imported on first use);
-    # `atomic_file`: the JSON reader of the tokenizers' config (standard library only).
+    # `atomic_file`: the JSON reader of the tokenizers' config; `plural`: counts in the
+    # tokenizers' messages (both standard library only).
     assert {m.split(".")[1] for m in ours if "." in m} == {
-        "_lazy", "atomic_file", "special_ids", "text"}
+        "_lazy", "atomic_file", "plural", "special_ids", "text"}
     got = json.loads(next(line for line in lines if line.startswith("RESULT "))[7:])
     assert got == open_translator(export).translate_texts(texts)
 

@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.layers.bahdanau_attention import BahdanauAttention
+from keras_nmt.layers.attention import BahdanauAttention
 from tests.layers.layer_test_case import check_attention_keras_file
 
 BATCH, SOURCE_LEN, TARGET_LEN, MEMORY_DIM, QUERY_DIM, UNITS = 2, 5, 3, 4, 6, 3

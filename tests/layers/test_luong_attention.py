@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.layers.luong_attention import LuongAttention
+from keras_nmt.layers.attention import LuongAttention
 from tests.layers.layer_test_case import check_attention_keras_file
 
 BATCH, SOURCE_LEN, TARGET_LEN, DIM = 2, 5, 3, 4

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_nmt.layers.cached_multi_head_attention import CachedMultiHeadAttention
+from keras_nmt.layers.attention import MultiHeadAttention
 from keras_nmt.layers.transformer_decoder_block import TransformerDecoderBlock
 from keras_nmt.layers.transformer_encoder_block import TransformerEncoderBlock
 
@@ -118,7 +118,7 @@ def test_decoder_block_config_round_trip():
 
 def test_cache_rows_write_at_their_own_step():
     keras.utils.set_random_seed(4)
-    mha = CachedMultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
+    mha = MultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
     query = random_hidden(2, 1)
     mha.build(query.shape, query.shape)
     cache = ops.zeros((2, HEADS, 5, D_MODEL // HEADS))
@@ -145,7 +145,7 @@ def test_a_cached_step_attends_over_the_written_positions_whatever_the_cache_siz
     # 8), so a longer cache (its unwritten positions masked, here holding noise) gives the same
     # output and weights over 8 positions; under JAX (static shapes) over the whole cache.
     keras.utils.set_random_seed(5)
-    mha = CachedMultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
+    mha = MultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
     query = random_hidden(2, 1)
     mha.build(query.shape, query.shape)
     step = np.array([1, 3], "int32")
@@ -169,7 +169,7 @@ def test_attention_equals_keras_multi_head_attention():
     query, value = random_hidden(3, 4), random_hidden(3, 6)
     mask = RNG.random((3, 4, 6)) < 0.7
     mask[:, :, 0] = True  # no fully masked row
-    ours = CachedMultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
+    ours = MultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
     reference = keras.layers.MultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
     ours.build(query.shape, value.shape)
     reference.build(query.shape, value.shape)
@@ -188,7 +188,7 @@ def test_projection_gradients_are_not_computed_per_example():
     import tensorflow as tf
 
     batch, length = 3, 5
-    mha = CachedMultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
+    mha = MultiHeadAttention(num_heads=HEADS, key_dim=D_MODEL // HEADS)
     x = tf.constant(random_hidden(batch, length))
     mha.build(x.shape, x.shape)
 

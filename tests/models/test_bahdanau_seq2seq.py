@@ -3,8 +3,8 @@ pass: test_attention_twins.py)."""
 
 import pytest
 
-from keras_nmt.models.bahdanau_seq2seq_functional import BahdanauSeq2SeqFunctional
-from keras_nmt.models.bahdanau_seq2seq_subclassed import BahdanauSeq2SeqSubclassed
+from keras_nmt.models.bahdanau.functional import BahdanauSeq2SeqFunctional
+from keras_nmt.models.bahdanau.subclassed import BahdanauSeq2SeqSubclassed
 from keras_nmt.models.copy_weights_by_layer_name import _leaf_layers_by_name
 from tests.models.attention_twins import AttentionTwins, learned_dates
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_nmt.models.luong_seq2seq_functional import LuongSeq2SeqFunctional
-from keras_nmt.models.luong_seq2seq_subclassed import LuongSeq2SeqSubclassed
+from keras_nmt.models.luong.functional import LuongSeq2SeqFunctional
+from keras_nmt.models.luong.subclassed import LuongSeq2SeqSubclassed
 from tests.models.attention_twins import AttentionTwins, learned_dates, make_batch
 
 TWINS = AttentionTwins(LuongSeq2SeqFunctional, LuongSeq2SeqSubclassed)

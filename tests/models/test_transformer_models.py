@@ -8,8 +8,8 @@ from keras import ops
 
 from keras_nmt.decoding import decode
 from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name
-from keras_nmt.models.transformer_functional import TransformerFunctional
-from keras_nmt.models.transformer_subclassed import TransformerSubclassed
+from keras_nmt.models.transformer.functional import TransformerFunctional
+from keras_nmt.models.transformer.subclassed import TransformerSubclassed
 
 START = 2
 SOURCE_VOCAB, TARGET_VOCAB = 19, 21

@@ -48,6 +48,21 @@ def fine_tuned(imported, corpus, tmp_path_factory):
     return types.SimpleNamespace(config=config, result=result, lines=lines, output=output)
 
 
+def test_fine_tuning_carries_the_languages_attribution_and_tokenizers(imported, fine_tuned):
+    """Issue 68: a run fine-tuned from an import had `"languages": null` and no attribution."""
+    start = imported().run_dir
+    assert fine_tuned.config.languages == "spa,eng"
+    carried = json.loads((fine_tuned.output / "provenance.json").read_text())
+    origin = json.loads((start / "provenance.json").read_text())
+    assert carried["tokenizers"] == origin["tokenizers"]
+    attribution = carried["attribution"]
+    assert {k: attribution[k] for k in ("name", "licence", "source")} == {
+        k: origin["attribution"][k] for k in ("name", "licence", "source")}
+    assert attribution["changes"][:-1] == origin["attribution"]["changes"]
+    assert attribution["changes"][-1].startswith(f"fine-tuned with keras-nmt train --init-from "
+                                                 f"{start.name} on ")
+
+
 def test_fine_tuning_lowers_the_validation_loss_and_keeps_the_vocabulary(imported, fine_tuned):
     config, result, lines = fine_tuned.config, fine_tuned.result, fine_tuned.lines
     source = RunDirectory.load(imported().run_dir)

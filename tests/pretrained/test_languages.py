@@ -5,6 +5,7 @@ import json
 import pytest
 
 from keras_nmt.cli import main
+from keras_nmt.inference import model_data
 from keras_nmt.pretrained.marian_checkpoint import read_marian
 from keras_nmt.serve.served_model import recorded_pair
 from tests.pretrained.conftest import HF_DIR
@@ -14,7 +15,7 @@ from tests.pretrained.opus_layout import write_opus_folder
 def test_the_pair_of_tokenizer_config_is_recorded_for_serve(imported):
     result = imported()
     assert result.languages == "spa,eng"  # the fixture's tokenizer_config.json
-    assert recorded_pair(result.run_dir) == ("spa", "eng")
+    assert recorded_pair(model_data(result.run_dir)) == ("spa", "eng")
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,12 @@
 """An imported Marian model exports as a SavedModel and to CTranslate2 with the same outputs."""
 
+import json
+
 import numpy as np
 import pytest
 
 from keras_nmt.export import export_ctranslate2, export_translator
-from keras_nmt.inference import open_translator
+from keras_nmt.inference import model_data, open_translator
 from tests.pretrained.conftest import MAX_NEW_TOKENS
 
 SENTENCES = 48
@@ -27,6 +29,17 @@ def test_saved_model_gives_the_in_process_outputs(imported, reference, tmp_path)
         np.testing.assert_allclose([g.score for g in got], [e.score for e in expected],
                                    rtol=1e-5, atol=1e-5)
     assert len({r.text for r in expected}) > SENTENCES // 2
+    assert_carries_provenance(export, run_dir)
+
+
+def assert_carries_provenance(export, run_dir):
+    """An export carries its run's languages, attribution and tokenizers' fingerprints (issue
+    68: its `"languages"` were null and its CC-BY attribution gone)."""
+    carried, imported = model_data(export).provenance, model_data(run_dir).provenance
+    assert carried == json.loads(json.dumps(imported))
+    assert carried["attribution"]["name"] == "hf" and carried["attribution"]["licence"]
+    assert carried["languages"]["source"]["code"] == "spa"
+    assert set(carried["tokenizers"]) == {"source", "target"}
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +54,7 @@ def test_ctranslate2_export_gives_the_in_process_greedy_outputs(imported, refere
     ours = open_translator(imported().run_dir).translate_batch(texts)
     theirs = open_translator(ctranslate2_export).translate_batch(texts)
     assert [t.texts for t in theirs] == [o.texts for o in ours]
+    assert_carries_provenance(ctranslate2_export, imported().run_dir)
 
 
 def test_ctranslate2_export_equals_ctranslate2s_own_marian_converter(reference,

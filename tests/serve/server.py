@@ -31,7 +31,9 @@ class Server:
     """`python -m keras_nmt serve ARGS --port 0`; `url` once it listens; `stop()` ends it."""
 
     def __init__(self, *args, timeout=180):
-        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONUNBUFFERED": "1"}
+        # As a user starts it: the server's own quiet defaults, not the tests' log level.
+        env = {**{k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"},
+               "PYTHONUNBUFFERED": "1"}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "keras_nmt", "serve", *map(str, args), "--port", "0"],
             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
@@ -52,7 +54,20 @@ class Server:
                 if match:
                     self.url = match[1]
 
+    def printed(self):
+        """All the server has printed so far (read without waiting)."""
+        os.set_blocking(self.process.stdout.fileno(), False)
+        try:
+            while chunk := self.process.stdout.read():
+                self.output.append(chunk)
+        except (BlockingIOError, TypeError):  # nothing more yet
+            pass
+        finally:
+            os.set_blocking(self.process.stdout.fileno(), True)
+        return "".join(self.output)
+
     def stop(self):
+        """Ends the server; `output` then holds all it printed."""
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -60,6 +75,9 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if not self.process.stdout.closed:
+            self.output.append(self.process.stdout.read())
+            self.process.stdout.close()
 
 
 def request(url, body=None, *, method=None, headers=None, raw=None):

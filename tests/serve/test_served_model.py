@@ -8,9 +8,12 @@ import numpy as np
 import pytest
 
 from keras_nmt.decoding.beam_tree import beam_tree
+from keras_nmt.inference import SavedTranslator, TranslationResult
 from keras_nmt.inference.ctranslate2_translator import ctranslate2_threads
 from keras_nmt.serve.served_model import (
     ModelLoadError,
+    ServedModel,
+    explore_export,
     head_attention,
     load_served_models,
     parse_model_spec,
@@ -63,6 +66,7 @@ def test_the_workers_reach_a_ctranslate2_exports_threads(monkeypatch, tmp_path):
     monkeypatch.setattr(opening, "is_ctranslate2_export", lambda path: True)
     monkeypatch.setattr(opening, "CTranslate2Translator",
                         lambda path, **threads: made.append(threads) or "translator")
+    (tmp_path / "keras_nmt_ctranslate2.json").write_text("{}")  # its record, read by model_data
     [model] = load_served_models([f"es:en={tmp_path}"], parallel=3)
     assert model.translator == "translator"
     assert made == [{"inter_threads": 3, "intra_threads": 1}]
@@ -70,3 +74,23 @@ def test_the_workers_reach_a_ctranslate2_exports_threads(monkeypatch, tmp_path):
     one_batch = ctranslate2_threads(1)  # on every core, as TensorFlow's --parallel-batches 1
     assert one_batch["inter_threads"] == 1 and one_batch["intra_threads"] == len(
         os.sched_getaffinity(0))
+
+
+class _SavedTransformer(SavedTranslator):
+    """A SavedModel of a Transformer, without loading one: what `explore_export` reads."""
+
+    def __init__(self):
+        self.metadata, self.has_attention = {"model_class": "TransformerFunctional"}, True
+
+    def translate_batch(self, texts, options):
+        return [TranslationResult(["hi"], [-1.0], np.full((2, 3), 1 / 3, np.float32),
+                                  ["a", "b", "</s>"], ["hi", "</s>"])]
+
+
+def test_a_saved_transformers_attention_is_labelled_as_its_head_average(tmp_path):
+    """The explorer showed a SavedModel's head-averaged attention as "layer 1, head 1"."""
+    served = ServedModel("t", tmp_path, ("es", "en"), _SavedTransformer())
+    view = explore_export(served, "a b", beam_size=1, n_best=1, length_penalty=0.0)
+    assert view["attention"]["averaged"].startswith("head average: the last decoder layer's "
+                                                    "cross-attention, averaged over its heads")
+    assert np.asarray(view["attention"]["layers"]).shape == (1, 1, 2, 3)  # one map

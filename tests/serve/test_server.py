@@ -4,6 +4,7 @@ import asyncio
 import concurrent.futures
 import http.client
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from keras_nmt.benchmarks.load_clients import run_clients
 from keras_nmt.export import export_ctranslate2, export_translator
 from keras_nmt.inference import confidence, open_translator, word_alignment
 from keras_nmt.inference.glossary import Glossary
+from tests.cli.test_quiet import NATIVE_LINE
 from tests.export.helpers import SOURCES
 from tests.serve.server import REPO, Server, counters, make_runs, request
 
@@ -161,6 +163,21 @@ def test_the_explorer_api_tree_finds_beam_searchs_best(server, opened):
     status, models = request(server.url + "api/models")
     assert [(m["name"], m["source"], m["beam_tree"]) for m in models["models"]] == [
         ("transformer", "es", True), ("luong", "fr", True)]
+    # Its languages and tokenizers, as recorded (a run made before provenance.json: none).
+    assert models["models"][0]["languages"]["source"]["code"] == "es"
+    assert models["models"][1]["languages"]["source"]["code"] is None  # the pair is fr:en=RUN's
+
+
+def test_the_server_prints_no_native_line_or_library_warning_while_the_explorer_answers(server):
+    """Issue 68: Keras' softmax-over-axis and TensorFlow's `tf.function retracing` warnings
+    (and C++ notes) while the explorer answered sentences of every length."""
+    for length in range(1, 9):
+        for model in ("transformer", "luong"):
+            assert request(server.url + "api/explore", {
+                "model": model, "q": SOURCES[2][:length], "beam_size": 2, "top_k": 2})[0] == 200
+    printed = server.printed()
+    assert not NATIVE_LINE.search(printed), printed
+    assert "Warning" not in printed and "retracing" not in printed, printed
 
 
 def test_a_sentence_without_tokens_is_explored_as_the_translators_translate_it(server, opened):
@@ -541,6 +558,7 @@ def test_the_explorer_page_in_a_headless_browser(server, tmp_path):
         layers = panels[0].find_elements(By.CSS_SELECTOR, "select.layer option")
         heads = panels[0].find_elements(By.CSS_SELECTOR, "select.head option")
         assert (len(layers), len(heads)) == (2, 3)  # 2 layers; 2 heads and their mean
+        _check_the_page_says_what_it_shows(browser, panels)
         screenshot = tmp_path / "explorer.png"
         assert browser.save_screenshot(str(screenshot))
         assert screenshot.stat().st_size > 10_000
@@ -562,5 +580,39 @@ def test_the_explorer_page_in_a_headless_browser(server, tmp_path):
             assert [row.find_elements(By.TAG_NAME, "td")[1].text for row in rows] == \
                 [sample[0]["text"] for sample in answer["translations"]]
             assert "3 samples, temperature 1.5" in panel.find_element(By.CSS_SELECTOR, ".note").text
+            # The boxes sampling cannot fill are hidden, each with its reason (not left empty).
+            reasons = [r.text for r in panel.find_elements(By.CSS_SELECTOR, ".hidden-reasons li")]
+            assert [r.split(":")[0] for r in reasons] == ["attention", "beam search tree"]
+            assert not panel.find_element(By.CSS_SELECTOR, ".tree-box").is_displayed()
     finally:
         browser.quit()
+
+
+def _check_the_page_says_what_it_shows(browser, panels):
+    """Issue 68: the tree opened at its first steps (the finished hypotheses out of sight), the
+    top-k captions named node ids ("after 8.2") the tree never showed, and the heatmap had no
+    colour scale."""
+    from selenium.webdriver.common.by import By  # noqa: PLC0415 (selenium is optional)
+
+    for panel in panels:
+        tree = panel.find_element(By.CSS_SELECTOR, ".tree")
+        left, width, client = (browser.execute_script(f"return arguments[0].{name}", tree)
+                               for name in ("scrollLeft", "scrollWidth", "clientWidth"))
+        assert left + client >= width - 2  # scrolled to the end of the search
+        assert width <= client or left > 0
+        words = " ".join  # SVG text as the browser gives it: white space collapsed
+        shown = {(node.get_attribute("data-step"),
+                  words(node.find_element(By.TAG_NAME, "text").text.split()))
+                 for node in panel.find_elements(By.CSS_SELECTOR, ".tree g.node[data-step]")}
+        captions = [c.text for c in panel.find_elements(By.CSS_SELECTOR, ".topk caption")]
+        assert captions
+        for caption in captions:
+            match = re.fullmatch(r"step \d+: after (<s> \(the start\)|“(.*)” \(step (\d+), "
+                                 r"#(\d+)\))", caption)
+            assert match, caption
+            if match[3]:  # a node of the tree: its column and its "#rank text" label
+                label = words(f"#{match[4]} {match[2]}".split())
+                assert (str(int(match[3]) - 1), label) in shown, caption
+        scale = panel.find_element(By.CSS_SELECTOR, ".attention-box .scale")
+        assert scale.is_displayed() and "attention weight" in scale.text
+        assert panel.find_elements(By.CSS_SELECTOR, ".hidden-reasons li") == []

@@ -26,7 +26,8 @@ def test_every_file_a_run_writes_is_named_and_documented(tmp_path):
     run = Path(config.output)
     written = {path.name for path in run.iterdir()}
     assert written == {
-        "config.json", "data.json", "tokenizers", "model.keras", "history.json", "backup",
+        "config.json", "data.json", "tokenizers", "provenance.json", "model.keras",
+        "history.json", "backup",
         "precision.json", "finished.json", "train.lock", "logs", "average", "budget.weights.h5",
         "budget.json",
     }

@@ -2,6 +2,7 @@ import contextlib
 import json
 
 from keras_nmt.training import run_state as run_state_module
+from keras_nmt.training.epoch_progress import EpochProgress
 from keras_nmt.training.run_state import RunState
 from keras_nmt.training.time_budget import TimeBudget
 
@@ -141,3 +142,21 @@ def test_with_checkpoint_averaging_the_snapshot_holds_the_average(tmp_path, monk
     budget.on_train_batch_end(3)
     assert (tmp_path / "budget.weights.h5").read_text() == "averaged"
     assert budget.model.holding == "weights"  # training goes on with its own weights
+
+
+def test_an_epoch_line_counts_the_batches_that_ran():
+    """Keras ended every epoch's line at its full count (`1752/1752 - 30s - 17ms/step` for 123
+    batches): a cut epoch, a resumed one and a whole one say what ran."""
+    lines = []
+    progress = EpochProgress(10, print_fn=lines.append)
+    for steps, ran in ((10, 3), (4, 4), (10, 10)):  # cut at 3; resumed at 6 of 10; whole
+        progress.set_params({"verbose": 2, "epochs": 5, "steps": steps})
+        progress.on_epoch_begin(1)
+        for batch in range(ran):
+            progress.on_train_batch_end(batch)
+        progress.on_epoch_end(1, {"loss": 2.5})
+    assert [line.split(" in ")[0] for line in lines] == [
+        "epoch 2/5: 3 batches (to 3 of 10)", "epoch 2/5: 4 batches (to 10 of 10)",
+        "epoch 2/5: 10 batches"]
+    assert all("ms/batch), validation" in line and line.endswith("- loss: 2.5")
+               for line in lines)

@@ -119,13 +119,23 @@ class WeightsAfterFirstBatch(keras.callbacks.Callback):
             self.weights = self.model.get_weights()
 
 
-def test_the_weights_where_the_budget_ran_out_are_kept(tmp_path):
+def test_the_weights_where_the_budget_ran_out_are_kept(tmp_path, capsys):
     # A budget of a few microseconds runs out at the first batch's end: training stops after
     # that epoch, and the snapshot holds the weights of that moment (1 of 8 batches).
     first_batch = WeightsAfterFirstBatch()
-    config = TrainConfig(epochs=3, time_budget=1e-7, output=str(tmp_path / "run"), **TINY)
-    result = train(config, extra_callbacks=[first_batch], print_fn=lambda *_: None)
+    config = TrainConfig(epochs=3, time_budget=1e-7, output=str(tmp_path / "run"),
+                         **{**TINY, "verbose": 1})
+    lines = []
+    result = train(config, extra_callbacks=[first_batch], print_fn=lines.append)
     assert len(result.history["loss"]) == 1
+    # What ran is said exactly (issue 68: "trained 2 epochs" for 1.07, and Keras' line
+    # `1752/1752 - 30s - 17ms/step` for an epoch of 123 batches); a live progress bar only on a
+    # terminal (here a captured stdout: one line per epoch, no escape codes).
+    [epoch_line] = [line for line in lines if line.startswith("epoch 1/3: ")]
+    assert epoch_line.startswith("epoch 1/3: 1 batch (to 1 of 8) in ") and "ms/batch" in epoch_line
+    [trained] = [line for line in lines if line.startswith("trained ")]
+    assert trained.startswith("trained 0.125 epochs of 3 (1 batch) in ") and "ms/batch" in trained
+    assert "\x1b[" not in capsys.readouterr().out
     point = json.loads((tmp_path / "run" / "budget.json").read_text())
     assert point["epochs"] == 1 / 8 and point["seconds"] > 0
     result.model.load_weights(tmp_path / "run" / "budget.weights.h5")

@@ -1,36 +1,35 @@
-"""The Transformer (Vaswani et al., 2017), subclassing API twin.
-
-The twin of `transformer_functional.py`: same constructor, `get_config`, layer names and section
-order, so `diff` shows only what the API style changes. Here the layers are attributes and the
-wiring runs in `call`, `encode` and `decode_step` each time they are called.
-"""
+"""The Transformer (Vaswani et al., 2017): what its two twins share."""
 
 import keras
 from keras import ops
 
-from keras_nmt.layers.cached_multi_head_attention import zero_cache
+from keras_nmt.layers.key_value_cache import zero_cache
 from keras_nmt.layers.logits_bias import LogitsBias
 from keras_nmt.layers.positional_embedding import PositionalEmbedding
 from keras_nmt.layers.transformer_decoder_block import TransformerDecoderBlock
 from keras_nmt.layers.transformer_encoder_block import TransformerEncoderBlock
 from keras_nmt.models.constructor_config import ConstructorConfig
-from keras_nmt.special_ids import PAD_ID
 
 
-@keras.saving.register_keras_serializable(package="keras_nmt")
-class TransformerSubclassed(ConstructorConfig, keras.Model):
-    """Encoder-decoder Transformer written as a `keras.Model` subclass.
+class Transformer(ConstructorConfig):
+    """Encoder-decoder Transformer.
 
     Source ids are embedded (`PositionalEmbedding`: embedding times sqrt(d_model) plus sinusoidal
     positions, then dropout) and run through `num_layers` `TransformerEncoderBlock`s; target ids
     (`[START] + y`) through `num_layers` `TransformerDecoderBlock`s (causal self-attention,
     cross-attention over the encoder output), then a projection onto the target vocabulary. With
-    `pre_norm=True` both stacks end with a LayerNorm (Xiong et al., 2020).
+    `pre_norm=True` both stacks end with a LayerNorm (Xiong et al., 2020). The blocks attend with
+    `MultiHeadAttention`: the heads, the scaled dot products and the softmax are in
+    `keras_nmt/layers/attention.py`, the decoder's key/value cache in `key_value_cache.py`.
+
+    The twins, `TransformerFunctional` (`functional.py`) and `TransformerSubclassed`
+    (`subclassed.py`), take these arguments, make these layers and give the same numbers; they
+    differ only in how the layers are wired.
 
     Training call: `model({"encoder_tokens": (batch, src_len) int32, "decoder_tokens":
     (batch, tgt_len) int32}) -> logits (batch, tgt_len, target_vocab_size)` float32; padding id 0.
 
-    Inference (the contract of `keras_nmt.decoding`), as methods:
+    Inference (the contract of `keras_nmt.decoding`):
 
     - `encode(encoder_tokens)` -> memory: `"encoder_output"` `(batch, src_len, d_model)`,
       `"source_mask"` `(batch, src_len)` bool, and per decoder layer `i` the cross-attention keys
@@ -46,15 +45,15 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
       the caches and attends to positions `<= step`; `attention` is the last decoder layer's
       cross-attention averaged over heads.
 
-    Layer names (shared with the functional twin, so weights copy by name): `"source_embedding"`
-    and `"target_embedding"` (one `"shared_embedding"` with `shared_embeddings=True`),
-    `"source_embedding_dropout"`, `"target_embedding_dropout"`, `"encoder_block_{i}"`,
-    `"decoder_block_{i}"`, `"encoder_final_norm"` and `"decoder_final_norm"` (pre-norm only),
-    `"output_projection"` (absent with `tied_output=True`), `"output_bias"` (with
-    `output_bias=True`).
+    Layer names (shared by the twins, so weights copy by name:
+    `keras_nmt.models.copy_weights_by_layer_name`): `"source_embedding"` and `"target_embedding"`
+    (one `"shared_embedding"` with `shared_embeddings=True`), `"source_embedding_dropout"`,
+    `"target_embedding_dropout"`, `"encoder_block_{i}"`, `"decoder_block_{i}"`,
+    `"encoder_final_norm"` and `"decoder_final_norm"` (pre-norm only), `"output_projection"`
+    (absent with `tied_output=True`), `"output_bias"` (with `output_bias=True`).
 
-    The defaults are the training defaults (`keras_nmt.models.configurations.OPTION_DEFAULTS`), so
-    the class built without arguments is the model `keras-nmt train --model transformer` trains.
+    The defaults are the training defaults (the card's `TransformerOptions`), so the class built
+    without arguments is the model `keras-nmt train --model transformer` trains.
 
     Args:
         source_vocab_size: number of source token ids.
@@ -77,7 +76,8 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
         scale_embeddings: multiply the embeddings by sqrt(d_model) before adding positions.
         output_bias: add a learned bias to the logits of the tied projection (`"output_bias"`,
             Marian's `decoder_ff_logit_out_b`); the untied `Dense` projection has its own.
-        **kwargs: base `Model` arguments (`name`, `trainable`).
+        name: the model's name.
+        **kwargs: base `Model` arguments (`trainable`).
 
     The options after `max_length` exist for models imported from Marian (OPUS-MT, see
     `keras_nmt.pretrained`): swish, 1e-5, `"halves"`, scaled, one shared embedding, tied output
@@ -85,7 +85,7 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
     pad token; the import copies that row to `START_ID`, so decoding needs no special case.
 
     Example:
-        >>> model = TransformerSubclassed(20, 20, num_layers=2, d_model=16, num_heads=2, ff_dim=32)
+        >>> model = TransformerFunctional(20, 20, num_layers=2, d_model=16, num_heads=2, ff_dim=32)
         >>> logits = model({"encoder_tokens": src, "decoder_tokens": tgt_in})  # (b, t, 20)
         >>> memory = model.encode(src)
         >>> state = model.initial_state(memory, max_length=10)
@@ -118,6 +118,7 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
         position_layout="interleaved",
         scale_embeddings=True,
         output_bias=False,
+        name="transformer",
         **kwargs,
     ):
         if shared_embeddings and source_vocab_size != target_vocab_size:
@@ -130,8 +131,6 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
         if output_bias and not tied_output:
             raise ValueError("output_bias=True is for the tied output projection "
                              "(tied_output=True); the untied Dense projection has its own bias")
-        kwargs.setdefault("name", "transformer")
-        super().__init__(**kwargs)
         self.source_vocab_size = source_vocab_size
         self.target_vocab_size = target_vocab_size
         self.num_layers = num_layers
@@ -201,25 +200,10 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
             self.output_projection = keras.layers.Dense(
                 target_vocab_size, name="output_projection"
             )
-
-    def build(self, inputs_shape=None):
-        # Every weight is created here, before any call, so a reloaded model gets its weights.
-        hidden_shape = (None, None, self.d_model)
-        self.source_embedding.build((None, None))
-        self.target_embedding.build((None, None))
-        for block in self.encoder_blocks + self.decoder_blocks:
-            block.build(hidden_shape)
-        if self.pre_norm:
-            self.encoder_norm.build(hidden_shape)
-            self.decoder_norm.build(hidden_shape)
-        if self.output_projection is not None:
-            self.output_projection.build(hidden_shape)
-        if self.output_bias:
-            self.logits_bias.build()
-        self.built = True
+        self._wire(name=name, **kwargs)  # each twin its own way: functional.py, subclassed.py
 
     def project(self, h):
-        # (batch, tgt_len, d_model) -> (batch, tgt_len, target_vocab_size) float32
+        """`(batch, tgt_len, d_model)` -> logits `(batch, tgt_len, target_vocab_size)` float32."""
         if self.output_projection is not None:
             logits = self.output_projection(h)
         else:
@@ -229,54 +213,7 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
         logits = ops.cast(logits, "float32")
         return self.logits_bias(logits) if self.output_bias else logits
 
-    # ---- Training call ----
-    def call(self, inputs, training=None):
-        encoder_tokens = ops.cast(inputs["encoder_tokens"], "int32")
-        decoder_tokens = ops.cast(inputs["decoder_tokens"], "int32")
-        encoder_output, source_mask = self._encode(encoder_tokens, training=training)
-
-        target_mask = ops.not_equal(decoder_tokens, PAD_ID)  # (batch, tgt_len)
-        y = self.target_dropout(self.target_embedding(decoder_tokens), training=training)
-        for block in self.decoder_blocks:
-            y = block(
-                y,
-                encoder_output,
-                inputs_mask=target_mask,
-                memory_mask=source_mask,
-                training=training,
-            )
-        if self.pre_norm:
-            y = self.decoder_norm(y)
-        return self.project(y)  # (batch, tgt_len, target_vocab_size)
-
-    def _encode(self, encoder_tokens, training=None):
-        source_mask = ops.not_equal(encoder_tokens, PAD_ID)  # (batch, src_len)
-        x = self.source_dropout(self.source_embedding(encoder_tokens), training=training)
-        for block in self.encoder_blocks:
-            x = block(x, mask=source_mask, training=training)
-        encoder_output = self.encoder_norm(x) if self.pre_norm else x  # (batch, src_len, d_model)
-        return encoder_output, source_mask
-
     # ---- Inference contract ----
-    def encode(self, encoder_tokens):
-        """Runs the encoder once per sentence.
-
-        Args:
-            encoder_tokens: int32 `(batch, src_len)`, padded with 0.
-
-        Returns:
-            The memory dict (see the class docstring), every leaf batch-major.
-        """
-        encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
-        encoder_output, source_mask = self._encode(encoder_tokens, training=False)
-        memory = {"encoder_output": encoder_output, "source_mask": source_mask}
-        for i, block in enumerate(self.decoder_blocks):
-            # (batch, num_heads, src_len, head_dim) each
-            memory[f"cross_key_{i}"], memory[f"cross_value_{i}"] = block.cross_attention_cache(
-                encoder_output
-            )
-        return memory
-
     def initial_state(self, memory, max_length):
         """Zero self-attention caches of `max_length` positions and `"step"` 0 for every row.
 
@@ -299,39 +236,3 @@ class TransformerSubclassed(ConstructorConfig, keras.Model):
             state[f"key_cache_{i}"] = zeros
             state[f"value_cache_{i}"] = zeros
         return state
-
-    def decode_step(self, token, state, memory):
-        """Feeds one target token per row and predicts the next.
-
-        Args:
-            token: int32 `(batch,)`, the token at position `state["step"]`.
-            state: the dict from `initial_state` or the previous `decode_step`.
-            memory: the dict from `encode`.
-
-        Returns:
-            `(logits (batch, target_vocab_size) float32, new state, attention (batch, src_len))`.
-        """
-        token = ops.convert_to_tensor(token, dtype="int32")
-        step = state["step"]  # (batch,)
-        new_state = {"step": step + 1}
-        y = self.target_dropout(
-            self.target_embedding(ops.expand_dims(token, 1), start_index=step), training=False
-        )
-        for i, block in enumerate(self.decoder_blocks):
-            # y: (batch, 1, d_model); scores: (batch, num_heads, 1, src_len)
-            y, scores, new_state[f"key_cache_{i}"], new_state[f"value_cache_{i}"] = block.step(
-                y,
-                step,
-                state[f"key_cache_{i}"],
-                state[f"value_cache_{i}"],
-                memory[f"cross_key_{i}"],
-                memory[f"cross_value_{i}"],
-                memory_mask=memory["source_mask"],
-            )
-        if self.pre_norm:
-            y = self.decoder_norm(y)
-        logits = ops.squeeze(self.project(y), axis=1)  # (batch, target_vocab_size)
-        attention = ops.mean(scores[:, :, 0], axis=1)  # (batch, src_len), the heads' mean
-        return logits, {key: new_state[key] for key in state}, attention
-
-    # ---- Serialization ----

@@ -1,11 +1,25 @@
-"""scaled_dot_product_attention against NumPy written from Vaswani et al. (2017), eq. 1."""
+"""masked_softmax, and scaled_dot_product_attention against NumPy written from Vaswani et al.
+(2017), eq. 1."""
 
 import keras
 import numpy as np
 import pytest
 from keras import ops
 
-from keras_nmt.layers.scaled_dot_product_attention import scaled_dot_product_attention
+from keras_nmt.layers.attention import masked_softmax, scaled_dot_product_attention
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_masked_softmax_gives_masked_positions_and_empty_rows_no_weight(dtype):
+    scores = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 9.0], [4.0, -1.0, 0.0]], dtype)
+    mask = np.array([[True, True, False], [False, False, False], [True, True, True]])
+    weights = np.asarray(masked_softmax(ops.convert_to_tensor(scores), mask), "float64")
+    allowed = np.exp([1.0, 2.0])
+    np.testing.assert_allclose(weights[0], [*(allowed / allowed.sum()), 0.0], rtol=2e-3)
+    assert weights[1].tolist() == [0.0, 0.0, 0.0]  # nothing to attend to: no weight at all
+    everything = np.exp([4.0, -1.0, 0.0])
+    np.testing.assert_allclose(weights[2], everything / everything.sum(), rtol=2e-3)
+    np.testing.assert_allclose(np.asarray(masked_softmax(scores[2:])), weights[2:], rtol=2e-3)
 
 
 def _reference(query, key, value, mask):

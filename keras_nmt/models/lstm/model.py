@@ -1,0 +1,100 @@
+"""The LSTM encoder-decoder (Sutskever et al. 2014): what its two twins share."""
+
+import keras
+
+from keras_nmt.layers.reverse_padded_sequence import ReversePaddedSequence
+from keras_nmt.models.constructor_config import ConstructorConfig
+from keras_nmt.models.recurrent_parts import encoder_lstm
+
+
+class LstmSeq2Seq(ConstructorConfig):
+    """Stacked-LSTM encoder-decoder.
+
+    Sutskever, Vinyals and Le (2014), "Sequence to Sequence Learning with Neural Networks".
+    The encoder's final `(h, c)` of each layer initialise the decoder layer of the same depth;
+    the decoder reads the target shifted right (teacher forcing) and a `Dense` layer projects its
+    top output onto the target vocabulary. No attention: the whole source reaches the decoder
+    through those states.
+
+    The twins, `LstmSeq2SeqFunctional` (`functional.py`) and `LstmSeq2SeqSubclassed`
+    (`subclassed.py`), take these arguments, make these layers (the same names, so weights copy
+    by name: `keras_nmt.models.copy_weights_by_layer_name`) and give the same numbers; they
+    differ only in how the layers are wired.
+
+    Args:
+        source_vocab_size: size of the source vocabulary (id 0 is padding).
+        target_vocab_size: size of the target vocabulary (id 0 is padding).
+        embedding_dim: width of both embeddings.
+        units: LSTM width (with `bidirectional`, each direction has `units // 2`, as in OpenNMT's
+            "brnn", so the concatenated states fit the decoder).
+        num_layers: LSTM layers in the encoder and in the decoder.
+        dropout: dropout on the inputs of the upper LSTM layers and before the output layer.
+        reverse_source: feed the source backwards (Sutskever et al. §3.3).
+        bidirectional: bidirectional encoder layers.
+
+    The defaults are the training defaults (the card's `LstmOptions`), so the class built without
+    arguments is the model `keras-nmt train --model lstm` trains.
+
+    Call:
+        inputs: `{"encoder_tokens": (batch, source_len) int32,
+            "decoder_tokens": (batch, target_len) int32}`.
+        returns: logits `(batch, target_len, target_vocab_size)` float32.
+
+    Inference (the contract of `keras_nmt.decoding`): `encode(encoder_tokens)` -> memory
+    `{"source_mask": (batch, src) bool, "encoder_states": [h_0, c_0, h_1, c_1, ...] each
+    (batch, units)}`; `initial_state(memory)` -> `{"states": [h_0, c_0, ...]}`;
+    `decode_step(token (batch,), state, memory)` -> `(logits (batch, vocab) float32, state,
+    None)`.
+
+    Example:
+        >>> model = LstmSeq2SeqFunctional(source_vocab_size=40, target_vocab_size=20, units=64)
+        >>> logits = model({"encoder_tokens": src, "decoder_tokens": tgt_in})
+    """
+
+    has_attention = False
+    model_name = "lstm"
+
+    def __init__(
+        self,
+        source_vocab_size,
+        target_vocab_size,
+        embedding_dim=128,
+        units=256,
+        num_layers=1,
+        dropout=0.0,
+        reverse_source=False,
+        bidirectional=False,
+        name="lstm_seq2seq",
+        **kwargs,
+    ):
+        self.source_vocab_size = source_vocab_size
+        self.target_vocab_size = target_vocab_size
+        self.embedding_dim = embedding_dim
+        self.units = units
+        self.num_layers = num_layers
+        self.dropout = dropout
+        self.reverse_source = reverse_source
+        self.bidirectional = bidirectional
+        # --- layers (the same names in both twins) ---
+        self.source_embedding = keras.layers.Embedding(
+            source_vocab_size, embedding_dim, mask_zero=True, name="source_embedding"
+        )
+        self.reverse = ReversePaddedSequence(name="reverse_source") if reverse_source else None
+        self.encoder_lstms = [
+            encoder_lstm(units, bidirectional, name=f"encoder_lstm_{i}") for i in range(num_layers)
+        ]
+        self.encoder_dropout = keras.layers.Dropout(dropout, name="encoder_dropout")
+        self.target_embedding = keras.layers.Embedding(
+            target_vocab_size, embedding_dim, mask_zero=True, name="target_embedding"
+        )
+        self.decoder_lstms = [self._decoder_lstm(units, f"decoder_lstm_{i}")
+                              for i in range(num_layers)]
+        self.decoder_dropout = keras.layers.Dropout(dropout, name="decoder_dropout")
+        self.output_projection = keras.layers.Dense(target_vocab_size, name="output_projection")
+        self._wire(name=name, **kwargs)  # each twin its own way: functional.py, subclassed.py
+
+    # --- inference contract (see CONTRIBUTING.md) ---
+    def initial_state(self, memory, max_length=None):
+        """The decoder starts from the encoder's final states: `{"states": [h_0, c_0, ...]}`."""
+        del max_length  # no cache to size
+        return {"states": list(memory["encoder_states"])}
