@@ -2,7 +2,7 @@
 
 import sys
 
-from keras_nmt.cli import run
+from keras_nmt.workshop.cli import run
 
 if __name__ == "__main__":
     sys.argv[1:1] = ["benchmark", "--backend", "jax"]

@@ -50,18 +50,16 @@ from keras import ops  # noqa: E402
 
 from keras_nmt.data.builtin import builtin_pairs  # noqa: E402
 from keras_nmt.data.pipeline import make_dataset  # noqa: E402
-from keras_nmt.decoding import decode  # noqa: E402
-from keras_nmt.inference import Translator  # noqa: E402
+from keras_nmt.decoding.loop import decode  # noqa: E402
+from keras_nmt.inference.translator import Translator  # noqa: E402
 from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name  # noqa: E402
 from keras_nmt.models.registry import build_model  # noqa: E402
 from keras_nmt.plots import plot_attention  # noqa: E402
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID  # noqa: E402
 from keras_nmt.text import make_tokenizer  # noqa: E402
-from keras_nmt.training import (  # noqa: E402
-    MaskedAccuracy,
-    MaskedSparseCrossEntropy,
-    TeacherForcingSchedule,
-)
+from keras_nmt.training.masked_accuracy import MaskedAccuracy
+from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
+from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
 
 TINY = "--tiny" in sys.argv[1:]
 
@@ -181,7 +179,7 @@ for model in (functional.encoder_model, functional.decoder_step_model):
 """
 Both twins expose the same decoding contract on top: `encode(source_ids) -> memory`,
 `initial_state(memory)`, `decode_step(token, state, memory) -> (logits, state, attention)`.
-Greedy decoding by hand, one step at a time, is what `keras_nmt.decoding.decode` does in one
+Greedy decoding by hand, one step at a time, is what `keras_nmt.decoding.loop.decode` does in one
 graph loop:
 """
 

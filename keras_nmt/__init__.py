@@ -1,18 +1,21 @@
 """keras_nmt: sequence-to-sequence learning (translation, spelling correction) in Keras 3.
 
-Subpackages:
+The textbook (read it against the lecture; README.md's "Read the code" gives an order):
     text      tokenizers (tensorflow-text ops; traceable into tf.function and SavedModels)
-    data      corpus readers, the built-in dataset, the tf.data pipeline
-    layers    attention layers and Transformer blocks (keras.ops only)
-    models    the model twins (functional and subclassed) and their registry
+    data      corpus readers, the built-in dataset, the tf.data pipeline (teacher forcing)
+    layers    attention (`layers/attention.py`) and Transformer blocks (keras.ops only)
+    models    a folder per model: its card, what the twins share, the functional and subclassed
+              twins; the registry
     decoding  greedy, beam search and sampling on the encode/decode_step contract
     metrics   BLEU/chrF (sacreBLEU), WER/CER, exact match
-    inference the Translator (strings in, translations out), its SavedModel-backed twin,
-              open_translator and the run directory format
-    training  losses, metrics and callbacks for model.fit, train()
-    export    SavedModel export of a Translator
+    training  the masked loss and metrics, schedules, teacher forcing, `compile_model` (fit.py)
+    inference the Translator (strings in, translations out)
+    export    the Translator as a SavedModel
+The workshop (`keras_nmt.workshop`: the command line, the server, benchmarks, comparisons, a
+training run and its folder, translators opened from files) is built on it; the textbook never
+imports it.
 
-The main entry points are here, imported on first use (so `import keras_nmt` loads no
+The main entry points are here, imported when first used (so `import keras_nmt` loads no
 TensorFlow):
 
     >>> import keras_nmt
@@ -28,60 +31,67 @@ TensorFlow):
 The data flow and what each package may import: docs/architecture.md.
 """
 
-import importlib
+from typing import TYPE_CHECKING
 
-from keras_nmt._lazy import after_import, lazy_package
+from keras_nmt.workshop.keras_registration import after_import
+
+if TYPE_CHECKING:  # what the names below are, for readers and editors
+    from keras_nmt.models.registry import build_model
+    from keras_nmt.training.task import TranslationTask
+    from keras_nmt.training.train_config import TrainConfig
+    from keras_nmt.workshop.run.trainer import train
+    from keras_nmt.workshop.translators.export_translator import export_translator
+    from keras_nmt.workshop.translators.open_translator import open_translator
 
 __version__ = "0.1.0"
+__all__ = ["TrainConfig", "TranslationTask", "build_model", "export_translator",
+           "open_translator", "train"]
 
 
-# What a saved `.keras` file may name besides the models (which the registry imports with
-# their layers): the training set-up compiled into it, and a metric of the spelling corrector
-# written with TensorFlow ops (only under that backend: JAX machines may have no TensorFlow).
-_SERIALIZABLE_MODULES = (
-    "keras_nmt.training.fused_adam",
-    "keras_nmt.training.inverse_sqrt_schedule",
-    "keras_nmt.training.masked_accuracy",
-    "keras_nmt.training.masked_sparse_cross_entropy",
-    "keras_nmt.training.perplexity",
-)
-_TENSORFLOW_SERIALIZABLE_MODULES = ("keras_nmt.metrics.token_error_rate",)
+def __getattr__(name):
+    """The entry points, imported on first use (PEP 562): `import keras_nmt` stays light.
+    TensorFlow starts without its C++ notes first (`KERAS_NMT_DEBUG=1` shows them), as for every
+    command."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name != "TrainConfig":  # the others load TensorFlow
+        from keras_nmt.workshop.quiet_start import start_tensorflow
+
+        start_tensorflow()
+    if name == "TrainConfig":
+        from keras_nmt.training.train_config import TrainConfig as value
+    elif name == "TranslationTask":
+        from keras_nmt.training.task import TranslationTask as value
+    elif name == "build_model":
+        from keras_nmt.models.registry import build_model as value
+    elif name == "export_translator":
+        from keras_nmt.workshop.translators.export_translator import export_translator as value
+    elif name == "open_translator":
+        from keras_nmt.workshop.translators.open_translator import open_translator as value
+    else:
+        from keras_nmt.workshop.run.trainer import train as value
+    globals()[name] = value
+    return value
 
 
 def _register_serializable():
+    """Imports every module whose classes a saved `.keras` file may name: the models (with their
+    layers), the training set-up compiled into it, and a metric of the spelling corrector
+    written with TensorFlow ops (only under that backend: JAX machines may have no TensorFlow)."""
     import keras
 
+    import keras_nmt.training.fused_adam  # noqa: F401
+    import keras_nmt.training.inverse_sqrt_schedule  # noqa: F401
+    import keras_nmt.training.masked_accuracy  # noqa: F401
+    import keras_nmt.training.masked_sparse_cross_entropy  # noqa: F401
+    import keras_nmt.training.perplexity  # noqa: F401
     from keras_nmt.models.registry import register_models
 
     register_models()
-    modules = _SERIALIZABLE_MODULES
     if keras.backend.backend() == "tensorflow":
-        modules += _TENSORFLOW_SERIALIZABLE_MODULES
-    for module in modules:
-        importlib.import_module(module)
+        import keras_nmt.metrics.token_error_rate  # noqa: F401
 
 
 # `keras.models.load_model("RUN/model.keras")` after `import keras_nmt`: see `after_import`.
 after_import("keras", _register_serializable, package=__name__,
              users=("keras_nmt.layers", "keras_nmt.models"))
-def _start_tensorflow():
-    """TensorFlow starts without its C++ notes for the Python API too (`KERAS_NMT_DEBUG=1`
-    shows them), as for every command (`keras_nmt.quiet_start`)."""
-    importlib.import_module("keras_nmt.quiet_start").start_tensorflow()
-
-
-# The names whose modules load TensorFlow (TrainConfig does not).
-_LOADING_TENSORFLOW = ("TranslationTask", "build_model", "export_translator", "open_translator",
-                       "train")
-__all__ = lazy_package(
-    __name__,
-    {
-        "TrainConfig": "keras_nmt.training.train_config",
-        "TranslationTask": "keras_nmt.training.task",
-        "build_model": "keras_nmt.models.registry",
-        "export_translator": "keras_nmt.export.export_translator",
-        "open_translator": "keras_nmt.inference.open_translator",
-        "train": "keras_nmt.training.trainer",
-    },
-    before=_start_tensorflow, names=_LOADING_TENSORFLOW,
-)

@@ -2,9 +2,9 @@
 
 `TrainConfig`, `ModelOptions` and `DecodingOptions` declare each option once, as a field with its
 default, help text and limits (the field's metadata, as fairseq's dataclasses carry theirs). The
-command line builds its flags from the fields (`keras_nmt.cli.options.add_options`), and the
-dataclasses check their values with `check_options` in `__post_init__`, so a value is refused the
-same way from a flag and from Python, in one line that names the flag. Imports nothing.
+command line builds its flags from the fields (`keras_nmt.workshop.cli.options.add_options`), and
+the dataclasses check their values with `check_options` in `__post_init__`, so a value is refused
+the same way from a flag and from Python, in one line that names the flag. Imports nothing.
 
 Example:
     >>> @dataclasses.dataclass

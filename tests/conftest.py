@@ -79,7 +79,7 @@ def shared_data() -> Path:
 def no_debugging_left_behind():
     """A test that runs a command with `--debug` in this process turns the native notes on for
     the process (`quiet_start.debugging`); the next test on the same worker starts quiet again."""
-    from keras_nmt import quiet_start
+    from keras_nmt.workshop import quiet_start
 
     before = quiet_start._DEBUG["on"]
     yield

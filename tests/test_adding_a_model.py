@@ -82,15 +82,15 @@ NEW_MODEL = r"""
 import contextlib, io, sys
 import numpy as np
 import keras
-from keras_nmt.benchmarks.flops import forward_flops
-from keras_nmt.benchmarks.jax_benchmark import PRESETS
-from keras_nmt.cli import main
-from keras_nmt.comparison.preset_registry import get_preset
-from keras_nmt.decoding import decode
-from keras_nmt.models import copy_weights_by_layer_name
+from keras_nmt.workshop.benchmarks.flops import forward_flops
+from keras_nmt.workshop.benchmarks.jax_benchmark import PRESETS
+from keras_nmt.workshop.cli import main
+from keras_nmt.workshop.comparison.preset_registry import get_preset
+from keras_nmt.decoding.loop import decode
+from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name
 from keras_nmt.models.configurations import model_options, options_read_by
 from keras_nmt.models.registry import MODEL_NAMES, build_model
-from keras_nmt.training.precision import step_matmul_shapes
+from keras_nmt.workshop.run.precision import step_matmul_shapes
 from keras_nmt.training.train_config import TrainConfig
 
 assert MODEL_NAMES[-1] == "bow"

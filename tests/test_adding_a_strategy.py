@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_nmt.decoding import DecodingOptions, decode
-from keras_nmt.decoding.decoding_options import COMMON_OPTIONS
+from keras_nmt.decoding.decoding_options import COMMON_OPTIONS, DecodingOptions
+from keras_nmt.decoding.loop import decode
 from keras_nmt.decoding.strategies import STRATEGIES, Strategy, check_served
-from keras_nmt.inference import SavedTranslator
-from keras_nmt.inference.ctranslate2_translator import CTranslate2Translator
+from keras_nmt.workshop.translators.ctranslate2_translator import CTranslate2Translator
+from keras_nmt.workshop.translators.saved_translator import SavedTranslator
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.decoding.helpers import to_numpy
 from tests.export.helpers import SOURCES, make_translator
@@ -73,5 +73,5 @@ def test_the_exports_refuse_a_strategy_they_do_not_serve(argmax, translator, exp
     with pytest.raises(ValueError) as error:
         unloaded.check_options(DecodingOptions(strategy=argmax))
     assert str(error.value) == (f"arg-max decoding is not exported to {export}; translate with "
-                                "the run directory to use arg-max decoding")
+                                "the run folder to use arg-max decoding")
     check_served("greedy", translator.export)  # served: no error

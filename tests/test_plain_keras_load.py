@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from keras_nmt.models.registry import build_model
+from keras_nmt.training.fit import compile_model
 from keras_nmt.training.train_config import TrainConfig
-from keras_nmt.training.trainer import compile_model
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,11 +1,12 @@
-"""`keras_nmt.timing` on a fake clock: what is timed, in which order, and the statistics."""
+"""`keras_nmt.workshop.timing` on a fake clock: what is timed, in which order, and the
+statistics."""
 
 import doctest
 
 import pytest
 
-from keras_nmt import timing
-from keras_nmt.timing import Timing, time_call, time_in_turn
+from keras_nmt.workshop import timing
+from keras_nmt.workshop.timing import Timing, time_call, time_in_turn
 
 
 @pytest.fixture

@@ -80,7 +80,7 @@ def api_path(run, **options):
 
 def cli_path(run, *flags):
     """The frames of `keras-nmt translate RUN SENTENCE FLAGS...` in this process."""
-    from keras_nmt.cli import main as keras_nmt
+    from keras_nmt.workshop.cli import main as keras_nmt
 
     return recorded_path(lambda: keras_nmt(["translate", str(run), SENTENCE, *flags]))
 
@@ -98,7 +98,7 @@ def show(title, frames):
 
 def tiny_run():
     """A run folder trained for one epoch on 64 dates, in a temporary folder."""
-    from keras_nmt.cli import main as keras_nmt
+    from keras_nmt.workshop.cli import main as keras_nmt
 
     run = os.path.join(tempfile.mkdtemp(), "run")
     keras_nmt(["train", "--epochs", "1", "--train-size", "64", "--valid-size", "8",

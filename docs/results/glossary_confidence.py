@@ -5,11 +5,12 @@ docs/results/confidence.md).
     python docs/results/glossary_confidence.py confidence RUN [RUN...] [--data DIR]
 
 glossary: 100 terms that occur in the test set, chosen by a fixed rule from the training data
-alone (below), applied with `keras_nmt.inference.glossary.Glossary` (alignment replacement) and,
-for comparison, two of the placeholder family (the model is to copy something through): the
-target term written into the source in place of the source term, and a number the sentence does
-not hold in its place, replaced by the target term after translation. Reports the share of
-required target terms in the output, and BLEU on the sentences with a term and on the others.
+alone (below), applied with `keras_nmt.workshop.translators.glossary.Glossary` (alignment
+replacement) and, for comparison, two of the placeholder family (the model is to copy something
+through): the target term written into the source in place of the source term, and a number the
+sentence does not hold in its place, replaced by the target term after translation. Reports the
+share of required target terms in the output, and BLEU on the sentences with a term and on the
+others.
 
 The rule: on the training pairs, lower-cased words; each Spanish word of 4 letters or more,
 outside the 150 most frequent Spanish words, paired with the English word (outside the 150 most
@@ -17,8 +18,8 @@ frequent) it co-occurs with most by Dice's coefficient, kept when that is at lea
 those, the 100 whose source word and target word occur together in the most test pairs.
 
 confidence: each test sentence's greedy translation, its mean token log-probability
-(`keras_nmt.inference.confidence`) and its sentence chrF (sacreBLEU); Spearman's rank
-correlation between the two.
+(`keras_nmt.workshop.translators.word_alignment.confidence`) and its sentence chrF (sacreBLEU);
+Spearman's rank correlation between the two.
 """
 
 import argparse
@@ -34,9 +35,10 @@ import numpy as np
 import sacrebleu
 from scipy.stats import spearmanr
 
-from keras_nmt.decoding import GREEDY
-from keras_nmt.inference import confidence, open_translator
-from keras_nmt.inference.glossary import Glossary
+from keras_nmt.decoding.decoding_options import GREEDY
+from keras_nmt.workshop.translators.open_translator import open_translator
+from keras_nmt.workshop.translators.word_alignment import confidence
+from keras_nmt.workshop.translators.glossary import Glossary
 
 WORD = re.compile(r"\w+")
 

@@ -234,8 +234,9 @@ def make_dataset(
         chunk_size: strings per ``tokenize`` call.
         epochs: yield these epochs' batches one after another in one pass, epoch ``e``
             shuffled with a seed made of ``(seed, e)`` only, so that a run resumed at epoch
-            ``e`` sees the batches an uninterrupted run saw (see `keras_nmt.training.exact_backup`).
-            ``None``: one epoch per pass, reshuffled on every pass.
+            ``e`` sees the batches an uninterrupted run saw (see
+            `keras_nmt.workshop.run.exact_backup`). ``None``: one epoch per pass, reshuffled on
+            every pass.
 
     Returns:
         A dataset of ``({"encoder_tokens": (batch, src_len), "decoder_tokens": (batch,

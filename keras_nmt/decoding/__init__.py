@@ -9,28 +9,3 @@ holds the options as one value (the apps' flags, the Translator, the comparison 
 ``DecodingModel`` states what a model must provide (the inference contract). The contract and
 the layering: docs/architecture.md.
 """
-
-from keras_nmt._lazy import lazy_package
-
-__all__ = lazy_package(
-    __name__,
-    {
-        "DecodeResult": "keras_nmt.decoding.decode_result",
-        "DecodingModel": "keras_nmt.decoding.decoding_model",
-        "DecodingOptions": "keras_nmt.decoding.decoding_options",
-        "GREEDY": "keras_nmt.decoding.decoding_options",
-        "STRATEGIES": "keras_nmt.decoding.strategies",
-        "call_sizes": "keras_nmt.decoding.length_order",
-        "coverage_penalty": "keras_nmt.decoding.scoring",
-        "cut": "keras_nmt.decoding.length_order",
-        "decode": "keras_nmt.decoding.loop",
-        "filter_top_k": "keras_nmt.decoding.sampling",
-        "filter_top_p": "keras_nmt.decoding.sampling",
-        "gnmt_length_penalty": "keras_nmt.decoding.scoring",
-        "length_normalizer": "keras_nmt.decoding.scoring",
-        "length_order": "keras_nmt.decoding.length_order",
-        "normalize_log_probs": "keras_nmt.decoding.scoring",
-        "restore_order": "keras_nmt.decoding.length_order",
-        "within_model_limit": "keras_nmt.decoding.length_limits",
-    },
-)

@@ -79,7 +79,7 @@ class DecodingOptions:
     trim: bool = True
     batch_cache: bool = True
     beam_size: int = option(1, "1: greedy decoding; more: beam search width, at most "
-                            f"{DEFAULT_MAX_BEAM_SIZE} for a run directory and at most the "
+                            f"{DEFAULT_MAX_BEAM_SIZE} for a run folder and at most the "
                             "export's --max-beam-size for a SavedModel", at_least=1)
     n_best: int | None = option(1, "translations printed per sentence, at most --beam-size, "
                                 "with rank and score", at_least=1)

@@ -75,7 +75,8 @@ def check_served(name, export):
     Example:
         >>> check_served("sample", "savedmodel")
         Traceback (most recent call last):
-        ValueError: sampling is not exported to the SavedModel (only greedy decoding, beam search and attention are); translate with the run directory to use sampling
+        ValueError: sampling is not exported to the SavedModel (only greedy decoding, beam search
+        and attention are); translate with the run folder to use sampling
     """  # noqa: E501
     if export in STRATEGIES[name].exports:
         return
@@ -84,6 +85,6 @@ def check_served(name, export):
         served.append("attention")  # the `attention` signature (greedy, with alignments)
     raise ValueError(
         f"{STRATEGIES[name].title} is not exported to {EXPORTS[export]} (only "
-        f"{', '.join(served[:-1])} and {served[-1]} are); translate with the run directory to "
+        f"{', '.join(served[:-1])} and {served[-1]} are); translate with the run folder to "
         f"use {STRATEGIES[name].title}"
     )

@@ -10,6 +10,17 @@ QUANTIZATIONS = (
     "bfloat16",
 )
 
+# The models CTranslate2 runs: it has Transformers only (no recurrent or convolutional model).
+CTRANSLATE2_MODELS = ("transformer",)
+
+
+def check_ctranslate2_model(model, run_dir):
+    """`ValueError` naming the run unless CTranslate2 runs its `model` (a `--model` name)."""
+    if model not in CTRANSLATE2_MODELS:
+        raise ValueError(f"{run_dir}: a {model} model cannot be exported to CTranslate2, which "
+                         "runs Transformers only; export it as a SavedModel (--format "
+                         "saved_model)")
+
 
 def check_model_name(name):
     """`ValueError` unless `name` is one folder's name, the NAME of `OUTPUT_DIR/NAME/VERSION`:

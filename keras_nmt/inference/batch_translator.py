@@ -11,7 +11,8 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.decoding import GREEDY, call_sizes, cut, length_order, restore_order
+from keras_nmt.decoding.decoding_options import GREEDY
+from keras_nmt.decoding.length_order import call_sizes, cut, length_order, restore_order
 from keras_nmt.decoding.strategies import STRATEGIES, check_served
 from keras_nmt.inference.translation_result import results_from_outputs
 

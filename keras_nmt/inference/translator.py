@@ -1,9 +1,9 @@
 """The Translator: strings in, strings out, with the tokenizers and the decoder inside.
 
 One `tf.Module` serves both in-process translation (training callbacks, `apps/translate.py`) and
-the exported SavedModel (`keras_nmt.export.export_translator`), so both give the same outputs.
-Its Python API (`translate_batch` with a `DecodingOptions`) is `BatchTranslator`'s, shared with
-the reloaded SavedModel (`SavedTranslator`).
+the exported SavedModel (`keras_nmt.workshop.translators.export_translator`), so both give the same
+outputs. Its Python API (`translate_batch` with a `DecodingOptions`) is `BatchTranslator`'s, shared
+with the reloaded SavedModel (`SavedTranslator`).
 
 Signatures (the `tf.function` methods with fixed input signatures; `batch` is dynamic):
 
@@ -43,8 +43,9 @@ import functools
 
 import tensorflow as tf
 
-from keras_nmt.decoding import decode, within_model_limit
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE, DEFAULT_MAX_LENGTH
+from keras_nmt.decoding.length_limits import within_model_limit
+from keras_nmt.decoding.loop import decode
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.special_ids import PAD_ID
 
@@ -52,6 +53,8 @@ from keras_nmt.special_ids import PAD_ID
 # too), so AutoGraph would only re-parse it, and make an export trace longer.
 _graph_function = functools.partial(tf.function, autograph=False)
 _TEXT = tf.TensorSpec([None], tf.string, name="text")
+# Where an export keeps `Translator.metadata()`: its assets.extra/ (ignored by TF Serving).
+METADATA_FILE = "keras_nmt.json"
 
 
 class _Untracked:

@@ -13,13 +13,18 @@ Read from the top; each part sits under its equation.
    `α_t = masked_softmax(score(h_t, h̄_s))`, `c_t = Σ_s α_t(s) h̄_s`. Its two scores:
 5. `BahdanauAttention`: `score = vᵀ tanh(W s_{t-1} + U h_j)` (additive; Bahdanau et al. 2014).
 6. `LuongAttention`: `dot`, `general`, `concat` (Luong et al. 2015, eq. 8).
+7. `ConvS2SAttention`: one ConvS2S decoder layer's attention, `a_ij = softmax_j(d_i · z_j)`,
+   `c_i = √m · Σ_j a_ij (z_j + e_j) · √½` (Gehring et al. 2017, §3.3): keys the encoder
+   output, values the encoder output plus the source embedding.
 
 References:
     Vaswani et al., 2017, "Attention Is All You Need", https://arxiv.org/abs/1706.03762;
     Bahdanau, Cho and Bengio, 2014, "Neural Machine Translation by Jointly Learning to Align and
     Translate", https://arxiv.org/abs/1409.0473;
     Luong, Pham and Manning, 2015, "Effective Approaches to Attention-based Neural Machine
-    Translation", https://arxiv.org/abs/1508.04025
+    Translation", https://arxiv.org/abs/1508.04025;
+    Gehring, Auli, Grangier, Yarats and Dauphin, 2017, "Convolutional Sequence to Sequence
+    Learning", https://arxiv.org/abs/1705.03122
 """
 
 import math
@@ -28,6 +33,7 @@ import keras
 from keras import ops
 
 from keras_nmt.layers.key_value_cache import attended_positions, write_position
+from keras_nmt.layers.weight_norm_dense import WeightNormDense
 
 # ---------------------------------------------------------------------------------------------
 # 1. The masked softmax
@@ -615,4 +621,94 @@ class LuongAttention(SourceAttention):
     def get_config(self):
         config = super().get_config()
         config.update({"score": self.score, "scale": self.scale, "units": self.units})
+        return config
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. A ConvS2S decoder layer's attention
+# ---------------------------------------------------------------------------------------------
+
+SQRT_HALF = math.sqrt(0.5)
+
+
+@keras.saving.register_keras_serializable(package="keras_nmt")
+class ConvS2SAttention(keras.layers.Layer):
+    """The attention of one ConvS2S decoder layer over the encoder (Gehring et al. 2017, §3.3).
+
+    With `h_i` the layer's convolution output at target position `i` (width `c`), `g_i` the
+    embedding of the target token fed at `i`, `z_j` the encoder output at source position `j`
+    and `e_j` the source embedding there (width `f`, the embedding size):
+
+        d_i  = (W_d h_i + b_d + g_i) · √½        a decoder summary: the state and the previous
+                                                 target word (`in_projection`, c -> f)
+        a_ij = masked_softmax_j(d_i · z_j)       dot-product scores over the real source
+                                                 positions; the keys are `z_j`
+        c_i  = √m · Σ_j a_ij (z_j + e_j) · √½    the values add the embedding, so attention can
+                                                 point at a word as well as its context
+        out  = (W_o c_i + b_o + h_i) · √½        back to `c` (`out_projection`), a residual sum
+
+    The values `(z_j + e_j) · √½` do not depend on the decoder: the model computes them once
+    per sentence (its `"values"` memory) and passes them in. `√m` (§3.4, the paper's
+    `m · √(1/m)`, `m` the sentence's own number of source tokens, not the padded length)
+    undoes the variance a weighted average of `m` vectors loses. Every `√½` keeps the variance
+    of a sum of two terms that of one. Every decoder layer has its own attention, which the
+    next one reads ("multi-step" attention). Both projections are weight-normalised
+    (`WeightNormDense`).
+
+    Args:
+        embedding_dim: `f`, the width of `g_i`, `z_j` and the values.
+        **kwargs: base `Layer` arguments.
+
+    Call arguments:
+        inputs: `h`, `(batch, tgt_len, c)`.
+        target_embedding: `g`, `(batch, tgt_len, f)`.
+        keys: `z`, `(batch, src_len, f)`.
+        values: `(z + e) · √½`, `(batch, src_len, f)`.
+        memory_mask: bool `(batch, src_len)`, True on real source tokens.
+
+    Returns:
+        `(outputs (batch, tgt_len, c), weights (batch, tgt_len, src_len))`: the weights sum to
+        1 over the real source tokens and are exactly 0 on padding.
+
+    Example:
+        >>> attention = ConvS2SAttention(embedding_dim=8)
+        >>> out, weights = attention(h, g, keys, values, memory_mask=src != 0)
+    """
+
+    def __init__(self, embedding_dim, **kwargs):
+        super().__init__(**kwargs)
+        self.embedding_dim = embedding_dim
+        self.supports_masking = True
+        self.in_projection = WeightNormDense(embedding_dim, dtype=self.dtype_policy,
+                                             name="in_projection")
+        self.out_projection = None  # its width is the input's, known in `build`
+
+    def build(self, inputs_shape):
+        channels = inputs_shape[-1]
+        self.in_projection.build(tuple(inputs_shape))
+        self.out_projection = WeightNormDense(channels, dtype=self.dtype_policy,
+                                              name="out_projection")
+        self.out_projection.build(tuple(inputs_shape[:-1]) + (self.embedding_dim,))
+        self.built = True
+
+    def call(self, inputs, target_embedding, keys, values, memory_mask):
+        half = ops.cast(SQRT_HALF, inputs.dtype)
+        # d_i = (W_d h_i + b_d + g_i) · √½: (batch, tgt_len, f)
+        d = (self.in_projection(inputs) + target_embedding) * half
+        # a_ij = masked_softmax_j(d_i · z_j), in float32 (as `SourceAttention`)
+        scores = ops.cast(ops.einsum("btf,bsf->bts", d, keys), "float32")  # (b, tgt, src)
+        valid = ops.expand_dims(ops.cast(memory_mask, "bool"), axis=-2)  # (batch, 1, src_len)
+        weights = ops.cast(masked_softmax(scores, valid), values.dtype)
+        # c_i = √m · Σ_j a_ij v_j, with m the real source tokens of each sentence
+        m = ops.sum(ops.cast(memory_mask, values.dtype), axis=1)[:, None, None]  # (batch, 1, 1)
+        context = ops.matmul(weights, values) * ops.sqrt(m)  # (batch, tgt_len, f)
+        # (W_o c_i + b_o + h_i) · √½: (batch, tgt_len, c)
+        return (self.out_projection(context) + inputs) * half, weights
+
+    def compute_mask(self, inputs, *args, **kwargs):
+        return None
+
+    def get_config(self):
+        config = super().get_config()
+        config["embedding_dim"] = self.embedding_dim
         return config

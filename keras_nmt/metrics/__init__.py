@@ -6,12 +6,11 @@ Plain Python (no TensorFlow import):
     corpus_error_rate, corpus_wer, corpus_cer   `edit_distance`
     group_references, reference_streams         `references`
     CorpusScore, Alignment, ErrorRate           result dataclasses
-TensorFlow / Keras (imported on first use, so the plain metrics load without TensorFlow):
-    TokenErrorRate      in-graph corpus token error rate (`tf.edit_distance`)
-    ValidationScores    callback logging val_bleu, val_chrf, val_cer, val_exact_match
+TensorFlow / Keras (import them from their modules; this package loads no TensorFlow):
+    TokenErrorRate      `token_error_rate`: in-graph corpus token error rate (`tf.edit_distance`)
+    ValidationScores    `validation_scores`: callback logging val_bleu, val_chrf, val_cer,
+                        val_exact_match
 """
-
-import importlib
 
 from keras_nmt.metrics.alignment import Alignment
 from keras_nmt.metrics.corpus_score import CorpusScore
@@ -26,24 +25,10 @@ from keras_nmt.metrics.error_rate import ErrorRate
 from keras_nmt.metrics.references import as_reference_lists, group_references, reference_streams
 from keras_nmt.metrics.sacrebleu_scores import corpus_bleu, corpus_chrf, exact_match
 
-_LAZY = {
-    "TokenErrorRate": "keras_nmt.metrics.token_error_rate",
-    "ValidationScores": "keras_nmt.metrics.validation_scores",
-}
-
-
-def __getattr__(name):
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = [
     "Alignment",
     "CorpusScore",
     "ErrorRate",
-    "TokenErrorRate",
-    "ValidationScores",
     "as_reference_lists",
     "corpus_bleu",
     "corpus_cer",

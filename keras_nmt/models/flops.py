@@ -13,7 +13,7 @@ Conventions (those of Kaplan et al. 2020 and the PaLM MFU definition, Chowdhery 
 
 A card's `forward_flops(config, s, t)` takes the model's `get_config()` and two float64 NumPy
 arrays, the real source and target tokens of each sentence, and returns the forward FLOPs of
-that batch; `keras_nmt.benchmarks.flops` turns them into MFU.
+that batch; `keras_nmt.workshop.benchmarks.flops` turns them into MFU.
 """
 
 

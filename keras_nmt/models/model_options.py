@@ -18,7 +18,8 @@ class SequenceOptions:
 
     max_length: int = option(100, "longest sequence in tokens: longer training pairs are "
                              "dropped, longer inputs truncated when translating, and a "
-                             "Transformer's position table has that many rows", at_least=1)
+                             "Transformer's or ConvS2S's position table has that many rows",
+                             at_least=1)
 
 
 # A dataclass takes its bases' fields from the last base to the first: each registered model's
@@ -32,8 +33,8 @@ class ModelOptions(SequenceOptions, *_BROUGHT):
     """The constructor arguments of every model, by training-option name, with their defaults.
 
     Each model takes the subset its card names (`ModelCard.arguments`);
-    `keras_nmt.training.TrainConfig` extends this class with the options of a training run.
-    Each field is also a flag of `keras-nmt train` (`keras_nmt.option_fields`).
+    `keras_nmt.training.train_config.TrainConfig` extends this class with the options of a training
+    run. Each field is also a flag of `keras-nmt train` (`keras_nmt.option_fields`).
 
     Example:
         >>> ModelOptions(units=512).units

@@ -8,10 +8,10 @@ are imported when a model is built.
 
 import importlib
 
-from keras_nmt.models import bahdanau, ctc, lstm, luong, transformer
+from keras_nmt.models import bahdanau, convs2s, ctc, lstm, luong, transformer
 
 # The registered seq2seq models, in the order the commands and tables list them.
-CARDS = (lstm.CARD, luong.CARD, bahdanau.CARD, transformer.CARD)
+CARDS = (lstm.CARD, luong.CARD, bahdanau.CARD, transformer.CARD, convs2s.CARD)
 # Aligned models: a label or a blank for every (upsampled) input position, all at once. They keep
 # the aligned contract (`keras_nmt.decoding.aligned`), not the seq2seq one, and are one class
 # each, not twins (keras_nmt/models/ctc/ctc_model.py says why).
@@ -24,7 +24,8 @@ _BY_NAME = {model.name: model for model in CARDS + ALIGNED_CARDS}
 
 
 def card(name):
-    """The `ModelCard` of model `name` (`lstm`, `luong`, `bahdanau`, `transformer`, `ctc`).
+    """The `ModelCard` of model `name` (`lstm`, `luong`, `bahdanau`, `transformer`, `convs2s`,
+    `ctc`).
 
     Example:
         >>> card("luong").arguments[-1]

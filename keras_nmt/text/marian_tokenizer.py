@@ -25,8 +25,8 @@ class MarianTokenizer(Tokenizer):
     Marian's ids are not SentencePiece's: a Marian model keeps a vocabulary of pieces (the union
     of the source and target SentencePiece models of OPUS-MT, plus `</s>`, `<unk>`, language
     tokens such as `>>spa<<`, and transformers' `<pad>`), and the import
-    (`keras_nmt.pretrained`) reorders it so that ids 0..3 are ours (`<pad>`, `<unk>`, `<s>`,
-    `</s>`). This tokenizer cuts text into pieces with the SentencePiece model (its own
+    (`keras_nmt.workshop.pretrained`) reorders it so that ids 0..3 are ours (`<pad>`, `<unk>`,
+    `<s>`, `</s>`). This tokenizer cuts text into pieces with the SentencePiece model (its own
     normalization rules included, as Marian and transformers' `MarianTokenizer` do) and looks
     every piece up in that vocabulary (`UNK_ID` when absent). On a source tokenizer
     (`append_end=True`) every sentence ends with `</s>`, as Marian's encoders were trained; a

@@ -2,7 +2,7 @@
 
 As fairseq's task (`fairseq.tasks.FairseqTask`: datasets, dictionaries, batch iterator), a
 `Task` is the one extension point through which a kind of training data plugs into
-`keras_nmt.training.train`. It has two methods:
+`keras_nmt.workshop.run.trainer.train`. It has two methods:
 
 - `load_pairs(config)`: ``(train_pairs, valid_pairs)``; the tokenizers are built on
   ``train_pairs`` and every epoch is scored on ``valid_pairs``.
@@ -13,12 +13,12 @@ The training batches of a run are numbered ``0, 1, 2, ...`` over the whole run; 
 is batches ``e * E`` to ``(e + 1) * E - 1``, where ``E`` is ``config.steps_per_epoch`` or, by
 default, one pass over the data. A stream gives any range of them from its seed alone
 (`TrainingStream.batches`), so a run resumed at batch ``b`` of epoch ``e`` trains on exactly the
-batches an uninterrupted run would have, for every task (`keras_nmt.training.exact_backup`).
+batches an uninterrupted run would have, for every task (`keras_nmt.workshop.run.exact_backup`).
 
 Two siblings implement it: the translation task (`TranslationTask`) reads ``config.data`` and
-shuffles the tokenized pairs each pass (`keras_nmt.data.make_dataset`); the spelling task
-(`keras_nmt.spelling.SpellingTask`) draws fresh noise over clean sentences each pass. Other
-pairs of strings subclass `TranslationTask` and override `load_pairs`; another kind of batches
+shuffles the tokenized pairs each pass (`keras_nmt.data.pipeline.make_dataset`); the spelling task
+(`keras_nmt.workshop.spelling.task.SpellingTask`) draws fresh noise over clean sentences each pass.
+Other pairs of strings subclass `TranslationTask` and override `load_pairs`; another kind of batches
 subclasses `Task`. Validation, scores, the run folder and resumption stay common.
 
 Example:
@@ -40,7 +40,7 @@ from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
 
 
 class TrainingStream:
-    """The training batches of a run, in the format of `keras_nmt.data.make_dataset`.
+    """The training batches of a run, in the format of `keras_nmt.data.pipeline.make_dataset`.
 
     Attributes:
         batches_per_pass: batches in one pass over the training data (the default epoch).
@@ -89,8 +89,8 @@ class PairStream(TrainingStream):
 
 
 class Task(abc.ABC):
-    """What `keras_nmt.training.train` asks of its data: `load_pairs` and `training_stream`
-    (see the module docstring)."""
+    """What `keras_nmt.workshop.run.trainer.train` asks of its data: `load_pairs` and
+    `training_stream` (see the module docstring)."""
 
     @abc.abstractmethod
     def load_pairs(self, config):

@@ -1,4 +1,4 @@
-"""Every option of a training run, as saved in `RUN_DIR/config.json`."""
+"""Every option of a training run, as saved in `RUN_FOLDER/config.json`."""
 
 import dataclasses
 import json
@@ -82,7 +82,7 @@ def teacher_forcing_values(text):
 
 @dataclasses.dataclass
 class TrainConfig(ModelOptions):
-    """Options of `keras_nmt.training.train` (and the flags of `keras-nmt train`).
+    """Options of `keras_nmt.workshop.run.trainer.train` (and the flags of `keras-nmt train`).
 
     The model options (sizes, attention...) and their defaults are the fields of `ModelOptions`
     (first in `config.json`); options that do not apply to the chosen model are ignored (which
@@ -92,8 +92,9 @@ class TrainConfig(ModelOptions):
     # model (its options: `ModelOptions`)
     model: str = option("lstm", "architecture: LSTM encoder-decoder (Sutskever 2014), LSTM + "
                         "Luong attention (2015), LSTM + Bahdanau attention (2014), Transformer "
-                        "(Vaswani 2017); ctc: an aligned model labelling each input position "
-                        "(Graves 2006; for spelling)", choices=(*MODEL_NAMES, *ALIGNED_MODEL_NAMES))
+                        "(Vaswani 2017), convolutional ConvS2S (Gehring 2017); ctc: an aligned "
+                        "model labelling each input position (Graves 2006; for spelling)",
+                        choices=(*MODEL_NAMES, *ALIGNED_MODEL_NAMES))
     api: str = option("functional", "which twin: the functional graph or the subclassed step "
                       "loop (ctc has one class)", choices=APIS)
     # text and data
@@ -159,7 +160,8 @@ class TrainConfig(ModelOptions):
                                       "of as many pairs as keep the padded source + target "
                                       "tokens <= N (fairseq --max-tokens), e.g. 4096; "
                                       "validation keeps --batch-size", at_least=1, metavar="N")
-    learning_rate: float = option(1e-3, "Adam learning rate of the recurrent models", above=0)
+    learning_rate: float = option(1e-3, "Adam learning rate of the recurrent and ConvS2S "
+                                  "models", above=0)
     warmup_steps: int = option(4000, "Transformer warm-up steps of the inverse-square-root "
                                "schedule", at_least=1)
     clipnorm: float | None = option(1.0, "gradient norm clipping", above=0)
@@ -195,11 +197,12 @@ class TrainConfig(ModelOptions):
                                       metavar="K")
     average_every: int = option(200, "optimizer steps between the weights kept for "
                                 "--average-checkpoints", at_least=1, metavar="N")
-    strategy: str = option("default", "tf.distribute: one device, MirroredStrategy over this "
-                           "machine's GPUs (or logical CPUs), or MultiWorkerMirroredStrategy "
-                           "from TF_CONFIG (run the same command on every worker, each with its "
-                           "own --output-dir); the batch size is the global batch, split across "
-                           "replicas", choices=("default", "mirrored", "multi-worker"))
+    distribution: str = option("default", "tf.distribute: one device, MirroredStrategy over this "
+                               "machine's GPUs (or logical CPUs), or "
+                               "MultiWorkerMirroredStrategy from TF_CONFIG (run the same command "
+                               "on every worker, each with its own --output-dir); the batch size "
+                               "is the global batch, split across replicas",
+                               choices=("default", "mirrored", "multi-worker"))
     # run
     init_from: str | None = option(None, "fine-tune: start from this run folder's weights, "
                                    "tokenizers and architecture (an imported OPUS-MT model or "

@@ -100,7 +100,7 @@ def trial(name, work, runs, delay, signum):
 
 
 def disposition(pid, signum):
-    """How process `pid` takes `signum` now: "caught" (keras_nmt.interruption's handlers),
+    """How process `pid` takes `signum` now: "caught" (keras_nmt.workshop.interruption's handlers),
     "ignored" (the command has finished and said so: `interruption.exit_now`), "gone" (it has
     exited) or "default" (Python itself still starting)."""
     try:
@@ -117,17 +117,18 @@ def disposition(pid, signum):
 
 
 def handles(pid, signum):
-    """Whether process `pid` has installed a handler of `signum` (keras_nmt.interruption)."""
+    """Whether process `pid` has installed a handler of `signum`
+    (keras_nmt.workshop.interruption)."""
     return disposition(pid, signum) == "caught"
 
 
 def prepare(directory, commands):
     """The run folders that `commands` need (the Transformer only for ctranslate2)."""
-    from tests.export.helpers import make_run_directory  # noqa: PLC0415  (loads TensorFlow)
+    from tests.export.helpers import make_run_folder  # noqa: PLC0415  (loads TensorFlow)
 
-    runs = {"lstm": make_run_directory(directory / "lstm"), "input": directory / "input.txt"}
+    runs = {"lstm": make_run_folder(directory / "lstm"), "input": directory / "input.txt"}
     if "ctranslate2" in commands:
-        runs["transformer"] = make_run_directory(directory / "transformer", name="transformer")
+        runs["transformer"] = make_run_folder(directory / "transformer", name="transformer")
     runs["input"].write_text("3rd of March 2021\n" * 20_000, encoding="utf-8")
     return runs
 

@@ -22,19 +22,19 @@ from pathlib import Path
 import pytest
 
 from keras_nmt.atomic_file import atomic_path
-from keras_nmt.cli import evaluate as evaluate_app
-from keras_nmt.cli import export as export_app
-from keras_nmt.cli import main as cli_main
-from keras_nmt.cli import train as train_app
-from keras_nmt.cli import translate as translate_app
 from keras_nmt.data.corpus import read_tsv
 from keras_nmt.data.data_profile import looks_like_header
-from keras_nmt.inference import model_data
-from keras_nmt.inference.provenance import tokenizer_fingerprints
-from keras_nmt.lines import read_lines, write_lines
-from keras_nmt.serve.served_model import ModelLoadError, load_served_models
-from keras_nmt.training.run_folder import check_data_unchanged, check_run_folder, data_record
 from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.cli import evaluate as evaluate_app
+from keras_nmt.workshop.cli import export as export_app
+from keras_nmt.workshop.cli import main as cli_main
+from keras_nmt.workshop.cli import train as train_app
+from keras_nmt.workshop.cli import translate as translate_app
+from keras_nmt.workshop.lines import read_lines, write_lines
+from keras_nmt.workshop.run.provenance import tokenizer_fingerprints
+from keras_nmt.workshop.run.run_lifecycle import check_data_unchanged, check_run_folder, data_record
+from keras_nmt.workshop.serve.served_model import ModelLoadError, load_served_models
+from keras_nmt.workshop.translators.open_translator import model_data
 from tests.error_output import one_error_line
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -669,7 +669,8 @@ def test_an_output_in_a_missing_folder_is_refused_before_the_work(command, made,
     flag = command.split()[-1] if " --" in command else "--output"
     if command != "evaluate --json":  # which checks after TensorFlow starts, before its work
         for module in ("translate", "spell", "benchmark"):  # the check comes first
-            monkeypatch.setattr(f"keras_nmt.cli.{module}.start_tensorflow", lambda *_: 1 / 0)
+            monkeypatch.setattr(f"keras_nmt.workshop.cli.{module}.start_tensorflow",
+                                lambda *_: 1 / 0)
     argv = {
         "translate": ["translate", str(made.run), "uno"],
         "spell correct": ["spell", "correct", str(made.run), "uno"],
@@ -721,7 +722,7 @@ def test_temporaries_are_unique_per_writer(tmp_path):
     assert (tmp_path / "a.txt").read_text() == "1"  # the outer block ends last
 
 
-EXPORT = ("import sys; from keras_nmt.cli import export; "
+EXPORT = ("import sys; from keras_nmt.workshop.cli import export; "
           "sys.exit(export.main(sys.argv[1:]))")
 
 

@@ -11,10 +11,10 @@ import math
 
 import pytest
 
-from keras_nmt.arguments import stdio
-from keras_nmt.benchmarks import serve_load
-from keras_nmt.cli import COMMANDS, main
 from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.arguments import stdio
+from keras_nmt.workshop.benchmarks import serve_load
+from keras_nmt.workshop.cli import COMMANDS, main
 
 REFUSED = [
     # teacher forcing: probabilities above 1, negative, not numbers, NaN
@@ -134,7 +134,7 @@ def test_a_trainconfig_refuses_the_same_values_naming_the_flag(changes, message)
     ({"strategy": "nucleus"}, "--strategy nucleus: must be one of greedy, beam, sample"),
 ])
 def test_decoding_options_refuse_the_same_values_naming_the_flag(changes, message):
-    from keras_nmt.decoding import DecodingOptions
+    from keras_nmt.decoding.decoding_options import DecodingOptions
 
     with pytest.raises(ValueError) as error:
         DecodingOptions(**changes)
@@ -143,7 +143,7 @@ def test_decoding_options_refuse_the_same_values_naming_the_flag(changes, messag
 
 @pytest.mark.parametrize("name", ["../m", "..", ".", "a/b"])
 def test_an_export_name_is_refused_as_a_path_from_python_too(name, tmp_path):
-    from keras_nmt.export import export_translator
+    from keras_nmt.workshop.translators.export_translator import export_translator
 
     with pytest.raises(ValueError, match="a name is one folder's name, not a path"):
         export_translator(tmp_path / "run", tmp_path / "saved", name=name)
@@ -152,8 +152,8 @@ def test_an_export_name_is_refused_as_a_path_from_python_too(name, tmp_path):
 
 def test_every_reference_configuration_and_a_fine_tuning_run_read_what_they_are_given(
         tmp_path, capsys):
-    from keras_nmt.cli.train import parse
     from keras_nmt.models.configurations import configuration_names
+    from keras_nmt.workshop.cli.train import parse
 
     for name in configuration_names():  # their values become the defaults
         assert parse(["--configuration", name]).configuration == name
@@ -174,8 +174,8 @@ def test_every_reference_configuration_and_a_fine_tuning_run_read_what_they_are_
 
 
 def test_the_decoding_flags_a_strategy_reads_are_accepted():
-    from keras_nmt.cli import evaluate, translate
-    from keras_nmt.cli.common import check_decoding_flags
+    from keras_nmt.workshop.cli import evaluate, translate
+    from keras_nmt.workshop.cli.common import check_decoding_flags
 
     for module, argv in [
             (translate, ["run", "--strategy", "sample", "--temperature", "0.5", "--top-k", "3",
@@ -188,8 +188,8 @@ def test_the_decoding_flags_a_strategy_reads_are_accepted():
 
 
 def test_a_comparison_notes_the_configurations_that_do_not_read_a_flag():
-    from keras_nmt.cli.compare import build_parser, not_read_by_configurations
-    from keras_nmt.comparison import get_preset
+    from keras_nmt.workshop.cli.compare import build_parser, not_read_by_configurations
+    from keras_nmt.workshop.comparison.preset_registry import get_preset
 
     args = build_parser().parse_args(["--preset", "attention", "--units", "64",
                                       "--warmup-steps", "100"])
@@ -197,7 +197,8 @@ def test_a_comparison_notes_the_configurations_that_do_not_read_a_flag():
     assert not_read_by_configurations(get_preset("attention"), args) == {
         "units": ["transformer"], "warmup_steps": recurrent}
     # A configuration that cannot resolve fails alone, in the comparison's table.
-    from keras_nmt.comparison import Configuration, Preset
+    from keras_nmt.workshop.comparison.configuration import Configuration
+    from keras_nmt.workshop.comparison.preset import Preset
 
     broken = Preset("broken", "", (Configuration("gru", {"model": "gru"}),
                                    Configuration("transformer", {"model": "transformer"})))
@@ -217,7 +218,7 @@ def every_flag_with_a_value():
                 yield words, action.option_strings[0], action.type
 
     for command in COMMANDS:
-        parser = importlib.import_module(f"keras_nmt.cli.{command}").build_parser()
+        parser = importlib.import_module(f"keras_nmt.workshop.cli.{command}").build_parser()
         yield from flags(parser, [command])
     yield from flags(serve_load.build_parser(), [SERVE_LOAD])
 
@@ -268,7 +269,7 @@ def test_an_empty_or_blank_value_is_refused_by_every_flag(value, monkeypatch, ca
 
 
 @pytest.mark.parametrize("argv, name", [
-    (["translate", ""], "MODEL"), (["evaluate", " "], "MODEL"), (["export", ""], "RUN_DIR"),
+    (["translate", ""], "MODEL"), (["evaluate", " "], "MODEL"), (["export", ""], "RUN_FOLDER"),
     (["serve", ""], "MODEL"), (["import", ""], "PATH"), (["spell", "correct", ""], "MODEL"),
 ])
 def test_an_empty_argument_is_refused_naming_it(argv, name, capsys):
@@ -291,7 +292,7 @@ def test_no_default_is_blank(monkeypatch):
             else:
                 yield action
 
-    parsers = [importlib.import_module(f"keras_nmt.cli.{command}").build_parser()
+    parsers = [importlib.import_module(f"keras_nmt.workshop.cli.{command}").build_parser()
                for command in COMMANDS]
     blank = [action.dest for parser in [*parsers, serve_load.build_parser()]
              for action in actions(parser)

@@ -2,7 +2,7 @@
 damaged file, a full disk or a read-only folder each end in one line that names the file or the
 flag and the way out, with the exit status a shell expects, and nothing half-written.
 
-Tiny models; one untrained run directory per module (`tests.export.helpers`), and two short
+Tiny models; one untrained run folder per module (`tests.export.helpers`), and two short
 in-process trainings. The real-signal trials with many random moments: `signal_trials.py` here
 (their results: docs/reliability.md).
 """
@@ -25,22 +25,22 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt import interruption
 from keras_nmt.atomic_file import atomic_path
-from keras_nmt.cli import common
-from keras_nmt.cli import evaluate as evaluate_app
-from keras_nmt.cli import export as export_app
-from keras_nmt.cli import train as train_app
-from keras_nmt.cli import translate as translate_app
-from keras_nmt.training.divergence import StopOnDivergence, TrainingDiverged, where_kept
-from keras_nmt.training.exact_backup import ExactBackup
-from keras_nmt.training.run_folder import finished_message, is_finished
-from keras_nmt.training.time_budget import TimeBudget
 from keras_nmt.training.train_config import TrainConfig
-from keras_nmt.training.trainer import interrupted_at, plural
+from keras_nmt.workshop import interruption
+from keras_nmt.workshop.cli import common
+from keras_nmt.workshop.cli import evaluate as evaluate_app
+from keras_nmt.workshop.cli import export as export_app
+from keras_nmt.workshop.cli import train as train_app
+from keras_nmt.workshop.cli import translate as translate_app
+from keras_nmt.workshop.run.divergence import StopOnDivergence, TrainingDiverged, where_kept
+from keras_nmt.workshop.run.exact_backup import ExactBackup
+from keras_nmt.workshop.run.run_lifecycle import finished_message, is_finished
+from keras_nmt.workshop.run.time_budget import TimeBudget
+from keras_nmt.workshop.run.trainer import interrupted_at, plural
 from tests.adversarial.signal_trials import handles
 from tests.error_output import one_error_line
-from tests.export.helpers import make_model, make_run_directory
+from tests.export.helpers import make_model, make_run_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--units", "8", "--embedding-dim", "8", "--train-size", "64", "--valid-size", "8",
@@ -49,13 +49,13 @@ TINY = ["--units", "8", "--embedding-dim", "8", "--train-size", "64", "--valid-s
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    return make_run_directory(tmp_path_factory.mktemp("runtime") / "run")
+    return make_run_folder(tmp_path_factory.mktemp("runtime") / "run")
 
 
 @pytest.fixture(scope="module")
 def nan_run(tmp_path_factory):
     """A run folder whose model.keras holds NaN weights (as a diverged training left them)."""
-    path = make_run_directory(tmp_path_factory.mktemp("nan") / "run")
+    path = make_run_folder(tmp_path_factory.mktemp("nan") / "run")
     model = keras.models.load_model(path / "model.keras", compile=False)
     kernel = model.weights[0]
     kernel.assign(np.full(kernel.shape, np.nan, np.float32))
@@ -284,7 +284,8 @@ def test_a_signal_ends_the_serving_load_benchmark_in_one_line(run, signum, statu
                                                               tmp_path):
     # It printed a traceback, like any script: the benchmark had none of the commands' handling.
     table = tmp_path / "table.md"
-    process = start(str(run), "--output", str(table), module="keras_nmt.benchmarks.serve_load")
+    process = start(str(run), "--output", str(table),
+                    module="keras_nmt.workshop.benchmarks.serve_load")
     out, err = signal_once_handled(process, signum, delay)
     assert process.returncode == status, err[-2000:]
     # The last line (TensorFlow's start-up log lines may come before it, as in any run).
@@ -466,7 +467,7 @@ def test_a_full_disk_during_a_backup_names_the_backup(tmp_path, monkeypatch):
 
 
 def test_a_full_disk_in_the_ctranslate2_copy_is_one_short_line(tmp_path, monkeypatch):
-    from keras_nmt.export import ctranslate2_export  # noqa: PLC0415
+    from keras_nmt.workshop.translators import ctranslate2_export  # noqa: PLC0415
 
     def full(source, destination):
         why = f"[Errno 28] No space left on device: '{source}/vocab.txt'"
@@ -484,7 +485,7 @@ def test_a_read_only_run_folder_names_the_folder_and_the_flag(run, tmp_path, mon
     def read_only(path, *args, **kwargs):
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
 
-    monkeypatch.setattr("keras_nmt.lines.open", read_only, raising=False)
+    monkeypatch.setattr("keras_nmt.workshop.lines.open", read_only, raising=False)
     output = tmp_path / "h.txt"
     assert evaluate_app.main([str(run), "--output", str(output)]) == 1
     line = one_error_line(capsys)

@@ -1,12 +1,12 @@
 import pytest
 
-from keras_nmt.cli import export as export_app
+from keras_nmt.workshop.cli import export as export_app
 from tests.built_once import built_once
-from tests.export.helpers import make_run_directory
+from tests.export.helpers import make_run_folder
 
 
 def _untrained(base):
-    run = make_run_directory(base / "run")
+    run = make_run_folder(base / "run")
     assert export_app.main([str(run), "--output-dir", str(base / "saved"), "--name", "m",
                             "--max-beam-size", "2"]) == 0
 

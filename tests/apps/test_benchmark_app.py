@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from keras_nmt.cli import benchmark
+from keras_nmt.workshop.cli import benchmark
 
 
 def _app():
@@ -42,7 +42,8 @@ def test_each_backend_gets_its_own_defaults(backend, train_batches, precisions, 
     args = benchmark.parse(["--backend", backend])
     assert (args.train_batches, args.precisions, args.peak_size, args.data_dir, args.preset) == (
         train_batches, precisions, peak_size, data_dir, preset)
-    assert args.train_steps == 20 and args.models == ["lstm", "luong", "bahdanau", "transformer"]
+    assert args.train_steps == 20
+    assert args.models == ["lstm", "luong", "bahdanau", "transformer", "convs2s"]
     assert benchmark.parse(["--backend", backend, "--train-batches", "3"]).train_batches == 3
 
 
@@ -114,8 +115,8 @@ def test_quick_decode_writes_json_and_markdown(tmp_path, shared_data):
 
 
 def test_quick_train_with_token_batches_names_the_machine(tmp_path, shared_data):
-    from keras_nmt.hardware.machine import describe_machine, machine_summary
-    from keras_nmt.training.precision import resolve_precision
+    from keras_nmt.workshop.hardware.machine import describe_machine, machine_summary
+    from keras_nmt.workshop.run.precision import resolve_precision
 
     output, markdown = tmp_path / "bench.json", tmp_path / "bench.md"
     _app().main([
@@ -137,7 +138,7 @@ def test_a_failing_section_keeps_the_others_records(tmp_path, monkeypatch, capsy
     def crash(args):
         raise RuntimeError("section crashed")
 
-    from keras_nmt.benchmarks import sections  # the command imports them when it runs
+    from keras_nmt.workshop.benchmarks import sections  # the command imports them when it runs
 
     monkeypatch.setattr(sections, "markdown_report", lambda records: f"{len(records)} records")
     monkeypatch.setitem(sections.SECTIONS, "pipeline", lambda args: [record])
@@ -151,8 +152,8 @@ def test_a_failing_section_keeps_the_others_records(tmp_path, monkeypatch, capsy
 
 
 def test_the_help_names_the_sections_that_run():
-    from keras_nmt.benchmarks import SECTION_NAMES
-    from keras_nmt.benchmarks.sections import SECTIONS
+    from keras_nmt.workshop.benchmarks import SECTION_NAMES
+    from keras_nmt.workshop.benchmarks.sections import SECTIONS
 
     assert tuple(SECTIONS) == SECTION_NAMES
 

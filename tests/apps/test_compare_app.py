@@ -4,14 +4,15 @@ import json
 import pytest
 from matplotlib.image import imread
 
-from keras_nmt.cli import compare as compare_app
-from keras_nmt.comparison import Configuration, Preset
-from keras_nmt.comparison import preset_registry as presets_module
-from keras_nmt.inference import RunDirectory
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.training.task import load_pairs
 from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.cli import compare as compare_app
+from keras_nmt.workshop.comparison import preset_registry as presets_module
+from keras_nmt.workshop.comparison.configuration import Configuration
+from keras_nmt.workshop.comparison.preset import Preset
+from keras_nmt.workshop.run.run_folder import RunFolder
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 COLUMNS = [
@@ -102,7 +103,7 @@ def test_the_weights_where_the_budget_ran_out_are_scored_too(tmp_path):
     assert entry["epochs"] == 1 and entry["at_budget"]["epochs"] == 1 / 8
     valid_pairs = load_pairs(TrainConfig.from_json(run / "config.json"))[1]
     sources, references = group_references(valid_pairs)
-    directory = RunDirectory.load(run)
+    directory = RunFolder.load(run)
     directory.model.load_weights(run / "budget.weights.h5")
     greedy = [result.text for result in directory.translator().translate_batch(sources)]
     scores = score_all(greedy, references)

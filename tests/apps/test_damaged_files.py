@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from keras_nmt.cli import translate as translate_app
+from keras_nmt.workshop.cli import translate as translate_app
 
 
 @pytest.fixture(scope="module")

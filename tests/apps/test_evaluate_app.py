@@ -6,16 +6,16 @@ import unicodedata
 import numpy as np
 import pytest
 
-from keras_nmt.cli import evaluate
-from keras_nmt.inference import RunDirectory
-from keras_nmt.lines import read_lines
 from keras_nmt.metrics import corpus_bleu, corpus_cer, exact_match
-from tests.export.helpers import make_run_directory
+from keras_nmt.workshop.cli import evaluate
+from keras_nmt.workshop.lines import read_lines
+from keras_nmt.workshop.run.run_folder import RunFolder
+from tests.export.helpers import make_run_folder
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
-    return make_run_directory(tmp_path_factory.mktemp("evaluate") / "run")
+    return make_run_folder(tmp_path_factory.mktemp("evaluate") / "run")
 
 
 def test_scores_a_test_file_and_writes_hypotheses_and_json(run_dir, tmp_path, capsys):
@@ -68,9 +68,9 @@ def test_sampling_is_scored_with_its_options(run_dir, tmp_path):
     assert "top_p" not in scores  # off
 
 
-def test_scores_other_weights_in_the_run_directory(run_dir, tmp_path, capsys):
+def test_scores_other_weights_in_the_run_folder(run_dir, tmp_path, capsys):
     # E.g. the weights a time budget kept: the run's model, these weights, these translations.
-    directory = RunDirectory.load(run_dir)
+    directory = RunFolder.load(run_dir)
     trained = directory.translator().translate_texts(["abc", "cab", "bca"])
     rng = np.random.default_rng(0)
     directory.model.set_weights([w + rng.normal(0.0, 0.5, w.shape).astype(w.dtype)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import tensorflow as tf
 
-from keras_nmt.cli import export as export_app
-from keras_nmt.cli import translate as translate_app
+from keras_nmt.workshop.cli import export as export_app
+from keras_nmt.workshop.cli import translate as translate_app
 from tests.error_output import one_error_line
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +31,7 @@ def full_disk(*args, **kwargs):
 
 def test_translate_output_on_a_full_disk(run, tmp_path, monkeypatch, capsys):
     output = tmp_path / "out.txt"
-    monkeypatch.setattr("keras_nmt.lines.open", full_disk, raising=False)
+    monkeypatch.setattr("keras_nmt.workshop.lines.open", full_disk, raising=False)
     assert translate_app.main([str(run), "3rd of March 2021", "--output", str(output)]) == 1
     line = one_error_line(capsys)
     assert str(output) in line and "No space left on device" in line

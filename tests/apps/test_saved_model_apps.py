@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.cli import evaluate as evaluate_app
-from keras_nmt.cli import spell as spell_app
-from keras_nmt.cli import translate as translate_app
+from keras_nmt.workshop.cli import evaluate as evaluate_app
+from keras_nmt.workshop.cli import spell as spell_app
+from keras_nmt.workshop.cli import translate as translate_app
 from tests.export.helpers import SOURCES
 
 ROOT = Path(__file__).resolve().parents[2]

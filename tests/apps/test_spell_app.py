@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from keras_nmt.cli import spell
-from keras_nmt.export import export_translator
-from keras_nmt.inference import RunDirectory
 from keras_nmt.metrics import corpus_cer, corpus_wer
-from keras_nmt.serve.served_model import explore_export, load_served_models
+from keras_nmt.workshop.cli import spell
+from keras_nmt.workshop.run.run_folder import RunFolder
+from keras_nmt.workshop.serve.served_model import explore_export, load_served_models
+from keras_nmt.workshop.translators.export_translator import export_translator
 
 SUBJECTS = ["Tom", "Mary", "the cat", "my dog", "she", "he"]
 VERBS = ["likes", "sees", "wants", "found", "needs"]
@@ -32,7 +32,7 @@ def tiny_run(tmp_path_factory):
     return run, report
 
 
-def test_train_writes_a_normal_run_directory_and_the_report(tiny_run):
+def test_train_writes_a_normal_run_folder_and_the_report(tiny_run):
     run, report = tiny_run
     saved = json.loads((run / "spelling.json").read_text())
     assert saved["sizes"] == {"train": 120, "valid": 10, "test": 20}
@@ -48,7 +48,7 @@ def test_train_writes_a_normal_run_directory_and_the_report(tiny_run):
     assert report["corrected_cer"] == pytest.approx(corpus_cer(corrected, clean).rate)
     assert report["corrected_wer"] == pytest.approx(corpus_wer(corrected, clean).rate)
     assert 0.0 < report["noisy_cer"] < 0.2  # word rate 0.3, a few typos per touched word
-    loaded = RunDirectory.load(run)
+    loaded = RunFolder.load(run)
     assert loaded.config["tokenizer"] == "char"
     # One epoch is one pass over the 120 training sentences in batches of 32.
     assert loaded.config["steps_per_epoch"] == 4
@@ -84,7 +84,7 @@ def test_compare_reuses_levels_trained_separately(tiny_run, tmp_path, monkeypatc
         raise AssertionError("a finished level was trained again")
 
     # ...combine into one table without training again.
-    monkeypatch.setattr("keras_nmt.spelling.comparison.train_speller", no_training)
+    monkeypatch.setattr("keras_nmt.workshop.spelling.comparison.train_speller", no_training)
     rows = spell.main(["compare", "--tokenizers", "char,word", *common])
     assert rows == [char_row, word_row]
     assert "finished earlier, reusing" in capsys.readouterr().out
@@ -132,7 +132,7 @@ def test_a_ctc_corrector_trains_corrects_and_exports(tiny_run, tmp_path, capsys)
     ])
     run = tmp_path / "cmp" / "char-ctc"
     assert row["model"] == "ctc" and row["sentences"] == 20 and row["sentences_per_second"] > 0
-    assert RunDirectory.load(run).model.model_name == "ctc"
+    assert RunFolder.load(run).model.model_name == "ctc"
     texts = ["Tom liks apples.", "she sees teh ball."]
     greedy = spell.main(["correct", str(run), *texts])
     beam = spell.main(["correct", str(run), *texts, "--beam-size", "2"])
@@ -173,7 +173,7 @@ def test_a_comparison_checks_every_row_before_training_one(tiny_run, monkeypatch
     def no_training(*args, **kwargs):
         raise AssertionError("a row trained before the others were checked")
 
-    monkeypatch.setattr("keras_nmt.spelling.comparison.train_speller", no_training)
+    monkeypatch.setattr("keras_nmt.workshop.spelling.comparison.train_speller", no_training)
     text = tiny_run[0].parent / "text.txt"
     assert spell.main(["compare", "--text", str(text), "--tokenizers", "char", "--models",
                        "lstm,ctc", "--api", "subclassed", "--test-size", "20"]) == 1

@@ -4,10 +4,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from keras_nmt.cli import translate as translate_app
-from tests.export.helpers import SOURCES, make_run_directory
+from keras_nmt.workshop.cli import translate as translate_app
+from tests.export.helpers import SOURCES, make_run_folder
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,7 @@ def test_attention_plots_are_of_the_translations_printed_or_say_whose_they_are(t
                                                                               capsys):
     # With --beam-size, the plots were greedy decoding's, of translations that may differ from
     # those printed, without a word; greedy decoding translated every sentence twice.
-    luong = str(make_run_directory(tmp_path / "luong", "luong"))
+    luong = str(make_run_folder(tmp_path / "luong", "luong"))
     plots = tmp_path / "plots"
     assert translate_app.main([luong, "--attention-plot", str(plots), *SOURCES[:2]]) == 0
     greedy = capsys.readouterr()
@@ -64,6 +65,23 @@ def test_attention_plots_are_of_the_translations_printed_or_say_whose_they_are(t
     assert len(list((tmp_path / "beam").iterdir())) == 2
 
 
+def test_a_convs2s_runs_plots_show_every_decoder_layer_and_their_mean(tmp_path, capsys):
+    from keras_nmt.workshop.translators.open_translator import open_translator
+
+    run = make_run_folder(tmp_path / "convs2s", "convs2s")
+    plots = tmp_path / "plots"
+    assert translate_app.main([str(run), "--attention-plot", str(plots), SOURCES[0]]) == 0
+    assert [p.name for p in plots.iterdir()] == ["attention_0001.png"]
+    translator = open_translator(run)
+    [result] = translator.translate_batch([SOURCES[0]], return_attention=True)
+    panels = translate_app.decoder_layer_panels(translator, SOURCES[0], result)
+    assert [panel[3] for panel in panels] == ["decoder layer 1", "decoder layer 2",
+                                              "mean (what decoding returns)"]
+    layers = np.stack([panel[0] for panel in panels[:2]])  # (layers, target, source)
+    assert layers.shape == (2, len(result.target_tokens), len(result.source_tokens))
+    np.testing.assert_allclose(layers.mean(axis=0), result.weights, atol=1e-5)
+
+
 def test_sampling_on_saved_model_is_a_clear_error(run_and_saved, capsys):
     assert translate_app.main([str(run_and_saved[1]), "--strategy", "sample", "a"]) == 1
     assert "sampling is not exported" in capsys.readouterr().err
@@ -73,7 +91,7 @@ def test_sampling_on_saved_model_is_a_clear_error(run_and_saved, capsys):
 
 THREADS = """
 import sys
-from keras_nmt.cli import translate
+from keras_nmt.workshop.cli import translate
 from keras_nmt.inference.batch_translator import parallel_batches
 code = translate.main(sys.argv[1:])
 print("parallel", parallel_batches(), code)

@@ -4,13 +4,13 @@ import gzip
 
 import pytest
 
-from keras_nmt.cli import benchmark as benchmark_app
-from keras_nmt.cli import compare as compare_app
-from keras_nmt.cli import evaluate as evaluate_app
-from keras_nmt.cli import export as export_app
-from keras_nmt.cli import spell as spell_app
-from keras_nmt.cli import train as train_app
-from keras_nmt.cli import translate as translate_app
+from keras_nmt.workshop.cli import benchmark as benchmark_app
+from keras_nmt.workshop.cli import compare as compare_app
+from keras_nmt.workshop.cli import evaluate as evaluate_app
+from keras_nmt.workshop.cli import export as export_app
+from keras_nmt.workshop.cli import spell as spell_app
+from keras_nmt.workshop.cli import train as train_app
+from keras_nmt.workshop.cli import translate as translate_app
 from tests.error_output import one_error_line
 
 BAD_FLAGS = [

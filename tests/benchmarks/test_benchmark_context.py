@@ -4,7 +4,7 @@ import lzma
 
 import numpy as np
 
-from keras_nmt.benchmarks.sections import training_pairs
+from keras_nmt.workshop.benchmarks.sections import training_pairs
 
 
 def test_training_pairs_are_a_seeded_shuffle_of_the_whole_split(tmp_path):

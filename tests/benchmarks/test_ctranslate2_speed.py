@@ -2,19 +2,19 @@
 
 import pytest
 
-from keras_nmt.benchmarks.translation_section import (
+from keras_nmt.workshop.benchmarks.translation_section import (
     cpu_quantizations,
     engine_speeds,
     engine_table,
     translation_table,
 )
-from tests.export.helpers import SOURCES, TARGETS, make_run_directory
+from tests.export.helpers import SOURCES, TARGETS, make_run_folder
 
 pytest.importorskip("ctranslate2")
 
 
 def test_engine_rows_with_bleu_beside_each_speed(tmp_path):
-    run = make_run_directory(tmp_path / "run", "transformer")
+    run = make_run_folder(tmp_path / "run", "transformer")
     records = engine_speeds(run, SOURCES * 3, TARGETS * 3, beam_sizes=(1,), batch_size=4,
                             quantizations=["float32", "int8"], passes=2, print_fn=lambda _: None)
     rows = {(r["engine"], r["quantization"], r["beam_size"]): r for r in records}

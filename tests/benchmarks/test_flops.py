@@ -2,9 +2,9 @@
 
 import pytest
 
-from keras_nmt.benchmarks.flops import forward_flops, training_flops
-from keras_nmt.hardware.peak import measure_peak_matmul
 from keras_nmt.models.flops import attention_pair_flops, dense_flops, lstm_step_flops
+from keras_nmt.workshop.benchmarks.flops import forward_flops, training_flops
+from keras_nmt.workshop.hardware.peak import measure_peak_matmul
 
 
 def test_dense_and_lstm_step():
@@ -46,6 +46,21 @@ def test_transformer_by_hand():
     # Two layers double the blocks, not the output projection.
     two = {**config, "num_layers": 2}
     assert forward_flops("transformer", two, [s], [t]) == 2 * (encoder + decoder) + 2 * t * d * 10
+
+
+def test_convs2s_by_hand():
+    config = {"embedding_dim": 2, "channels": 3, "kernel_size": 2, "num_layers": 1,
+              "target_vocab_size": 5}
+    s, t, e, c, k, v = 4, 3, 2, 3, 2, 5
+    convolution = 2 * (k * c) * (2 * c)  # k columns of c in, 2c out (the GLU's two halves)
+    encoder = s * (2 * e * c + convolution + 2 * c * e)  # in, convolution, out
+    decoder = t * (2 * e * c + convolution + 2 * c * e + 2 * e * c) + s * t * 4 * e
+    output = t * (2 * c * e + 2 * e * v)
+    assert forward_flops("convs2s", config, [s], [t]) == encoder + decoder + output == 900
+    # A second layer adds a convolution per position on each side and an attention.
+    two = {**config, "num_layers": 2}
+    assert forward_flops("convs2s", two, [s], [t]) == 900 + (s + t) * convolution + t * (
+        4 * c * e) + s * t * 4 * e
 
 
 def test_sentences_add_up_and_errors():

@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from keras_nmt.benchmarks.speed import (
+from keras_nmt.special_ids import END_ID, START_ID
+from keras_nmt.workshop.benchmarks.speed import (
     random_rows,
     source_batches,
     synthetic_lengths,
     token_batches,
 )
-from keras_nmt.special_ids import END_ID, START_ID
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -67,7 +67,7 @@ def test_synthetic_batches_respect_the_token_budget_and_the_data_format():
 
 def test_benchmark_modules_import_without_tensorflow():
     result = run_without_tensorflow(
-        "import keras_nmt.benchmarks.flops, keras_nmt.benchmarks.jax_benchmark\n"
+        "import keras_nmt.workshop.benchmarks.flops, keras_nmt.workshop.benchmarks.jax_benchmark\n"
         "import keras_nmt.models, keras_nmt.decoding\n"
         "print('tensorflow' in sys.modules)"
     )
@@ -104,7 +104,7 @@ def test_the_benchmark_command_sets_jax_itself_and_imports_no_tensorflow(tmp_pat
     where the environment names another backend."""
     output = tmp_path / "bench.json"
     code = (
-        "from keras_nmt.cli import main\n"
+        "from keras_nmt.workshop.cli import main\n"
         "status = main(['benchmark', '--backend', 'jax', '--quick', '--only', 'decode',"
         " '--models', 'lstm', '--apis', 'functional', '--precisions', 'float32',"
         f" '--output-json', {str(output)!r}])\n"
@@ -123,7 +123,7 @@ def test_a_flag_given_wins_over_quick(tmp_path):
     2 steps and 16 sentences whatever was asked)."""
     output = tmp_path / "bench.json"
     code = (
-        "from keras_nmt.cli import main\n"
+        "from keras_nmt.workshop.cli import main\n"
         "main(['benchmark', '--backend', 'jax', '--quick', '--train-steps', '3',"
         " '--decode-sentences', '24', '--models', 'lstm', '--apis', 'functional',"
         f" '--precisions', 'float32', '--output-json', {str(output)!r}])\n"
@@ -137,15 +137,15 @@ def test_a_flag_given_wins_over_quick(tmp_path):
 
 
 def test_the_command_offers_the_presets_and_policies_of_the_jax_benchmark():
-    from keras_nmt.benchmarks import JAX_PRECISIONS, JAX_PRESETS
-    from keras_nmt.benchmarks.jax_benchmark import PRESETS
-    from keras_nmt.benchmarks.speed import COMPUTE_DTYPES
+    from keras_nmt.workshop.benchmarks import JAX_PRECISIONS, JAX_PRESETS
+    from keras_nmt.workshop.benchmarks.jax_benchmark import PRESETS
+    from keras_nmt.workshop.benchmarks.speed import COMPUTE_DTYPES
 
     assert JAX_PRESETS == tuple(PRESETS) and JAX_PRECISIONS == tuple(COMPUTE_DTYPES)
 
 
 def test_markdown_writes_a_row_per_record_and_failures_in_the_first_number_column():
-    from keras_nmt.benchmarks.jax_benchmark import markdown
+    from keras_nmt.workshop.benchmarks.jax_benchmark import markdown
 
     records = [
         {"section": "train", "model": "lstm", "api": "functional", "precision": "float32",

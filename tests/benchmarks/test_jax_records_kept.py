@@ -10,9 +10,9 @@ def test_a_run_killed_in_its_decode_section_keeps_its_train_records(tmp_path):
     output, table = tmp_path / "bench.json", tmp_path / "bench.md"
     code = (
         "import os\n"
-        "from keras_nmt.benchmarks import jax_benchmark\n"
+        "from keras_nmt.workshop.benchmarks import jax_benchmark\n"
         "jax_benchmark.decode_records = lambda *args, **kwargs: os._exit(3)  # the cut\n"
-        "from keras_nmt.cli import main\n"
+        "from keras_nmt.workshop.cli import main\n"
         "main(['benchmark', '--backend', 'jax', '--quick', '--models', 'lstm', '--apis',"
         " 'functional', '--precisions', 'float32',"
         f" '--output-json', {str(output)!r}, '--output-md', {str(table)!r}])\n"

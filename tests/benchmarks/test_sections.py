@@ -1,6 +1,6 @@
 """The benchmark report: section tables and train ratios from records (no measuring)."""
 
-from keras_nmt.benchmarks.sections import markdown_report
+from keras_nmt.workshop.benchmarks.sections import markdown_report
 
 MACHINE = {"cpu_model": "AMD EPYC", "cpu_count": 2, "isa_flags": ["avx2", "fma"],
            "native_bf16": False, "gpus": []}

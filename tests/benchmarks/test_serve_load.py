@@ -8,9 +8,8 @@ import time
 
 import pytest
 
-import keras_nmt.inference
-from keras_nmt.benchmarks import serve_load
-from keras_nmt.benchmarks.load_clients import cpu_seconds
+from keras_nmt.workshop.benchmarks import serve_load
+from keras_nmt.workshop.benchmarks.load_clients import cpu_seconds
 
 
 def test_requests_in_the_order_rounds_of_clients_send_them():
@@ -38,7 +37,8 @@ class _Recorder:
 @pytest.mark.parametrize("calls_per_worker", [1, 3])
 def test_offline_sorted_and_as_served_translate_the_same_sentences(monkeypatch, calls_per_worker):
     recorder = _Recorder(calls_per_worker)
-    monkeypatch.setattr(keras_nmt.inference, "open_translator", lambda path: recorder)
+    monkeypatch.setattr("keras_nmt.workshop.translators.open_translator.open_translator",
+                        lambda path: recorder)
     batches = serve_load.client_requests([f"s{i:03}" for i in range(300)], clients=8,
                                          requests=5)
     texts = serve_load.arrival_order(batches)
@@ -104,7 +104,7 @@ def test_a_process_cpu_time_is_read_as_the_process_itself_counts_it():
 
 
 def test_help_imports_no_tensorflow():
-    code = ("import json, sys\nfrom keras_nmt.benchmarks import serve_load\n"
+    code = ("import json, sys\nfrom keras_nmt.workshop.benchmarks import serve_load\n"
             "try:\n    serve_load.main(['--help'])\nexcept SystemExit as exit:\n"
             "    print(json.dumps([exit.code, sorted(m for m in sys.modules\n"
             "          if m.split('.')[0] in ('tensorflow', 'keras'))]))")
@@ -125,7 +125,7 @@ def test_flags_the_server_refuses_are_named_in_one_line(capsys):
 
 
 @pytest.mark.parametrize("argv, status, message", [
-    # Parsed as any `keras-nmt` flag is (`keras_nmt.arguments.Parser`): the value is named.
+    # Parsed as any `keras-nmt` flag is (`keras_nmt.workshop.arguments.Parser`): the value is named.
     (["run", "--clients", "0"], 2, "error: --clients 0: must be >= 1"),
     (["run", "--requests", "-3"], 2, "error: --requests -3: must be >= 1"),
     (["run", "--max-seconds", "nan"], 2, "error: --max-seconds nan: must be a finite number"),

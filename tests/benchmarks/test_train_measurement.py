@@ -4,9 +4,9 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.benchmarks.speed import synthetic_lengths, token_batches, train_measurement
 from keras_nmt.models.registry import build_model
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
+from keras_nmt.workshop.benchmarks.speed import synthetic_lengths, token_batches, train_measurement
 
 pytestmark = pytest.mark.jax
 

@@ -1,12 +1,12 @@
-"""Benchmark section "translation" on a tiny run directory (the numbers mean nothing here)."""
+"""Benchmark section "translation" on a tiny run folder (the numbers mean nothing here)."""
 
 import argparse
 
 import pytest
 
-from keras_nmt.benchmarks.sections import TEST_FILE, BenchmarkContext, markdown_report
-from keras_nmt.benchmarks.translation_section import run_translation
-from tests.export.helpers import SOURCES, TARGETS, make_run_directory
+from keras_nmt.workshop.benchmarks.sections import TEST_FILE, BenchmarkContext, markdown_report
+from keras_nmt.workshop.benchmarks.translation_section import run_translation
+from tests.export.helpers import SOURCES, TARGETS, make_run_folder
 
 
 def _context(tmp_path, run):
@@ -20,9 +20,13 @@ def _context(tmp_path, run):
 
 
 @pytest.mark.tensorflow
-def test_first_calls_throughput_and_agreement(tmp_path):
-    run = make_run_directory(tmp_path / "run", "lstm")
+def test_first_calls_throughput_and_agreement(tmp_path, capsys):
+    run = make_run_folder(tmp_path / "run", "lstm")
     records = run_translation(_context(tmp_path, str(run)))
+    # No engine record, and the output says why.
+    assert "CTranslate2 engines: not measured (a lstm model: CTranslate2 runs Transformers only)" \
+        in capsys.readouterr().out
+    assert not [r for r in records if r["kind"] == "engine"]
     first = {r["strategy"]: r for r in records if r["kind"] == "first_call"}
     assert sorted(first) == ["attention", "beam 2", "greedy"]
     assert all(r["in_process_seconds"] > 0 and r["saved_model_seconds"] > 0
@@ -40,4 +44,5 @@ def test_first_calls_throughput_and_agreement(tmp_path):
 
 def test_needs_a_run(tmp_path, capsys):
     assert run_translation(_context(tmp_path, None)) == []
-    assert "translation: skipped, needs a trained model: --run RUN_DIR" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "translation: skipped, needs a trained model: --run RUN_FOLDER" in out

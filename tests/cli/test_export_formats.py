@@ -3,15 +3,15 @@ one format are refused with the other."""
 
 import pytest
 
-from keras_nmt.cli import export, translate
-from tests.export.helpers import SOURCES, make_run_directory
+from keras_nmt.workshop.cli import export, translate
+from tests.export.helpers import SOURCES, make_run_folder
 
 pytestmark = pytest.mark.tensorflow
 pytest.importorskip("ctranslate2")
 
 
 def test_a_ctranslate2_export_translates_as_its_run_folder(tmp_path, capsys):
-    run = make_run_directory(tmp_path / "run", "transformer")
+    run = make_run_folder(tmp_path / "run", "transformer")
     assert export.main([str(run), "--format", "ctranslate2", "--output-dir",
                         str(tmp_path / "out")]) == 0
     exported = tmp_path / "out" / "run-ctranslate2"
@@ -41,8 +41,23 @@ def test_options_of_the_other_format_are_refused(argv, capsys):
 
 
 def test_a_recurrent_run_is_refused_in_one_line(tmp_path, capsys):
-    run = make_run_directory(tmp_path / "run", "lstm")
+    run = make_run_folder(tmp_path / "run", "lstm")
     assert export.main([str(run), "--format", "ctranslate2", "--output-dir",
                         str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "CTranslate2" in err and len(err.splitlines()) == 1
+
+
+def test_a_convs2s_run_is_refused_before_tensorflow_loads(tmp_path, capsys, monkeypatch):
+    run = tmp_path / "convs2s-run"
+    run.mkdir()
+    (run / "config.json").write_text('{"model": "convs2s"}')  # the model is all it reads
+
+    def no_tensorflow(debug):
+        raise AssertionError("TensorFlow started")
+
+    monkeypatch.setattr(export, "start_tensorflow", no_tensorflow)
+    assert export.main([str(run), "--format", "ctranslate2"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (f"error: {run}: a convs2s model cannot be exported to CTranslate2, which runs "
+                   "Transformers only; export it as a SavedModel (--format saved_model)")

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from keras_nmt.cli import compare, demo, evaluate, spell, train, translate
 from keras_nmt.training.task import cap_pairs, load_pairs
 from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.cli import compare, demo, evaluate, spell, train, translate
 
 
 @pytest.mark.parametrize("module, argv", [
@@ -85,7 +85,7 @@ spell compare --text t --levels char
 @pytest.mark.parametrize("command", [c.strip() for c in OLD_SPELLINGS.replace("\n", "|").split("|")
                                      if c.strip()])
 def test_the_old_spellings_are_refused(command, capsys):
-    from keras_nmt.cli import main
+    from keras_nmt.workshop.cli import main
 
     with pytest.raises(SystemExit) as exit:
         main(command.split())
@@ -117,7 +117,7 @@ def test_evaluate_reads_a_file_as_the_model_read_its_data_unless_told(tmp_path):
     """A file's columns are the file's: `--source-column` names them for that file alone (it
     said "this model was trained with --source-column 1"); without it, the file is first read
     as the model's training data was, then checked against the model (`choose_columns`)."""
-    from keras_nmt.inference import model_data
+    from keras_nmt.workshop.translators.open_translator import model_data
 
     (tmp_path / "config.json").write_text(json.dumps({"source_column": 1, "target_column": 0,
                                                       "data": "x.tsv"}))
@@ -128,7 +128,7 @@ def test_evaluate_reads_a_file_as_the_model_read_its_data_unless_told(tmp_path):
 
 
 def test_only_a_model_trained_on_the_dates_is_scored_on_them_by_default(tmp_path):
-    from keras_nmt.inference import model_data
+    from keras_nmt.workshop.translators.open_translator import model_data
 
     (tmp_path / "dates").mkdir()
     (tmp_path / "dates" / "config.json").write_text(json.dumps({"data": "dates"}))
@@ -147,8 +147,9 @@ def flags_of(parser):
             if flag not in ("-h", "--help")}
 
 
-# Flags of `train` that are not options of a run: how to start it and what to do after.
-TRAIN_COMMAND_FLAGS = {"--configuration", "--fresh", "--export", "--debug"}
+# Flags of `train` that are not options of a run: how to start it and what to do after, and the
+# old spelling refused with the new one's name.
+TRAIN_COMMAND_FLAGS = {"--configuration", "--fresh", "--export", "--debug", "--strategy"}
 
 
 def test_every_trainconfig_field_is_a_train_flag_with_help_and_every_flag_a_field():
@@ -167,7 +168,7 @@ def test_every_trainconfig_field_is_a_train_flag_with_help_and_every_flag_a_fiel
 
 
 def test_every_decoding_flag_is_a_decodingoptions_field_with_its_default():
-    from keras_nmt.decoding import GREEDY, DecodingOptions
+    from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
     from keras_nmt.option_fields import flag_of, option_fields
 
     fields = {flag_of(field): field for field in option_fields(DecodingOptions)}
@@ -184,7 +185,7 @@ def test_no_command_defines_a_declared_flag_by_hand():
     import re
     from pathlib import Path
 
-    from keras_nmt.decoding import DecodingOptions
+    from keras_nmt.decoding.decoding_options import DecodingOptions
     from keras_nmt.option_fields import flag_of, option_fields
 
     declared = {flag_of(field) for cls in (TrainConfig, DecodingOptions)
@@ -207,9 +208,9 @@ def test_no_command_defines_a_declared_flag_by_hand():
 def test_flags_are_made_from_fields_fairseq_style():
     import dataclasses
 
-    from keras_nmt.arguments import new_parser
-    from keras_nmt.cli.options import add_options
     from keras_nmt.option_fields import check_options, option
+    from keras_nmt.workshop.arguments import new_parser
+    from keras_nmt.workshop.cli.options import add_options
 
     @dataclasses.dataclass
     class Options:
@@ -236,3 +237,16 @@ def test_flags_are_made_from_fields_fairseq_style():
         Options(rate=1)
     with pytest.raises(ValueError, match="^--kind c: must be one of a, b$"):
         Options(kind="c")
+
+
+def test_train_distribution_flag_and_its_old_spelling(capsys):
+    """`--strategy` is translate's decoding choice; train's tf.distribute flag is --distribution,
+    and its old spelling is refused naming the new one."""
+    args = train.build_parser().parse_args(["--distribution", "mirrored"])
+    assert args.distribution == "mirrored"
+    with pytest.raises(SystemExit) as exit:
+        train.build_parser().parse_args(["--strategy", "mirrored"])
+    assert exit.value.code == 2
+    assert ("error: --strategy is now --distribution (tf.distribute); give --distribution "
+            "mirrored") in capsys.readouterr().err
+    assert "--strategy" not in train.build_parser().format_help()

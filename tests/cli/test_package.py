@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.cli import COMMANDS
+from keras_nmt.workshop.cli import COMMANDS
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = ("tensorflow", "tensorflow-text", "keras", "sentencepiece", "sacrebleu", "numpy",
@@ -46,12 +46,12 @@ def test_the_wheel_declares_the_runtime_dependencies_and_no_test_tools(wheel):
 
 def test_the_wheel_carries_the_command_line_and_its_entry_point(wheel):
     names = set(wheel.namelist())
-    assert {f"keras_nmt/cli/{command}.py" for command in COMMANDS} <= names
-    assert "keras_nmt/cli/common.py" in names and "keras_nmt/__main__.py" in names
-    assert {f"keras_nmt/serve/static/{name}" for name in (
+    assert {f"keras_nmt/workshop/cli/{command}.py" for command in COMMANDS} <= names
+    assert "keras_nmt/workshop/cli/common.py" in names and "keras_nmt/__main__.py" in names
+    assert {f"keras_nmt/workshop/serve/static/{name}" for name in (
         "index.html", "explorer.js", "explorer.css")} <= names  # the page, without a build step
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
-    assert "keras-nmt = keras_nmt.cli:run" in wheel.read(entry_points).decode()
+    assert "keras-nmt = keras_nmt.workshop.cli:run" in wheel.read(entry_points).decode()
 
 
 def test_building_leaves_the_checkout_clean(wheel):
@@ -78,7 +78,7 @@ def test_the_installed_command_answers_help_and_version():
 
 HELP_IMPORTS = """
 import json, sys
-from keras_nmt.cli import main
+from keras_nmt.workshop.cli import main
 try:
     main(sys.argv[1:])
 except SystemExit as exit:
@@ -116,7 +116,7 @@ def test_tensorflow_starts_without_the_optional_imports_no_command_uses():
     (1.5-2 s of 7 on 2 cores); matplotlib still imports for our plots afterwards."""
     out = python(
         "import sys\n"
-        "from keras_nmt.cli.common import start_tensorflow\n"
+        "from keras_nmt.workshop.cli.common import start_tensorflow\n"
         "start_tensorflow()\n"
         "loaded = sorted(m for m in ('jax', 'matplotlib') if m in sys.modules)\n"
         "import matplotlib.pyplot, keras_nmt.plots\n"
@@ -127,21 +127,16 @@ def test_tensorflow_starts_without_the_optional_imports_no_command_uses():
 
 def test_the_entry_points_resolve_to_the_library_objects():
     import keras_nmt
-    from keras_nmt.export.export_translator import export_translator
-    from keras_nmt.inference.open_translator import open_translator
     from keras_nmt.training.task import TranslationTask
-    from keras_nmt.training.trainer import train
+    from keras_nmt.workshop.run.trainer import train
+    from keras_nmt.workshop.translators.export_translator import export_translator
+    from keras_nmt.workshop.translators.open_translator import open_translator
 
-    assert keras_nmt.train is train and keras_nmt.training.train is train
+    assert keras_nmt.train is train
     assert keras_nmt.open_translator is open_translator
     assert keras_nmt.export_translator is export_translator
     assert keras_nmt.TranslationTask is TranslationTask
     assert callable(keras_nmt.build_model)
-    # A public name spelled like its module stays the function after the module is imported.
-    import keras_nmt.decoding.length_order  # noqa: F401
-    from keras_nmt.decoding.length_order import length_order
-
-    assert keras_nmt.decoding.length_order is length_order
 
 
 def test_python_dash_m_runs_the_command():

@@ -3,13 +3,13 @@
 import pytest
 
 import keras_nmt
-from tests.export.helpers import SOURCES, make_run_directory
+from tests.export.helpers import SOURCES, make_run_folder
 
 pytestmark = pytest.mark.tensorflow
 
 
 def test_a_translator_is_called_on_a_list_of_strings(tmp_path):
-    translator = keras_nmt.open_translator(make_run_directory(tmp_path / "run", "luong"))
+    translator = keras_nmt.open_translator(make_run_folder(tmp_path / "run", "luong"))
     outputs = translator(SOURCES)
     assert outputs == [r.text for r in translator.translate_batch(SOURCES)]
     assert translator(SOURCES[0]) == outputs[0]

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.inference import saved_translator
-from tests.export.helpers import make_run_directory
+from keras_nmt.workshop.translators import saved_translator
+from tests.export.helpers import make_run_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 # A line of TensorFlow's or absl's C++ log ("I0000 00:00:... port.cc:153] ..."), or of
@@ -40,7 +40,7 @@ def run_python(code, *args, debug=False):
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    return make_run_directory(tmp_path_factory.mktemp("quiet") / "run")
+    return make_run_folder(tmp_path_factory.mktemp("quiet") / "run")
 
 
 PYTHON_API = """
@@ -61,7 +61,8 @@ def test_the_python_api_prints_no_native_log_line(run):
 def test_train_init_from_prints_no_native_log_line(run, tmp_path):
     """It read the starting run (loading TensorFlow) before the quiet start: `failed call to
     cuInit`. A contradicting flag ends it after that read: one usage and one error line."""
-    done = run_python("import sys; from keras_nmt.cli import main; sys.exit(main(sys.argv[1:]))",
+    done = run_python("import sys; from keras_nmt.workshop.cli import main; "
+                      "sys.exit(main(sys.argv[1:]))",
                       "train", "--init-from", run, "--units", "99", "--output-dir",
                       tmp_path / "tuned")
     assert done.returncode == 2
@@ -71,7 +72,7 @@ def test_train_init_from_prints_no_native_log_line(run, tmp_path):
 
 LIBRARY_WARNINGS = """
 import warnings, numpy as np
-from keras_nmt.quiet_start import start_tensorflow
+from keras_nmt.workshop.quiet_start import start_tensorflow
 start_tensorflow()
 import keras, tensorflow as tf
 keras.ops.softmax(np.ones((1, 1), "float32"), axis=-1)  # Keras: "softmax over axis -1"

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PROGRAM = """
 import os, signal, time
-from keras_nmt import interruption
+from keras_nmt.workshop import interruption
 interruption.install()
 
 class Slow:
@@ -42,7 +42,7 @@ def test_a_signal_in_a_del_interrupts_and_prints_no_ignored_exception():
 
 EXIT = """
 import atexit, os, signal, sys, time
-from keras_nmt import interruption
+from keras_nmt.workshop import interruption
 interruption.install()
 
 def last_words():  # the shutdown of a command that succeeded, interrupted

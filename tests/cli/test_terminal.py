@@ -30,9 +30,9 @@ def test_translate_at_a_terminal_answers_each_line_as_it_is_typed(tmp_path):
     import pty
     import select
 
-    from tests.export.helpers import make_run_directory
+    from tests.export.helpers import make_run_folder
 
-    run = make_run_directory(tmp_path / "run", "luong")
+    run = make_run_folder(tmp_path / "run", "luong")
     main, secondary = pty.openpty()
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     process = subprocess.Popen([sys.executable, "-m", "keras_nmt", "translate", str(run)],

@@ -1,7 +1,7 @@
 import numpy as np
 from matplotlib.image import imread
 
-from keras_nmt.comparison.curves import plot_attention_comparison, plot_curves
+from keras_nmt.workshop.comparison.curves import plot_attention_comparison, plot_curves
 
 
 def test_plot_curves_writes_one_line_per_configuration(tmp_path):

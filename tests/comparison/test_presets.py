@@ -2,9 +2,11 @@ import dataclasses
 
 import pytest
 
-from keras_nmt.comparison import Configuration, Preset, get_preset, preset_names, register_preset
-from keras_nmt.comparison import preset_registry as presets_module
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
+from keras_nmt.workshop.comparison import preset_registry as presets_module
+from keras_nmt.workshop.comparison.configuration import Configuration
+from keras_nmt.workshop.comparison.preset import Preset
+from keras_nmt.workshop.comparison.preset_registry import get_preset, preset_names, register_preset
 
 
 def test_every_preset_is_registered():
@@ -17,18 +19,20 @@ def test_every_preset_is_registered():
     "name, configurations",
     [
         ("attention", ["lstm", "luong-dot", "luong-general", "luong-concat", "bahdanau",
-                       "transformer"]),
+                       "transformer", "convs2s"]),
         ("granularity", ["char", "word", "subword"]),
         ("teacher-forcing", ["teacher-forcing", "linear", "exponential", "inverse-sigmoid"]),
         ("decoding", ["luong"]),
-        ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "lstm-2layer", "lstm-dropout",
+        ("spa-eng", ["lstm", "luong", "bahdanau", "transformer", "convs2s", "lstm-2layer",
+                     "lstm-dropout",
                      "luong-2layer", "luong-dropout", "luong-general-dropout",
                      "bahdanau-dropout",
                      "bahdanau-tokens", "transformer-dropout", "transformer-tokens",
                      "transformer-warmup", "lstm-lr", "transformer-tied",
                      "transformer-last", "lstm-average"]),
         ("tiny", ["lstm", "luong"]),
-        ("api", [f"{model}-{kind}" for model in ("lstm", "luong", "bahdanau", "transformer")
+        ("api", [f"{model}-{kind}"
+                 for model in ("lstm", "luong", "bahdanau", "transformer", "convs2s")
                  for kind in ("functional", "subclassed", "subclassed-eager")]),
     ],
 )
@@ -120,7 +124,7 @@ def test_select_and_errors():
     assert preset.names == ["lstm", "bahdanau"]  # preset order
     # Variants run only when named.
     spa_eng = get_preset("spa-eng")
-    assert spa_eng.select([]).names == ["lstm", "luong", "bahdanau", "transformer"]
+    assert spa_eng.select([]).names == ["lstm", "luong", "bahdanau", "transformer", "convs2s"]
     selected = spa_eng.select(["transformer-warmup", "luong"])
     assert [c.name for c in selected.configurations] == ["luong", "transformer-warmup"]
     assert selected.variants == ()
@@ -145,7 +149,7 @@ def test_other_modules_can_register_presets(monkeypatch):
     with pytest.raises(ValueError, match="already registered"):
         register_preset("extra", extra)
     monkeypatch.setitem(presets_module.LAZY_PRESETS, "lazy",
-                        "keras_nmt.comparison.preset_registry:tiny_preset")
+                        "keras_nmt.workshop.comparison.preset_registry:tiny_preset")
     with pytest.raises(ValueError, match="calls itself 'tiny'"):
         get_preset("lazy")
     monkeypatch.setitem(presets_module.LAZY_PRESETS, "tiny-lazy",

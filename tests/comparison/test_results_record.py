@@ -4,15 +4,15 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.comparison import get_preset
-from keras_nmt.comparison.results_record import (
+from keras_nmt.workshop.comparison.preset_registry import get_preset
+from keras_nmt.workshop.comparison.results_record import (
     plot_record,
     read_record,
     record_entry,
     record_table,
     update_record,
 )
-from keras_nmt.comparison.runner import RESUMABLE_FIELDS
+from keras_nmt.workshop.comparison.runner import RESUMABLE_FIELDS
 
 MACHINE = {"cpu_model": "AMD EPYC", "cpu_count": 2, "isa_flags": ["avx2", "fma"],
            "native_bf16": False, "gpus": []}

@@ -1,7 +1,13 @@
 import csv
 import json
 
-from keras_nmt.comparison.table import COLUMNS, MISSING, format_cell, markdown_table, write_results
+from keras_nmt.workshop.comparison.table import (
+    COLUMNS,
+    MISSING,
+    format_cell,
+    markdown_table,
+    write_results,
+)
 
 ROWS = [
     {"configuration": "lstm", "decoding": "greedy", "parameters": 1234567, "epochs": 3,

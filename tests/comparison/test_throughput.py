@@ -1,6 +1,6 @@
 import pytest
 
-from keras_nmt.comparison.throughput import tokens_per_second
+from keras_nmt.workshop.comparison.throughput import tokens_per_second
 
 
 def test_tokens_per_second_on_hand_made_numbers():

@@ -216,7 +216,7 @@ def test_shared_spanish_english(shared_data):
 
 
 def test_has_splits_tells_built_in_and_split_paths_from_single_files(tmp_path):
-    from keras_nmt.data import has_splits
+    from keras_nmt.data.corpus import has_splits
 
     assert has_splits("dates")
     assert has_splits(str(tmp_path / "spa-eng.{split}.tsv"))

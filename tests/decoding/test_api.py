@@ -3,7 +3,8 @@ import json
 import numpy as np
 import pytest
 
-from keras_nmt.decoding import DecodingOptions, decode
+from keras_nmt.decoding.decoding_options import DecodingOptions
+from keras_nmt.decoding.loop import decode
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.decoding.helpers import to_numpy
 

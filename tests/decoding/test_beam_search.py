@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from keras_nmt.decoding import decode
+from keras_nmt.decoding.loop import decode
 from keras_nmt.decoding.scoring import COVERAGE_EPSILON
 from keras_nmt.special_ids import END_ID
 from tests.decoding.fake_models import (

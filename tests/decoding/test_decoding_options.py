@@ -4,11 +4,11 @@ import inspect
 
 import pytest
 
-from keras_nmt.cli import evaluate, translate
-from keras_nmt.cli.common import decoding_options
-from keras_nmt.decoding import GREEDY, DecodingOptions
 from keras_nmt.decoding.beam_search import BeamSearch
+from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 from keras_nmt.decoding.sampling import sample_step, sampling_options
+from keras_nmt.workshop.cli import evaluate, translate
+from keras_nmt.workshop.cli.common import decoding_options
 
 
 def test_beam_size_chooses_the_strategy_unless_it_is_given():

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_nmt.decoding import decode
+from keras_nmt.decoding.loop import decode
 from keras_nmt.special_ids import END_ID, START_ID
 from tests.decoding.fake_models import FakeModel, random_table, table_from_rows, teacher_forced
 from tests.decoding.helpers import hypothesis, to_numpy

@@ -4,9 +4,10 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.decoding import decode, loop
+from keras_nmt.decoding import loop
 from keras_nmt.decoding.jax_compiled import bucket_size, can_compile, pad_to_bucket
-from keras_nmt.models import LuongSeq2SeqFunctional
+from keras_nmt.decoding.loop import decode
+from keras_nmt.models.luong.functional import LuongSeq2SeqFunctional
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.decoding.helpers import to_numpy
 

@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from keras_nmt.decoding import call_sizes, cut, length_order, restore_order
+from keras_nmt.decoding.length_order import call_sizes, cut, length_order, restore_order
 
 
 def test_length_order_is_a_stable_sort_by_length_and_restore_order_undoes_it():

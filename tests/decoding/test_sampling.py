@@ -2,8 +2,8 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.decoding import decode, filter_top_k, filter_top_p
-from keras_nmt.decoding.sampling import uniforms
+from keras_nmt.decoding.loop import decode
+from keras_nmt.decoding.sampling import filter_top_k, filter_top_p, uniforms
 from keras_nmt.special_ids import END_ID
 from tests.decoding.fake_models import FakeModel, random_table, table_from_rows, teacher_forced
 from tests.decoding.helpers import hypothesis, to_numpy

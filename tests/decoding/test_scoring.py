@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_nmt.decoding import (
+from keras_nmt.decoding.scoring import (
     coverage_penalty,
     gnmt_length_penalty,
     length_normalizer,

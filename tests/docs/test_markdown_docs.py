@@ -86,11 +86,11 @@ def test_the_shell_quickstart_uses_real_subcommands():
 
 def test_the_shell_quickstart_parses():
     """Each quickstart command's flags are accepted by its subcommand's parser (not run)."""
-    spec = importlib.util.find_spec("keras_nmt.cli")
+    spec = importlib.util.find_spec("keras_nmt.workshop.cli")
     if spec is None or not Path(spec.origin).is_relative_to(REPOSITORY):
-        pytest.skip("keras_nmt.cli (the keras-nmt command) is not in this checkout")
+        pytest.skip("keras_nmt.workshop.cli (the keras-nmt command) is not in this checkout")
     for command in _quickstart_commands():
-        parser = importlib.import_module(f"keras_nmt.cli.{command[1]}").build_parser()
+        parser = importlib.import_module(f"keras_nmt.workshop.cli.{command[1]}").build_parser()
         try:  # sentences may follow options, as `translate` parses them
             args = parser.parse_intermixed_args(command[2:])
         except TypeError:  # a parser with subcommands (spell) cannot intermix

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.export import export_translator
+from keras_nmt.workshop.translators.export_translator import export_translator
 from tests.docs.markdown_blocks import REPOSITORY, fence_after, fences
 from tests.export.helpers import make_translator
 

@@ -1,6 +1,6 @@
 import pytest
 
-from keras_nmt.export import export_translator
+from keras_nmt.workshop.translators.export_translator import export_translator
 from tests.built_once import built_once
 from tests.export.helpers import make_translator
 

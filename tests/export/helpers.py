@@ -1,4 +1,4 @@
-"""Tiny untrained translators and run directories for the export and app tests."""
+"""Tiny untrained translators and run folders for the export and app tests."""
 
 import json
 import os
@@ -8,7 +8,7 @@ import sys
 import keras
 import tensorflow as tf
 
-from keras_nmt.inference import Translator
+from keras_nmt.inference.translator import Translator
 from keras_nmt.models.registry import build_model
 from keras_nmt.text import make_tokenizer
 from keras_nmt.training.train_config import TrainConfig
@@ -16,9 +16,11 @@ from keras_nmt.training.train_config import TrainConfig
 SOURCES = ["3rd of March 2021", "12/04/1999", "July 4, 1776", "on the 1st of May"]
 TARGETS = ["2021-03-03", "1999-04-12", "1776-07-04", "2000-05-01"]
 BAD_INPUTS = ["", "   \t ", b"\xff\xfe\xc3 broken", "x" * 10_000, "ÆØÅ 日本 ☃"]
-SMALL = dict(units=16, embedding_dim=8, d_model=16, num_heads=2, ff_dim=16, max_length=24)
-# Two Transformer layers (its default is three) still give per-layer caches, in less export time.
-LAYERS = {"transformer": 2}
+SMALL = dict(units=16, embedding_dim=8, d_model=16, num_heads=2, ff_dim=16, channels=16,
+             max_length=24)
+# Two Transformer layers (its default is three) still give per-layer caches, in less export time;
+# two ConvS2S layers attend in turn (multi-step attention).
+LAYERS = {"transformer": 2, "convs2s": 2}
 
 
 def make_model(name="lstm", api="functional", seed=0):
@@ -40,8 +42,8 @@ def make_translator(name="lstm", api="functional", max_target_length=12, seed=0,
                       max_target_length=max_target_length, **options)
 
 
-def make_run_directory(path, name="lstm", api="functional"):
-    """A run directory as apps/train.py writes it, without training."""
+def make_run_folder(path, name="lstm", api="functional"):
+    """A run folder as apps/train.py writes it, without training."""
     model, source, target = make_model(name, api)
     path.mkdir(parents=True, exist_ok=True)
     TrainConfig(model=name, api=api, max_length=20, output=str(path), **{

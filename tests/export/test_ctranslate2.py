@@ -12,17 +12,20 @@ import pytest
 import tensorflow as tf
 
 from keras_nmt.data.builtin import builtin_pairs
-from keras_nmt.decoding import GREEDY, call_sizes, decode
-from keras_nmt.inference import CTranslate2Translator, open_translator
+from keras_nmt.decoding.decoding_options import GREEDY
+from keras_nmt.decoding.length_order import call_sizes
+from keras_nmt.decoding.loop import decode
 from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 from keras_nmt.text import make_tokenizer
 from keras_nmt.training.train_config import TrainConfig
-from tests.export.helpers import make_run_directory
+from keras_nmt.workshop.translators.ctranslate2_translator import CTranslate2Translator
+from keras_nmt.workshop.translators.open_translator import open_translator
+from tests.export.helpers import make_run_folder
 
 ctranslate2 = pytest.importorskip("ctranslate2")
 
-from keras_nmt.export.ctranslate2_export import export_ctranslate2  # noqa: E402  (needs it)
+from keras_nmt.workshop.translators.ctranslate2_export import export_ctranslate2  # noqa: E402  (needs it)
 
 TINY = dict(d_model=16, num_heads=2, ff_dim=32, num_layers=2, max_length=40)
 # Dates (generated) as the sentences: varied lengths, digits, words and punctuation.
@@ -30,7 +33,7 @@ TEXTS = [source for source, _ in builtin_pairs("dates", "test", size=200, seed=2
 
 
 def make_transformer_run(path, api="functional", **variant):
-    """A run directory of a tiny untrained Transformer with char tokenizers.
+    """A run folder of a tiny untrained Transformer with char tokenizers.
 
     The weights are drawn wider than Keras' initializers (normal, std 0.5) so that the arg-max is
     decisive at every step (no near-ties) and the outputs vary (an untrained Transformer at the
@@ -288,9 +291,10 @@ def test_export_is_atomic_and_keeps_an_existing_directory(post_norm_export, tmp_
     assert [p.name for p in export.parent.iterdir() if p.name.startswith(".")] == []
 
 
-def test_a_recurrent_run_is_refused(tmp_path):
-    run = make_run_directory(tmp_path / "lstm-run", "lstm")
-    with pytest.raises(ValueError, match=r"lstm-run: a lstm model cannot be exported"):
+@pytest.mark.parametrize("name", ["lstm", "convs2s"])
+def test_a_recurrent_or_convolutional_run_is_refused(tmp_path, name):
+    run = make_run_folder(tmp_path / f"{name}-run", name)
+    with pytest.raises(ValueError, match=rf"{name}-run: a {name} model cannot be exported"):
         export_ctranslate2(run, tmp_path / "ct2")
     assert not (tmp_path / "ct2").exists()
 
@@ -336,11 +340,12 @@ def test_the_export_translates_without_keras(post_norm_export):
     assert completed.returncode == 0, completed.stderr[-3000:]
     lines = completed.stdout.splitlines()
     ours = json.loads(next(line for line in lines if line.startswith("OURS "))[5:])
-    # `_lazy`: what `import keras_nmt` itself loads (its names are imported on first use);
+    # `workshop` (its `keras_registration`): what `import keras_nmt` itself loads (its names are
+    # imported on first use);
     # `atomic_file`: the JSON reader of the tokenizers' config; `plural`: counts in the
     # tokenizers' messages (both standard library only).
     assert {m.split(".")[1] for m in ours if "." in m} == {
-        "_lazy", "atomic_file", "plural", "special_ids", "text"}
+        "atomic_file", "plural", "special_ids", "text", "workshop"}
     got = json.loads(next(line for line in lines if line.startswith("RESULT "))[7:])
     assert got == open_translator(export).translate_texts(texts)
 
@@ -355,7 +360,7 @@ def test_int8_keeps_most_of_the_bleu_of_float32_on_a_trained_model(tmp_path):
     quantization, which leaves a model that translates nothing (BLEU under 5).
     """
     from keras_nmt.metrics.sacrebleu_scores import corpus_bleu
-    from keras_nmt.training.trainer import train
+    from keras_nmt.workshop.run.trainer import train
 
     config = TrainConfig(
         model="transformer", data="dates", train_size=4000, valid_size=64, epochs=4,

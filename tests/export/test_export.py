@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.benchmarks.translation_section import time_translation
-from keras_nmt.export import export_translator
-from keras_nmt.inference import SavedTranslator, open_translator
 from keras_nmt.models import registry
+from keras_nmt.workshop.benchmarks.translation_section import time_translation
+from keras_nmt.workshop.translators.export_translator import export_translator
+from keras_nmt.workshop.translators.open_translator import open_translator
+from keras_nmt.workshop.translators.saved_translator import SavedTranslator
 from tests.export.helpers import (
     BAD_INPUTS,
     SOURCES,
@@ -124,7 +125,7 @@ def test_out_of_range_options_give_clear_errors(lstm_export):
 
 def test_length_limits_default_to_the_models_own():
     from keras_nmt.decoding.decoding_options import DEFAULT_MAX_LENGTH
-    from keras_nmt.inference import Translator
+    from keras_nmt.inference.translator import Translator
     from tests.export.helpers import SMALL, make_model
 
     model, source, target = make_model("transformer")  # a position table of SMALL["max_length"]

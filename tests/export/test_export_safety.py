@@ -6,10 +6,10 @@ import stat
 import pytest
 import tensorflow as tf
 
-from keras_nmt.export import export_translator
+from keras_nmt.workshop.translators.export_translator import export_translator
 from tests.export.helpers import make_translator
 
-export_module = __import__("keras_nmt.export.export_translator", fromlist=["x"])
+export_module = __import__("keras_nmt.export.saved_model", fromlist=["x"])
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import threading
 import numpy as np
 import pytest
 
-from keras_nmt.decoding import call_sizes
-from keras_nmt.inference import SavedTranslator
+from keras_nmt.decoding.length_order import call_sizes
+from keras_nmt.workshop.translators.saved_translator import SavedTranslator
 from tests.export.helpers import SOURCES
 
 # Inputs of many lengths, so that the length-sorted batches differ from the input order.

@@ -3,11 +3,12 @@
 import numpy as np
 import pytest
 
-from keras_nmt.cli import translate as translate_app
-from keras_nmt.inference import confidence, open_translator, word_alignment
-from keras_nmt.inference.glossary import MAX_TERM_CHARS, Glossary, GlossaryError
 from keras_nmt.inference.translation_result import TranslationResult
-from tests.export.helpers import SOURCES, make_run_directory
+from keras_nmt.workshop.cli import translate as translate_app
+from keras_nmt.workshop.translators.glossary import MAX_TERM_CHARS, Glossary, GlossaryError
+from keras_nmt.workshop.translators.open_translator import open_translator
+from keras_nmt.workshop.translators.word_alignment import confidence, word_alignment
+from tests.export.helpers import SOURCES, make_run_folder
 
 
 def _result(source_tokens, target_tokens, links, score=-2.0):
@@ -94,7 +95,7 @@ def test_a_glossary_file_names_its_line_in_errors(tmp_path):
 def test_translate_with_a_glossary_writes_every_term(tmp_path, capsys):
     """`keras-nmt translate --glossary` on a model with attention (an untrained Luong model
     of the dates task: whatever it writes, the terms are in it)."""
-    luong = make_run_directory(tmp_path / "luong", "luong")
+    luong = make_run_folder(tmp_path / "luong", "luong")
     glossary = tmp_path / "terms.tsv"
     glossary.write_text("March\tMARZO\nMay\n")
     assert translate_app.main([str(luong), "--glossary", str(glossary), *SOURCES]) == 0
@@ -107,7 +108,7 @@ def test_translate_with_a_glossary_writes_every_term(tmp_path, capsys):
     assert capsys.readouterr().err.strip().endswith(f"error: {glossary}: no terms")
     with pytest.raises(SystemExit):
         translate_app.main([str(luong), "--glossary", str(glossary), "--beam-size", "2", "x"])
-    lstm = make_run_directory(tmp_path / "lstm", "lstm")
+    lstm = make_run_folder(tmp_path / "lstm", "lstm")
     glossary.write_text("March\tMARZO\n")
     assert translate_app.main([str(lstm), "--glossary", str(glossary), "x"]) == 1
     assert "gives no attention weights" in capsys.readouterr().err

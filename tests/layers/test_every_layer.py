@@ -111,6 +111,88 @@ CASES = {
             ),
         ),
     ],
+    "ConvDecoderBlock": [
+        (
+            "sequence",
+            dict(
+                init_kwargs=dict(channels=6, kernel_size=3, embedding_dim=4, dropout=0.1),
+                input_data={
+                    "inputs": floats(BATCH, TGT, 6),
+                    "target_embedding": floats(BATCH, TGT, 4),
+                    "keys": floats(BATCH, SRC, 4),
+                    "values": floats(BATCH, SRC, 4),
+                    "memory_mask": SOURCE_MASK,
+                },
+                expected_output_shape=((BATCH, TGT, 6), (BATCH, TGT, SRC)),
+                # convolution v, g, b; attention in and out projections v, g, b each
+                expected_num_trainable_weights=9,
+            ),
+        )
+    ],
+    "ConvEncoderBlock": [
+        (
+            "masked",
+            dict(
+                init_kwargs=dict(channels=6, kernel_size=3, dropout=0.1),
+                input_data={"inputs": floats(BATCH, SRC, 6), "mask": SOURCE_MASK},
+                expected_output_shape=(BATCH, SRC, 6),
+                expected_num_trainable_weights=3,  # convolution v, g, b
+                masking=(SOURCE_MASK, SOURCE_MASK),
+            ),
+        )
+    ],
+    "ConvS2SAttention": [
+        (
+            "sequence",
+            dict(
+                init_kwargs=dict(embedding_dim=4),
+                input_data={
+                    "inputs": floats(BATCH, TGT, 6),
+                    "target_embedding": floats(BATCH, TGT, 4),
+                    "keys": floats(BATCH, SRC, 4),
+                    "values": floats(BATCH, SRC, 4),
+                    "memory_mask": SOURCE_MASK,
+                },
+                expected_output_shape=((BATCH, TGT, 6), (BATCH, TGT, SRC)),
+                expected_num_trainable_weights=6,  # in and out projections: v, g, b each
+            ),
+        )
+    ],
+    "GatedConvolution": [
+        (
+            f"causal={causal}",
+            dict(
+                init_kwargs=dict(channels=5, kernel_size=3, causal=causal, input_dropout=0.1),
+                input_data={"inputs": floats(BATCH, SRC, 6), "mask": SOURCE_MASK},
+                expected_output_shape=(BATCH, SRC, 5),
+                expected_num_trainable_weights=3,  # v, g, b
+                masking=(SOURCE_MASK, SOURCE_MASK),
+            ),
+        )
+        for causal in (False, True)
+    ],
+    "LearnedPositionalEmbedding": [
+        (
+            "ids",
+            dict(
+                init_kwargs=dict(vocab_size=10, embedding_dim=8, max_length=6),
+                input_data={"inputs": IDS},
+                expected_output_shape=(BATCH, SRC, 8),
+                expected_num_trainable_weights=2,  # token and position tables
+                masking=(None, SOURCE_MASK),
+            ),
+        ),
+        (
+            "step",
+            dict(
+                init_kwargs=dict(vocab_size=10, embedding_dim=8, max_length=6, mask_zero=False),
+                input_data={"inputs": IDS[:, :1], "start_index": np.array([2, 5], "int32")},
+                expected_output_shape=(BATCH, 1, 8),
+                expected_num_trainable_weights=2,
+                masking=(None, None),
+            ),
+        ),
+    ],
     "LogitsBias": [
         (
             "logits",
@@ -220,6 +302,17 @@ CASES = {
             ),
         )
         for pre_norm in (False, True)
+    ],
+    "WeightNormDense": [
+        (
+            "sequence",
+            dict(
+                init_kwargs=dict(units=5, input_dropout=0.2),
+                input_data={"inputs": floats(BATCH, TGT, 6)},
+                expected_output_shape=(BATCH, TGT, 5),
+                expected_num_trainable_weights=3,  # v, g, b
+            ),
+        )
     ],
 }
 

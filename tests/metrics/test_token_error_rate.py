@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.metrics import TokenErrorRate, corpus_error_rate
+from keras_nmt.metrics import corpus_error_rate
+from keras_nmt.metrics.token_error_rate import TokenErrorRate
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 
 

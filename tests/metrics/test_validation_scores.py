@@ -4,7 +4,9 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.metrics import TokenErrorRate, ValidationScores, corpus_bleu, corpus_cer
+from keras_nmt.metrics import corpus_bleu, corpus_cer
+from keras_nmt.metrics.token_error_rate import TokenErrorRate
+from keras_nmt.metrics.validation_scores import ValidationScores
 
 SOURCES = ["Hola, mundo.", "Buenas noches.", "¿Cómo estás, Tom?"]
 REFERENCES = [

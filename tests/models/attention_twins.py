@@ -199,7 +199,7 @@ def train_on_dates(cls, epochs=6, train_size=4000, valid_size=200, **options):
 
 def exact_match(model, source, target, pairs):
     """Share of `pairs` whose greedy translation equals the reference (ids up to END)."""
-    from keras_nmt.decoding import decode
+    from keras_nmt.decoding.loop import decode
 
     ids = source.tokenize([s for s, _ in pairs]).to_tensor()
     tokens = ops.convert_to_numpy(decode(model, ids, "greedy", max_length=14).tokens).tolist()

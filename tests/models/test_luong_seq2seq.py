@@ -56,7 +56,7 @@ def test_attention_ignores_padded_sources_and_sums_to_one(api):
 
 @pytest.mark.slow
 def test_learns_dates_and_attends_to_the_year():
-    from keras_nmt.decoding import decode
+    from keras_nmt.decoding.loop import decode
 
     score, model, source = learned_dates(LuongSeq2SeqFunctional)
     print("luong exact match", score)

@@ -4,11 +4,9 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.models import (
-    BahdanauSeq2SeqSubclassed,
-    LstmSeq2SeqSubclassed,
-    LuongSeq2SeqSubclassed,
-)
+from keras_nmt.models.bahdanau.subclassed import BahdanauSeq2SeqSubclassed
+from keras_nmt.models.lstm.subclassed import LstmSeq2SeqSubclassed
+from keras_nmt.models.luong.subclassed import LuongSeq2SeqSubclassed
 from keras_nmt.models.recurrent_parts import (
     cudnn_ineligibility,
     cudnn_setting,
@@ -16,7 +14,7 @@ from keras_nmt.models.recurrent_parts import (
     step_dropout_masks,
 )
 from keras_nmt.special_ids import START_ID
-from keras_nmt.training import MaskedSparseCrossEntropy
+from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 
 pytestmark = pytest.mark.jax
 

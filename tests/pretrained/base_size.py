@@ -133,11 +133,11 @@ def parity(result, reference):
     """Teacher-forced log-probabilities and greedy / beam-4 tokens against transformers'."""
     import tensorflow as tf
 
-    from keras_nmt.decoding import decode
-    from keras_nmt.inference import RunDirectory
+    from keras_nmt.decoding.loop import decode
     from keras_nmt.special_ids import PAD_ID, START_ID
+    from keras_nmt.workshop.run.run_folder import RunFolder
 
-    run = RunDirectory.load(result.run_dir)
+    run = RunFolder.load(result.run_dir)
     pad = int(reference["pad"])
     logits = run.model({
         "encoder_tokens": to_ours(result, reference["teacher_sources"], pad),
@@ -186,8 +186,8 @@ def fine_tuning(run_dir, tmp):
     """Two epochs of `keras-nmt train --init-from run_dir` in a child process: the second
     epoch's target tokens per second of training steps (the first includes tracing) and the
     child's peak resident memory (`/usr/bin/time`)."""
-    from keras_nmt.comparison.runner import learning_curve
-    from keras_nmt.inference import RunDirectory
+    from keras_nmt.workshop.comparison.runner import learning_curve
+    from keras_nmt.workshop.run.run_folder import RunFolder
 
     sentences = read_sentences()
     pairs = [f"{s}\t{t}" for s, t in zip(sentences[:-1], sentences[1:], strict=True)]
@@ -205,7 +205,7 @@ def fine_tuning(run_dir, tmp):
     wall = time.perf_counter() - started
     peak_kb = int(completed.stderr.rsplit("PEAK_KB", 1)[1].split()[0])
     steps = learning_curve(output)["step_seconds"]
-    target = RunDirectory.load(run_dir).target_tokenizer
+    target = RunFolder.load(run_dir).target_tokenizer
     targets = [line.split("\t")[1] for line in pairs[:FINE_TUNE_PAIRS]]
     tokens = int(target.tokenize(targets).row_lengths().numpy().sum()) + len(targets)  # + END
     return {"pairs": FINE_TUNE_PAIRS, "batch_size": FINE_TUNE_BATCH, "epochs": 2,
@@ -229,9 +229,10 @@ def main():
     args = parser.parse_args()
     if args.build:
         return build(args.build, args.parity_sentences)
-    from keras_nmt.export import export_ctranslate2, export_translator
-    from keras_nmt.inference import open_translator
-    from keras_nmt.pretrained import import_marian
+    from keras_nmt.workshop.pretrained.marian_import import import_marian
+    from keras_nmt.workshop.translators.ctranslate2_export import export_ctranslate2
+    from keras_nmt.workshop.translators.export_translator import export_translator
+    from keras_nmt.workshop.translators.open_translator import open_translator
 
     report = {}
     with tempfile.TemporaryDirectory() as tmp:

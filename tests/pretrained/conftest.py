@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from keras_nmt.pretrained import import_marian
+from keras_nmt.workshop.pretrained.marian_import import import_marian
 from tests.pretrained.opus_layout import write_opus_folder
 
 FIXTURES = Path(__file__).parent / "fixtures"

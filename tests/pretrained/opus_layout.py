@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from keras_nmt.pretrained import read_safetensors
+from keras_nmt.workshop.pretrained.safetensors_file import read_safetensors
 
 _ATTENTION = {"self": "self_attn", "context": "encoder_attn"}
 

@@ -6,10 +6,10 @@ import types
 import numpy as np
 import pytest
 
-from keras_nmt.cli.train import parse
-from keras_nmt.inference import RunDirectory
 from keras_nmt.training.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
-from keras_nmt.training.trainer import train
+from keras_nmt.workshop.cli.train import parse
+from keras_nmt.workshop.run.run_folder import RunFolder
+from keras_nmt.workshop.run.trainer import train
 from tests.training.test_trainer import CrashAtBatch
 
 QUIET = dict(print_fn=lambda *_: None)
@@ -65,7 +65,7 @@ def test_fine_tuning_carries_the_languages_attribution_and_tokenizers(imported, 
 
 def test_fine_tuning_lowers_the_validation_loss_and_keeps_the_vocabulary(imported, fine_tuned):
     config, result, lines = fine_tuned.config, fine_tuned.result, fine_tuned.lines
-    source = RunDirectory.load(imported().run_dir)
+    source = RunFolder.load(imported().run_dir)
     assert config.learning_rate == FINE_TUNING_LEARNING_RATE
     assert (config.activation, config.position_layout, config.output_bias) == (
         "swish", "halves", True)
@@ -73,7 +73,7 @@ def test_fine_tuning_lowers_the_validation_loss_and_keeps_the_vocabulary(importe
     losses = result.history["val_loss"]
     assert losses[1] < losses[0]
     assert len(result.history["val_bleu"]) == 2  # BLEU after each epoch
-    tuned = RunDirectory.load(fine_tuned.output)
+    tuned = RunFolder.load(fine_tuned.output)
     assert tuned.target_tokenizer.vocabulary == source.target_tokenizer.vocabulary
     assert tuned.source_tokenizer.vocabulary == source.source_tokenizer.vocabulary
     assert tuned.model.count_params() == source.model.count_params()

@@ -6,7 +6,7 @@ import shutil
 import numpy as np
 import pytest
 
-from keras_nmt.cli import main
+from keras_nmt.workshop.cli import main
 from tests.pretrained.conftest import HF_DIR
 from tests.pretrained.opus_layout import write_opus_folder
 

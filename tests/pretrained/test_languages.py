@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from keras_nmt.cli import main
-from keras_nmt.inference import model_data
-from keras_nmt.pretrained.marian_checkpoint import read_marian
-from keras_nmt.serve.served_model import recorded_pair
+from keras_nmt.workshop.cli import main
+from keras_nmt.workshop.pretrained.marian_checkpoint import read_marian
+from keras_nmt.workshop.serve.served_model import recorded_pair
+from keras_nmt.workshop.translators.open_translator import model_data
 from tests.pretrained.conftest import HF_DIR
 from tests.pretrained.opus_layout import write_opus_folder
 

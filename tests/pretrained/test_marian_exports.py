@@ -5,8 +5,9 @@ import json
 import numpy as np
 import pytest
 
-from keras_nmt.export import export_ctranslate2, export_translator
-from keras_nmt.inference import model_data, open_translator
+from keras_nmt.workshop.translators.ctranslate2_export import export_ctranslate2
+from keras_nmt.workshop.translators.export_translator import export_translator
+from keras_nmt.workshop.translators.open_translator import model_data, open_translator
 from tests.pretrained.conftest import MAX_NEW_TOKENS
 
 SENTENCES = 48

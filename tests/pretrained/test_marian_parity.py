@@ -8,9 +8,9 @@ transformers) are a tiny MarianMTModel's teacher-forced logits, greedy and beam-
 import numpy as np
 import pytest
 
-from keras_nmt.decoding import decode
-from keras_nmt.inference import RunDirectory
+from keras_nmt.decoding.loop import decode
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
+from keras_nmt.workshop.run.run_folder import RunFolder
 from tests.conftest import SHARED_DATA
 from tests.pretrained.conftest import MAX_NEW_TOKENS
 
@@ -29,7 +29,7 @@ def to_ours(result, marian_ids, reference, start=False):
 @pytest.mark.parametrize("api", APIS)
 def test_teacher_forced_logits_equal_transformers(imported, reference, api, layout):
     result = imported(api, layout)
-    run = RunDirectory.load(result.run_dir)
+    run = RunFolder.load(result.run_dir)
     arrays = reference.arrays
     logits = np.asarray(run.model({
         "encoder_tokens": to_ours(result, arrays["teacher_sources"], reference),
@@ -44,7 +44,7 @@ def test_teacher_forced_logits_equal_transformers(imported, reference, api, layo
 
 
 def decoded_in_marian_ids(result, reference, strategy, **options):
-    run = RunDirectory.load(result.run_dir)
+    run = RunFolder.load(result.run_dir)
     sources = run.source_tokenizer.tokenize(reference.sentences).to_tensor().numpy()
     decoded = decode(run.model, sources, strategy, max_length=MAX_NEW_TOKENS, max_length_a=0.0,
                      max_length_b=MAX_NEW_TOKENS, **options)
@@ -85,7 +85,7 @@ def test_beam_4_is_token_identical_within_the_length_limit(imported, reference, 
 
 def test_source_ids_equal_marian_tokenizer(imported, reference):
     result = imported()
-    run = RunDirectory.load(result.run_dir)
+    run = RunFolder.load(result.run_dir)
     ours = run.source_tokenizer.tokenize(reference.sentences).to_list()
     theirs = reference.rows("source_ids", "source_lengths")
     assert [result.source_order[row].tolist() for row in ours] == theirs
@@ -96,7 +96,7 @@ def test_source_ids_equal_marian_tokenizer_on_the_shared_test_set(imported, refe
     if not path.exists() or "shared_test_ids" not in reference.arrays:
         pytest.skip(f"{path} absent")
     spanish = [line.split("\t")[1] for line in path.read_text("utf-8").split("\n")[:-1]]
-    run = RunDirectory.load(imported().run_dir)
+    run = RunFolder.load(imported().run_dir)
     ours = run.source_tokenizer.tokenize(spanish).to_list()
     theirs = reference.rows("shared_test_ids", "shared_test_lengths")
     assert len(theirs) == len(spanish) == 2000
@@ -104,8 +104,8 @@ def test_source_ids_equal_marian_tokenizer_on_the_shared_test_set(imported, refe
 
 
 def test_both_layouts_import_the_same_weights(imported):
-    hf = RunDirectory.load(imported("functional", "huggingface").run_dir).model
-    opus = RunDirectory.load(imported("functional", "opus-mt").run_dir).model
+    hf = RunFolder.load(imported("functional", "huggingface").run_dir).model
+    opus = RunFolder.load(imported("functional", "opus-mt").run_dir).model
     assert [w.path for w in hf.weights] == [w.path for w in opus.weights]
     for a, b in zip(hf.weights, opus.weights, strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b), err_msg=a.path)

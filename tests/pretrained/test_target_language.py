@@ -1,11 +1,11 @@
 """A multilingual model's target-language token: `>>spa<<` first, one token, as transformers."""
 
-from keras_nmt.cli import main
-from keras_nmt.inference import RunDirectory
+from keras_nmt.workshop.cli import main
+from keras_nmt.workshop.run.run_folder import RunFolder
 
 
 def test_language_token_is_one_token_before_the_pieces(imported):
-    tokenizer = RunDirectory.load(imported().run_dir).source_tokenizer
+    tokenizer = RunFolder.load(imported().run_dir).source_tokenizer
     with_code, without = tokenizer.tokenize([">>spa<< Tengo hambre.", "Tengo hambre."]).to_list()
     assert with_code[0] == tokenizer.vocabulary.index(">>spa<<")
     assert with_code[1:] == without  # MarianTokenizer: the text after the code, then </s>

@@ -11,8 +11,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from keras_nmt.benchmarks.serve_load import read_counters
-from tests.export.helpers import make_run_directory
+from keras_nmt.workshop.benchmarks.serve_load import read_counters
+from tests.export.helpers import make_run_folder
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -20,10 +20,10 @@ REPO = Path(__file__).resolve().parents[2]
 def make_runs(root):
     """Two tiny untrained run folders: a Transformer (pair recorded as at training) and a
     Luong model (pair given on the command line)."""
-    transformer = make_run_directory(root / "transformer", "transformer", "subclassed")
+    transformer = make_run_folder(root / "transformer", "transformer", "subclassed")
     config = json.loads((transformer / "config.json").read_text())
     (transformer / "config.json").write_text(json.dumps({**config, "languages": "es,en"}))
-    luong = make_run_directory(root / "luong", "luong", "functional")
+    luong = make_run_folder(root / "luong", "luong", "functional")
     return transformer, luong
 
 

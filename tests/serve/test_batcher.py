@@ -3,8 +3,8 @@
 import asyncio
 import time
 
-from keras_nmt.decoding import call_sizes
-from keras_nmt.serve.batcher import Batcher
+from keras_nmt.decoding.length_order import call_sizes
+from keras_nmt.workshop.serve.batcher import Batcher
 
 
 class _Recorder:

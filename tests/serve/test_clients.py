@@ -8,7 +8,7 @@ import subprocess
 import pytest
 from libretranslatepy import LibreTranslateAPI
 
-from keras_nmt.inference import open_translator
+from keras_nmt.workshop.translators.open_translator import open_translator
 from tests.serve.server import Server, make_runs
 
 pytestmark = pytest.mark.tensorflow

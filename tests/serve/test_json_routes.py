@@ -6,7 +6,12 @@ import types
 
 import pytest
 
-from keras_nmt.serve.json_routes import SECURITY_HEADERS, JsonRoute, JsonRoutes, RequestError
+from keras_nmt.workshop.serve.json_routes import (
+    SECURITY_HEADERS,
+    JsonRoute,
+    JsonRoutes,
+    RequestError,
+)
 
 
 async def _echo(call):

@@ -11,9 +11,8 @@ import uuid
 
 import pytest
 
-from keras_nmt.inference import open_translator
-from keras_nmt.serve import create_app
-from keras_nmt.serve.documents import (
+from keras_nmt.workshop.serve.app import create_app
+from keras_nmt.workshop.serve.documents import (
     Element,
     Markup,
     Text,
@@ -21,7 +20,8 @@ from keras_nmt.serve.documents import (
     translate_html,
     translate_text,
 )
-from keras_nmt.serve.openapi import openapi_document
+from keras_nmt.workshop.serve.openapi import openapi_document
+from keras_nmt.workshop.translators.open_translator import open_translator
 from tests.serve.server import Server, make_runs, request
 
 pytestmark = pytest.mark.tensorflow

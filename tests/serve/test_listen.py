@@ -5,7 +5,7 @@ import asyncio
 import socket
 from types import SimpleNamespace
 
-from keras_nmt.cli.serve import listen, model_line, url
+from keras_nmt.workshop.cli.serve import listen, model_line, url
 
 
 def test_accepted_connections_have_nagles_algorithm_off():
@@ -37,7 +37,7 @@ def test_the_server_runs_on_uvicorns_own_event_loop():
     import uvicorn
     import uvloop
 
-    from keras_nmt.cli.serve import event_loop
+    from keras_nmt.workshop.cli.serve import event_loop
 
     async def loop_type():
         return type(asyncio.get_running_loop())

@@ -8,17 +8,20 @@ import numpy as np
 import pytest
 
 from keras_nmt.decoding.beam_tree import beam_tree
-from keras_nmt.inference import SavedTranslator, TranslationResult
-from keras_nmt.inference.ctranslate2_translator import ctranslate2_threads
-from keras_nmt.serve.served_model import (
+from keras_nmt.inference.translation_result import TranslationResult
+from keras_nmt.workshop.serve.served_model import (
     ModelLoadError,
     ServedModel,
+    decoder_layer_attention,
+    explore,
     explore_export,
     head_attention,
     load_served_models,
     parse_model_spec,
 )
-from tests.export.helpers import SOURCES, make_model
+from keras_nmt.workshop.translators.ctranslate2_translator import ctranslate2_threads
+from keras_nmt.workshop.translators.saved_translator import SavedTranslator
+from tests.export.helpers import SOURCES, make_model, make_translator
 from tests.serve.server import make_runs
 
 pytestmark = pytest.mark.tensorflow
@@ -33,6 +36,27 @@ def test_the_mean_of_the_last_layers_heads_is_the_decoders_attention(api):
     assert heads.shape == (2, 2, len(tree.hypotheses[0]["tokens"]), ids.shape[1])
     np.testing.assert_allclose(heads[-1].mean(axis=0), tree.attention[0], atol=1e-5)
     np.testing.assert_allclose(heads.sum(axis=-1), 1.0, atol=1e-5)
+
+
+@pytest.mark.parametrize("api", ["functional", "subclassed"])
+def test_the_mean_of_a_convs2s_decoder_layers_is_the_decoders_attention(api):
+    model, source, _ = make_model("convs2s", api)
+    ids = np.asarray(source.tokenize([SOURCES[0]]).to_tensor(), np.int32)
+    tree = beam_tree(model, ids, beam_size=2, max_length=12)
+    layers = decoder_layer_attention(model, ids, tree.hypotheses[0]["tokens"])
+    assert layers.shape == (2, 1, len(tree.hypotheses[0]["tokens"]), ids.shape[1])
+    np.testing.assert_allclose(layers.mean(axis=0)[0], tree.attention[0], atol=1e-5)
+    assert not np.allclose(layers[0], layers[1], atol=1e-3)  # each layer attends its own way
+
+
+def test_the_explorer_shows_each_convs2s_decoder_layer():
+    translator = make_translator("convs2s")
+    view = explore(ServedModel("convs2s", Path("run"), ("en", "de"), translator), SOURCES[1],
+                   beam_size=2, n_best=1, length_penalty=0.0, top_k=3)
+    layers = np.array(view["attention"]["layers"])  # (layers, heads, target, source)
+    assert layers.shape[:2] == (2, 1)
+    assert layers.shape[2:] == (len(view["hypotheses"][0]["tokens"]), len(view["source_tokens"]))
+    assert view["attention"]["averaged"].startswith("each decoder layer's attention")
 
 
 def test_specs_pairs_and_names(tmp_path):
@@ -61,7 +85,8 @@ def test_specs_pairs_and_names(tmp_path):
 def test_the_workers_reach_a_ctranslate2_exports_threads(monkeypatch, tmp_path):
     # `--workers` (serve) and `--parallel-batches` (translate, evaluate) set TensorFlow's pools;
     # a CTranslate2 export has threads of its own, which kept their default before.
-    opening = importlib.import_module("keras_nmt.inference.open_translator")  # the module
+    # the module
+    opening = importlib.import_module("keras_nmt.workshop.translators.open_translator")
     made = []
     monkeypatch.setattr(opening, "is_ctranslate2_export", lambda path: True)
     monkeypatch.setattr(opening, "CTranslate2Translator",

@@ -14,10 +14,12 @@ import numpy as np
 import pytest
 from libretranslatepy import LibreTranslateAPI
 
-from keras_nmt.benchmarks.load_clients import run_clients
-from keras_nmt.export import export_ctranslate2, export_translator
-from keras_nmt.inference import confidence, open_translator, word_alignment
-from keras_nmt.inference.glossary import Glossary
+from keras_nmt.workshop.benchmarks.load_clients import run_clients
+from keras_nmt.workshop.translators.ctranslate2_export import export_ctranslate2
+from keras_nmt.workshop.translators.export_translator import export_translator
+from keras_nmt.workshop.translators.glossary import Glossary
+from keras_nmt.workshop.translators.open_translator import open_translator
+from keras_nmt.workshop.translators.word_alignment import confidence, word_alignment
 from tests.cli.test_quiet import NATIVE_LINE
 from tests.export.helpers import SOURCES
 from tests.serve.server import REPO, Server, counters, make_runs, request

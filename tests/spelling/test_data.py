@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from keras_nmt.special_ids import END_ID, START_ID
-from keras_nmt.spelling import SpellingData, read_sentences, split_sentences
-from keras_nmt.spelling.noise import NoiseGenerator
-from keras_nmt.spelling.noisy_dataset import NoisyStream, noisy_batches, steps_per_epoch
 from keras_nmt.text import make_tokenizer
+from keras_nmt.workshop.spelling.noise import NoiseGenerator
+from keras_nmt.workshop.spelling.noisy_dataset import NoisyStream, noisy_batches, steps_per_epoch
+from keras_nmt.workshop.spelling.sentences import read_sentences, split_sentences
+from keras_nmt.workshop.spelling.spelling_data import SpellingData
 
 CLEAN = [f"sentence number {i} is here" if i % 2 else f"word {i}" for i in range(40)]
 

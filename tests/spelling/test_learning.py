@@ -2,10 +2,10 @@
 
 import pytest
 
-from keras_nmt.spelling import SpellingData
-from keras_nmt.spelling.noise import NoiseGenerator
-from keras_nmt.spelling.training import train_speller
 from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.spelling.noise import NoiseGenerator
+from keras_nmt.workshop.spelling.spelling_data import SpellingData
+from keras_nmt.workshop.spelling.training import train_speller
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from keras_nmt.spelling.noise import (
+from keras_nmt.workshop.spelling.noise import (
     QWERTY_NEIGHBOURS,
     NoiseGenerator,
     NoiseRates,

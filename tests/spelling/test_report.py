@@ -2,7 +2,7 @@
 
 import pytest
 
-from keras_nmt.spelling.report import (
+from keras_nmt.workshop.spelling.report import (
     align_words,
     clean_vocabulary,
     format_report,

@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.training import CheckpointAverage
+from keras_nmt.workshop.run.checkpoint_average import CheckpointAverage
 
 
 class Recorder(keras.callbacks.Callback):

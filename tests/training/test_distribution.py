@@ -12,7 +12,7 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.models import LstmSeq2SeqFunctional
+from keras_nmt.models.lstm.functional import LstmSeq2SeqFunctional
 from keras_nmt.models.recurrent_parts import cudnn_ineligibility
 from keras_nmt.models.registry import APIS, MODEL_NAMES
 
@@ -30,9 +30,10 @@ MIRRORED = textwrap.dedent(
     tf.config.set_logical_device_configuration(
         cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
     import keras, numpy as np
-    from keras_nmt.models import LstmSeq2SeqFunctional
-    from keras_nmt.training import FusedAdam, MaskedSparseCrossEntropy
-    from keras_nmt.training.strategy import make_strategy
+    from keras_nmt.models.lstm.functional import LstmSeq2SeqFunctional
+    from keras_nmt.training.fused_adam import FusedAdam
+    from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
+    from keras_nmt.workshop.run.distribution import make_distribution
 
     rng = np.random.default_rng(0)
     source = rng.integers(1, 12, (32, 6)).astype("int32")
@@ -42,7 +43,7 @@ MIRRORED = textwrap.dedent(
     data = tf.data.Dataset.from_tensor_slices((inputs, labels)).batch(16)
     curves = {}
     for name in ("default", "mirrored"):
-        strategy = make_strategy(name)
+        strategy = make_distribution(name)
         with strategy.scope():
             keras.utils.set_random_seed(0)
             model = LstmSeq2SeqFunctional(12, 9, embedding_dim=4, units=8)
@@ -84,7 +85,7 @@ def test_two_workers_finish_with_the_same_weights(tmp_path):
     for index in range(2):
         tf_config = {"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}}
         command = [
-            sys.executable, "apps/train.py", "--strategy", "multi-worker", "--epochs", "1",
+            sys.executable, "apps/train.py", "--distribution", "multi-worker", "--epochs", "1",
             "--train-size", "128", "--valid-size", "16", "--units", "8", "--embedding-dim", "4",
             "--batch-size", "32", "--verbose", "0", "--validation-sentences", "8",
             "--samples", "0", "--output-dir", str(tmp_path / f"worker{index}"),
@@ -106,7 +107,7 @@ def test_two_workers_finish_with_the_same_weights(tmp_path):
 
 
 def test_mixed_bfloat16_trains_with_float32_logits():
-    from keras_nmt.training import MaskedSparseCrossEntropy
+    from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 
     keras.mixed_precision.set_global_policy("mixed_bfloat16")
     try:
@@ -144,11 +145,12 @@ def test_functional_lstm_layers_meet_the_cudnn_conditions(options):
 @pytest.mark.parametrize("name", MODEL_NAMES)
 @pytest.mark.parametrize("api", APIS)
 def test_every_model_gives_float32_logits_under_mixed_bfloat16(name, api):
-    from keras_nmt.models import build_model
+    from keras_nmt.models.registry import build_model
 
     keras.mixed_precision.set_global_policy("mixed_bfloat16")
     try:
-        options = {"embedding_dim": 4, "units": 8, "d_model": 8, "num_heads": 2, "ff_dim": 8}
+        options = {"embedding_dim": 4, "units": 8, "d_model": 8, "num_heads": 2, "ff_dim": 8,
+                   "channels": 8}
         model = build_model(name, api, 12, 9, options)
         tokens = np.array([[4, 5, 6, 0]], dtype="int32")
         logits = model({"encoder_tokens": tokens, "decoder_tokens": tokens})

@@ -14,9 +14,9 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.cli import train as train_app
-from keras_nmt.comparison.runner import learning_curve
 from keras_nmt.models.registry import register_models
+from keras_nmt.workshop.cli import train as train_app
+from keras_nmt.workshop.comparison.runner import learning_curve
 
 ROOT = Path(__file__).resolve().parents[2]
 # 192 pairs / 32 = 6 batches per epoch, a backup every 2 batches and at each epoch's end; a
@@ -36,7 +36,8 @@ COMMAND = [
 DRIVER = r"""
 import io, os, signal, sys, types
 import numpy as np
-from keras_nmt.training import exact_backup, run_state
+from keras_nmt.workshop.run import exact_backup
+from keras_nmt.workshop.run import run_state
 
 batches, origin = [0], 1000.0 * os.getpid()
 run_state.time = types.SimpleNamespace(monotonic=lambda: origin + batches[0])
@@ -75,7 +76,7 @@ elif kill.startswith("backup:"):
 elif kill == "model":
     import keras
     keras.Model.save = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)
-from keras_nmt.cli import train
+from keras_nmt.workshop.cli import train
 sys.exit(train.main(argv) is None and 0)
 """
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.training import FusedAdam
+from keras_nmt.training.fused_adam import FusedAdam
 
 OPTIONS = {"learning_rate": 0.01, "beta_1": 0.9, "beta_2": 0.98, "epsilon": 1e-9, "clipnorm": 1.0}
 

@@ -6,12 +6,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.training import (
-    MaskedAccuracy,
-    MaskedSparseCrossEntropy,
-    Perplexity,
-    TeacherForcingSchedule,
-)
+from keras_nmt.training.masked_accuracy import MaskedAccuracy
+from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
+from keras_nmt.training.perplexity import Perplexity
+from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
 
 pytestmark = pytest.mark.jax
 

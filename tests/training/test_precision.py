@@ -4,19 +4,19 @@ import json
 
 import pytest
 
-from keras_nmt.hardware import peak
-from keras_nmt.hardware.machine import describe_machine, machine_summary
-from keras_nmt.timing import Timing
-from keras_nmt.training import precision
-from keras_nmt.training.precision import (
+from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.hardware import peak
+from keras_nmt.workshop.hardware.machine import describe_machine, machine_summary
+from keras_nmt.workshop.run import precision
+from keras_nmt.workshop.run.precision import (
     MIN_BF16_SPEEDUP,
     REFERENCE_SHAPES,
     choose_precision,
     resolve_precision,
     step_matmul_shapes,
 )
-from keras_nmt.training.run_folder import PRECISION_FILE, record_precision, run_precision
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.run_lifecycle import PRECISION_FILE, record_precision, run_precision
+from keras_nmt.workshop.timing import Timing
 
 AVX2_CPUINFO = """processor\t: 0
 model name\t: AMD EPYC 7B13

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.cli import train as train_app
-from keras_nmt.training.run_folder import differing_options
+from keras_nmt.workshop.cli import train as train_app
+from keras_nmt.workshop.run.run_lifecycle import differing_options
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--units", "8", "--embedding-dim", "4", "--batch-size", "16", "--epochs", "1",

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from keras_nmt.training import run_state
-from keras_nmt.training.run_state import RunState, read_history
+from keras_nmt.workshop.run import run_state
+from keras_nmt.workshop.run.run_state import RunState, read_history
 
 
 class _Clock:

@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 
 from keras_nmt.data.pipeline import tokenize_pairs
-from keras_nmt.spelling import SpellingData, SpellingTask
-from keras_nmt.spelling.noise import NoiseGenerator
 from keras_nmt.text import make_tokenizer
 from keras_nmt.training.task import PairStream, TranslationTask
 from keras_nmt.training.train_config import TrainConfig
-from keras_nmt.training.trainer import train
+from keras_nmt.workshop.run.trainer import train
+from keras_nmt.workshop.spelling.noise import NoiseGenerator
+from keras_nmt.workshop.spelling.spelling_data import SpellingData
+from keras_nmt.workshop.spelling.task import SpellingTask
 from tests.training.test_trainer import TINY, CrashAtBatch
 
 PAIRS = [("ab", "xyz"), ("abc", "x"), ("a", "yy"), ("bbbbbb", "zzzzzzzz"), ("ba", "zy"),

@@ -1,10 +1,10 @@
 import contextlib
 import json
 
-from keras_nmt.training import run_state as run_state_module
-from keras_nmt.training.epoch_progress import EpochProgress
-from keras_nmt.training.run_state import RunState
-from keras_nmt.training.time_budget import TimeBudget
+from keras_nmt.workshop.run import run_state as run_state_module
+from keras_nmt.workshop.run.epoch_progress import EpochProgress
+from keras_nmt.workshop.run.run_state import RunState
+from keras_nmt.workshop.run.time_budget import TimeBudget
 
 
 class _Model:

@@ -5,7 +5,7 @@ import pytest
 
 from keras_nmt.text import load_tokenizer
 from keras_nmt.training.train_config import TrainConfig
-from keras_nmt.training.trainer import make_tokenizers, train
+from keras_nmt.workshop.run.trainer import make_tokenizers, train
 
 PAIRS = [("abc", "xyz"), ("bca", "zyx"), ("cab", "yzx")]
 

@@ -11,16 +11,17 @@ import numpy as np
 import pytest
 
 from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
-from keras_nmt.inference import RunDirectory, Translator
+from keras_nmt.inference.translator import Translator
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
-from keras_nmt.models import copy_weights_by_layer_name
+from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name
 from keras_nmt.models.registry import build_model
-from keras_nmt.training import trainer
-from keras_nmt.training.precision import PrecisionChoice
 from keras_nmt.training.task import load_pairs
 from keras_nmt.training.train_config import TrainConfig
-from keras_nmt.training.trainer import train
+from keras_nmt.workshop.run import trainer
+from keras_nmt.workshop.run.precision import PrecisionChoice
+from keras_nmt.workshop.run.run_folder import RunFolder
+from keras_nmt.workshop.run.trainer import train
 
 TINY = dict(
     train_size=256, valid_size=32, units=16, embedding_dim=8, batch_size=32, verbose=0,
@@ -221,8 +222,8 @@ def test_a_trained_transformer_run_reloads_in_a_fresh_process(tmp_path):
     )
     train(config, print_fn=lambda *_: None)
     code = (
-        "import sys; from keras_nmt.inference import RunDirectory; "
-        "run = RunDirectory.load(sys.argv[1]); print(type(run.model).__name__)"
+        "import sys; from keras_nmt.inference import RunFolder; "
+        "run = RunFolder.load(sys.argv[1]); print(type(run.model).__name__)"
     )
     result = subprocess.run(
         [sys.executable, "-c", code, str(tmp_path / "run")], capture_output=True, text=True,
@@ -248,5 +249,5 @@ def test_a_bf16_run_restores_the_global_policy_and_is_scored_as_saved(tmp_path, 
                                strict=True):
         np.testing.assert_array_equal(trained, scored)
     sources, references = group_references(load_pairs(config)[1])
-    hypotheses = RunDirectory.load(config.output).translator().translate_texts(sources)
+    hypotheses = RunFolder.load(config.output).translator().translate_texts(sources)
     assert {**score_all(hypotheses, references), "train_seconds": result.seconds} == result.scores

@@ -1,6 +1,6 @@
 """Plain decoding loops against the compacting ones, interleaved in one process.
 
-Two in-process `Translator`s of the same run directory: A's graphs are traced with the plain
+Two in-process `Translator`s of the same run folder: A's graphs are traced with the plain
 loop (`COMPACT = False` in `keras_nmt.decoding.loop`), B's with row compaction
 (`keras_nmt.decoding.compaction`). Each is warmed
 up (one untimed pass, which traces its graph), then timed passes alternate A B A B ...; the
@@ -8,7 +8,7 @@ medians are compared. Also checks that both give the same texts and scores, and 
 row-steps each loop pays for (from the output lengths: the plain loop runs every row of a batch
 until its longest output ends).
 
-    PYTHONPATH=. python docs/results/compacting-batches/measure.py RUN_DIR \
+    PYTHONPATH=. python docs/results/compacting-batches/measure.py RUN_FOLDER \
         --data /work/shared/data/spa-eng.test.tsv --rounds 5 --output result.json
 """
 
@@ -36,9 +36,9 @@ def main():
     if args.threads:
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
         tf.config.threading.set_inter_op_parallelism_threads(1)
-    from keras_nmt.data import read_tsv
+    from keras_nmt.data.corpus import read_tsv
     from keras_nmt.decoding import loop
-    from keras_nmt.inference import open_translator
+    from keras_nmt.workshop.translators.open_translator import open_translator
 
     texts = [source for source, _ in read_tsv(args.data).pairs][: args.sentences]
     modes = {"greedy": {}}
@@ -104,12 +104,12 @@ def row_steps(translator, texts, batch_size):
 
     The plain loop runs every row of a batch until the batch's longest output ends; the
     compacting loop drops finished rows when the batch at least halves (whole blocks of 8 rows
-    and the partial block, see `keras_nmt.decoding.compacting`);
+    and the partial block, see `keras_nmt.decoding.compaction`);
     `output_tokens` (END included) is the least any loop pays.
     """
     import tensorflow as tf
 
-    from keras_nmt.decoding import length_order
+    from keras_nmt.decoding.length_order import length_order
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
     def lengths_of(text):

@@ -1,6 +1,6 @@
 """Beam 4 and 5 BLEU on a run's validation set for several length penalties (GNMT alpha).
 
-    python docs/results/parallel-translation/length_penalty.py RUN_DIR [RUN_DIR ...] \
+    python docs/results/parallel-translation/length_penalty.py RUN_FOLDER [RUN_FOLDER ...] \
         --output length-penalty.json
 """
 
@@ -11,7 +11,7 @@ from keras_nmt.inference.batch_translator import configure_decoding_threads
 
 PARALLEL = configure_decoding_threads()  # before any TensorFlow op; outputs do not depend on it
 
-from keras_nmt.inference import open_translator  # noqa: E402
+from keras_nmt.workshop.translators.open_translator import open_translator  # noqa: E402
 from keras_nmt.metrics import group_references  # noqa: E402
 from keras_nmt.metrics.evaluation import score_all  # noqa: E402
 from keras_nmt.training.train_config import TrainConfig  # noqa: E402

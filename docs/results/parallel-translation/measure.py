@@ -7,11 +7,11 @@ fixed by its first op):
 * B: `configure_decoding_threads(THREADS)` first (one intra-op thread, THREADS inter-op), then
   `translate_batch(parallel=THREADS)`: THREADS batches at once, one thread each.
 
-Four workers (A and B, for the in-process `Translator` of RUN_DIR and the `SavedTranslator` of
+Four workers (A and B, for the in-process `Translator` of RUN_FOLDER and the `SavedTranslator` of
 SAVED_DIR) load and warm up (one untimed pass of each decoding), then the driver asks them in
 turn for timed passes, A B A B ..., so that a load from other processes hits both alike.
 
-    python docs/results/parallel-translation/measure.py RUN_DIR SAVED_DIR \
+    python docs/results/parallel-translation/measure.py RUN_FOLDER SAVED_DIR \
         --data /work/shared/data/spa-eng.test.tsv --passes 3 --output results.json
 
 `--a-plain-loop` makes A the decoder as it was before either change: the plain loops that keep
@@ -38,8 +38,8 @@ def worker(args):
     parallel = configure_decoding_threads(args.threads) if args.config == "B" else 1
     if args.config == "B" and parallel != args.threads:
         raise SystemExit(f"configure_decoding_threads gave {parallel}, not {args.threads}")
-    from keras_nmt.data import read_tsv
-    from keras_nmt.inference import open_translator
+    from keras_nmt.data.corpus import read_tsv
+    from keras_nmt.workshop.translators.open_translator import open_translator
 
     if args.config == "A" and args.a_plain_loop:
         importlib.import_module("keras_nmt.decoding.loop").COMPACT = False

@@ -23,12 +23,12 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from keras_nmt.decoding import DecodingOptions
-from keras_nmt.inference import RunDirectory
-from keras_nmt.spelling.noise import NoiseGenerator, NoiseRates
-from keras_nmt.spelling.report import align_words
-from keras_nmt.spelling.training import correct_texts, evaluate_corrector
-from keras_nmt.timing import time_in_turn
+from keras_nmt.decoding.decoding_options import DecodingOptions
+from keras_nmt.workshop.run.run_folder import RunFolder
+from keras_nmt.workshop.spelling.noise import NoiseGenerator, NoiseRates
+from keras_nmt.workshop.spelling.report import align_words
+from keras_nmt.workshop.spelling.training import correct_texts, evaluate_corrector
+from keras_nmt.workshop.timing import time_in_turn
 
 HERE = Path(__file__).resolve().parent
 CTC, ATTENTION = "ctc", "luong"
@@ -112,7 +112,7 @@ def examples(runs, kinds, wanted=("transposition", "deletion", "dropped_double",
 
 def speeds(folders, texts):
     """Greedy sentences/s of each run, timed in turn; and the CTC run's beam 4 report."""
-    translators = {model: RunDirectory.load(folder).translator()
+    translators = {model: RunFolder.load(folder).translator()
                    for model, folder in folders.items()}
     for translator in translators.values():  # warm-up: traces the graphs
         correct_texts(translator, texts[:64])
@@ -133,7 +133,7 @@ def main(runs_dir):
     texts = [noisy for noisy, _, _ in runs[CTC]]
     clean = [target for _, target, _ in runs[CTC]]
     pairs = list(zip(texts, clean, strict=True))
-    beam, _ = evaluate_corrector(RunDirectory.load(folders[CTC]).translator(), pairs, set(),
+    beam, _ = evaluate_corrector(RunFolder.load(folders[CTC]).translator(), pairs, set(),
                                  DecodingOptions(beam_size=4))
     analysis = {
         "reports": reports,

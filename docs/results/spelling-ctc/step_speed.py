@@ -18,12 +18,12 @@ import numpy as np
 import tensorflow as tf
 
 from keras_nmt.data.pipeline import make_dataset
-from keras_nmt.inference import RunDirectory
+from keras_nmt.workshop.run.run_folder import RunFolder
 from keras_nmt.models.ctc.ctc_loss import ctc_loss
 from keras_nmt.models.registry import build_model
-from keras_nmt.timing import time_in_turn
+from keras_nmt.workshop.timing import time_in_turn
+from keras_nmt.training.fit import compile_model
 from keras_nmt.training.train_config import TrainConfig
-from keras_nmt.training.trainer import compile_model
 
 HERE = Path(__file__).resolve().parent
 ROUNDS = 20
@@ -32,7 +32,7 @@ ROUNDS = 20
 def main(runs_dir):
     folders = sorted(path for path in Path(runs_dir).glob("char-*")
                      if (path / "model.keras").exists())
-    run = RunDirectory.load(folders[0])
+    run = RunFolder.load(folders[0])
     keras.mixed_precision.set_global_policy(
         json.loads((folders[0] / "precision.json").read_text())["policy"])
     lines = (folders[0] / "test_pairs.tsv").read_text(encoding="utf-8").splitlines()[1:65]

@@ -27,8 +27,9 @@ class BahdanauSeq2SeqSubclassed(BahdanauSeq2Seq, keras.Model):
     (Bengio et al. 2015, "Scheduled Sampling for Sequence Prediction with Recurrent Neural
     Networks"): during training, at each step the decoder is fed the ground-truth previous token
     with probability `teacher_forcing_probability` (a variable that
-    `keras_nmt.training.TeacherForcingSchedule` moves during `fit`), else its own previous argmax
-    prediction. With probability 1 it computes exactly what its functional twin does.
+    `keras_nmt.training.teacher_forcing_schedule.TeacherForcingSchedule` moves during `fit`), else
+    its own previous argmax prediction. With probability 1 it computes exactly what its functional
+    twin does.
     """
 
     def _wire(self, **kwargs):

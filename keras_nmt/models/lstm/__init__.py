@@ -14,7 +14,8 @@ from keras_nmt.option_fields import option
 class LstmOptions:
     """The options the LSTM model brings; the attention models reuse them."""
 
-    embedding_dim: int = option(128, "embedding width of the recurrent models", at_least=1)
+    embedding_dim: int = option(128, "embedding width of the recurrent and ConvS2S models",
+                                at_least=1)
     units: int = option(256, "LSTM width of the recurrent models", at_least=1)
     num_layers: int = option(1, "stacked layers in encoder and decoder", "--layers", at_least=1)
     dropout: float = option(0.0, "dropout rate", at_least=0, below=1)

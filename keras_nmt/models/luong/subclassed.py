@@ -29,12 +29,13 @@ class LuongSeq2SeqSubclassed(LuongSeq2Seq, keras.Model):
     (Bengio et al. 2015, "Scheduled Sampling for Sequence Prediction with Recurrent Neural
     Networks"): during training, at each step the decoder is fed the ground-truth previous token
     with probability `teacher_forcing_probability` (a variable that
-    `keras_nmt.training.TeacherForcingSchedule` moves during `fit`), else its own previous argmax
-    prediction; and input feeding (`input_feeding=True`, whose `decoder_lstm_0` weights no
-    longer fit the functional twin). With probability 1 and no input feeding it computes exactly
-    what its functional twin does. Without input feeding nothing of the attention flows back into
-    the recurrence, so the loop runs only the decoder cells (attending inside it only to predict
-    a token to feed) and all target positions attend at once after it, in larger matmuls.
+    `keras_nmt.training.teacher_forcing_schedule.TeacherForcingSchedule` moves during `fit`), else
+    its own previous argmax prediction; and input feeding (`input_feeding=True`, whose
+    `decoder_lstm_0` weights no longer fit the functional twin). With probability 1 and no input
+    feeding it computes exactly what its functional twin does. Without input feeding nothing of the
+    attention flows back into the recurrence, so the loop runs only the decoder cells (attending
+    inside it only to predict a token to feed) and all target positions attend at once after it, in
+    larger matmuls.
     """
 
     def _decoder_lstm(self, units, name):

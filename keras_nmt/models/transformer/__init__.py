@@ -17,7 +17,7 @@ POSITION_LAYOUTS = ("interleaved", "halves")
 class TransformerOptions:
     """The options the Transformer brings (it also takes `num_layers`, `dropout` and
     `max_length`). Those after `tied_output` exist for models imported from Marian (OPUS-MT,
-    `keras_nmt.pretrained`)."""
+    `keras_nmt.workshop.pretrained`)."""
 
     d_model: int = option(128, "Transformer model width", at_least=1)
     num_heads: int = option(4, "Transformer attention heads", "--heads", at_least=1)

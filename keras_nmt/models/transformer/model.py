@@ -80,9 +80,9 @@ class Transformer(ConstructorConfig):
         **kwargs: base `Model` arguments (`trainable`).
 
     The options after `max_length` exist for models imported from Marian (OPUS-MT, see
-    `keras_nmt.pretrained`): swish, 1e-5, `"halves"`, scaled, one shared embedding, tied output
-    with a bias, post-norm without final norm. Marian's decoder starts from the embedding of its
-    pad token; the import copies that row to `START_ID`, so decoding needs no special case.
+    `keras_nmt.workshop.pretrained`): swish, 1e-5, `"halves"`, scaled, one shared embedding, tied
+    output with a bias, post-norm without final norm. Marian's decoder starts from the embedding of
+    its pad token; the import copies that row to `START_ID`, so decoding needs no special case.
 
     Example:
         >>> model = TransformerFunctional(20, 20, num_layers=2, d_model=16, num_heads=2, ff_dim=32)

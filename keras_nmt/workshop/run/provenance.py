@@ -1,0 +1,144 @@
+"""What a model is, beyond its weights: its languages, its tokenizers' fingerprints and whom to
+credit. Every format records it and every command reads it the same way.
+
+- **Languages**: each side's language code where it is known (`keras-nmt train --languages
+  es,en`, or what an imported Marian model states), else the side's identity from training: the
+  column of the data file it was read from ("column 1 of spa-eng.{split}.tsv"). Direction is a
+  property of languages: a test file's columns are a property of that file, and which of them
+  feeds the model is decided by checking the file against the model
+  (`keras_nmt.workshop.translators.column_fit`).
+- **Tokenizers**: the SHA-256 fingerprint of each tokenizer folder (its file names and
+  contents). A model is refused with the tokenizers of another model: the ids would mean other
+  tokens, and the translations would be nonsense without an error.
+- **Attribution**: for a model that started from someone else's (an imported OPUS-MT model, and
+  every run fine-tuned from it or exported from those), its name, licence, source and what was
+  changed, so that the credit a licence such as CC-BY asks for travels with it.
+
+A run folder keeps the fingerprints and the attribution in `provenance.json` (its languages
+are its `config.json`'s); both exports carry the whole record (`PROVENANCE_FILE` beside their
+metadata).
+
+Example:
+    >>> run_languages({"languages": None, "source_column": 1, "target_column": None,
+    ...                "data": "spa-eng.{split}.tsv"})["source"]
+    {'code': None, 'column': 1, 'data': 'spa-eng.{split}.tsv'}
+    >>> language_name({'code': None, 'column': 1, 'data': 'spa-eng.{split}.tsv'})
+    'column 1 of spa-eng.{split}.tsv'
+"""
+
+import hashlib
+from pathlib import Path
+
+from keras_nmt.atomic_file import read_json, sha256_of, write_json
+from keras_nmt.data.builtin import BUILTIN_DATASETS
+from keras_nmt.text import load_tokenizer
+
+PROVENANCE_FILE = "provenance.json"
+# What `keras-nmt import` records of an imported model's origin (an import made before
+# `PROVENANCE_FILE` existed has only this).
+IMPORT_FILE = "imported.json"
+TOKENIZERS_DIR = "tokenizers"  # in a run folder and a CTranslate2 export (`run_folder`)
+SIDES = ("source", "target")
+
+
+def tokenizer_fingerprint(directory):
+    """The SHA-256 of a tokenizer folder: every file's name and content, in name order."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(directory).iterdir()):
+        if path.is_file():
+            digest.update(f"{path.name}\0{sha256_of(path)}\n".encode())
+    return digest.hexdigest()
+
+
+def tokenizer_fingerprints(tokenizers):
+    """`{"source": fingerprint, "target": fingerprint}` of a `tokenizers/` folder."""
+    return {side: tokenizer_fingerprint(Path(tokenizers) / side) for side in SIDES}
+
+
+def check_tokenizers(tokenizers, recorded, record_file):
+    """Raises `ValueError` naming the tokenizer folder whose fingerprint is not the one
+    `record_file` holds (`recorded`: `{"source": ..., "target": ...}`, or None for a model
+    older than the record)."""
+    if not recorded:
+        return
+    for side in SIDES:
+        folder = Path(tokenizers) / side
+        if recorded.get(side) and folder.is_dir() and (
+                tokenizer_fingerprint(folder) != recorded[side]):
+            load_tokenizer(folder)  # a damaged file of its own is named as such first
+            raise ValueError(
+                f"{folder} is not the {side} tokenizer this model was trained with (its "
+                f"fingerprint differs from the one in {record_file}): its ids would mean other "
+                "tokens. Copy the model's own tokenizers back, or export or import it again")
+
+
+def run_languages(config):
+    """Each side's language of a run's `config.json` dict: ``{"code", "column", "data"}``
+    (`code` None where the run was not told it; `column` None for an imported model, which
+    read no data file)."""
+    codes = (config.get("languages") or "").split(",") if config.get("languages") else [None] * 2
+    source = config.get("source_column", 0)
+    target = config.get("target_column")
+    columns = (source, 1 - source if target is None else target)
+    data = config.get("data") or None
+    by_column = data is not None and data not in BUILTIN_DATASETS  # a file has columns
+    return {side: {"code": code, "column": column if by_column else None, "data": data}
+            for side, code, column in zip(SIDES, codes, columns, strict=True)}
+
+
+def language_name(side, role="source"):
+    """A side of `run_languages` in words: its code, else its column of the training data, else
+    the built-in data's sources or targets (`role`).
+
+    Example:
+        >>> language_name({"code": "es", "column": 1, "data": "x.tsv"})
+        'es'
+        >>> language_name({"code": None, "column": None, "data": "dates"}, "target")
+        "the built-in dates' targets"
+    """
+    if side.get("code"):
+        return side["code"]
+    if side.get("column") is not None and side.get("data"):
+        return f"column {side['column']} of {side['data']}"
+    if side.get("data") in BUILTIN_DATASETS:
+        return f"the built-in {side['data']}' {role}s"
+    return "unknown"
+
+
+def read_provenance(path):
+    """The JSON dict of a `PROVENANCE_FILE`, or `{}` where the model has none (older)."""
+    path = Path(path)
+    if not path.is_file():
+        return {}
+    return read_json(path, "export, import or train it again", expect=dict)
+
+
+def record_run_provenance(run, attribution=None):
+    """Writes `run`'s `PROVENANCE_FILE`: its tokenizers' fingerprints and `attribution`."""
+    write_json(Path(run) / PROVENANCE_FILE,
+               {"tokenizers": tokenizer_fingerprints(Path(run) / TOKENIZERS_DIR),
+                "attribution": attribution}, indent=2)
+
+
+def run_attribution(run):
+    """The attribution of a run folder: its `PROVENANCE_FILE`'s, else (an import older than
+    it) its `IMPORT_FILE`, else None."""
+    attribution = read_provenance(Path(run) / PROVENANCE_FILE).get("attribution")
+    if attribution is None and (Path(run) / IMPORT_FILE).is_file():
+        attribution = read_json(Path(run) / IMPORT_FILE, "import it again", expect=dict)
+    return attribution
+
+
+def run_provenance(run, config):
+    """The whole record of a run folder: `{"languages", "tokenizers", "attribution"}` (the
+    fingerprints None for a run older than `PROVENANCE_FILE`)."""
+    recorded = read_provenance(Path(run) / PROVENANCE_FILE)
+    return {"languages": run_languages(config), "tokenizers": recorded.get("tokenizers"),
+            "attribution": run_attribution(run)}
+
+
+def derived_attribution(attribution, change):
+    """`attribution` with one more entry in its `changes` (None stays None)."""
+    if not attribution:
+        return None
+    return {**attribution, "changes": [*attribution.get("changes", []), change]}
