@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.export.helpers import make_run_directory
+from tests.export.helpers import make_run_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 # The goal: at most 6 frames (`decode_step` included) in at most 4 modules (the model's too).
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.tensorflow
 
 def test_the_translate_path_is_short_and_documented_as_measured(tmp_path, capsys):
     measure = runpy.run_path(str(ROOT / "docs" / "architecture" / "translate_path.py"))
-    run = make_run_directory(tmp_path / "run", "lstm", "functional")
+    run = make_run_folder(tmp_path / "run", "lstm", "functional")
     capsys.readouterr()
     measure["main"](str(run))  # greedy, then beam search
     printed = capsys.readouterr().out
