@@ -106,7 +106,7 @@ def test_an_interruption_while_batches_are_queued_waits_only_for_those_under_way
     translator = lstm_export[0]
     translator.translate_batch(TEXTS[:1])  # traced before counting
     submit, queued, translated = concurrent.futures.ThreadPoolExecutor.submit, [0], []
-    run = translator._run
+    signature = translator._signature
 
     def interrupted_submit(self, *args, **kwargs):
         queued[0] += 1
@@ -114,12 +114,17 @@ def test_an_interruption_while_batches_are_queued_waits_only_for_those_under_way
             raise KeyboardInterrupt
         return submit(self, *args, **kwargs)
 
-    def counted_run(*args):
-        translated.append(1)
-        return run(*args)
+    def counted_signature(options):  # the function each batch's thread calls, counted
+        function, kind, inputs = signature(options)
+
+        def counted(**batch):
+            translated.append(1)
+            return function(**batch)
+
+        return counted, kind, inputs
 
     monkeypatch.setattr(concurrent.futures.ThreadPoolExecutor, "submit", interrupted_submit)
-    monkeypatch.setattr(translator, "_run", counted_run)
+    monkeypatch.setattr(translator, "_signature", counted_signature)
     with pytest.raises(KeyboardInterrupt):
         translator.translate_batch(TEXTS * 20, batch_size=1, parallel=2)
     # 199 batches were queued; only those the two threads had started were translated.
