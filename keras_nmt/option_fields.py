@@ -19,6 +19,7 @@ Example:
 
 import dataclasses
 import math
+import numbers
 import operator
 import types
 
@@ -87,8 +88,12 @@ def _reason(field, value):
             meta["check"](value)
         except ValueError as error:
             return str(error)
-    if value_type(field) not in (int, float) or isinstance(value, bool):
+    kind = value_type(field)
+    if kind not in (int, float):
         return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or (
+            kind is int and not isinstance(value, numbers.Integral)):
+        return "is not an integer" if kind is int else "is not a number"
     if not math.isfinite(value):
         return "must be a finite number"
     bounds = ((meta["at_least"], operator.ge), (meta["above"], operator.gt),

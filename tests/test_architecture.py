@@ -34,7 +34,7 @@ def read_layering(text):
 
 
 def package_of(module):
-    """`keras_nmt.decoding.api` -> `decoding`; `keras_nmt.plots` -> `plots`;
+    """`keras_nmt.decoding.greedy` -> `decoding`; `keras_nmt.plots` -> `plots`;
     `keras_nmt.workshop.cli.train` -> `workshop.cli`; `keras_nmt`, `keras_nmt.workshop` -> None."""
     parts = module.split(".")
     if len(parts) > 2 and parts[1] == "workshop":
@@ -178,7 +178,7 @@ def test_the_graph_sees_function_local_and_package_imports():
     code = (
         "import keras\n"
         "from keras_nmt import text\n"
-        "from keras_nmt.decoding.api import decode\n"
+        "from keras_nmt.decoding.greedy import greedy_decode\n"
         "def f():\n"
         "    import keras_nmt.training.fit\n"
     )

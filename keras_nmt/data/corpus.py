@@ -38,6 +38,7 @@ from keras_nmt.data.data_profile import looks_like_header
 from keras_nmt.data.download import download
 from keras_nmt.data.errors import CorpusError
 from keras_nmt.data.parallel_corpus import CorpusStats, ParallelCorpus
+from keras_nmt.data.raw_lines import raw_lines
 
 ON_ERROR_CHOICES = ("raise", "skip")
 # Suffixes tried, in order, when a templated path (``{split}``) does not exist as written.
@@ -116,7 +117,8 @@ def _display_name(path, member: str | None) -> str:
 
 def _decode_lines(stream, name: str, on_error: str, stats: CorpusStats):
     """Yields ``(line_number, text or None)``; ``None`` marks a line skipped for bad UTF-8."""
-    for number, raw in enumerate(stream, start=1):
+    # Block by block, each line bounded (`raw_lines`): /dev/zero is one error, not a kill.
+    for number, raw in enumerate(raw_lines(stream, name), start=1):
         stats.read += 1
         try:
             text = raw.decode("utf-8")
@@ -130,7 +132,7 @@ def _decode_lines(stream, name: str, on_error: str, stats: CorpusStats):
             continue
         if number == 1:
             text = text.removeprefix("\ufeff")  # tolerate a UTF-8 byte-order mark
-        yield number, text.rstrip("\r\n")
+        yield number, text
 
 
 def _check_on_error(on_error: str) -> None:
@@ -138,16 +140,18 @@ def _check_on_error(on_error: str) -> None:
         raise ValueError(f"on_error must be one of {ON_ERROR_CHOICES}, got {on_error!r}")
 
 
-def _keep(pair, stats: CorpusStats, pairs: list, max_chars: int | None) -> None:
+def _keep(pair, stats: CorpusStats, pairs: list, max_chars: int | None, keep=None) -> None:
+    """Counts `pair` as kept; holds it unless `keep` (numbers among the kept) leaves it out."""
     if max_chars is not None and (len(pair[0]) > max_chars or len(pair[1]) > max_chars):
         stats.filtered_too_long += 1
         return
-    pairs.append(pair)
+    if keep is None or stats.kept in keep:
+        pairs.append(pair)
     stats.kept += 1
 
 
 def _finish(pairs: list, stats: CorpusStats, name: str) -> ParallelCorpus:
-    if not pairs:
+    if not stats.kept:
         raise CorpusError(name, None, "empty_corpus", f"no sentence pairs ({stats.summary()})")
     return ParallelCorpus(pairs, stats)
 
@@ -161,6 +165,7 @@ def read_tsv(
     on_error: str = "raise",
     member: str | None = None,
     header: str = "skip",
+    keep=None,
 ) -> ParallelCorpus:
     """Reads Tatoeba/Anki tab-separated pairs: ``English<TAB>Other[<TAB>attribution]``.
 
@@ -178,6 +183,8 @@ def read_tsv(
             ``"skip"`` skips malformed lines and counts them in ``stats.skipped``.
         member: for ``.zip`` files, the member to read (default: the single ``.txt``/``.tsv``
             member that is not ``_about.txt``).
+        keep: None, or the 0-based numbers (among the pairs kept) of the only ones held
+            (``stats`` counts all): a sample of a big file in memory for the sample alone.
 
     Returns:
         A `ParallelCorpus` of ``(source, target)`` pairs (sides stripped of surrounding
@@ -239,7 +246,7 @@ def read_tsv(
                 continue
             swap = source_column == 1 if target_column is None else False
             pair = (other, english) if swap else (english, other)
-            _keep(pair, stats, pairs, max_chars)
+            _keep(pair, stats, pairs, max_chars, keep)
     return _finish(pairs, stats, name)
 
 
@@ -249,6 +256,7 @@ def read_aligned(
     *,
     max_chars: int | None = None,
     on_error: str = "raise",
+    keep=None,
 ) -> ParallelCorpus:
     """Reads line-aligned files: line ``i`` of the source file translates line ``i`` of the target.
 
@@ -258,6 +266,7 @@ def read_aligned(
         max_chars: drop pairs with a side longer than this (``stats.filtered_too_long``).
         on_error: ``"raise"`` or ``"skip"``; an empty line on either side or invalid UTF-8 is
             malformed (reasons ``"empty_side"``, ``"utf8"``). Skipping keeps the alignment.
+        keep: as in `read_tsv`.
 
     Returns:
         A `ParallelCorpus`; ``stats.read`` counts line pairs.
@@ -316,7 +325,7 @@ def read_aligned(
             if not visible(source) or not visible(target):
                 stats.count_skip("invisible", f"{source_path}:{number}")
                 continue
-            _keep((source, target), stats, pairs, max_chars)
+            _keep((source, target), stats, pairs, max_chars, keep)
     return _finish(pairs, stats, name)
 
 
@@ -418,6 +427,7 @@ def load_corpus(
     size: int | None = None,
     seed: int = 0,
     cache_dir: str | None = None,
+    keep=None,
 ) -> ParallelCorpus:
     """Loads a corpus from a ``--data`` value: a built-in name, a path, or an Anki name.
 
@@ -443,6 +453,7 @@ def load_corpus(
         size: built-in datasets only, number of pairs.
         seed: built-in datasets only, the generator seed.
         cache_dir: Anki downloads only, passed to ``keras.utils.get_file``.
+        keep: files only, as in `read_tsv`.
 
     Returns:
         A `ParallelCorpus`.
@@ -455,15 +466,19 @@ def load_corpus(
     if isinstance(spec, (tuple, list)):
         if len(spec) != 2:
             raise ValueError(f"expected (source_file, target_file), got {spec!r}")
-        return read_aligned(spec[0], spec[1], max_chars=max_chars, on_error=on_error)
+        return read_aligned(spec[0], spec[1], max_chars=max_chars, on_error=on_error, keep=keep)
     text = os.fspath(spec)
+    if text in BUILTIN_DATASETS and os.path.isfile(text):
+        raise ValueError(f"--data {text}: both the built-in data set {text!r} and the file "
+                         f"{os.path.abspath(text)}; write ./{text} for the file, or rename it "
+                         "to use the built-in one")
     if text in BUILTIN_DATASETS:
         split = split or "train"
         pairs = builtin_pairs(text, split=split, size=size, seed=seed)
         return filter_pairs(pairs, f"{text}:{split} (seed {seed})", max_chars)
     tsv_options = dict(
         source_column=source_column, target_column=target_column, max_chars=max_chars,
-        on_error=on_error, member=member, header=header,
+        on_error=on_error, member=member, header=header, keep=keep,
     )
     if "{split}" in text:
         if split is None:
@@ -489,6 +504,7 @@ def load_corpus(
                 Path(target_file).expanduser(),
                 max_chars=max_chars,
                 on_error=on_error,
+                keep=keep,
             )
     if _ANKI_NAME.match(text):
         if split is not None:

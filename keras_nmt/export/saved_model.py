@@ -16,8 +16,9 @@ Example:
 import errno
 import json
 import os
+import secrets
 import shutil
-import tempfile
+from numbers import Integral
 from pathlib import Path
 
 import tensorflow as tf
@@ -33,24 +34,6 @@ def next_version(model_dir):
     return max(versions, default=0) + 1
 
 
-def _pid_alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's live process
-        return True
-    return True
-
-
-def remove_stale_partials(model_dir):
-    """Deletes `.N.partial-PID-*` folders of exports whose process no longer runs (killed)."""
-    for path in Path(model_dir).glob(".*.partial-*"):
-        pid = path.name.split(".partial-", 1)[1].split("-", 1)[0]
-        if pid.isdigit() and not _pid_alive(int(pid)):
-            shutil.rmtree(path, ignore_errors=True)
-
-
 def _make_readable(directory):
     """The usual 0755 folders and 0644 files (mkdtemp makes 0700, unreadable to a server)."""
     for root, _, files in os.walk(directory):
@@ -60,7 +43,7 @@ def _make_readable(directory):
 
 
 def save_translator(translator, base_dir="saved_models", name="translator", version=None,
-                    metadata=None, write_extra=None):
+                    metadata=None, write_extra=None, partial_name=None):
     """Saves `translator` to `base_dir/name/version/` (TensorFlow Serving's layout).
 
     The SavedModel is written to a hidden temporary directory next to the version directory
@@ -77,6 +60,8 @@ def save_translator(translator, base_dir="saved_models", name="translator", vers
             `metadata()` (length limits, largest beam).
         write_extra: a function called with the `assets.extra` folder to write more files
             there before the export is renamed into place (the workshop's run facts).
+        partial_name: a function of the version (str) giving the hidden folder's name
+            (default: a unique ``.VERSION.partial-*``).
 
     Returns:
         The `Path` of the version directory.
@@ -86,18 +71,17 @@ def save_translator(translator, base_dir="saved_models", name="translator", vers
             version, an export that loses a race with another takes the next free number.
     """
     check_model_name(name)
+    check_version(version)
     model_dir = Path(base_dir) / name
     model_dir.mkdir(parents=True, exist_ok=True)
-    remove_stale_partials(model_dir)
     chosen = version
     version = next_version(model_dir) if chosen is None else int(chosen)
-    if version < 1:
-        raise ValueError(f"version must be a positive integer, got {version}")
     final = model_dir / str(version)
     if final.exists():
         raise FileExistsError(f"{final} already exists; choose another --version")
-    # The pid in the name tells a later export whether this folder's writer was killed.
-    temporary = Path(tempfile.mkdtemp(prefix=f".{version}.partial-{os.getpid()}-", dir=model_dir))
+    # The workshop names the hidden folder by its owner (a later export tells a killed one's).
+    temporary = model_dir / (partial_name or _unique)(str(version))
+    temporary.mkdir()
     try:
         tf.saved_model.save(translator, str(temporary), signatures=translator.signatures())
         extra = temporary / "assets.extra"
@@ -120,7 +104,25 @@ def save_translator(translator, base_dir="saved_models", name="translator", vers
                         "--version"
                     ) from None
                 final = model_dir / str(next_version(model_dir))  # concurrent export: next one
+    except Exception as error:
+        shutil.rmtree(temporary, ignore_errors=True)
+        if str(temporary) not in str(error):
+            raise
+        # TensorFlow's `.1.partial-.../saved_model.pb.tmp...`: name the folder the user knows.
+        code = getattr(error, "errno", None) or (errno.ENOSPC if "No space" in str(error) else 5)
+        raise OSError(code, os.strerror(code), str(final)) from error
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
     return final
+
+
+def _unique(version):
+    return f".{version}.partial-{secrets.token_hex(8)}"
+
+
+def check_version(version):
+    """Refuses a version that is not a positive integer (`int(1.5)` exported version 1)."""
+    if version is not None and (isinstance(version, bool) or not isinstance(version, Integral)
+                                or version < 1):
+        raise ValueError(f"version must be a positive integer, got {version!r}")

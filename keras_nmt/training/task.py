@@ -34,6 +34,7 @@ import abc
 
 import numpy as np
 
+from keras_nmt.data.builtin import BUILTIN_DATASETS
 from keras_nmt.data.corpus import has_splits, load_corpus
 from keras_nmt.data.corpus_checks import check_bad_lines
 from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
@@ -128,37 +129,66 @@ def load_pairs(config):
     5% and at most 2,000). `train_size` / `valid_size` cap every source alike (`cap_pairs`).
     With `config.skip_bad_lines`, malformed lines are skipped (and reported, see
     `CorpusStats.summary`) unless more than `config.max_bad_fraction` of a file is bad.
+
+    A capped file is read twice, to count its pairs and to hold only `cap_pairs`' sample of
+    them (the same pairs, in file order): memory for the sample, never the file.
     """
 
-    def load(spec, split=None, size=None):
+    def read(spec, split=None, size=None, keep=None, report=True):  # reported once per file
         corpus = load_corpus(
             spec, split, size=size, seed=config.seed, source_column=config.source_column,
             target_column=config.target_column,
             on_error="skip" if config.skip_bad_lines else "raise",
-            header="keep" if config.accept_data else "skip",
+            header="keep" if config.accept_data else "skip", keep=keep,
         )
-        if corpus.stats.header_warning():
+        if report and corpus.stats.header_warning():
             print(corpus.stats.header_warning())
-        if corpus.stats.num_skipped:
+        if report and corpus.stats.num_skipped:
             check_bad_lines(corpus.stats, config.max_bad_fraction)
             print(corpus.stats.summary())
-        return corpus.pairs
+        return corpus
+
+    def sampled(spec, split, size, seed):  # cap_pairs(pairs of spec, size, seed)
+        if size is None or spec in BUILTIN_DATASETS:
+            return cap_pairs(read(spec, split, size=size).pairs, size, seed)
+        count = read(spec, split, keep=set()).stats.kept  # counted, nothing held
+        chosen = None if count <= size else set(_sample(count, size, seed).tolist())
+        return read(spec, split, keep=chosen, report=False).pairs
 
     if config.valid:
-        train, valid = load(config.data), load(config.valid)
-    elif has_splits(config.data):
-        train = load(config.data, "train", size=config.train_size)
-        valid = load(config.data, "valid", size=config.valid_size)
+        return (sampled(config.data, None, config.train_size, config.seed),
+                sampled(config.valid, None, config.valid_size, config.seed + 1))
+    if has_splits(config.data):
+        return (sampled(config.data, "train", config.train_size, config.seed),
+                sampled(config.data, "valid", config.valid_size, config.seed + 1))
+    sampling = config.train_size is not None or config.valid_size is not None
+    pairs = None if sampling else read(config.data).pairs
+    count = read(config.data, keep=set()).stats.kept if sampling else len(pairs)
+    held_out = config.valid_size or min(2000, max(1, count // 20))
+    valid = np.sort(np.random.default_rng(config.seed).permutation(count)[:held_out])
+    # The others train, in file order; capped, only the chosen ones are numbered (`_others`).
+    others = count - len(valid)
+    if config.train_size is not None and others > config.train_size:
+        train = _others(valid, _sample(others, config.train_size, config.seed))
     else:
-        pairs = load(config.data)
-        order = np.random.default_rng(config.seed).permutation(len(pairs))
-        held_out = config.valid_size or min(2000, max(1, len(pairs) // 20))
-        valid = [pairs[i] for i in sorted(order[:held_out])]
-        train = [pairs[i] for i in sorted(order[held_out:])]
-    # A built-in dataset generates `size` pairs; a file is capped here, so the sizes mean the same
-    # for both (a seeded sample, in file order).
-    return cap_pairs(train, config.train_size, config.seed), cap_pairs(
-        valid, config.valid_size, config.seed + 1)
+        train = _others(valid, np.arange(others))
+    if sampling:
+        held = set(train.tolist()) | set(valid.tolist())
+        pairs = dict(zip(sorted(held), read(config.data, keep=held, report=False).pairs,
+                         strict=True))
+    return [pairs[i] for i in train], [pairs[i] for i in valid]
+
+
+def _others(taken, ranks):
+    """The numbers at `ranks` among 0, 1, 2... less the sorted `taken`: `([1, 3], [0, 1, 2])`
+    gives `[0, 2, 4]` (rank r is r plus the numbers taken at or below it)."""
+    shifted = taken - np.arange(len(taken))  # how many are taken before each, by rank
+    return ranks + np.searchsorted(shifted, ranks, side="right")
+
+
+def _sample(count, size, seed):
+    """The sorted numbers of `cap_pairs`' seeded sample of `size` out of `count`."""
+    return np.sort(np.random.default_rng(seed).choice(count, size, replace=False))
 
 
 def cap_pairs(pairs, size, seed):
@@ -169,5 +199,4 @@ def cap_pairs(pairs, size, seed):
     """
     if size is None or len(pairs) <= size:
         return pairs
-    keep = np.random.default_rng(seed).choice(len(pairs), size, replace=False)
-    return [pairs[i] for i in sorted(keep)]
+    return [pairs[i] for i in _sample(len(pairs), size, seed)]

@@ -1,6 +1,7 @@
-"""The command-line pieces every parser shares, with no TensorFlow and no `keras_nmt` import:
-the `Parser` (flags named in errors, no abbreviations, no lone `-`), numeric flag types that
-fail in the parser, and `check_outputs`, which refuses an output before any work.
+"""The command-line pieces every parser shares, with no TensorFlow: the `Parser` (flags named
+in errors, no abbreviations, no lone `-`), numeric flag types that fail in the parser, and
+`check_outputs`, which refuses an output before any work (by the rule outputs are written
+with, `keras_nmt.atomic_file.output_kind`).
 
 `keras_nmt.workshop.cli` builds every subcommand on them; tools below it that parse flags of their
 own (`python -m keras_nmt.workshop.benchmarks.serve_load`) use the same ones, so a bad flag fails
@@ -17,6 +18,8 @@ Example:
 import argparse
 import os
 import tempfile
+
+from keras_nmt.workshop.output_file import OutputError, output_kind, same_file
 
 
 def stdio(text):
@@ -50,6 +53,13 @@ class Parser(argparse.ArgumentParser):
                 "is stdin or stdout only for the --input and --output of translate and spell "
                 "correct); a file named - is ./-")
         name = "/".join(action.option_strings) or action.metavar or action.dest
+        if isinstance(arg_string, str) and _not_utf8(arg_string):
+            # Python reads bytes that are not UTF-8 as lone surrogates; TensorFlow then failed
+            # with "Error converting unicode string...", naming neither the flag nor the path.
+            shown = arg_string.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            raise argparse.ArgumentError(
+                None, f"{name} {shown}: not UTF-8 (a Latin-1 or Windows-1252 name?); give a "
+                "UTF-8 name, e.g. rename it with `convmv -f latin1 -t utf-8`")
         # A subcommand's action sees all its arguments here; its own parser checks each.
         blank = (isinstance(arg_string, str) and not arg_string.strip()
                  and not isinstance(action, argparse._SubParsersAction))
@@ -63,6 +73,11 @@ class Parser(argparse.ArgumentParser):
                 None, f"{name} {shown}: an empty value names nothing; give one"
                 + (", or leave the flag out" if action.option_strings else ""))
         return value
+
+
+def _not_utf8(text):
+    """Whether `text` holds bytes that were not UTF-8 (`os.fsdecode`'s lone surrogates)."""
+    return any("\udc80" <= character <= "\udcff" for character in text)
 
 
 def new_parser(doc, prog=None):
@@ -135,58 +150,72 @@ def rate(text):
     return value
 
 
-def _same_file(a, b):
-    try:
-        return os.path.samefile(a, b)  # symbolic links, hard links, relative paths alike
-    except OSError:
-        return os.path.realpath(a) == os.path.realpath(b)
-
-
-def check_outputs(outputs, inputs, replaceable=()):
+def check_outputs(outputs, inputs, replaceable=(), reads_stdin=False):
     """Refuses, before any work, an output that would destroy an input or cannot be written.
+
+    What an output may be is `keras_nmt.atomic_file.output_kind`'s rule, the one by which it
+    will be written: a regular file (or a link to one), a new file, a pipe, a FIFO or a
+    character device; anything else is refused here, naming the flag.
 
     Args:
         outputs: ``{flag: path or None}``, e.g. ``{"--output": args.output}``.
         inputs: the files and folders the command reads; a folder counts with every file in it
             (a model), so no output may replace one of its files.
         replaceable: files among `inputs` an output may replace (a run's earlier hypotheses).
+        reads_stdin: the command reads stdin (`translate < a.txt`): no output may be the file
+            behind it.
 
     Raises:
-        ValueError: an output is a folder, is one of the inputs or another output (through any
-            link or relative path), or its folder does not exist or cannot be written (found
-            out after the work, it cost the whole translation or benchmark), naming the flag
-            and the file.
+        ValueError: an output is a folder, a socket or a block device, is one of the inputs
+            (stdin included) or another output (by device and inode: any link, hard link or
+            relative path), or its folder does not exist or cannot be written (found out after
+            the work, it cost the whole translation or benchmark), naming the flag and the file.
     """
     given = {flag: path for flag, path in outputs.items() if path}
     read = []
-    replaceable = {os.path.realpath(path) for path in replaceable}
+    replaceable = [path for path in replaceable if path and os.path.exists(path)]
     for path in inputs:
         if path and os.path.isdir(path):
             read.extend(os.path.join(root, name) for root, _, names in os.walk(path)
                         for name in names)
         elif path:
             read.append(path)
+    if reads_stdin:
+        read.append(0)
     seen = {}
     for flag, path in given.items():
         if os.path.isdir(path):
             raise ValueError(f"{flag} {path} is a folder: name a file in it, e.g. "
                              f"{os.path.join(path, 'out.txt')}")
-        folder = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(folder):
-            raise ValueError(f"{flag} {path}: the folder {folder} does not exist; create it "
-                             "first, or name a file in another folder")
-        try:  # what the command's write will do: a file in that folder (`atomic_path`)
-            with tempfile.TemporaryFile(dir=folder):
-                pass
-        except OSError as error:
-            raise ValueError(f"{flag} {path}: the folder {folder} cannot be written "
-                             f"({error.strerror}); name a file in another folder") from None
-        for source in read:
-            if (os.path.exists(path) and _same_file(path, source)
-                    and os.path.realpath(source) not in replaceable):
-                raise ValueError(f"{flag} {path} is the input {source}: writing it would "
-                                 f"destroy the input; choose another {flag} file")
+        try:
+            kind = output_kind(path)
+        except OutputError as error:
+            raise ValueError(f"{flag} {error}") from None
+        if kind == "file":
+            _check_folder(flag, path)
+        if os.path.isfile(path):  # a device or pipe read and written is no loss
+            for source in read:
+                if same_file(path, source) and not any(same_file(path, kept)
+                                                       for kept in replaceable):
+                    shown = "stdin" if source == 0 else f"the input {source}"
+                    raise ValueError(f"{flag} {path} is {shown}: writing it would destroy "
+                                     f"the input; choose another {flag} file")
         for other, other_path in seen.items():
-            if os.path.realpath(path) == os.path.realpath(other_path):
+            if os.path.realpath(path) == os.path.realpath(other_path) or same_file(path,
+                                                                                   other_path):
                 raise ValueError(f"{flag} {path} is also {other}: choose two files")
         seen[flag] = path
+
+
+def _check_folder(flag, path):
+    """Refuses a file output whose folder is missing or cannot be written."""
+    folder = os.path.dirname(os.path.realpath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{flag} {path}: the folder {folder} does not exist; create it "
+                         "first, or name a file in another folder")
+    try:  # what the command's write will do: a file in that folder (`atomic_path`)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise ValueError(f"{flag} {path}: the folder {folder} cannot be written "
+                         f"({error.strerror}); name a file in another folder") from None

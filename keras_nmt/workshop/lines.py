@@ -14,8 +14,10 @@ Example:
 import codecs
 import sys
 
-from keras_nmt.atomic_file import atomic_path
 from keras_nmt.data.corpus import open_binary
+from keras_nmt.data.corpus_checks import compressed_file_errors
+from keras_nmt.data.raw_lines import raw_lines
+from keras_nmt.workshop.output_file import write_text
 
 
 def split_lines(text):
@@ -57,9 +59,10 @@ def read_bytes(path):
 
 
 def read_lines(path):
-    """The lines of the text file at `path` (`read_bytes`; `text_lines`: UTF-8, or UTF-16 with
-    its mark)."""
-    return text_lines(read_bytes(path))
+    """The lines of the text file at `path` (`stream_lines`: UTF-8, or UTF-16 with its mark;
+    plain or compressed), read line by line."""
+    with open_binary(path) as stream, compressed_file_errors(path, stream):
+        return stream_lines(stream, str(path))[0]
 
 
 def lines_not_utf8(data):
@@ -82,16 +85,81 @@ def lines_not_utf8(data):
 
 
 def warn_if_not_utf8(data, name, warn):
-    """Calls `warn(message)` when `data` (bytes) holds lines that are not UTF-8: their bad
-    bytes are read as U+FFFD (the other lines keep their places), and a Latin-1 or Windows-1252
-    file, whose every accented letter is such a byte, would otherwise translate badly without
-    a word."""
-    bad = lines_not_utf8(data)
+    """Calls `warn(message)` when `data` (bytes) holds lines that are not UTF-8 (`warn_bad`)."""
+    warn_bad(lines_not_utf8(data), name, warn)
+
+
+def warn_bad(bad, name, warn):
+    """Calls `warn(message)` when lines `bad` (1-based numbers) of the input `name` are not
+    UTF-8: their bad bytes are read as U+FFFD (the other lines keep their places), and a
+    Latin-1 or Windows-1252 file, whose every accented letter is such a byte, would otherwise
+    translate badly without a word."""
     if bad:
         lines = f"{len(bad)} line{'s' if len(bad) > 1 else ''}"
         warn(f"{name}: {lines} not UTF-8 (the first: line {bad[0]}); their bad bytes are read "
              "as U+FFFD (a Latin-1 or Windows-1252 file? convert it first, e.g. "
              f"`iconv -f cp1252 -t utf-8 {name if name != 'stdin' else 'FILE'}`)")
+
+
+class _Prefixed:
+    """A stream whose first bytes, already read (to look for a byte order mark), come first."""
+
+    def __init__(self, prefix, stream):
+        self.prefix, self.stream = prefix, stream
+
+    def read(self, size):
+        if self.prefix:
+            data, self.prefix = self.prefix[:size], self.prefix[size:]
+            return data
+        return self.stream.read(size)
+
+
+class _Utf16:
+    """A binary UTF-16 stream (with its mark) read as text, block by block."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
+
+    def read(self, size):
+        while True:
+            data = self.stream.read(size)
+            text = self.decoder.decode(data, final=not data)
+            if text or not data:
+                return text
+
+
+def stream_lines(stream, name):
+    """The lines of a binary stream, read line by line in bounded memory
+    (`keras_nmt.data.raw_lines`: a line longer than its limit, such as all of /dev/zero, is
+    one error naming `name`; CR-only text is read as lines). UTF-8, a byte order mark opening
+    it dropped (Windows editors write one: it would change the first sentence's translation);
+    bytes that open with a UTF-16 mark (Windows' "Unicode") are UTF-16 (read as UTF-8 they
+    gave lines of garbage).
+
+    Returns:
+        ``(lines, bad)``: the lines (str), and the 1-based numbers of the lines that were not
+        valid UTF-8 (their bad bytes read as U+FFFD, the line kept in its place).
+    """
+    head = stream.read(2)
+    stream = _Prefixed(head, stream)
+    if isinstance(head, str):  # a text stream (a test's stdin): already decoded
+        lines = list(raw_lines(stream, name))
+        return [line.removeprefix("\ufeff") if number == 0 else line
+                for number, line in enumerate(lines)], []
+    if _utf16(head):
+        lines = list(raw_lines(_Utf16(stream), name))
+        return [line.removeprefix("\ufeff") if number == 0 else line
+                for number, line in enumerate(lines)], []
+    lines, bad = [], []
+    for number, raw in enumerate(raw_lines(stream, name), 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            bad.append(number)
+            line = decode_utf8(raw)
+        lines.append(line.removeprefix("\ufeff") if number == 1 else line)
+    return lines, bad
 
 
 def one_sentence_per_line(lines, name):
@@ -120,17 +188,21 @@ def one_sentence_per_line(lines, name):
 
 def input_lines(path=None, warn=None):
     """The sentences of a command's input, one per line (`one_sentence_per_line`): the file at
-    `path` (`read_lines`), or stdin read whole (`text_lines`) when `path` is None. Lines that
-    are not UTF-8 are read all the same; `warn(message)`, if given, is told
-    (`warn_if_not_utf8`)."""
+    `path` (plain or compressed), or stdin when `path` is None, read line by line
+    (`stream_lines`). Lines that are not UTF-8 are read all the same; `warn(message)`, if
+    given, is told (`warn_bad`)."""
     if path is not None:
-        name, data = path, read_bytes(path)
+        # A cut .gz (or .xz) is named, with the file: EOFError said neither.
+        with open_binary(path) as stream, compressed_file_errors(path, stream):
+            lines, bad = stream_lines(stream, str(path))
+        name = str(path)
     else:
         # Bytes: the text layer may not be UTF-8.
-        name, data = "stdin", getattr(sys.stdin, "buffer", sys.stdin).read()
-    if warn is not None and isinstance(data, bytes):
-        warn_if_not_utf8(data, name, warn)
-    return one_sentence_per_line(text_lines(data), name)
+        name = "stdin"
+        lines, bad = stream_lines(getattr(sys.stdin, "buffer", sys.stdin), name)
+    if warn is not None:
+        warn_bad(bad, name, warn)
+    return one_sentence_per_line(lines, name)
 
 
 def iter_lines(stream):
@@ -147,6 +219,4 @@ def one_line(text):
 
 def write_lines(path, lines):
     """Writes `lines` (each made `one_line`) to `path`, whole or not at all (`atomic_path`)."""
-    with atomic_path(path) as temporary:
-        with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
-            stream.writelines(one_line(line) + "\n" for line in lines)
+    write_text(path, "".join(one_line(line) + "\n" for line in lines), newline="\n")

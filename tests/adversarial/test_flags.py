@@ -193,9 +193,10 @@ def test_a_comparison_notes_the_configurations_that_do_not_read_a_flag():
 
     args = build_parser().parse_args(["--preset", "attention", "--units", "64",
                                       "--warmup-steps", "100"])
-    recurrent = ["lstm", "luong-dot", "luong-general", "luong-concat", "bahdanau"]
+    # ConvS2S has channels, not units, and trains without warm-up (its card's recipe).
+    no_warmup = ["lstm", "luong-dot", "luong-general", "luong-concat", "bahdanau", "convs2s"]
     assert not_read_by_configurations(get_preset("attention"), args) == {
-        "units": ["transformer"], "warmup_steps": recurrent}
+        "units": ["transformer", "convs2s"], "warmup_steps": no_warmup}
     # A configuration that cannot resolve fails alone, in the comparison's table.
     from keras_nmt.workshop.comparison.configuration import Configuration
     from keras_nmt.workshop.comparison.preset import Preset

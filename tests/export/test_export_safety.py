@@ -6,8 +6,10 @@ import stat
 import pytest
 import tensorflow as tf
 
+from keras_nmt.workshop.owned_folder import partial_name
 from keras_nmt.workshop.translators.export_translator import export_translator
 from tests.export.helpers import make_translator
+from tests.test_owned_folder import dead_owner
 
 export_module = __import__("keras_nmt.export.saved_model", fromlist=["x"])
 
@@ -71,8 +73,8 @@ def test_an_export_that_loses_the_race_takes_the_next_version(one_beam, tmp_path
 
 def test_stale_partial_folders_of_killed_exports_are_removed(one_beam, tmp_path):
     model_dir = tmp_path / "m"
-    dead = model_dir / ".1.partial-999999999-abc"  # no such process: its export was killed
-    alive = model_dir / f".1.partial-{os.getpid()}-def"  # an export still running
+    dead = model_dir / f".1.partial-{dead_owner()}-abc"  # its export was killed
+    alive = model_dir / partial_name("1")  # an export still running
     for folder in (dead, alive):
         folder.mkdir(parents=True)
     path = export_translator(one_beam, tmp_path, name="m")

@@ -89,3 +89,41 @@ def test_a_killed_spelling_run_resumes_to_the_same_weights(tmp_path):
                                       strict=True):
         np.testing.assert_array_equal(resumed, uninterrupted)
     assert full.target_tokens_per_epoch == sum(len(s) + 1 for s in data.train)
+
+
+@pytest.mark.parametrize("layout", ["single file", "with --valid"])
+def test_a_capped_file_holds_only_its_sample_the_same_as_the_whole_lists(tmp_path, monkeypatch,
+                                                                        layout):
+    """`train --train-size 2000` read a whole 2 GB corpus into memory (9 GB, killed). The file
+    is now read twice, holding only the sample, and the sample is the one `cap_pairs` draws
+    from the whole list (the same seed gives the same pairs as before)."""
+    import keras_nmt.training.task as task  # noqa: PLC0415
+
+    data = tmp_path / "big.tsv"
+    data.write_text("".join(f"s{i}\tt{i}\n" for i in range(500)))
+    valid = tmp_path / "valid.tsv"
+    valid.write_text("".join(f"v{i}\tw{i}\n" for i in range(40)))
+    more = {"valid": str(valid)} if layout == "with --valid" else {}
+    config = TrainConfig(data=str(data), train_size=30, valid_size=7, seed=3, **more)
+    held = []
+    real = task.load_corpus
+
+    def counting(*args, **kwargs):
+        corpus = real(*args, **kwargs)
+        held.append(len(corpus.pairs))
+        return corpus
+
+    monkeypatch.setattr(task, "load_corpus", counting)
+    train_pairs, valid_pairs = task.load_pairs(config)
+    assert max(held) <= 30 + 7 and len(train_pairs) == 30 and len(valid_pairs) == 7
+    # What the whole list gave (the code before): a permutation's hold-out, then `cap_pairs`.
+    pairs = [(f"s{i}", f"t{i}") for i in range(500)]
+    if layout == "single file":
+        order = np.random.default_rng(3).permutation(500)
+        expected_valid = [pairs[i] for i in sorted(order[:7])]
+        rest = [pairs[i] for i in sorted(order[7:])]
+    else:
+        expected_valid = task.cap_pairs([(f"v{i}", f"w{i}") for i in range(40)], 7, 4)
+        rest = pairs
+    assert valid_pairs == expected_valid
+    assert train_pairs == task.cap_pairs(rest, 30, 3)

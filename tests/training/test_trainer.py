@@ -222,7 +222,7 @@ def test_a_trained_transformer_run_reloads_in_a_fresh_process(tmp_path):
     )
     train(config, print_fn=lambda *_: None)
     code = (
-        "import sys; from keras_nmt.inference import RunFolder; "
+        "import sys; from keras_nmt.workshop.run.run_folder import RunFolder; "
         "run = RunFolder.load(sys.argv[1]); print(type(run.model).__name__)"
     )
     result = subprocess.run(

@@ -44,7 +44,6 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from keras_nmt.atomic_file import atomic_path
 from keras_nmt.data.builtin import builtin_pairs
 from keras_nmt.markdown import table as markdown_table
 from keras_nmt.training.train_config import LANGUAGE_CODE
@@ -52,6 +51,7 @@ from keras_nmt.workshop import interruption
 from keras_nmt.workshop.arguments import check_outputs, new_parser, positive_float, positive_int
 from keras_nmt.workshop.benchmarks.load_clients import resident_mb
 from keras_nmt.workshop.lines import input_lines
+from keras_nmt.workshop.output_file import write_text
 from keras_nmt.workshop.timing import time_in_turn
 
 # Requests per client that warm the server up before it is measured: its first batches of the
@@ -280,8 +280,7 @@ def main(argv=None):
     text = f"{machine_summary(machine)}\n\n{flags}\n\n{table}\n"
     print(text)
     if args.output:
-        with atomic_path(args.output) as temporary:
-            Path(temporary).write_text(text)
+        write_text(args.output, text)
 
 
 def run(argv=None):

@@ -14,9 +14,9 @@ import keras
 import numpy as np
 
 from keras_nmt import markdown
-from keras_nmt.atomic_file import atomic_path, write_json
 from keras_nmt.special_ids import END_ID, NUM_RESERVED, PAD_ID, START_ID
 from keras_nmt.workshop.benchmarks.flops import training_flops
+from keras_nmt.workshop.output_file import write_json, write_text
 from keras_nmt.workshop.timing import time_call
 
 # The compute dtype of each `--precisions` policy (the dtype of its peak matmul).
@@ -176,8 +176,7 @@ def write_outputs(args, records, markdown):
     if args.output_json:
         write_json(args.output_json, records, indent=1)
     if args.output_md:
-        with atomic_path(args.output_md) as temporary:
-            temporary.write_text(markdown)
+        write_text(args.output_md, markdown)
 
 
 def source_batches(rows, batch_size=64):

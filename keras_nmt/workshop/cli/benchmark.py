@@ -36,6 +36,7 @@ import argparse
 import os
 import sys
 import traceback
+from pathlib import Path
 
 from keras_nmt.data.corpus import shared_data_dir
 from keras_nmt.models.registry import APIS, MODEL_NAMES
@@ -276,6 +277,13 @@ def main(argv=None, prog=None):
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.workshop.benchmarks import sections  # noqa: PLC0415
     from keras_nmt.workshop.benchmarks.speed import write_outputs  # noqa: PLC0415
+    from keras_nmt.workshop.run.run_folder import MODEL_FILE  # noqa: PLC0415
+
+    if args.run and not (Path(args.run) / MODEL_FILE).is_file():
+        # Found by each section, it was a traceback per section.
+        state = "does not exist" if not Path(args.run).exists() else f"has no {MODEL_FILE}"
+        raise FileNotFoundError(f"--run {args.run} {state}: give a finished run folder "
+                                "(keras-nmt train --output-dir DIR)")
 
     context = sections.BenchmarkContext(args)
     records, failed = [], []

@@ -253,7 +253,17 @@ def exit_status(result):
 def start_tensorflow(debug=False):
     """Imports TensorFlow (with tensorflow-text and Keras) quietly, after the flags are parsed
     (`keras_nmt.workshop.quiet_start.start_tensorflow`: no C++ start-up notes; `--debug` keeps
-    them)."""
+    them).
+
+    Every command but `benchmark --backend jax` runs on TensorFlow (its tokenizers, graphs and
+    exports are TensorFlow's): another `KERAS_BACKEND` in the environment (jax, torch) gave 60
+    to 83 lines of traceback. The command sets its own backend and says so in one line."""
+    backend = os.environ.get("KERAS_BACKEND", "tensorflow")
+    if backend != "tensorflow" and "keras" not in sys.modules:
+        warn(f"KERAS_BACKEND={backend} in the environment: this command runs on TensorFlow "
+             "(its tokenizers and exports are TensorFlow's), so it uses KERAS_BACKEND="
+             "tensorflow")
+        os.environ["KERAS_BACKEND"] = "tensorflow"
     quiet_start.start_tensorflow(debug)
 
 

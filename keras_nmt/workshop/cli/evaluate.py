@@ -21,7 +21,6 @@ needs --data.
 
 import sys
 
-from keras_nmt.atomic_file import write_json
 from keras_nmt.decoding.decoding_options import COMMON_OPTIONS, GREEDY
 from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.arguments import (
@@ -47,6 +46,7 @@ from keras_nmt.workshop.cli.common import (
 )
 from keras_nmt.workshop.cli.options import add_options
 from keras_nmt.workshop.lines import write_lines
+from keras_nmt.workshop.output_file import write_json
 from keras_nmt.workshop.timing import time_call
 
 

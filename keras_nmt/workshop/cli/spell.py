@@ -249,7 +249,8 @@ def main(argv=None, prog=None):
         parser.error(unread)
     if args.command == "correct":
         check_one_input(parser, args.texts, args.input)
-        check_outputs({"--output": args.output}, [args.input, args.run])
+        check_outputs({"--output": args.output}, [args.input, args.run],
+                      reads_stdin=not args.texts and not args.input)
     start_tensorflow(args.debug)
     return {"train": run_train, "correct": run_correct, "compare": run_compare}[args.command](args)
 

@@ -18,6 +18,7 @@ A glossary file holds one term a line: SOURCE<TAB>TARGET (the target term the tr
 use), or a term alone not to translate; # starts a comment (docs/serving.md, Glossaries).
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -141,6 +142,22 @@ def has_attention(translator):
     return found
 
 
+def check_plot_folder(directory):
+    """Refuses, before the translation, an `--attention-plot` that is not a folder we may fill
+    (a file, or a folder that cannot be written): found out after the work, it cost the whole
+    translation."""
+    if not directory:
+        return
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise ValueError(f"--attention-plot {directory} is a file, not a folder: name a folder "
+                         "to write the attention_NNNN.png plots in")
+    existing = next((p for p in [os.path.abspath(directory), *Path(directory).absolute().parents]
+                     if os.path.exists(p)), None)
+    if existing is not None and (not os.path.isdir(existing) or not os.access(existing, os.W_OK)):
+        raise ValueError(f"--attention-plot {directory}: {existing} is not a folder you can write"
+                         " in; choose another folder")
+
+
 def decoder_layer_panels(translator, sentence, result):
     """A ConvS2S run's attention layer by layer: each decoder layer's own (teacher-forced on
     the translation `result` holds) and their mean (what decoding returns, `result.weights`), as
@@ -206,7 +223,9 @@ def main(argv=None, prog=None):
     parser = build_parser(prog)
     args = parser.parse_intermixed_args(argv)
     check_one_input(parser, args.sentences, args.input)
-    check_outputs({"--output": args.output}, [args.input, args.model])
+    check_outputs({"--output": args.output}, [args.input, args.model],
+                  reads_stdin=not args.sentences and not args.input)
+    check_plot_folder(args.attention_plot)
     typed = (not args.sentences and not args.input and sys.stdin.isatty()
              and not args.attention_plot)
     start_tensorflow(args.debug)

@@ -10,6 +10,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from keras_nmt.plots import plot_attention_grid
+from keras_nmt.workshop.output_file import output_path
 
 
 def plot_curves(curves, key, path, ylabel, title=None, time_unit="s", budget=None, styles=None):
@@ -56,7 +57,8 @@ def plot_curves(curves, key, path, ylabel, title=None, time_unit="s", budget=Non
         ax.set_title(title)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", dpi=100)
+    with output_path(path) as temporary:
+        fig.savefig(temporary, format="png", dpi=100)
     return fig
 
 

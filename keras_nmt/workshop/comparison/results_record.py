@@ -30,6 +30,7 @@ from keras_nmt import markdown
 from keras_nmt.workshop.comparison.curves import plot_curves
 from keras_nmt.workshop.comparison.table import MISSING
 from keras_nmt.workshop.hardware.machine import machine_summary
+from keras_nmt.workshop.output_file import write_json, write_text
 
 # Run-specific fields of a `TrainConfig` that say nothing about the configuration.
 _RUN_FIELDS = ("output", "verbose", "samples", "backup_every")
@@ -119,8 +120,8 @@ def update_record(path, preset_name, entries):
     # By name, so that the file, table and plot do not depend on the order runs finished.
     record["configurations"] = dict(sorted({**record["configurations"], **entries}.items()))
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record, indent=1) + "\n")
-    path.with_suffix(".md").write_text(record_table(record) + "\n")
+    write_json(path, record, indent=1)
+    write_text(path.with_suffix(".md"), record_table(record) + "\n")
     plot_record(record, path.with_suffix(".png"))
     return record
 

@@ -6,10 +6,11 @@ Markdown and as empty cells in the CSV. Failed configurations keep their row, wi
 """
 
 import csv
-import json
+import io
 from pathlib import Path
 
 from keras_nmt import markdown
+from keras_nmt.workshop.output_file import write_json, write_text
 
 # Every field a row may have, in CSV order.
 ROW_FIELDS = (
@@ -106,11 +107,12 @@ def write_results(rows, output_dir, header=""):
     directory.mkdir(parents=True, exist_ok=True)
     paths = {kind: directory / f"results.{kind}" for kind in ("md", "csv", "json")}
     text = (header.rstrip() + "\n\n" if header else "") + markdown_table(rows) + "\n"
-    paths["md"].write_text(text, encoding="utf-8")
+    write_text(paths["md"], text)
     fields = list(dict.fromkeys([*ROW_FIELDS, *(key for row in rows for key in row)]))
-    with open(paths["csv"], "w", newline="", encoding="utf-8") as stream:
-        writer = csv.DictWriter(stream, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(rows)
-    paths["json"].write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    table = io.StringIO()
+    writer = csv.DictWriter(table, fieldnames=fields)
+    writer.writeheader()
+    writer.writerows(rows)
+    write_text(paths["csv"], table.getvalue(), newline="")
+    write_json(paths["json"], rows, indent=2)
     return paths

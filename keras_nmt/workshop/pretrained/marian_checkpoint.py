@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import sentencepiece
 import yaml
 
 from keras_nmt.plural import plural
@@ -120,12 +121,69 @@ def read_marian(path):
     if not path.is_dir():
         raise MarianImportError(f"{path}: no such directory")
     if (path / "config.json").exists():
-        return _read_huggingface(path)
-    if list(path.glob("*.npz")):
-        return _read_opus(path)
-    raise MarianImportError(
-        f"{path}: neither a Hugging Face MarianMT directory (config.json, model.safetensors, "
-        "...) nor an OPUS-MT release folder (*.npz, *.vocab.yml, ...)")
+        checkpoint = _read_huggingface(path)
+        vocabulary_files = (path / "vocab.json", path / (
+            "vocab.json" if checkpoint.shared_embeddings else "target_vocab.json"))
+    elif list(path.glob("*.npz")):
+        checkpoint = _read_opus(path)
+        vocabulary_files = _opus_vocabulary_files(path, checkpoint.shared_embeddings)
+    else:
+        raise MarianImportError(
+            f"{path}: neither a Hugging Face MarianMT directory (config.json, model.safetensors, "
+            "...) nor an OPUS-MT release folder (*.npz, *.vocab.yml, ...)")
+    check_pieces(path, checkpoint, (vocabulary_files[0], vocabulary_files[-1]))
+    return checkpoint
+
+
+# Pieces of a Marian vocabulary that no SentencePiece model holds: transformers' padding,
+# the sentence marks, and the target-language tokens of multilingual models (`>>spa<<`).
+_NOT_SENTENCEPIECE = re.compile(r"<pad>|<s>|</s>|<unk>|>>[^<>\s]+<<")
+
+
+def spm_pieces(path, data):
+    """The pieces of the SentencePiece model `data` (the bytes of the file `path`), in id order;
+    a damaged or cut model is a `MarianImportError` naming `path`."""
+    processor = sentencepiece.SentencePieceProcessor()
+    try:
+        processor.LoadFromSerializedProto(data)
+    except (RuntimeError, OSError, TypeError):
+        raise MarianImportError(f"{path}: not a SentencePiece model (cut short or damaged); "
+                                "copy the model's folder again") from None
+    return [processor.IdToPiece(i) for i in range(processor.GetPieceSize())]
+
+
+def check_pieces(path, checkpoint, vocabulary_files):
+    """Every piece of each SentencePiece model is in its side's vocabulary, and every piece of
+    a vocabulary is in a SentencePiece model of its side (both, for one shared vocabulary) or
+    is one of Marian's own tokens: a `vocab.json` with a piece renamed (of the same size)
+    imported cleanly, and the sentences holding that piece translated with `<unk>`.
+
+    Raises:
+        MarianImportError: naming both files and the first piece one has and the other lacks.
+    """
+    sides = (("source.spm", checkpoint.source_spm, checkpoint.source_vocabulary,
+              vocabulary_files[0]),
+             ("target.spm", checkpoint.target_spm, checkpoint.target_vocabulary,
+              vocabulary_files[1]))
+    pieces = {name: spm_pieces(path / name, data) for name, data, _, _ in sides}
+    for name, _, vocabulary, vocabulary_file in sides:
+        known = set(vocabulary)
+        missing = [piece for piece in pieces[name] if piece not in known]
+        if missing:
+            raise MarianImportError(
+                f"{vocabulary_file} does not match {path / name}: "
+                f"{plural(len(missing), 'piece')} of the SentencePiece model not in the "
+                f"vocabulary (the first: {missing[0]!r}); the files belong to different models")
+    for _, _, vocabulary, vocabulary_file in sides:
+        models = [n for n, _, v, _ in sides if v is vocabulary]
+        held = set().union(*(pieces[n] for n in models))
+        extra = [piece for piece in vocabulary
+                 if piece not in held and not _NOT_SENTENCEPIECE.fullmatch(piece)]
+        if extra:
+            raise MarianImportError(
+                f"{vocabulary_file} does not match {' and '.join(str(path / n) for n in models)}"
+                f": {plural(len(extra), 'piece')} of the vocabulary in no SentencePiece model "
+                f"(the first: {extra[0]!r}); the files belong to different models")
 
 
 # ---- Hugging Face layout -------------------------------------------------------------------

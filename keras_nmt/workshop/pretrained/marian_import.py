@@ -20,8 +20,6 @@ The run folder is an ordinary one (`keras_nmt.workshop.run.run_folder.RunFolder`
 import dataclasses
 import os
 import re
-import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -31,14 +29,20 @@ from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import RESERVED_TOKENS
 from keras_nmt.text import MarianTokenizer
 from keras_nmt.training.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
+from keras_nmt.workshop.owned_folder import FolderWriter, manifest
 from keras_nmt.workshop.pretrained.marian_checkpoint import (
     NORM_EPSILON,
     MarianImportError,
     read_marian,
 )
 from keras_nmt.workshop.run.provenance import IMPORT_FILE, record_run_provenance
-from keras_nmt.workshop.run.run_folder import CONFIG_FILE, MODEL_FILE, TOKENIZERS_DIR
-from keras_nmt.workshop.run.run_lifecycle import holds_a_run
+from keras_nmt.workshop.run.run_folder import (
+    CONFIG_FILE,
+    MODEL_FILE,
+    RUN_FOLDER_NAMES,
+    TOKENIZERS_DIR,
+)
+from keras_nmt.workshop.run.run_lifecycle import check_not_locked, holds_a_run
 
 BANNED_LOGIT = -1e9
 # OPUS-MT's licence, unless the model's card states another (`license: ...`).
@@ -82,8 +86,10 @@ def marian_order(vocabulary_size, pad_id, unk_id, start_id, eos_id):
 def import_marian(path, output_dir, api="functional", force=False, languages=None):
     """Reads a Marian model (either layout) and writes it as a run folder of one twin.
 
-    The folder is written under a temporary name beside `output_dir` and renamed when
-    complete: a failure leaves nothing behind.
+    The folder is made by `keras_nmt.workshop.owned_folder.FolderWriter`: written under a hidden
+    partial name beside `output_dir`, under a lock (a second import into it is refused), and
+    moved in when complete; a failure leaves nothing behind, and `force` replaces only the
+    names an import or a run wrote, never a user's other files.
 
     Args:
         path: a Hugging Face MarianMT directory or an OPUS-MT release folder.
@@ -99,50 +105,47 @@ def import_marian(path, output_dir, api="functional", force=False, languages=Non
     Raises:
         MarianImportError: the model cannot be imported (the message names the file).
         FileExistsError: `output_dir` exists and `force` is False.
+        FolderError: another import is writing `output_dir`, or it holds files that are not
+            a run's.
 
     Example:
         >>> import_marian("opus-mt-es-en", "runs/opus-es-en")  # doctest: +SKIP
-        >>>
-        keras_nmt.workshop.translators.open_translator("runs/opus-es-en").translate_texts(["Hola."])
+        >>> keras_nmt.open_translator("runs/opus-es-en").translate_texts(["Hola."])
     """
     output_dir = Path(output_dir)
     source = Path(path).resolve()
     if output_dir.resolve() in (source, *source.parents):  # --force would delete the model
         raise MarianImportError(f"{output_dir}: the --output-dir holds the model being imported "
                                 f"({path}); choose another folder")
-    if output_dir.exists() and not force:
-        raise FileExistsError(f"{output_dir} already exists (use --force to replace it)")
-    if output_dir.exists() and not (holds_a_run(output_dir) or (
-            output_dir.is_dir() and not any(output_dir.iterdir()))):
-        # `--output-dir runs --force`, taking the flag for export's parent folder, deleted
-        # every run in it.
-        raise MarianImportError(f"{output_dir} holds no run: --force replaces only an earlier "
-                                "import or run, never other files; choose another --output-dir")
-    checkpoint = read_marian(path)
-    source_order = marian_order(len(checkpoint.source_vocabulary), checkpoint.pad_id,
-                                checkpoint.unk_id, checkpoint.start_id, checkpoint.eos_id)
-    target_order = marian_order(len(checkpoint.target_vocabulary), checkpoint.pad_id,
-                                checkpoint.unk_id, checkpoint.start_id, checkpoint.eos_id)
-    source_tokenizer = _tokenizer(checkpoint.source_spm, checkpoint.source_vocabulary,
-                                  source_order, append_end=True)
-    target_tokenizer = _tokenizer(checkpoint.target_spm, checkpoint.target_vocabulary,
-                                  target_order, append_end=False)
-    options = model_options(checkpoint)
-    model = build_model("transformer", api, len(source_order), len(target_order), options)
-    if not model.built:
-        model.build()
-    set_marian_weights(model, checkpoint, source_order, target_order)
+    # Made under a lock (a second import into the same folder is refused at once); with
+    # --force only an earlier import's or run's names are replaced (a user's notes.txt and
+    # results/ are kept, as `train --fresh` keeps them).
+    with FolderWriter(output_dir, force=force, known=RUN_FOLDER_NAMES,
+                      refuse=_not_a_run) as writer:
+        if output_dir.is_dir():
+            check_not_locked(output_dir)  # a training in it
+        checkpoint = read_marian(path)
+        source_order = marian_order(len(checkpoint.source_vocabulary), checkpoint.pad_id,
+                                    checkpoint.unk_id, checkpoint.start_id, checkpoint.eos_id)
+        target_order = marian_order(len(checkpoint.target_vocabulary), checkpoint.pad_id,
+                                    checkpoint.unk_id, checkpoint.start_id, checkpoint.eos_id)
+        source_tokenizer = _tokenizer(checkpoint.source_spm, checkpoint.source_vocabulary,
+                                      source_order, append_end=True)
+        target_tokenizer = _tokenizer(checkpoint.target_spm, checkpoint.target_vocabulary,
+                                      target_order, append_end=False)
+        options = model_options(checkpoint)
+        model = build_model("transformer", api, len(source_order), len(target_order), options)
+        if not model.built:
+            model.build()
+        set_marian_weights(model, checkpoint, source_order, target_order)
 
-    # A Marian model with one embedding has one vocabulary (vocab.json) for both sides.
-    config = TrainConfig(model="transformer", api=api, tokenizer="marian",
-                         vocab_size=len(target_order), data="",
-                         joint_vocabulary=checkpoint.shared_embeddings,
-                         learning_rate=FINE_TUNING_LEARNING_RATE,
-                         languages=languages or checkpoint.languages, **options)
-    output_dir.parent.mkdir(parents=True, exist_ok=True)
-    temporary = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.partial-",
-                                      dir=output_dir.parent))
-    try:
+        # A Marian model with one embedding has one vocabulary (vocab.json) for both sides.
+        config = TrainConfig(model="transformer", api=api, tokenizer="marian",
+                             vocab_size=len(target_order), data="",
+                             joint_vocabulary=checkpoint.shared_embeddings,
+                             learning_rate=FINE_TUNING_LEARNING_RATE,
+                             languages=languages or checkpoint.languages, **options)
+        temporary = writer.partial
         config.output = str(output_dir)
         config.to_json(temporary / CONFIG_FILE)
         source_tokenizer.save(temporary / TOKENIZERS_DIR / "source")
@@ -154,14 +157,17 @@ def import_marian(path, output_dir, api="functional", force=False, languages=Non
         # `train --init-from` and both exports, shown by `keras-nmt serve`.
         record_run_provenance(temporary, attribution)
         os.chmod(temporary, 0o755)
-        if output_dir.exists():
-            shutil.rmtree(output_dir)
-        os.replace(temporary, output_dir)
-    except BaseException:
-        shutil.rmtree(temporary, ignore_errors=True)
-        raise
     return ImportResult(output_dir, checkpoint.layout, source_order, target_order,
                         model.count_params(), config.languages)
+
+
+def _not_a_run(folder):
+    """Why `import --force` may not replace `folder` (None when it may): it holds no run."""
+    if manifest(folder) is not None or holds_a_run(folder) or not any(folder.iterdir()):
+        return None
+    # `--output-dir runs --force`, taking the flag for export's parent folder, deleted every
+    # run in it.
+    return "holds no run: --force replaces only an earlier import or run, never other files"
 
 
 def import_attribution(path, layout):

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from keras_nmt.atomic_file import read_json, sha256_of, write_json
 from keras_nmt.data.builtin import BUILTIN_DATASETS
+from keras_nmt.plural import plural
 from keras_nmt.text import load_tokenizer
 
 PROVENANCE_FILE = "provenance.json"
@@ -55,10 +56,20 @@ def tokenizer_fingerprints(tokenizers):
     return {side: tokenizer_fingerprint(Path(tokenizers) / side) for side in SIDES}
 
 
-def check_tokenizers(tokenizers, recorded, record_file):
-    """Raises `ValueError` naming the tokenizer folder whose fingerprint is not the one
-    `record_file` holds (`recorded`: `{"source": ..., "target": ...}`, or None for a model
-    older than the record)."""
+def tokenizer_files(tokenizers):
+    """`{"source": {file name: SHA-256}, "target": ...}` of a `tokenizers/` folder: by which a
+    mismatch is named down to the file."""
+    return {side: {path.name: sha256_of(path) for path in sorted((Path(tokenizers) / side)
+                                                                  .iterdir()) if path.is_file()}
+            for side in SIDES}
+
+
+def check_tokenizers(tokenizers, record, record_file):
+    """Raises `ValueError` naming the tokenizer file (or folder) whose fingerprint is not the
+    one `record_file` holds (`record`: its dict, `read_provenance`; `{}` for a model older
+    than the record). The file is named where the record lists each file's SHA-256
+    (`tokenizer_files`), the folder otherwise."""
+    recorded, files = record.get("tokenizers"), record.get("tokenizer_files")
     if not recorded:
         return
     for side in SIDES:
@@ -66,10 +77,20 @@ def check_tokenizers(tokenizers, recorded, record_file):
         if recorded.get(side) and folder.is_dir() and (
                 tokenizer_fingerprint(folder) != recorded[side]):
             load_tokenizer(folder)  # a damaged file of its own is named as such first
-            raise ValueError(
-                f"{folder} is not the {side} tokenizer this model was trained with (its "
-                f"fingerprint differs from the one in {record_file}): its ids would mean other "
-                "tokens. Copy the model's own tokenizers back, or export or import it again")
+            known = files.get(side) if isinstance(files, dict) else None
+            now = tokenizer_files(tokenizers)[side] if known else {}
+            differing = [name for name in sorted({*(known or {}), *now})
+                         if (known or {}).get(name) != now.get(name)]
+            if differing:
+                what = (f"{folder / differing[0]} is not the file of the {side} tokenizer this "
+                        f"model was trained with ({plural(len(differing), 'file')} of "
+                        f"{folder} {'differs' if len(differing) == 1 else 'differ'} from the "
+                        f"fingerprints in {record_file})")
+            else:
+                what = (f"{folder} is not the {side} tokenizer this model was trained with (its "
+                        f"fingerprint differs from the one in {record_file})")
+            raise ValueError(f"{what}: its ids would mean other tokens. Copy the model's own "
+                             "tokenizers back, or export or import it again")
 
 
 def run_languages(config):
@@ -117,6 +138,7 @@ def record_run_provenance(run, attribution=None):
     """Writes `run`'s `PROVENANCE_FILE`: its tokenizers' fingerprints and `attribution`."""
     write_json(Path(run) / PROVENANCE_FILE,
                {"tokenizers": tokenizer_fingerprints(Path(run) / TOKENIZERS_DIR),
+                "tokenizer_files": tokenizer_files(Path(run) / TOKENIZERS_DIR),
                 "attribution": attribution}, indent=2)
 
 
@@ -134,6 +156,7 @@ def run_provenance(run, config):
     fingerprints None for a run older than `PROVENANCE_FILE`)."""
     recorded = read_provenance(Path(run) / PROVENANCE_FILE)
     return {"languages": run_languages(config), "tokenizers": recorded.get("tokenizers"),
+            "tokenizer_files": recorded.get("tokenizer_files"),
             "attribution": run_attribution(run)}
 
 

@@ -154,8 +154,7 @@ class RunFolder:
                 "train one with keras-nmt train --output-dir DIR"
             )
         check_tokenizers(path / TOKENIZERS_DIR,
-                         read_provenance(path / PROVENANCE_FILE).get("tokenizers"),
-                         path / PROVENANCE_FILE)
+                         read_provenance(path / PROVENANCE_FILE), path / PROVENANCE_FILE)
         register_models()
         model = keras.models.load_model(path / MODEL_FILE, compile=False)
         check_finite_weights(model, path / MODEL_FILE)

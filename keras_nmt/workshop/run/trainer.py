@@ -134,7 +134,7 @@ def make_tokenizers(config, train_pairs, run):
         # Fine-tuning keeps the vocabularies the weights were trained with (those, not others).
         record = Path(config.init_from) / PROVENANCE_FILE
         check_tokenizers(Path(config.init_from) / TOKENIZERS_DIR,
-                         read_provenance(record).get("tokenizers"), record)
+                         read_provenance(record), record)
         for side in ("source", "target"):
             partial = directory / temporary_name(side)
             shutil.rmtree(partial, ignore_errors=True)
@@ -203,14 +203,21 @@ def check_training_data(config, profile, valid_pairs, train_pairs, tokenizers, p
         if rate > MAX_UNKNOWN_TOKENS:
             real = tokenizer.vocab_size - NUM_RESERVED
             unit = {"char": "character"}.get(config.tokenizer, config.tokenizer)
+            if config.init_from:  # its vocabulary is the starting model's: no flag changes it
+                raise ValueError(
+                    f"the {side} vocabulary of {config.init_from} ({real} {unit}"
+                    f"{'s' * (real != 1)}) leaves {rate:.0%} of the {side} tokens of "
+                    f"{config.data} unknown: that model does not fit this data (another "
+                    f"language or script?){insist}")
             raise ValueError(
                 f"--vocab-size {config.vocab_size} keeps {real} {unit}{'s' * (real != 1)} "
                 f"besides the {NUM_RESERVED} special tokens: {rate:.0%} of the {side} tokens "
                 f"of {config.data} would be unknown; raise --vocab-size{insist}")
         if rate > WARN_UNKNOWN_TOKENS:
+            remedy = ("" if config.init_from else
+                      "; a larger --vocab-size keeps more")
             print_fn(f"warning: {rate:.0%} of the {side} tokens of {config.data} are unknown to "
-                     f"its {tokenizer.vocab_size}-token vocabulary; a larger --vocab-size keeps "
-                     "more")
+                     f"its {tokenizer.vocab_size}-token vocabulary{remedy}")
 
 
 def make_callbacks(config, translator, sources, references, state, backup, batches_per_epoch,

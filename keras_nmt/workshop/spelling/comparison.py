@@ -2,6 +2,7 @@
 
 import csv
 import dataclasses
+import io
 import itertools
 import json
 from pathlib import Path
@@ -10,6 +11,7 @@ from keras_nmt import markdown
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.special_ids import TOKENIZER_KINDS
 from keras_nmt.workshop.comparison.runner import check_run_folder
+from keras_nmt.workshop.output_file import write_json, write_text
 from keras_nmt.workshop.run.run_folder import SPELLING_FILE
 from keras_nmt.workshop.spelling.training import train_speller, with_epoch_steps
 
@@ -95,11 +97,12 @@ def write_comparison(rows, output_dir):
     directory = Path(output_dir)
     directory.mkdir(parents=True, exist_ok=True)
     paths = [directory / name for name in ("comparison.json", "comparison.csv", "comparison.md")]
-    paths[0].write_text(json.dumps(rows, indent=2) + "\n")
+    write_json(paths[0], rows, indent=2)
     keys = list(dict.fromkeys(key for row in rows for key in row))
-    with open(paths[1], "w", newline="", encoding="utf-8") as stream:
-        writer = csv.DictWriter(stream, fieldnames=keys)
-        writer.writeheader()
-        writer.writerows(rows)
-    paths[2].write_text(markdown_table(rows) + "\n")
+    table = io.StringIO()
+    writer = csv.DictWriter(table, fieldnames=keys)
+    writer.writeheader()
+    writer.writerows(rows)
+    write_text(paths[1], table.getvalue(), newline="")
+    write_text(paths[2], markdown_table(rows) + "\n")
     return paths

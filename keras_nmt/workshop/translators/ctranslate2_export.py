@@ -43,20 +43,17 @@ Example:
     >>> translator.translate_texts(["Hola."])
 """
 
-import contextlib
 import errno
-import fcntl
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from keras_nmt.atomic_file import write_json
 from keras_nmt.export.formats import QUANTIZATIONS, check_ctranslate2_model
-from keras_nmt.export.saved_model import remove_stale_partials
 from keras_nmt.workshop.interruption import deferred
+from keras_nmt.workshop.owned_folder import FolderWriter, manifest
 from keras_nmt.workshop.run.provenance import PROVENANCE_FILE, run_provenance
 from keras_nmt.workshop.run.run_folder import (
     CONFIG_FILE,
@@ -200,18 +197,6 @@ def _position_table(embedding):
     return np.asarray(embedding._position_table, np.float32)
 
 
-@contextlib.contextmanager
-def _locked(directory):
-    """Holds an exclusive OS lock (`fcntl.flock`) on `directory` itself for the block: the
-    kernel releases it however the holder ends, and it leaves no file behind."""
-    descriptor = os.open(directory, os.O_RDONLY)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(descriptor)
-
-
 def _copy_tree(source, destination, output_dir):
     """`shutil.copytree`, whose error lists every file that failed (hundreds of characters on a
     full disk) as one `OSError` naming `output_dir` and the first reason."""
@@ -226,10 +211,11 @@ def _copy_tree(source, destination, output_dir):
 def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False):
     """Converts a Transformer run folder into a CTranslate2 model directory, atomically.
 
-    The directory is written under a hidden temporary name beside `output_dir`
-    (``.NAME.partial-PID-*``) and renamed into place when complete, under a lock, so that two
-    exports to one name never both succeed; the temporary directory is removed on failure, and
-    the next export removes those of killed exports.
+    The directory is made by `keras_nmt.workshop.owned_folder.FolderWriter`: written under a hidden
+    partial name beside `output_dir` (``.NAME.partial-OWNER-*``) and moved into place when
+    complete, under a lock held from the start, so that two exports to one name never both
+    succeed (the second is refused at once); the partial is removed on failure, the next export
+    removes those of killed exports, and `force` replaces only what an export wrote.
 
     Args:
         run_dir: a run folder of a Transformer (either twin, any of `pre_norm`,
@@ -247,6 +233,8 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
         ValueError: not a Transformer (CTranslate2 has no recurrent or convolutional models:
             `check_ctranslate2_model`), or an unknown quantization.
         FileExistsError: `output_dir` exists and `force` is False.
+        FolderError: another export is writing `output_dir`, or it holds files that are not
+            an export's.
     """
     run_dir, output_dir = Path(run_dir), Path(output_dir)
     if quantization not in QUANTIZATIONS:
@@ -258,13 +246,32 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
     # (`pip install keras_nmt[ctranslate2]`) that nothing else needs.
     import ctranslate2  # noqa: F401  (fails early with ModuleNotFoundError when absent)
 
-    if output_dir.exists() and not force:
-        raise FileExistsError(f"{output_dir} already exists (use force=True to replace it)")
-    if output_dir.exists() and not (is_ctranslate2_export(output_dir) or (
-            output_dir.is_dir() and not any(output_dir.iterdir()))):
-        raise ValueError(f"{output_dir} is not a CTranslate2 export (it has no {METADATA_FILE}): "
-                         "--force replaces only an earlier export, never other files; choose "
-                         "another --output-dir or --name")
+    # Made under a lock (a second export to one name is refused at once); `force` replaces
+    # only the names an export wrote, never a user's other files (`workshop.owned_folder`).
+    with FolderWriter(output_dir, force=force, flag="--output-dir or --name",
+                      known=(METADATA_FILE, *EXPORT_NAMES), refuse=_not_an_export) as writer:
+        _write_export(run_dir, output_dir, writer.partial, quantization)
+    return output_dir
+
+
+# What an export writes beside CTranslate2's own files (read in folders written before
+# manifests, whose names count as an export's).
+EXPORT_NAMES = ("model.bin", "config.json", "shared_vocabulary.json", "source_vocabulary.json",
+                "target_vocabulary.json", "shared_vocabulary.txt", "source_vocabulary.txt",
+                "target_vocabulary.txt", TOKENIZERS_DIR, PROVENANCE_FILE, DATA_FILE)
+
+
+def _not_an_export(folder):
+    """Why `force` may not replace `folder` (None when it may)."""
+    if manifest(folder) is not None or is_ctranslate2_export(folder) or not any(
+            folder.iterdir()):
+        return None
+    return (f"is not a CTranslate2 export (it has no {METADATA_FILE}): --force replaces only an "
+            "earlier export, never other files")
+
+
+def _write_export(run_dir, output_dir, temporary, quantization):
+    """Converts the run in `run_dir` into the folder `temporary` (to become `output_dir`)."""
     run = RunFolder.load(run_dir)
     name = getattr(run.model, "model_name", type(run.model).__name__)
     check_ctranslate2_model(name, run_dir)
@@ -290,39 +297,15 @@ def export_ctranslate2(run_dir, output_dir, quantization="float32", force=False)
         **{k: run.config[k] for k in _CONFIG_FIELDS if run.config.get(k) is not None},
     }
     metadata["source_column"], metadata["target_column"] = run_columns(run.config)
-    output_dir.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_partials(output_dir.parent)  # what killed exports left
-    # The pid in the name tells a later export whether this folder's writer was killed.
-    temporary = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.partial-{os.getpid()}-",
-                                      dir=output_dir.parent))
-    try:
-        with deferred():  # a signal raised inside the converter's native code killed Python
-            spec.save(str(temporary))
-        _copy_tree(run_dir / TOKENIZERS_DIR, temporary / TOKENIZERS_DIR, output_dir)
-        write_json(temporary / METADATA_FILE, metadata, indent=2)
-        # Its languages, tokenizers' fingerprints and attribution travel with it.
-        write_json(temporary / PROVENANCE_FILE, run_provenance(run_dir, run.config), indent=2)
-        if (run_dir / DATA_FILE).is_file():  # the run's data fingerprints and profile
-            shutil.copyfile(run_dir / DATA_FILE, temporary / DATA_FILE)
-        for root, _, files in os.walk(temporary):  # mkdtemp's 0700 is unreadable to a server
-            os.chmod(root, 0o755)
-            for file in files:
-                os.chmod(os.path.join(root, file), 0o644)
-        # Two exports to one name at once: the second finds the first's and refuses (or, with
-        # `force`, replaces it whole), never both "exported" with one lost.
-        with _locked(output_dir.parent):
-            if output_dir.exists() and not force:
-                raise FileExistsError(f"{output_dir} already exists (written by another export "
-                                      "meanwhile; use force=True to replace it)")
-            if output_dir.exists():  # force: the old one goes only once the new one is whole
-                old = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.old-",
-                                            dir=output_dir.parent))
-                os.replace(output_dir, old / output_dir.name)
-                os.rename(temporary, output_dir)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                os.rename(temporary, output_dir)
-    except BaseException:
-        shutil.rmtree(temporary, ignore_errors=True)
-        raise
-    return output_dir
+    with deferred():  # a signal raised inside the converter's native code killed Python
+        spec.save(str(temporary))
+    _copy_tree(run_dir / TOKENIZERS_DIR, temporary / TOKENIZERS_DIR, output_dir)
+    write_json(temporary / METADATA_FILE, metadata, indent=2)
+    # Its languages, tokenizers' fingerprints and attribution travel with it.
+    write_json(temporary / PROVENANCE_FILE, run_provenance(run_dir, run.config), indent=2)
+    if (run_dir / DATA_FILE).is_file():  # the run's data fingerprints and profile
+        shutil.copyfile(run_dir / DATA_FILE, temporary / DATA_FILE)
+    for root, _, files in os.walk(temporary):  # readable to a server
+        os.chmod(root, 0o755)
+        for file in files:
+            os.chmod(os.path.join(root, file), 0o644)

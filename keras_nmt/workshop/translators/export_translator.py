@@ -9,8 +9,9 @@ from pathlib import Path
 from keras_nmt.atomic_file import write_json
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
 from keras_nmt.export.formats import check_model_name
-from keras_nmt.export.saved_model import save_translator
+from keras_nmt.export.saved_model import check_version, save_translator
 from keras_nmt.inference.translator import Translator
+from keras_nmt.workshop.owned_folder import partial_name, remove_dead_partials
 from keras_nmt.workshop.run.provenance import PROVENANCE_FILE, run_provenance
 from keras_nmt.workshop.run.run_folder import DATA_FILE, TOKENIZERS_DIR, RunFolder, run_columns
 
@@ -55,6 +56,7 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
     """
     if name is not None:
         check_model_name(name)
+    check_version(version)  # before the run loads
     translator, default_name, (facts, data_file, run) = _as_translator(run_dir_or_translator,
                                                                        max_beam_size)
 
@@ -67,5 +69,8 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
             write_json(extra / PROVENANCE_FILE, run_provenance(run.path, run.config), indent=2)
             shutil.copytree(run.path / TOKENIZERS_DIR, extra / TOKENIZERS_DIR)
 
+    # A killed export's partial is removed only when its owner is provably dead; this one's
+    # carries its owner (`keras_nmt.workshop.owned_folder`).
+    remove_dead_partials(Path(base_dir) / (name or default_name))
     return save_translator(translator, base_dir, name or default_name, version, metadata=facts,
-                           write_extra=write_run_facts)
+                           write_extra=write_run_facts, partial_name=partial_name)

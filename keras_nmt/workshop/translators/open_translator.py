@@ -152,8 +152,7 @@ def open_translator(path, weights=None, parallel=None):
 def _check_export_tokenizers(folder):
     """An export's tokenizer files (`folder`/tokenizers) are the ones its record names."""
     record = Path(folder) / PROVENANCE_FILE
-    check_tokenizers(Path(folder) / TOKENIZERS_DIR, read_provenance(record).get("tokenizers"),
-                     record)
+    check_tokenizers(Path(folder) / TOKENIZERS_DIR, read_provenance(record), record)
 
 
 def _load_weights(model, weights, run):
@@ -163,6 +162,11 @@ def _load_weights(model, weights, run):
         warnings.simplefilter("ignore")  # Keras warns of each layer it skips, then raises
         try:
             model.load_weights(weights)
+        except OSError as error:  # h5py: "Unable to open file (file signature not found)"
+            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            raise ValueError(f"--weights {weights} is not a Keras weights file (.weights.h5: "
+                             f"{first}); pass the weights of this run, e.g. its "
+                             "budget.weights.h5") from None
         except ValueError as error:
             raise ValueError(f"{weights} does not fit the model of {run} (other layers or "
                              "sizes: it was saved by another model); pass the weights of this "
