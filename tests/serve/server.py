@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import resource
 import selectors
 import subprocess
 import sys
@@ -30,13 +31,20 @@ def make_runs(root):
 class Server:
     """`python -m keras_nmt serve ARGS --port 0`; `url` once it listens; `stop()` ends it."""
 
-    def __init__(self, *args, timeout=180):
+    def __init__(self, *args, timeout=180, descriptors=None):
+        """`descriptors`: the server's descriptor limit (`ulimit -n`), else this process's."""
         # As a user starts it: the server's own quiet defaults, not the tests' log level.
         env = {**{k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"},
                "PYTHONUNBUFFERED": "1"}
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_NOFILE,
+                               (descriptors, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
         self.process = subprocess.Popen(
             [sys.executable, "-m", "keras_nmt", "serve", *map(str, args), "--port", "0"],
             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+            preexec_fn=limit if descriptors else None,
         )
         self.output = []
         selector = selectors.DefaultSelector()

@@ -111,6 +111,15 @@ def build_parser(prog=None):
     limits.add_argument("--max-file-bytes", type=positive_int, default=1_000_000,
                         help="bytes of a file sent to /translate_file; a larger upload is "
                         "refused (413) before it is read whole (default: %(default)s)")
+    limits.add_argument("--read-timeout", type=positive_float, default=10.0,
+                        help="seconds a client has to send a request's head (from connecting, "
+                        "and after each answer), and again its body; a slower connection is "
+                        "closed (408 for a body) (default: %(default)s)")
+    limits.add_argument("--max-connections", type=positive_int, default=None,
+                        help="connections open at most; a new one beyond it closes the one "
+                        "idle the longest (503 when all are answering) (default: what the "
+                        "descriptor limit, ulimit -n, leaves once the models are loaded, less "
+                        "64)")
     batching = parser.add_argument_group("batching")
     batching.add_argument("--max-batch", type=positive_int, default=64,
                           help="sentences a batch gathers per worker; sorted by length, it "
@@ -127,6 +136,9 @@ def build_parser(prog=None):
     batching.add_argument("--max-queue", type=positive_int, default=256,
                           help="requests waiting per model; more are answered 429 (default: "
                           "%(default)s)")
+    batching.add_argument("--max-explore-queue", type=non_negative_int, default=8,
+                          help="explorer requests waiting beyond the one being explored; more "
+                          "are answered 429 (default: %(default)s)")
     batching.add_argument("--workers", type=positive_int, default=None,
                           help="graph calls decoding at once per model, one thread each "
                           "(default: the CPU count)")
@@ -145,6 +157,7 @@ def main(argv=None, prog=None):
 
     from keras_nmt.inference.batch_translator import configure_decoding_threads  # noqa: PLC0415
     from keras_nmt.workshop.serve.app import BatchSettings, Limits, create_app
+    from keras_nmt.workshop.serve.connections import ConnectionGuard, guarded_protocol
     from keras_nmt.workshop.serve.served_model import load_served_models
 
     workers = configure_decoding_threads(args.workers)
@@ -155,14 +168,17 @@ def main(argv=None, prog=None):
         max_chars=args.max_chars, max_sentence_chars=args.max_sentence_chars,
         max_sentences=args.max_sentences, max_beam_size=args.max_beam_size,
         timeout=args.timeout, max_file_bytes=args.max_file_bytes,
-        max_body_bytes=max(65536, 8 * args.max_chars),
+        max_body_bytes=max(65536, 8 * args.max_chars), read_timeout=args.read_timeout,
     )
     batching = BatchSettings(max_batch=args.max_batch, max_wait=args.max_wait_ms / 1000,
                              max_queue=args.max_queue, workers=workers,
-                             max_gap=args.max_gap_ms / 1000)
+                             max_gap=args.max_gap_ms / 1000,
+                             max_explore_queue=args.max_explore_queue)
     app = create_app(models, limits, batching, api_key=args.api_key)
+    guard = ConnectionGuard(connection_limit(args.max_connections), args.read_timeout)
+    app.counters.connections = guard  # its counts in /metrics
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
-                            timeout_graceful_shutdown=5)
+                            timeout_graceful_shutdown=5, http=guarded_protocol(guard))
     server = uvicorn.Server(config)
     serving = {}  # pair -> the model /translate answers it with: the first named
     for model in models:
@@ -182,6 +198,25 @@ def main(argv=None, prog=None):
     with event_loop(config) as runner:
         runner.run(serve())
     return 0
+
+
+def connection_limit(asked):
+    """The connections the server takes: `asked` (`--max-connections`), else all that the
+    descriptor limit leaves (`connections.most_connections`, read once the models are
+    loaded); refused when the limit leaves fewer."""
+    from keras_nmt.workshop.serve.connections import RESERVED_DESCRIPTORS, most_connections
+
+    most = most_connections()
+    if most < 1 or (asked is not None and asked > most):
+        import resource  # noqa: PLC0415
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        raise ValueError(
+            f"--max-connections {asked or 'default'}: the descriptor limit (ulimit -n {soft}) "
+            f"leaves {max(most, 0)} connections once the models are loaded and "
+            f"{RESERVED_DESCRIPTORS} descriptors are kept free; raise it (ulimit -n) or ask "
+            "for fewer")
+    return most if asked is None else asked
 
 
 def model_line(model, first):

@@ -28,9 +28,11 @@ import contextlib
 import dataclasses
 import functools
 import gc
+import hashlib
 import hmac
 import json
 import math
+import re
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -52,6 +54,7 @@ from keras_nmt.workshop.serve.documents import (
 )
 from keras_nmt.workshop.serve.file_store import FileStore
 from keras_nmt.workshop.serve.json_routes import JsonRoute, JsonRoutes, RawAnswer, RequestError
+from keras_nmt.workshop.serve.lanes import Busy, Lane
 from keras_nmt.workshop.serve.metrics import CONTENT_TYPE, Counters, exposition
 from keras_nmt.workshop.serve.openapi import openapi_document
 from keras_nmt.workshop.serve.served_model import explore, explore_export
@@ -89,6 +92,8 @@ class Limits:
         max_files: translated files kept for download (the oldest forgotten first).
         max_glossary_terms: terms of a request's glossary (each at most
             `glossary.MAX_TERM_CHARS` characters).
+        read_timeout: seconds a request's body may take to arrive (408 beyond it; the server
+            gives its head as long: `connections`).
     """
 
     max_body_bytes: int = 65536
@@ -101,17 +106,22 @@ class Limits:
     max_file_bytes: int = 1_000_000
     max_files: int = 64
     max_glossary_terms: int = 200
+    read_timeout: float = 10.0
 
 
 @dataclasses.dataclass(frozen=True)
 class BatchSettings:
-    """The batcher's settings (see `Batcher`)."""
+    """The queues' settings: the batcher's (see `Batcher`; `max_queue` also bounds language
+    detection's queue) and the explorer's (`Lane`: `explore_workers` explorations at once,
+    `max_explore_queue` more waiting; beyond them, 429)."""
 
     max_batch: int = 64
     max_wait: float = 0.030
     max_queue: int = 256
     workers: int = 2
     max_gap: float = 0.002
+    explore_workers: int = 1
+    max_explore_queue: int = 8
 
 
 # The decoding options `/api/translate` reads, each for the strategies that take it (the
@@ -204,13 +214,39 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         for m in models
     }
 
+    # The key's digest: keys are compared as UTF-8 bytes (a header's bytes as sent), by
+    # digests of equal length, in constant time.
+    key_digest = None if api_key is None else hashlib.sha256(api_key.encode("utf-8")).digest()
+
+    # Exploring (seconds a sentence) and language detection run in lanes of their own: a pile
+    # of them neither takes the threads the batchers translate on nor waits without bound.
+    # Each refuses work it could not finish within half the timeout at its calls' mean time
+    # (half: room for calls slower than the mean; a 429 at once beats a 503 after the timeout).
+    exploring = Lane("explore", batching.explore_workers, batching.max_explore_queue,
+                     limits.timeout / 2)
+    detecting = Lane("detect", 1, batching.max_queue, limits.timeout / 2)
+
+    async def in_lane(lane, doing, function, *args):
+        """`function(*args)` in `lane`: 429 with `Retry-After` when its queue is full, or
+        when the call could not start within the timeout (once started, it is answered)."""
+        try:
+            return await lane.run(function, *args, timeout=limits.timeout)
+        except Busy as busy:
+            raise RequestError(f"Slowdown: the server is busy {doing} (its queue is full, "
+                               "or would not be through in time); "
+                               f"try again in {busy.retry_after} s", 429,
+                               [(b"retry-after", str(busy.retry_after).encode())]) from None
+
     def check_key(call, body):
-        if api_key is None:
+        if key_digest is None:
             return
-        given = (body.get("api_key") if isinstance(body.get("api_key"), str) else None) \
-            or call.headers.get("x-api-key") \
-            or call.headers.get("authorization", "").removeprefix("Bearer ").strip()
-        if not given or not hmac.compare_digest(given.encode(), api_key.encode()):
+        field = body.get("api_key")
+        bearer = call.header_bytes("authorization") or b""
+        if bearer[:7].lower() == b"bearer ":
+            bearer = bearer[7:]
+        given = (field.encode("utf-8") if isinstance(field, str) and field else None) \
+            or call.header_bytes("x-api-key") or bearer.strip()
+        if not hmac.compare_digest(hashlib.sha256(given).digest(), key_digest):
             raise RequestError("Invalid API key", 403)
 
     def sentences(body, libre=False):
@@ -266,7 +302,8 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         """Each text's detected language among the sources served into `target`:
         `[{"confidence", "language"}]`, one per text."""
         sources = {s for s, t in by_pair if t == target}
-        guesses = await asyncio.to_thread(lambda: [detector.detect(t) for t in texts])
+        guesses = await in_lane(detecting, "detecting languages",
+                                lambda: [detector.detect(t) for t in texts])
         detected = []
         for guess in guesses:
             # The served source most likely, with its confidence among all served languages
@@ -288,7 +325,7 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
                                           limits.timeout)
         except QueueFull:
             raise RequestError("Slowdown: the server is busy (its queue is full); try again",
-                               429) from None
+                               429, [(b"retry-after", b"1")]) from None
         except TimeoutError:
             raise RequestError(f"translation took over {limits.timeout:g} s", 503) from None
         except ValueError as error:  # options the translator refuses
@@ -361,7 +398,7 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         if isinstance(entries, str):  # a form field: a JSON object
             try:
                 entries = json.loads(entries)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested too deeply
                 raise RequestError("Invalid request: glossary must be an object of source "
                                    "term -> target term") from None
         if not isinstance(entries, dict):
@@ -388,8 +425,9 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         alternatives = body.get("alternatives")
         if alternatives is None:
             return 0
-        if isinstance(alternatives, str):  # a form field
-            if not alternatives.strip().lstrip("-").isdigit():
+        if isinstance(alternatives, str):  # a form field: ASCII digits (int() reads "²"
+            # as a digit it cannot convert, and refuses over 4,300 digits: both were 500s)
+            if not re.fullmatch(r"\s*-?[0-9]{1,9}\s*", alternatives):
                 raise RequestError("Invalid request: alternatives parameter is not a number")
             alternatives = int(alternatives)
         if isinstance(alternatives, bool) or not isinstance(alternatives, int):
@@ -509,8 +547,8 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         check_key(call, body)
         q, texts = sentences(body, libre=True)
         if isinstance(q, str):
-            return await asyncio.to_thread(detector.detect, q)
-        return await asyncio.to_thread(detector.detect_many, texts)
+            return await in_lane(detecting, "detecting languages", detector.detect, q)
+        return await in_lane(detecting, "detecting languages", detector.detect_many, texts)
 
     async def translate_file(call):
         fields, files = await call.form()
@@ -612,11 +650,8 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         # A run folder's Keras model draws the tree; an export gives what it holds.
         view_of = (functools.partial(explore, top_k=top_k) if model.draws_tree
                    else explore_export)
-        try:
-            view = await asyncio.wait_for(asyncio.to_thread(
-                view_of, model, q, beam_size, n_best, length_penalty), limits.timeout)
-        except TimeoutError:
-            raise RequestError(f"exploring took over {limits.timeout:g} s", 503) from None
+        view = await in_lane(exploring, "exploring", view_of, model, q, beam_size, n_best,
+                             length_penalty)
         return {"model": model.name, **view}
 
     async def health(call):  # exactly LibreTranslate's answer
@@ -641,6 +676,8 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         yield
         for batcher in batchers.values():
             await batcher.stop()
+        exploring.close()
+        detecting.close()
 
     async def http_error(request, error):
         counters.errors += 1
@@ -674,4 +711,4 @@ def create_app(models, limits=Limits(), batching=BatchSettings(), api_key=None):
         "/health": JsonRoute(health, ("GET",), counted=False),
         "/metrics": JsonRoute(metrics, ("GET",), counted=False),
     }
-    return JsonRoutes(api, page, counters, limits.max_body_bytes)
+    return JsonRoutes(api, page, counters, limits.max_body_bytes, limits.read_timeout)

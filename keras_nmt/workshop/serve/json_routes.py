@@ -20,6 +20,7 @@ Example:
     ...                  counters=Counters(), max_body_bytes=65536)
 """
 
+import asyncio
 import dataclasses
 import json
 import logging
@@ -36,11 +37,12 @@ SECURITY_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"x-frame-options"
 
 
 class RequestError(Exception):
-    """A bad request: answered with `status` and `{"error": message}`."""
+    """A bad request: answered with `status`, `{"error": message}` and extra `headers` (pairs
+    of bytes: a 429's `Retry-After`)."""
 
-    def __init__(self, message, status=400):
+    def __init__(self, message, status=400, headers=()):
         super().__init__(message)
-        self.status = status
+        self.status, self.headers = status, tuple(headers)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,6 +82,12 @@ class Call:
         self.scope, self.body = scope, body
         self.headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
 
+    def header_bytes(self, name):
+        """The header `name` (lower-case) as the client sent its bytes, or `None` (`headers`
+        reads them as Latin-1, as HTTP defines them; a client may send UTF-8)."""
+        name = name.encode("latin-1")
+        return next((v for k, v in self.scope["headers"] if k == name), None)
+
     async def form(self):
         """A multipart or URL-encoded form: `(fields, files)`, `files` Starlette's
         `UploadFile`s by field name (the whole body is already in memory, within its limit)."""
@@ -87,11 +95,7 @@ class Call:
         if kind not in ("multipart/form-data", "application/x-www-form-urlencoded"):
             raise RequestError("Invalid request: send the file as multipart/form-data", 415)
         fields, files = {}, {}
-        try:
-            form = await self._form()
-        except Exception as error:  # a malformed multipart body: Starlette's own message
-            raise RequestError(f"Invalid request: malformed form ({error})") from None
-        for key, value in form.multi_items():
+        for key, value in (await self._form()).multi_items():
             (fields if isinstance(value, str) else files)[key] = value
         return fields, files
 
@@ -139,11 +143,16 @@ class Call:
         raise RequestError(f"unsupported content type {kind!r}: send JSON or a form", 415)
 
     async def _form(self):
-        """Starlette's form parser, fed the body already read."""
+        """Starlette's form parser, fed the body already read; a body it cannot parse is a
+        `RequestError` (400) with its message, whichever route asked (a malformed multipart
+        body sent to a route of fields was a 500: `MultiPartException`)."""
         async def receive():
             return {"type": "http.request", "body": self.body, "more_body": False}
 
-        return await Request(self.scope, receive).form()
+        try:
+            return await Request(self.scope, receive).form()
+        except Exception as error:  # the body is in memory: any error is the body's
+            raise RequestError(f"Invalid request: malformed form ({error})") from None
 
 
 class JsonRoutes:
@@ -154,11 +163,14 @@ class JsonRoutes:
         fallback: the ASGI application for every other path, and for the lifespan.
         counters: the server's `Counters` (its `requests` and `errors` are counted here).
         max_body_bytes: the largest request body; a larger one is answered 413.
+        body_timeout: seconds a request's body may take to arrive whole, from its head's
+            arrival; a slower one is answered 408 and its connection closed (`None`: no limit).
     """
 
-    def __init__(self, routes, fallback, counters, max_body_bytes):
+    def __init__(self, routes, fallback, counters, max_body_bytes, body_timeout=None):
         self.routes, self.fallback = routes, fallback
         self.counters, self.max_body_bytes = counters, max_body_bytes
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope, receive, send):
         route = None
@@ -177,8 +189,14 @@ class JsonRoutes:
             if scope["method"] not in methods:
                 extra = [(b"allow", ", ".join(methods).encode())]
                 raise RequestError("Method Not Allowed", 405)
-            body = await self._body(scope, receive, route.max_body_bytes or
-                                    self.max_body_bytes)
+            try:
+                body = await asyncio.wait_for(self._body(
+                    scope, receive, route.max_body_bytes or self.max_body_bytes),
+                    self.body_timeout)
+            except TimeoutError:
+                raise RequestError(f"the request's body did not arrive within "
+                                   f"{self.body_timeout:g} s", 408,
+                                   [(b"connection", b"close")]) from None
             if body is None:  # the client has gone
                 return
             answer = await route.handler(Call(scope, body))
@@ -189,12 +207,14 @@ class JsonRoutes:
                 answer = _json(answer)
         except RequestError as error:
             status, answer = error.status, _json({"error": str(error)})
+            extra += error.headers
         except Exception as error:  # never a traceback to the client: the message names it
             logging.getLogger("uvicorn.error").exception("error answering %s", scope["path"])
             status = 500
             answer = _json({"error": f"cannot translate: {type(error).__name__}: {error}"})
         if status != 200 and route.counted:
             self.counters.errors += 1
+            self.counters.busy += status == 429
         await send({"type": "http.response.start", "status": status, "headers": [
             (b"content-type", content_type if status == 200 else b"application/json"),
             (b"content-length", str(len(answer)).encode()),

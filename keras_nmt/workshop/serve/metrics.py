@@ -29,8 +29,9 @@ class Counters:
     """Requests, sentences, errors and batch sizes since the server started."""
 
     def __init__(self):
-        self.requests = self.sentences = self.errors = 0
+        self.requests = self.sentences = self.errors = self.busy = 0
         self.batch_sizes = collections.Counter()
+        self.connections = None  # the server's `ConnectionGuard`, when it has one
 
 
 class CountersCollector:
@@ -45,8 +46,21 @@ class CountersCollector:
             ("requests", counters.requests, "requests to the API's routes"),
             ("sentences", counters.sentences, "sentences given to the models"),
             ("errors", counters.errors, "requests answered with an error"),
+            ("busy", counters.busy, "requests answered 429: a queue was full"),
         ):
             yield CounterMetricFamily(f"keras_nmt_{name}", text, value=value)
+        guard = counters.connections
+        if guard is not None:
+            yield GaugeMetricFamily("keras_nmt_connections_open", "connections open now",
+                                    value=len(guard.open))
+            for name, value, text in (
+                ("closed_idle", guard.closed_idle,
+                 "idle connections closed to make room for a new one"),
+                ("timed_out", guard.timed_out,
+                 "connections closed for not sending a request head in time"),
+                ("refused", guard.refused, "connections refused (503): all were busy"),
+            ):
+                yield CounterMetricFamily(f"keras_nmt_connections_{name}", text, value=value)
         sizes = counters.batch_sizes
         buckets, below = [], 0
         for bound in BATCH_BUCKETS:

@@ -16,8 +16,10 @@ function element(tag, attributes = {}, text = null) {
 }
 
 async function post(path, body) {
+  // A server with --api-key: the key goes in the body, since fetch refuses a header that is
+  // not Latin-1 and a key may be any text.
+  if ($("#api-key").value) body = {...body, api_key: $("#api-key").value};
   const headers = {"Content-Type": "application/json"};
-  if ($("#api-key").value) headers["X-API-Key"] = $("#api-key").value;  // a server with --api-key
   const response = await fetch(path, {method: "POST", headers, body: JSON.stringify(body)});
   const answer = await response.json();
   if (!response.ok) throw new Error(answer.error || response.statusText);
