@@ -50,7 +50,7 @@ from keras import ops  # noqa: E402
 
 from keras_nmt.data.builtin import builtin_pairs  # noqa: E402
 from keras_nmt.data.pipeline import make_dataset  # noqa: E402
-from keras_nmt.decoding.api import decode  # noqa: E402
+from keras_nmt.decoding.loop import decode  # noqa: E402
 from keras_nmt.inference.translator import Translator  # noqa: E402
 from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name  # noqa: E402
 from keras_nmt.models.registry import build_model  # noqa: E402
@@ -179,7 +179,7 @@ for model in (functional.encoder_model, functional.decoder_step_model):
 """
 Both twins expose the same decoding contract on top: `encode(source_ids) -> memory`,
 `initial_state(memory)`, `decode_step(token, state, memory) -> (logits, state, attention)`.
-Greedy decoding by hand, one step at a time, is what `keras_nmt.decoding.api.decode` does in one
+Greedy decoding by hand, one step at a time, is what `keras_nmt.decoding.loop.decode` does in one
 graph loop:
 """
 

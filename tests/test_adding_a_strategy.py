@@ -1,6 +1,7 @@
-"""A decoding strategy registered in one entry of `STRATEGIES` works everywhere in process.
+"""A decoding strategy is one step function and one entry of `STRATEGIES`; it then works
+everywhere in process.
 
-The arg-max strategy below (sampling at temperature 0: the most probable token at every step, so
+The arg-max strategy below (the most probable token at every step, chosen by log-probability:
 greedy decoding's tokens) is registered by this test alone: `decode`, `DecodingOptions` and
 `Translator.translate_batch` take it with no other file changed, and the exports refuse it with
 the message the registry derives.
@@ -8,12 +9,11 @@ the message the registry derives.
 
 import numpy as np
 import pytest
+from keras import ops
 
-from keras_nmt.decoding.api import decode
-from keras_nmt.decoding.decoding_options import DecodingOptions
-from keras_nmt.decoding.greedy import greedy_decode
-from keras_nmt.decoding.sampling import sample_decode
-from keras_nmt.decoding.strategies import COMMON_OPTIONS, STRATEGIES, Strategy, check_served
+from keras_nmt.decoding.decoding_options import COMMON_OPTIONS, DecodingOptions
+from keras_nmt.decoding.loop import decode
+from keras_nmt.decoding.strategies import STRATEGIES, Strategy, check_served
 from keras_nmt.workshop.translators.ctranslate2_translator import CTranslate2Translator
 from keras_nmt.workshop.translators.saved_translator import SavedTranslator
 from tests.decoding.fake_models import FakeModel, random_table
@@ -23,21 +23,22 @@ from tests.export.helpers import SOURCES, make_translator
 IDS = np.array([[4, 5, 6, 7, 4], [7, 0, 0, 0, 0]], dtype=np.int32)
 
 
-def argmax_decode(model, encoder_tokens, **options):
-    """The arg-max token at every step (sampling at temperature 0)."""
-    return sample_decode(model, encoder_tokens, temperature=0.0, **options)
+def argmax_step(logits, log_probs, t, sentences):
+    """The step function: each row's most probable next token."""
+    del logits, t, sentences
+    return ops.argmax(log_probs, axis=-1)
 
 
 @pytest.fixture
 def argmax(monkeypatch):
-    monkeypatch.setitem(STRATEGIES, "argmax", Strategy(argmax_decode, COMMON_OPTIONS,
+    monkeypatch.setitem(STRATEGIES, "argmax", Strategy(argmax_step, COMMON_OPTIONS,
                                                        "arg-max decoding"))
     return "argmax"
 
 
 def test_decode_and_the_options_take_a_registered_strategy(argmax):
     model = FakeModel(random_table(30), source_weight=0.2)
-    expected = to_numpy(greedy_decode(model, IDS, max_length=6))
+    expected = to_numpy(decode(model, IDS, "greedy", max_length=6))
     by_name = to_numpy(decode(model, IDS, argmax, max_length=6))
     options = DecodingOptions(strategy=argmax, max_length=6)
     by_options = to_numpy(decode(model, IDS, options))

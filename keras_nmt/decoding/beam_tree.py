@@ -1,14 +1,11 @@
-"""Beam search for one sentence, one step at a time, recording the search tree (for pictures).
+"""The search tree of one sentence's beam search, recorded from the search that runs (pictures).
 
-`beam_search` runs the whole batch in one graph loop and keeps only its results. This module
-runs the same search (the same step rule, scores, finished buffer and stopping rule) eagerly on
-one sentence, in plain Python over numpy arrays, and records every step: the candidates ranked,
-which of them stay live, which finish, and the top next tokens of each live hypothesis. Its best
-hypothesis equals `beam_search`'s (tokens and score; tested), so the tree shows what the real
-search does. It is slow (one model call per step from Python): for the explorer page, not
-for translating files.
-
-Reference: the step rule of fairseq's `BeamSearch` (see `beam_search`'s docstring).
+`beam_tree` runs `decode(..., "beam")` on one sentence step by step (``record``): the same loop,
+step rule, scores, finished buffer and stopping rule as every beam search, only driven from
+Python, and each step hands over its candidates. From them it draws the tree: the ``2 *
+beam_size`` best extensions of each step, which of them stay live, which finish, and the top
+next tokens of each live hypothesis. Its hypotheses are the search's result. It is slow (one
+step at a time from Python): for the explorer page, not for translating files.
 
 Example:
     >>> tree = beam_tree(model, [[5, 6, 7]], beam_size=2, max_length=10)
@@ -18,19 +15,17 @@ Example:
 import dataclasses
 import math
 
-import keras
 import numpy as np
 from keras import ops
 
-from keras_nmt.decoding import scoring
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.decoding_options import (
     DEFAULT_LENGTH_PENALTY,
     DEFAULT_MAX_LENGTH_A,
     DEFAULT_MAX_LENGTH_B,
 )
-from keras_nmt.decoding.length_limits import resolve_length_options
-from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
+from keras_nmt.decoding.loop import decode
+from keras_nmt.special_ids import END_ID
 
 
 @dataclasses.dataclass
@@ -41,10 +36,10 @@ class BeamTree:
         steps: one dict per decoding step ``t`` (0-based), with
             ``"candidates"``: the ``2 * beam_size`` best extensions of the live hypotheses, best
             first, each ``{"id", "parent", "token", "token_log_prob", "log_prob", "status"}``:
-            ``id`` names the new node (``"t.j"``), ``parent`` the extended node (``"root"`` at
-            step 0), ``log_prob`` is the raw cumulative log-probability and ``status`` is
-            ``"live"`` (kept as a live beam), ``"finished"`` (ended with ``END`` within the top
-            ``beam_size``: set aside, ``"score"`` added) or ``"pruned"``;
+            ``id`` names the new node (``"t.j"``, ``j`` its rank), ``parent`` the extended node
+            (``"root"`` at step 0), ``log_prob`` is the raw cumulative log-probability and
+            ``status`` is ``"live"`` (kept as a live beam), ``"finished"`` (ended with ``END``
+            within the top ``beam_size``: set aside, ``"score"`` added) or ``"pruned"``;
             ``"top_k"``: per live hypothesis extended, ``{"node", "tokens", "probs"}``, its
             ``top_k`` most probable next tokens and their probabilities.
         hypotheses: the result, best first: ``{"node", "tokens", "score", "log_prob",
@@ -56,23 +51,6 @@ class BeamTree:
     steps: list
     hypotheses: list
     attention: list | None
-
-
-@dataclasses.dataclass
-class _Hypothesis:
-    node: str
-    tokens: list
-    token_log_probs: list
-    log_prob: float
-    attention: list
-
-
-def _normalized(log_prob, length, normalization, length_penalty):
-    """`scoring.normalize_log_probs` of one hypothesis, in float32 as `beam_search` computes it."""
-    value = scoring.normalize_log_probs(
-        np.float32(log_prob), np.int32(length), normalization, length_penalty
-    )
-    return float(np.asarray(ops.convert_to_numpy(value), np.float32))
 
 
 def beam_tree(
@@ -89,119 +67,89 @@ def beam_tree(
 ) -> BeamTree:
     """Beam search on one sentence, recording each step (see the module docstring).
 
-    The options are `beam_search`'s (without coverage); the search is the same: each step ranks
-    the ``beam_size * vocab`` extensions of the live hypotheses by raw log-probability; those by
-    ``END`` within the top ``beam_size`` finish (into a buffer of the ``beam_size`` best by
-    normalized score); the ``beam_size`` best others stay live. The sentence stops when the
-    buffer is full and the best live hypothesis, normalized at the length limit, cannot beat its
-    worst entry, or at the limit ``min(max_length, ceil(a * source_len + b))``.
-
     Args:
         model: keeps the inference contract.
         encoder_tokens: int ``(1, src_len)`` padded with ``PAD_ID``: one sentence.
         beam_size, n_best, normalization, length_penalty, max_length, max_length_a,
-            max_length_b: as for `beam_search`.
+            max_length_b: as for beam search (`keras_nmt.decoding.beam_search`).
         top_k: next tokens recorded per live hypothesis and step.
 
     Returns:
         A `BeamTree`.
     """
-    k = beam_size
-    n_best = scoring.check_beam(beam_size, n_best)
-    scoring.check_normalization(normalization, length_penalty)
     ids = np.asarray(encoder_tokens, np.int32)
     if ids.ndim != 2 or ids.shape[0] != 1:
         raise ValueError(f"encoder_tokens must be one sentence (1, src_len), got {ids.shape}")
-    max_length = resolve_length_options(model, max_length, max_length_a, max_length_b)
-    source_len = int(np.sum(ids != PAD_ID))
-    limit = int(min(max(math.ceil(source_len * max_length_a + max_length_b), 1), max_length))
+    record = []
+    result = decode(
+        model, ops.convert_to_tensor(ids), "beam", record=record, beam_size=beam_size,
+        n_best=n_best, normalization=normalization, length_penalty=length_penalty,
+        max_length=max_length, max_length_a=max_length_a, max_length_b=max_length_b,
+        return_attention=bool(model.has_attention),
+    )
+    steps, paths = _steps(record, beam_size, top_k)
+    by_path = {path: node for node, (path, _) in paths.items()}
+    tokens, lengths, scores, log_probs = (
+        np.asarray(ops.convert_to_numpy(x))[0]
+        for x in (result.tokens, result.lengths, result.scores, result.log_probs))
+    hypotheses, attention = [], [] if result.attention is not None else None
+    for place in range(len(lengths)):
+        if not math.isfinite(scores[place]):  # tiny vocabularies: fewer hypotheses than places
+            continue
+        hypothesis = [int(token) for token in tokens[place, : lengths[place]]]
+        node = by_path[tuple(hypothesis)]
+        hypotheses.append({
+            "node": node, "tokens": hypothesis, "score": float(scores[place]),
+            "log_prob": float(log_probs[place]), "token_log_probs": paths[node][1],
+            "finished": bool(hypothesis) and hypothesis[-1] == END_ID,
+        })
+        if attention is not None:
+            weights = np.asarray(ops.convert_to_numpy(result.attention))[0, place]
+            attention.append(weights[: lengths[place]].astype(np.float32).tolist())
+    return BeamTree(steps=steps, hypotheses=hypotheses, attention=attention)
 
-    memory = model.encode(ops.convert_to_tensor(ids))
-    # k rows, one per beam, as `beam_search` feeds them (beams 1.. start at -inf).
-    memory = keras.tree.map_structure(lambda x: ops.repeat(x, k, axis=0), memory)
-    state = model.initial_state(memory, limit)
-    # The stopping bound divides the best live log-probability by the normalizer at the limit.
-    normalizer = float(ops.convert_to_numpy(
-        scoring.length_normalizer(np.int32(limit), normalization, length_penalty)))
 
-    alive = [_Hypothesis("root", [], [], 0.0 if j == 0 else -math.inf, []) for j in range(k)]
-    finished = []  # (score, hypothesis), best first, at most k
+def _steps(record, beam_size, top_k):
+    """The tree's steps from the recorded candidates of each step (`beam_step`'s), and every
+    node's ``(tokens, token_log_probs)`` path from the root."""
+    k = beam_size
+    paths = {"root": ((), [])}
+    live = ["root"] + ["none"] * (k - 1)  # the node of each live beam (beams 1.. wait at -inf)
+    live_log_probs = np.array([0.0] + [-math.inf] * (k - 1), np.float32)
     steps = []
-    inputs = np.full((k,), START_ID, np.int32)
-    for t in range(limit):
-        logits, state, attention = model.decode_step(ops.convert_to_tensor(inputs), state, memory)
-        log_probs = np.asarray(
-            ops.convert_to_numpy(ops.log_softmax(ops.cast(logits, "float32"), axis=-1)), np.float32
-        )  # (k, vocab)
-        weights = None if attention is None else np.asarray(ops.convert_to_numpy(attention))
+    for t, record_step in enumerate(record):
+        step = {key: value[0] for key, value in record_step.items()}  # the one sentence
+        log_probs = step["log_probs"]  # (k, vocab)
         vocab = log_probs.shape[1]
-        alive_log_probs = np.array([h.log_prob for h in alive], np.float32)
-        flat = (alive_log_probs[:, None] + log_probs).reshape(-1)
-        # Best first; ties to the lower index (beam, then token), as `keras.ops.top_k`.
-        best = np.argsort(-flat, kind="stable")[: 2 * k]
-
-        step = {"candidates": [], "top_k": []}
-        for j, hypothesis in enumerate(alive):
-            if math.isfinite(hypothesis.log_prob):
-                order = np.argsort(-log_probs[j], kind="stable")[:top_k]
-                step["top_k"].append({
-                    "node": hypothesis.node,
-                    "tokens": [int(i) for i in order],
-                    "probs": [float(np.exp(log_probs[j, i])) for i in order],
-                })
-        new_alive, new_finished = [], []
-        for rank, index in enumerate(best):
-            beam, token, value = int(index // vocab), int(index % vocab), float(flat[index])
+        tops = []
+        for beam, node in enumerate(live):
+            if math.isfinite(live_log_probs[beam]):
+                order = np.argsort(-log_probs[beam], kind="stable")[:top_k]
+                tops.append({"node": node, "tokens": [int(i) for i in order],
+                             "probs": [float(np.exp(log_probs[beam, i])) for i in order]})
+        live_ranks = [int(rank) for rank in step["live_rank"]]
+        candidates = []
+        for rank, (index, value) in enumerate(zip(step["ranked"], step["ranked_log_probs"],
+                                                  strict=True)):
             if not math.isfinite(value):
                 continue
-            parent = alive[beam]
-            child = _Hypothesis(
-                f"{t}.{rank}", parent.tokens + [token],
-                parent.token_log_probs + [float(log_probs[beam, token])], value,
-                parent.attention + ([] if weights is None else [weights[beam]]),
-            )
-            candidate = {"id": child.node, "parent": parent.node, "token": token,
-                         "token_log_prob": child.token_log_probs[-1], "log_prob": value,
+            beam, token = int(index) // vocab, int(index) % vocab
+            parent = live[beam]
+            node = f"{t}.{rank}"
+            token_log_prob = float(log_probs[beam, token])
+            path, token_log_probs = paths[parent]
+            paths[node] = (path + (token,), token_log_probs + [token_log_prob])
+            candidate = {"id": node, "parent": parent, "token": token,
+                         "token_log_prob": token_log_prob, "log_prob": float(value),
                          "status": "pruned"}
-            if token == END_ID:
-                if rank < k:
-                    candidate["status"] = "finished"
-                    candidate["score"] = _normalized(value, t + 1, normalization,
-                                                     length_penalty)
-                    new_finished.append((candidate["score"], child))
-            elif len(new_alive) < k:
+            if token == END_ID and rank < k and step["is_finished"][rank]:
+                candidate["status"] = "finished"
+                candidate["score"] = float(step["end_scores"][rank])
+            elif token != END_ID and rank in live_ranks:
                 candidate["status"] = "live"
-                new_alive.append((beam, child))
-            step["candidates"].append(candidate)
-        steps.append(step)
-        # The buffer keeps the k best by score; ties keep the older entries first.
-        finished = sorted(finished + new_finished, key=lambda entry: -entry[0])[:k]
-        origin = [beam for beam, _ in new_alive]
-        alive = [child for _, child in new_alive]
-        while len(alive) < k:  # tiny vocabularies: fewer finite extensions than beams
-            origin.append(0)
-            alive.append(_Hypothesis("none", [], [], -math.inf, []))
-        rows = ops.convert_to_tensor(origin, "int32")
-        state = keras.tree.map_structure(lambda x, rows=rows: ops.take(x, rows, axis=0), state)
-        inputs = np.array([h.tokens[-1] if h.tokens else START_ID for h in alive], np.int32)
-        full = len(finished) == k
-        if full and alive[0].log_prob / normalizer <= finished[-1][0]:
-            break
-
-    live = sorted(
-        ((_normalized(h.log_prob, len(h.tokens), normalization, length_penalty), h)
-         for h in alive if math.isfinite(h.log_prob)),
-        key=lambda entry: -entry[0],
-    )
-    chosen = [(score, h, True) for score, h in finished]
-    chosen += [(score, h, False) for score, h in live]
-    chosen = chosen[:n_best]
-    hypotheses = [
-        {"node": h.node, "tokens": h.tokens, "score": score, "log_prob": h.log_prob,
-         "token_log_probs": h.token_log_probs, "finished": done}
-        for score, h, done in chosen
-    ]
-    attention = None
-    if model.has_attention:
-        attention = [np.asarray(h.attention, np.float32).tolist() for _, h, _ in chosen]
-    return BeamTree(steps=steps, hypotheses=hypotheses, attention=attention)
+            candidates.append(candidate)
+        steps.append({"candidates": candidates, "top_k": tops})
+        live_log_probs = step["live_log_probs"]
+        live = [f"{t}.{rank}" if math.isfinite(value) else "none"
+                for rank, value in zip(live_ranks, live_log_probs, strict=True)]
+    return steps, paths

@@ -3,9 +3,12 @@
 import dataclasses
 from typing import Any
 
-from keras_nmt.decoding.strategies import STRATEGIES
-from keras_nmt.option_fields import check_options, option
+from keras_nmt.option_fields import check_options, flag_of, option, option_fields
 
+# The options of the decoding loop itself, which every strategy reads besides its own.
+COMMON_OPTIONS = (
+    "max_length", "max_length_a", "max_length_b", "return_attention", "trim", "batch_cache"
+)
 DEFAULT_MAX_LENGTH = 100
 # Per-sentence length limit ``ceil(a * source_len + b)``: generous for translation (targets rarely
 # exceed 1.5x the source) and for spelling correction (target length ~ source length).
@@ -25,8 +28,8 @@ SMALLEST_TEMPERATURE = 1.1754944e-38
 
 @dataclasses.dataclass(frozen=True)
 class DecodingOptions:
-    """A decoding strategy and its options (see ``greedy_decode``, ``beam_search``,
-    ``sample_decode`` for their meaning), with the one set of defaults of the project.
+    """A decoding strategy and its options (``keras_nmt.decoding.loop.decode`` says what each
+    means), with the one set of defaults of the project.
 
     The same value travels from the apps' flags through ``Translator.translate_batch`` (and the
     SavedModel-backed translator) to ``decode``, and names the decodings of a comparison preset.
@@ -64,9 +67,10 @@ class DecodingOptions:
         'beam 4, alpha 0.6'
     """
 
-    strategy: str | None = option(None, "decoding strategy (default: beam when --beam-size is "
-                                  "above 1, else greedy); sampling needs a run folder or a "
-                                  "CTranslate2 export", choices=STRATEGIES)
+    strategy: str | None = option(None, "decoding strategy: greedy, beam, sample or another "
+                                  "entry of keras_nmt.decoding.strategies.STRATEGIES (default: "
+                                  "beam when --beam-size is above 1, else greedy); sampling "
+                                  "needs a run folder or a CTranslate2 export", metavar="NAME")
     max_length: int | None = option(None, "the most tokens per hypothesis", at_least=1)
     max_length_a: float = option(DEFAULT_MAX_LENGTH_A, "a of ceil(a * source_len + b)",
                                  at_least=0)
@@ -94,6 +98,10 @@ class DecodingOptions:
 
     def __post_init__(self):
         check_options(self)
+        if self.strategy is not None and self.strategy not in _strategies():
+            flag = flag_of(next(f for f in option_fields(DecodingOptions) if f.name == "strategy"))
+            raise ValueError(f"{flag} {self.strategy}: must be one of "
+                             f"{', '.join(_strategies())}")
         # The one normalization of the sampling filters: 0 top-k and a top-p of 1 filter nothing.
         if self.top_k == 0:
             object.__setattr__(self, "top_k", None)
@@ -117,8 +125,8 @@ class DecodingOptions:
         return f"beam {self.beam_size}{alpha}"
 
     def options(self) -> dict[str, Any]:
-        """Keyword arguments for the chosen strategy's function."""
-        return {name: getattr(self, name) for name in STRATEGIES[self.chosen_strategy].options}
+        """Keyword arguments of `decode` for the chosen strategy (the options it reads)."""
+        return {name: getattr(self, name) for name in _strategies()[self.chosen_strategy].options}
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as a plain python value."""
@@ -132,6 +140,15 @@ class DecodingOptions:
     def replace(self, **changes) -> "DecodingOptions":
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
+
+
+def _strategies():
+    """The strategy table, read when a value is checked rather than when this module is
+    imported: the table imports the step functions and so Keras, and the command line builds
+    its flags from these fields before it loads a backend (`--help` loads none)."""
+    from keras_nmt.decoding.strategies import STRATEGIES  # noqa: PLC0415  (see above)
+
+    return STRATEGIES
 
 
 GREEDY = DecodingOptions()

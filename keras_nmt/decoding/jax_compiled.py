@@ -2,9 +2,9 @@
 
 Called eagerly under JAX, a strategy's `keras.ops.while_loop` is traced and compiled again on
 every call (a `jax.lax.while_loop` outside `jit` is compiled per call). `decode` sends such calls
-here instead: the strategy runs inside a jitted function, cached per model, strategy and
-options, whose input is padded to a shape bucket (batch and source length each rounded up to a
-power of two), so JAX compiles once per bucket. The model's variables are arguments of the
+here instead: it runs again inside a jitted function, cached per model, strategy and options,
+whose input is padded to a shape bucket (batch and source length each rounded up to a power of
+two), so JAX compiles once per bucket. The model's variables are arguments of the
 jitted function (bound through a `keras.StatelessScope`), so a model trained between two calls
 decodes with its new weights. Padding changes no result: extra rows repeat the first sentence
 and are dropped, and extra `PAD_ID` columns are masked by the model (per-sentence length limits
@@ -59,7 +59,7 @@ def can_compile(model, strategy, encoder_tokens, options):
     return True
 
 
-def _jitted(model, strategy, function, options):
+def _jitted(decode, model, strategy, options):
     import jax  # the JAX backend only (see `can_compile`)
 
     # The model's own `max_length` (a Python attribute read at trace time) keys it too.
@@ -70,9 +70,11 @@ def _jitted(model, strategy, function, options):
         # A weak reference: the cache entry must not keep its own key (the model) alive.
         model_ref = weakref.ref(model)
 
-        def run(values, encoder_tokens):
+        def run(values, encoder_tokens, sentence_ids):
             with keras.StatelessScope(state_mapping=list(zip(variables, values, strict=True))):
-                return tuple(function(model_ref(), encoder_tokens, **options, trim=False))
+                # The tokens are a tracer here: `decode` runs its loop, not this function.
+                return tuple(decode(model_ref(), encoder_tokens, strategy, **options,
+                                    sentence_ids=sentence_ids, trim=False))
 
         per_model[key] = (jax.jit(run), variables)
     return per_model[key]
@@ -92,24 +94,31 @@ def pad_to_bucket(encoder_tokens):
     return padded
 
 
-def compiled_decode(model, strategy, function, encoder_tokens, options):
-    """Runs `function(model, encoder_tokens, **options)` through the cached jitted function.
+def compiled_decode(decode, model, strategy, encoder_tokens, options, sentence_ids=None):
+    """Runs `decode(model, encoder_tokens, strategy, **options)` through the cached jitted
+    function.
 
     Args:
+        decode: `keras_nmt.decoding.loop.decode`, traced inside the jitted function.
         model: keeps the inference contract; built.
         strategy: the strategy's name (part of the cache key).
-        function: the strategy's function (`greedy_decode`, `beam_search`, `sample_decode`).
         encoder_tokens: int `(batch, src_len)`, an array (not a tracer).
         options: the strategy's keyword arguments (hashable values); `trim` is applied here.
+        sentence_ids: int `(batch,)` or `None` (an input of the jitted function).
 
     Returns:
         The `DecodeResult` the eager call gives.
     """
     options = dict(options)
     trim = options.pop("trim", True)
-    run, variables = _jitted(model, strategy, function, options)
+    run, variables = _jitted(decode, model, strategy, options)
     batch, length = np.shape(encoder_tokens)
-    outputs = run([variable.value for variable in variables], pad_to_bucket(encoder_tokens))
+    padded = pad_to_bucket(encoder_tokens)
+    if sentence_ids is None:
+        sentence_ids = np.arange(batch, dtype=np.int32)
+    # The extra rows' indices repeat the first ones: their results are never read back.
+    sentence_ids = np.resize(np.asarray(sentence_ids, np.int32), len(padded))
+    outputs = run([variable.value for variable in variables], padded, sentence_ids)
     result = DecodeResult(*(None if x is None else x[:batch] for x in outputs))
     if result.attention is not None:
         result = result._replace(attention=result.attention[..., :length])

@@ -1,9 +1,9 @@
 """How long each sentence may decode, and the model's encoding of the batch (``keras.ops`` only).
 
-The strategies start with `encode_source`: it checks the length options (`resolve_length_options`,
-within the model's own limit: `within_model_limit`), encodes the batch and gives each sentence
-its limit ``min(max_length, ceil(a * source_len + b))`` (`sentence_max_lengths`); `cache_length`
-sizes the model's decoding caches from those limits.
+The decoding loop starts with `encode_source`: it checks the length options
+(`resolve_length_options`, within the model's own limit: `within_model_limit`), encodes the
+batch and gives each sentence its limit ``min(max_length, ceil(a * source_len + b))``
+(`sentence_max_lengths`); `cache_length` sizes the model's decoding caches from those limits.
 
 Example:
     >>> max_length, memory, batch, src_len, limits = encode_source(model, ids, 200, 1.5, 10.0)
@@ -68,7 +68,7 @@ def resolve_length_options(model: DecodingModel, max_length, max_length_a, max_l
 
 
 def encode_source(model: DecodingModel, encoder_tokens, max_length, max_length_a, max_length_b):
-    """What every strategy does first: resolve the length options and encode the batch.
+    """What the decoding loop does first: resolve the length options and encode the batch.
 
     Returns:
         ``(max_length, memory, batch, src_len, limits)``: the resolved python ``max_length``, the

@@ -3,19 +3,17 @@
 A batch decodes until its longest sentence stops and pads every source to its longest one, so
 batches of similar lengths waste fewer steps and positions than batches in file order.
 
-Batches decoded at once, one per core, finish together only if they cost alike. A server's
-batch of 128 dates sentences, sorted and cut into halves of equal counts, gave the half of
-longer sentences 1.5 times the other's time, and one core waited idle for a third of each
-batch's. `call_sizes` cuts such a batch into calls of about equal cost instead.
+Batches decoded at once, one per core, finish together only if they cost alike: cut into halves
+of equal counts, a sorted batch gives the half of longer sentences more work, and one core waits
+for the other. `call_sizes` cuts such a batch into calls of about equal cost instead (the
+measurements: docs/decisions.md, "Calls of equal cost").
 """
 
 import itertools
 
 # What a row of a call costs beside its padded source, in source positions (characters for
 # `translate_batch`, tokens for a CTranslate2 export): its target's decoding steps, whatever
-# its length. On the dates Transformer (sources of 8-36 characters, targets of 11 tokens), 10
-# cut batches of 128 at about 80 rows, and the two calls took times within 5% of each other;
-# a cut at 88 rows (about where 0 cuts) gave the short call 1.25 times the long one's time.
+# its length (docs/decisions.md, "Calls of equal cost").
 ROW_CHARACTERS = 10
 
 

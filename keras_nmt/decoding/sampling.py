@@ -1,20 +1,21 @@
 """Ancestral sampling with temperature, top-k (Fan et al., 2018) and nucleus (Holtzman et al., 2019)
-filtering."""
+filtering, with random numbers that belong to the sentence.
+
+A sentence's sample depends only on the seed, the sentence's index in the caller's input and
+the step: each uniform number is a hash of those three (`uniforms`, a counter-based generator
+as in Salmon et al., 2011, "Parallel random numbers: as easy as 1, 2, 3"), never a draw from a
+stream shared by the batch. So the same input gives the same samples whatever the batching,
+the parallel workers or the server's batch composition, and eight copies of one sentence at
+eight indices are eight draws.
+"""
 
 import math
 
 import keras
+import numpy as np
 from keras import ops
 
-from keras_nmt.decoding._stepwise import run_stepwise
-from keras_nmt.decoding.decode_result import DecodeResult
-from keras_nmt.decoding.decoding_model import DecodingModel
-from keras_nmt.decoding.decoding_options import (
-    DEFAULT_MAX_LENGTH_A,
-    DEFAULT_MAX_LENGTH_B,
-    SMALLEST_TEMPERATURE,
-)
-from keras_nmt.decoding.length_limits import resolve_length_options
+from keras_nmt.decoding.decoding_options import SMALLEST_TEMPERATURE
 
 
 def filter_top_k(logits, k: int):
@@ -60,99 +61,145 @@ def filter_top_p(logits, p: float):
     return ops.where(ops.less(logits, threshold), float("-inf"), logits)
 
 
-def sample_decode(
-    model: DecodingModel,
-    encoder_tokens,
-    temperature: float = 1.0,
-    top_k: int | None = None,
-    top_p: float | None = None,
-    seed=None,
-    max_length: int | None = None,
-    max_length_a: float = DEFAULT_MAX_LENGTH_A,
-    max_length_b: float = DEFAULT_MAX_LENGTH_B,
-    return_attention: bool = False,
-    trim: bool = True,
-    batch_cache: bool = True,
-) -> DecodeResult:
-    """Samples one hypothesis per sentence, the whole batch in one graph loop.
+# Chris Wellons' "lowbias32" integer hash: two multiply-xorshift rounds, a bijection of uint32 whose
+# output bits each flip with probability about 1/2 when one input bit flips.
+_MULTIPLIERS = (0x7FEB352D, 0x846CA68B)
+_SHIFTS = (16, 15, 16)
+_SEED_SALT = 0x9E3779B9  # so that seed 0 does not start from the hash of 0
 
-    At each step the logits are divided by ``temperature``, filtered by top-k then top-p, and a
-    token is drawn from their softmax by inverse-CDF sampling with one uniform number per
-    sentence and step. All uniforms ``(batch, max_length)`` are drawn once, before the loop, with
-    ``keras.random.uniform(seed=seed)``; the loop itself is stateless, so it traces the same
-    under TensorFlow and JAX. Stopping, lengths, outputs and the length limit are as in
-    ``greedy_decode``. The scores are the model's own log-probabilities (temperature 1, no
-    filtering) of the sampled tokens, so they compare with greedy and beam scores.
 
-    ``temperature == 0`` means arg-max (greedy), as does one below float32's smallest normal
-    number (``SMALLEST_TEMPERATURE``); a temperature near 0 (e.g. 1e-6), or ``top_k=1``, also
-    gives the greedy output unless the best logits tie.
+def _uint32(value):
+    return ops.cast(ops.convert_to_tensor(value), "uint32") if not isinstance(value, int) \
+        else ops.convert_to_tensor(np.uint32(value % 2**32), "uint32")
+
+
+def _hash(x):
+    """``lowbias32(x)``, uint32 to uint32 elementwise (``keras.ops`` only)."""
+    for shift, multiplier in zip(_SHIFTS, (*_MULTIPLIERS, None), strict=True):
+        x = ops.bitwise_xor(x, ops.right_shift(x, _uint32(shift)))
+        if multiplier is not None:
+            x = ops.multiply(x, _uint32(multiplier))
+    return x
+
+
+def uniforms(seed, sentences, step):
+    """One uniform number in ``[0, 1)`` per sentence, a function of ``(seed, sentence, step)``.
+
+    ``hash(hash(hash(seed ^ salt) ^ sentence) ^ step)``, its top 24 bits scaled to ``[0, 1)``
+    (24: every such number is a float32 exactly).
 
     Args:
-        model: keeps the inference contract (see CONTRIBUTING.md).
-        encoder_tokens: int ``(batch, src_len)`` padded with ``PAD_ID``.
-        temperature: python float >= 0; below 1 sharpens, above 1 flattens the distribution.
-        top_k: python int >= 1 or ``None`` (no top-k filtering).
-        top_p: python float in ``(0, 1]`` or ``None`` (no nucleus filtering).
-        seed: python int (the same samples on every call: reproducible), a
-            ``keras.random.SeedGenerator`` created outside any traced function (new samples on
-            every call), or ``None`` (Keras' global generator; not usable while JAX traces).
-        max_length: python int, the most tokens per hypothesis (``END`` included). ``None``: as
-            for ``greedy_decode``.
-        max_length_a: python float ``a`` of the limit ``ceil(a * source_len + b)``.
-        max_length_b: python float ``b``.
-        return_attention: also return attention ``(batch, L, src_len)`` for attention models.
-        trim: cut the time axis to the longest hypothesis.
-        batch_cache: size the model's decoding caches to the batch's longest per-sentence
-            limit (the default; the same outputs, fewer positions per step) instead of
-            ``max_length``; ``False`` keeps a static cache shape.
+        seed: python int or int scalar tensor.
+        sentences: int ``(batch,)``, each row's sentence index in the caller's input.
+        step: int scalar (the decoding step) or int ``(batch,)``.
 
     Returns:
-        A single-hypothesis ``DecodeResult`` (see ``greedy_decode``).
+        float32 ``(batch,)``.
+
+    Example:
+        >>> uniforms(0, ops.array([0, 1, 0]), 3)  # rows 0 and 2 draw the same number
     """
+    key = _hash(ops.bitwise_xor(_uint32(seed), _uint32(_SEED_SALT)))
+    key = _hash(ops.bitwise_xor(key, _uint32(sentences)))
+    key = _hash(ops.bitwise_xor(key, _uint32(step)))
+    top = ops.cast(ops.right_shift(key, _uint32(8)), "float32")
+    return top * (1.0 / (1 << 24))
+
+
+def check_sampling(temperature, top_k, top_p):
+    """Raises ``ValueError`` for sampling options out of range (see ``sampling_options``)."""
     if not math.isfinite(temperature) or temperature < 0:
         raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
     if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
         raise ValueError(f"top_k must be a python int >= 1 or None, got {top_k!r}")
     if top_p is not None and not 0.0 < top_p <= 1.0:
         raise ValueError(f"top_p must be in (0, 1] or None, got {top_p!r}")
-    max_length = resolve_length_options(model, max_length, max_length_a, max_length_b)
-    encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
 
+
+def draw(logits, u, temperature, top_k=None, top_p=None):
+    """One token per row, drawn from ``softmax(logits / temperature)`` filtered by top-k, then
+    top-p, by inverse-CDF sampling with the uniform number ``u`` of the row.
+
+    Args:
+        logits: float32 ``(batch, vocab)``.
+        u: float32 ``(batch,)`` in ``[0, 1)`` (``uniforms``).
+        temperature: python float >= ``SMALLEST_TEMPERATURE``.
+        top_k: python int >= 1 or ``None``.
+        top_p: python float in ``(0, 1]`` or ``None``.
+
+    Returns:
+        int32 ``(batch,)``: the first token whose cumulative probability exceeds ``u``.
+    """
+    # The best logit shifted to 0 (the softmax is the same): at a tiny temperature the others
+    # divided by it overflow to -inf (no mass), where unshifted ones were inf / inf.
+    scaled = (logits - ops.max(logits, axis=-1, keepdims=True)) / float(temperature)
+    if top_k is not None:
+        scaled = filter_top_k(scaled, top_k)
+    if top_p is not None and top_p < 1.0:
+        scaled = filter_top_p(scaled, top_p)
+    cumulative = ops.cumsum(ops.softmax(scaled, axis=-1), axis=-1)  # (batch, vocab)
+    # Inverse CDF: the first token whose cumulative mass exceeds u * total. Scaling by the row's
+    # own total (instead of 1) keeps rounding from running past the last kept token, and a
+    # token of zero probability never starts a new step of the CDF, so it is never drawn.
+    u = ops.convert_to_tensor(u, "float32")[:, None] * cumulative[:, -1:]
+    index = ops.sum(ops.cast(ops.less_equal(cumulative, u), "int32"), axis=-1)
+    return ops.minimum(index, ops.shape(logits)[-1] - 1)
+
+
+def sampling_options(temperature=1.0, top_k=None, top_p=None, seed=None):
+    """Checks the options of `sample_step` and fixes the seed of one decoding call.
+
+    Args:
+        temperature: python float >= 0; below 1 sharpens, above 1 flattens the distribution;
+            below ``SMALLEST_TEMPERATURE`` (0 included) it is the arg-max.
+        top_k: python int >= 1 or ``None`` (no top-k filtering).
+        top_p: python float in ``(0, 1]`` or ``None`` (no nucleus filtering).
+        seed: python int or int scalar tensor (the same samples on every call: reproducible),
+            a ``keras.random.SeedGenerator`` created outside any traced function (a seed drawn
+            from it: new samples on every call), or ``None`` (a seed drawn from Keras' global
+            generator; not usable while JAX traces).
+
+    Returns:
+        The keyword arguments of `sample_step`, the seed an int or an int32 tensor.
+    """
+    check_sampling(temperature, top_k, top_p)
+    if temperature >= SMALLEST_TEMPERATURE and (
+        seed is None or isinstance(seed, keras.random.SeedGenerator)
+    ):
+        seed = keras.random.randint((), 0, 2**31 - 1, dtype="int32", seed=seed)
+    return {"temperature": temperature, "top_k": top_k, "top_p": top_p, "seed": seed}
+
+
+def sample_step(logits, log_probs, t, sentences, temperature=1.0, top_k=None, top_p=None,
+                seed=None):
+    """Sampling's step function: a token drawn for each row from the model's distribution.
+
+    The logits are divided by ``temperature``, filtered by top-k then top-p, and a token is
+    drawn from their softmax with the row's uniform number ``uniforms(seed, sentences, t)``
+    (`draw`): a hash of the seed, the sentence's index and the step, so a sentence draws the
+    same tokens in any batch (see the module). Nothing is kept from step to step, so the loop
+    traces the same under TensorFlow and JAX. The loop scores the samples with the model's
+    own log-probabilities (temperature 1, no filtering), so they compare with greedy and beam
+    scores.
+
+    ``temperature == 0`` means arg-max (greedy), as does one below float32's smallest normal
+    number (``SMALLEST_TEMPERATURE``); a temperature near 0 (e.g. 1e-6), or ``top_k=1``, also
+    gives the greedy output unless the best logits tie.
+
+    Args:
+        logits: float32 ``(batch, vocab)``.
+        log_probs: float32 ``(batch, vocab)`` (unused: the temperature applies to the logits).
+        t: int32 scalar, the step.
+        sentences: int32 ``(batch,)``, each row's sentence index in the caller's input.
+        temperature, top_k, top_p, seed: as `sampling_options` returns them.
+
+    Returns:
+        int32 ``(batch,)``.
+
+    Example:
+        >>> decode(model, encoder_tokens, "sample", temperature=0.7, top_p=0.9, seed=1).tokens
+    """
+    del log_probs
     if temperature < SMALLEST_TEMPERATURE:
-        uniforms = None
-    else:
-        batch = ops.shape(encoder_tokens)[0]
-        uniforms = keras.random.uniform((batch, max_length), dtype="float32", seed=seed)
-
-    def choose(logits, log_probs, t):
-        del log_probs
-        if uniforms is None:
-            return ops.cast(ops.argmax(logits, axis=-1), "int32")
-        # The best logit shifted to 0 (the softmax is the same): at a tiny temperature the
-        # others divided by it overflow to -inf (no mass), where unshifted ones were inf / inf.
-        scaled = (logits - ops.max(logits, axis=-1, keepdims=True)) / float(temperature)
-        if top_k is not None:
-            scaled = filter_top_k(scaled, top_k)
-        if top_p is not None and top_p < 1.0:
-            scaled = filter_top_p(scaled, top_p)
-        cumulative = ops.cumsum(ops.softmax(scaled, axis=-1), axis=-1)  # (batch, vocab)
-        # Inverse CDF: the first token whose cumulative mass exceeds u * total. Scaling by the
-        # row's own total (instead of 1) keeps rounding from running past the last kept token,
-        # and a token of zero probability never starts a new step of the CDF, so it is never
-        # drawn.
-        u = ops.take(uniforms, t, axis=1)[:, None] * cumulative[:, -1:]
-        index = ops.sum(ops.cast(ops.less_equal(cumulative, u), "int32"), axis=-1)
-        return ops.minimum(index, ops.shape(logits)[-1] - 1)
-
-    return run_stepwise(
-        model,
-        encoder_tokens,
-        choose,
-        max_length=max_length,
-        max_length_a=max_length_a,
-        max_length_b=max_length_b,
-        return_attention=return_attention,
-        trim=trim,
-        batch_cache=batch_cache,
-    )
+        return ops.cast(ops.argmax(logits, axis=-1), "int32")
+    return draw(logits, uniforms(seed, sentences, t), temperature, top_k, top_p)

@@ -65,14 +65,25 @@ def parallel_batches():
     return tf.config.threading.get_inter_op_parallelism_threads() or os.cpu_count() or 1
 
 
+def _text(text, index):
+    """The inputs of a signature that takes the texts alone."""
+    del index
+    return {"text": text}
+
+
+def _text_and_index(text, index):
+    """The inputs of a function that takes each text's index too (sampling)."""
+    return {"text": text, "index": index}
+
+
 class BatchTranslator:
     """`translate_batch`, `translate_texts` and `warn_if_truncated` over a translator's signatures.
 
     Subclasses set `max_beam_size` and `max_source_length` (or `None`) and have the signatures
     `serving_default`, `attention` and `beam_search` (callables taking the signature's inputs as
     keywords and returning its outputs by name; `Translator`'s own methods, a SavedModel's
-    signatures), `beam_functions` (`Translator.beam_functions`, one per beam size, or `None` for
-    an export without them), `source_lengths(text)` (source tokens per input before truncation,
+    signatures), `beam_functions` (`Translator.beam_functions`, one per beam size),
+    `source_lengths(text)` (source tokens per input before truncation,
     or `None` when the translator cannot tell) and `_decoder(options)` (a callable as a
     signature, for the strategies without a signature: sampling and any other registered in
     `keras_nmt.decoding.strategies`). `export` names the export it reads (a
@@ -118,13 +129,9 @@ class BatchTranslator:
                 "(--beam-size) must be 1"
             )
 
-    def translate(self, text):
-        """Greedy translation of a `tf.string (batch,)` tensor (the `serving_default` outputs)."""
-        return self.serving_default(text=tf.convert_to_tensor(text, tf.string))
-
     def translate_batch(
         self, texts, options=None, *, batch_size=64, calls=None, on_batch=None, parallel=None,
-        **changes,
+        indices=None, **changes,
     ):
         """Translates a list of strings; returns one `TranslationResult` per input.
 
@@ -144,53 +151,60 @@ class BatchTranslator:
                 graph (default: `parallel_batches()`, more than 1 only after
                 `configure_decoding_threads`). Each batch is the same graph call either way,
                 so the results do not change.
+            indices: each text's index in the caller's input (default `0 .. len(texts) - 1`):
+                a sentence's sample depends only on the seed, its index and the step, never on
+                the batch it is translated in (a server's batch of several requests passes
+                each sentence's index in its own request).
             **changes: `DecodingOptions` fields overriding those of `options`, e.g.
                 `translate_batch(texts, beam_size=4, n_best=2)`.
         """
         options = (GREEDY if options is None else options).replace(**changes)
         self.check_options(options)
+        function, kind, inputs = self._signature(options)
+        indices = range(len(texts)) if indices is None else indices
+        if len(indices) != len(texts):
+            raise ValueError(f"{len(indices)} indices for {len(texts)} texts")
         order = length_order(texts)  # batches of similar lengths; results in input order
-        texts = [texts[i] for i in order]
-        batches = cut(texts, call_sizes([len(text) for text in texts], batch_size, calls))
-
-        def translate(batch):
-            outputs, kind = self._run(tf.constant(list(batch), dtype=tf.string), options)
-            outputs = {key: value.numpy() for key, value in outputs.items()}
-            return results_from_outputs(outputs, kind, options.n_best)
-
-        parallel = min(parallel_batches() if parallel is None else parallel, len(batches))
+        texts, indices = [texts[i] for i in order], [indices[i] for i in order]
+        sizes = call_sizes([len(text) for text in texts], batch_size, calls)
+        batches = zip(cut(texts, sizes), cut(indices, sizes), strict=True)
+        parallel = min(parallel_batches() if parallel is None else parallel, len(sizes))
         results = []
         pool = concurrent.futures.ThreadPoolExecutor(max(parallel, 1))
         try:
-            # `map` keeps the batches' order; with one thread it translates them one by one.
-            for batch_results in pool.map(translate, batches):
-                results.extend(batch_results)
+            # One graph call per batch, each on a thread of the pool as one is free (with one
+            # thread, one by one); the results are read in the batches' order.
+            calls = [pool.submit(function, **inputs(tf.constant(texts, dtype=tf.string),
+                                                    tf.constant(indices, dtype=tf.int32)))
+                     for texts, indices in batches]
+            for call, size in zip(calls, sizes, strict=True):
+                outputs = {key: value.numpy() for key, value in call.result().items()}
+                if kind == "beam":  # the beam functions pad to the largest beam size
+                    outputs = {key: value[:, : options.beam_size]
+                               for key, value in outputs.items()}
+                results.extend(results_from_outputs(outputs, kind, options.n_best))
                 if on_batch is not None:
-                    on_batch(len(batch_results))
+                    on_batch(size)
         finally:
-            # `map` queues every batch before it yields: a Ctrl-C while it does so must not
-            # wait for them all, only for those under way.
+            # A Ctrl-C while the calls run must not wait for them all, only for those under way.
             pool.shutdown(cancel_futures=True)
         return restore_order(results, order)
 
-    def _run(self, text, options):
-        """One signature call: its outputs and their kind (see `results_from_outputs`)."""
+    def _signature(self, options):
+        """What translates a batch with `options`: `(function, kind, inputs)`, the signature
+        (or function) to call, the kind of its outputs (see `results_from_outputs`) and
+        `inputs(text, index)`, its keyword arguments for a batch's texts and their indices."""
         strategy = options.chosen_strategy
         if "savedmodel" not in STRATEGIES[strategy].exports:  # no signature of its own
-            return self._decoder(options)(text=text), "greedy"
+            return self._decoder(options), "greedy", _text_and_index
         if options.return_attention:
-            return self.attention(text=text), "attention"
+            return self.attention, "attention", _text
         if strategy != "beam":
-            return self.serving_default(text=text), "greedy"
-        length_penalty = tf.constant(options.length_penalty, tf.float32)
-        if self.beam_functions is None:  # exported before the per-size functions: the signature
-            return self.beam_search(
-                text=text, beam_size=tf.constant(options.beam_size, tf.int32),
-                length_penalty=length_penalty,
-            ), "beam"
+            return self.serving_default, "greedy", _text
         # The function of that one beam size: the `beam_search` signature would prepare all.
-        outputs = self.beam_functions[options.beam_size - 1](text, length_penalty)
-        return {key: value[:, : options.beam_size] for key, value in outputs.items()}, "beam"
+        length_penalty = tf.constant(options.length_penalty, tf.float32)
+        return self.beam_functions[options.beam_size - 1], "beam", (
+            lambda text, index: {"text": text, "length_penalty": length_penalty})
 
     def __call__(self, texts, options=None, **changes):
         """The translations of a list of strings (or of one string), as strings.
@@ -199,9 +213,9 @@ class BatchTranslator:
             >>> translator(["3rd of March 2021", "25.12.2001"], beam_size=4)
             ['2021-03-03', '2001-12-25']
         """
-        if isinstance(texts, str):
-            return self([texts], options, **changes)[0]
-        return [result.text for result in self.translate_batch(list(texts), options, **changes)]
+        one = isinstance(texts, str)
+        results = self.translate_batch([texts] if one else list(texts), options, **changes)
+        return results[0].text if one else [result.text for result in results]
 
     def translate_texts(self, texts, batch_size=64):
         """Translates a Python list of strings in batches (greedy); returns a list of strings."""

@@ -43,15 +43,14 @@ import functools
 
 import tensorflow as tf
 
-from keras_nmt.decoding.api import decode
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE, DEFAULT_MAX_LENGTH
 from keras_nmt.decoding.length_limits import within_model_limit
+from keras_nmt.decoding.loop import decode
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.special_ids import PAD_ID
 
 # Decoding is plain graph code (keras.ops loops, no Python control flow on tensors: JAX forbids it
-# too), so AutoGraph would only re-parse it: it made a tiny model's export trace about 60% longer
-# when it was measured.
+# too), so AutoGraph would only re-parse it, and make an export trace longer.
 _graph_function = functools.partial(tf.function, autograph=False)
 _TEXT = tf.TensorSpec([None], tf.string, name="text")
 # Where an export keeps `Translator.metadata()`: its assets.extra/ (ignored by TF Serving).
@@ -143,7 +142,7 @@ class Translator(BatchTranslator, tf.Module):
     # Graph pieces
     # ----------------------------------------------------------------------------------------------
     # The same in every signature and beam size: one function, traced once and called by all
-    # (a tiny LSTM's export with max_beam_size 2: 6,442 -> 5,726 graph ops to trace).
+    # (fewer graph ops for an export to trace).
     @_graph_function(input_signature=[_TEXT])
     def source_ids(self, text):
         """`text (batch,)` -> ids `(batch, max(1, longest))` int32 and `(batch,)` emptiness."""
@@ -270,8 +269,7 @@ class Translator(BatchTranslator, tf.Module):
     def signatures(self):
         """The functions to export, by signature name (each with its input signature)."""
         # Not their concrete functions: `tf.saved_model.save` traces every function again in
-        # its save context, so tracing them before would double the work (a tiny Transformer's
-        # export: 23 s -> 15 s).
+        # its save context, so tracing them before would double the work.
         return {
             "serving_default": self.serving_default,
             "beam_search": self.beam_search,
@@ -294,17 +292,19 @@ class Translator(BatchTranslator, tf.Module):
     def _decoder(self, options):
         """A cached `tf.function` decoding with these (Python) `DecodingOptions`: the strategies
         without a signature of their own (sampling, any strategy registered in
-        `keras_nmt.decoding.strategies`), one translation per sentence."""
+        `keras_nmt.decoding.strategies`), one translation per sentence. It takes the texts and
+        each one's index in the caller's input (`index`, int32): sampling's random numbers
+        belong to the sentence (`keras_nmt.decoding.sampling`)."""
         # `DecodingOptions` checked the values and made 0 top-k and a top-p of 1 `None`.
         options = options.replace(max_length=self.max_target_length)
         key = (options.chosen_strategy, tuple(sorted(options.options().items())))
         cache = self._untracked.functions
         if key not in cache:
 
-            @_graph_function(input_signature=[_TEXT])
-            def run(text):
+            @_graph_function(input_signature=[_TEXT, tf.TensorSpec([None], tf.int32, "index")])
+            def run(text, index):
                 ids, empty = self.source_ids(text)
-                result = decode(self.model, ids, options).best()
+                result = decode(self.model, ids, options, sentence_ids=index).best()
                 translation = self.detokenize(result.tokens)
                 return {
                     "translation": tf.where(empty, tf.constant(""), translation),

@@ -8,6 +8,7 @@ in-process trainings. The real-signal trials with many random moments: `signal_t
 """
 
 import errno
+import io
 import logging
 import os
 import re
@@ -406,6 +407,25 @@ def test_top_k_above_the_vocabulary_samples_among_all_tokens(run, capsys):
     argv = [str(run), "3rd of March 2021", "--strategy", "sample", "--top-k", "500"]
     assert translate_app.main(argv) in (0, None)
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_samples_of_one_sentence_repeat_in_no_batching(run, capsys, monkeypatch):
+    # `--batch-size 2 S S S S` printed "guitar / train / guitar / train": every batch restarted
+    # the seed. A sentence's sample depends on the seed and its index alone.
+    sample = [str(run), "--strategy", "sample", "--seed", "0", "--temperature", "2"]
+    outputs = []
+    for batch_size in ("2", "4", "1"):
+        assert translate_app.main([*sample, "--batch-size", batch_size, *["7 May 1990"] * 4]) == 0
+        outputs.append(capsys.readouterr().out.splitlines())
+    assert outputs[0] == outputs[1] == outputs[2] and len(set(outputs[0])) == 4
+    # Typed at a terminal, line by line: each line draws as it does in a file.
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr("sys.stdin", Terminal("7 May 1990\n" * 4))
+    assert translate_app.main(sample) == 0
+    assert capsys.readouterr().out.splitlines() == outputs[0]
 
 
 @pytest.mark.parametrize("code, way_out", [

@@ -3,11 +3,8 @@ import json
 import numpy as np
 import pytest
 
-from keras_nmt.decoding.api import decode
-from keras_nmt.decoding.beam_search import beam_search
 from keras_nmt.decoding.decoding_options import DecodingOptions
-from keras_nmt.decoding.greedy import greedy_decode
-from keras_nmt.decoding.sampling import sample_decode
+from keras_nmt.decoding.loop import decode
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.decoding.helpers import to_numpy
 
@@ -22,15 +19,17 @@ def assert_same(a, b):
             np.testing.assert_array_equal(x, y)
 
 
-def test_decode_dispatches_to_each_strategy():
+def test_decode_runs_each_strategy_by_name_and_by_its_options():
     model = FakeModel(random_table(30), has_attention=True, source_weight=0.2)
-    assert_same(decode(model, SOURCES, max_length=6), greedy_decode(model, SOURCES,
-                                                                    max_length=6))
-    assert_same(decode(model, SOURCES, "beam", beam_size=3, max_length=6,
-                       return_attention=True),
-                beam_search(model, SOURCES, beam_size=3, max_length=6, return_attention=True))
-    assert_same(decode(model, SOURCES, "sample", seed=4, top_p=0.9, max_length=6),
-                sample_decode(model, SOURCES, seed=4, top_p=0.9, max_length=6))
+    for name, options in (("greedy", {}), ("beam", {"beam_size": 3, "n_best": 3}),
+                          ("sample", {"seed": 4, "top_p": 0.9})):
+        by_name = decode(model, SOURCES, name, max_length=6, return_attention=True, **options)
+        by_options = decode(model, SOURCES, DecodingOptions(
+            strategy=name, max_length=6, return_attention=True, **options))
+        assert_same(by_name, by_options)
+        assert to_numpy(by_name).tokens.ndim == (3 if name == "beam" else 2)
+    assert_same(decode(model, SOURCES, max_length=6), decode(model, SOURCES, "greedy",
+                                                             max_length=6))
 
 
 def test_decoding_config_round_trip_and_overrides():
@@ -44,14 +43,14 @@ def test_decoding_config_round_trip_and_overrides():
         "batch_cache", "beam_size", "n_best", "normalization", "length_penalty", "coverage_penalty",
     }
     assert_same(decode(model, SOURCES, config),
-                beam_search(model, SOURCES, beam_size=3, n_best=2, normalization="average",
-                            max_length=5))
+                decode(model, SOURCES, "beam", beam_size=3, n_best=2, normalization="average",
+                       max_length=5))
     # Keyword options override the config's fields; options of other strategies are ignored.
     assert_same(decode(model, SOURCES, config, max_length=3),
-                beam_search(model, SOURCES, beam_size=3, n_best=2, normalization="average",
-                            max_length=3))
+                decode(model, SOURCES, "beam", beam_size=3, n_best=2, normalization="average",
+                       max_length=3))
     assert_same(decode(model, SOURCES, config.replace(strategy="greedy")),
-                greedy_decode(model, SOURCES, max_length=5))
+                decode(model, SOURCES, "greedy", max_length=5))
 
 
 def test_bad_strategy_and_foreign_options_raise():

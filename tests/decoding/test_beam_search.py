@@ -1,8 +1,7 @@
 import numpy as np
 import pytest
 
-from keras_nmt.decoding.beam_search import beam_search
-from keras_nmt.decoding.greedy import greedy_decode
+from keras_nmt.decoding.loop import decode
 from keras_nmt.decoding.scoring import COVERAGE_EPSILON
 from keras_nmt.special_ids import END_ID
 from tests.decoding.fake_models import (
@@ -61,11 +60,11 @@ def test_beam_finds_the_most_probable_sentence_where_greedy_fails(beam_size):
     assert best_sentence == [5, 6, END_ID]
     np.testing.assert_allclose(best_score, np.log(0.4 * 0.9 * 0.9), rtol=1e-5)
 
-    greedy = to_numpy(greedy_decode(model, source, **options))
+    greedy = to_numpy(decode(model, source, "greedy", **options))
     assert hypothesis(greedy.tokens[0], greedy.lengths[0]) == [4, END_ID]
     np.testing.assert_allclose(greedy.scores[0], np.log(0.45 * 0.22), rtol=1e-5)
 
-    beam = to_numpy(beam_search(model, source, beam_size=beam_size, normalization="none",
+    beam = to_numpy(decode(model, source, "beam", beam_size=beam_size, normalization="none",
                                 **options))
     assert hypothesis(beam.tokens[0, 0], beam.lengths[0, 0]) == best_sentence
     np.testing.assert_allclose(beam.scores[0, 0], best_score, rtol=1e-5)
@@ -76,15 +75,15 @@ def test_beam_finds_the_most_probable_sentence_where_greedy_fails(beam_size):
 def test_beam_size_one_is_greedy(seed):
     model = FakeModel(random_table(seed), source_weight=0.4, prev_weight=0.3)
     options = dict(max_length=8, max_length_a=1.0, max_length_b=2.0)
-    greedy = to_numpy(greedy_decode(model, SOURCES, **options))
-    beam = to_numpy(beam_search(model, SOURCES, beam_size=1, normalization="none", **options))
+    greedy = to_numpy(decode(model, SOURCES, "greedy", **options))
+    beam = to_numpy(decode(model, SOURCES, "beam", beam_size=1, normalization="none", **options))
     assert beam.tokens.shape == (3, 1, greedy.tokens.shape[1])
     np.testing.assert_array_equal(beam.tokens[:, 0], greedy.tokens)
     np.testing.assert_array_equal(beam.lengths[:, 0], greedy.lengths)
     np.testing.assert_allclose(beam.scores[:, 0], greedy.scores, rtol=1e-6)
     np.testing.assert_allclose(beam.log_probs[:, 0], greedy.log_probs, rtol=1e-6)
     # GNMT with alpha = 0 is no normalization.
-    gnmt = to_numpy(beam_search(model, SOURCES, beam_size=1, normalization="gnmt",
+    gnmt = to_numpy(decode(model, SOURCES, "beam", beam_size=1, normalization="gnmt",
                                 length_penalty=0.0, **options))
     np.testing.assert_array_equal(gnmt.tokens[:, 0], greedy.tokens)
 
@@ -99,13 +98,13 @@ def test_beam_size_one_with_length_normalization_goes_past_greedys_end():
     model = FakeModel(BEAM_ONE_TABLE)
     source = SOURCES[:1]
     options = dict(max_length=4, max_length_a=0.0, max_length_b=4.0)
-    greedy = to_numpy(greedy_decode(model, source, **options))
+    greedy = to_numpy(decode(model, source, "greedy", **options))
     assert hypothesis(greedy.tokens[0], greedy.lengths[0]) == [4, END_ID]
-    plain = to_numpy(beam_search(model, source, beam_size=1, normalization="none", **options))
+    plain = to_numpy(decode(model, source, "beam", beam_size=1, normalization="none", **options))
     assert hypothesis(plain.tokens[0, 0], plain.lengths[0, 0]) == [4, END_ID]
     np.testing.assert_allclose(plain.scores[0, 0], greedy.scores[0], rtol=1e-6)
 
-    gnmt = to_numpy(beam_search(model, source, beam_size=1, normalization="gnmt",
+    gnmt = to_numpy(decode(model, source, "beam", beam_size=1, normalization="gnmt",
                                 length_penalty=0.6, **options))
     assert hypothesis(gnmt.tokens[0, 0], gnmt.lengths[0, 0]) == [4, 5, END_ID]
     np.testing.assert_allclose(gnmt.scores[0, 0], np.log(0.49) / gnmt_lp(3, 0.6), rtol=1e-5)
@@ -118,7 +117,7 @@ def test_wide_beam_equals_exhaustive_search(normalization):
     # 5 * 4**3 = 320 candidates at the last step fit in the beam: the search is exhaustive.
     model = FakeModel(random_table(5, sharpness=1.0), source_weight=0.5, prev_weight=0.2)
     sources = SOURCES[:2]
-    result = to_numpy(beam_search(model, sources, beam_size=400, n_best=10,
+    result = to_numpy(decode(model, sources, "beam", beam_size=400, n_best=10,
                                   normalization=normalization, length_penalty=0.6,
                                   max_length=4, max_length_a=0.0, max_length_b=4.0))
     for i, source in enumerate(sources):
@@ -133,7 +132,7 @@ def test_wide_beam_equals_exhaustive_search(normalization):
 def test_scores_equal_teacher_forced_log_probs_with_gnmt_and_coverage():
     model = FakeModel(random_table(7), has_attention=True, source_weight=0.3, prev_weight=0.2)
     alpha, beta = 0.6, 0.3
-    result = to_numpy(beam_search(model, SOURCES, beam_size=3, normalization="gnmt",
+    result = to_numpy(decode(model, SOURCES, "beam", beam_size=3, normalization="gnmt",
                                   length_penalty=alpha, coverage_penalty=beta, max_length=6,
                                   return_attention=True))
     for i, source in enumerate(SOURCES):
@@ -177,7 +176,7 @@ def test_early_stopping_never_changes_the_n_best(normalization, seed):
     # The early-stopped search returns what the same search run to the limit returns.
     model = FakeModel(random_table(seed, sharpness=2.5, end_bias=1.0), source_weight=0.3,
                       prev_weight=0.3)
-    result = to_numpy(beam_search(model, SOURCES, beam_size=3, normalization=normalization,
+    result = to_numpy(decode(model, SOURCES, "beam", beam_size=3, normalization=normalization,
                                   length_penalty=1.0, max_length=6, max_length_a=0.0,
                                   max_length_b=6.0))
     if normalization != "average" and seed == 13:
@@ -191,7 +190,7 @@ def test_early_stopping_never_changes_the_n_best(normalization, seed):
 
 def test_average_normalization_scores_are_mean_log_probs():
     model = FakeModel(random_table(8), source_weight=0.3)
-    result = to_numpy(beam_search(model, SOURCES, beam_size=3, normalization="average",
+    result = to_numpy(decode(model, SOURCES, "beam", beam_size=3, normalization="average",
                                   max_length=6))
     for i, source in enumerate(SOURCES):
         hyps = [hypothesis(result.tokens[i, j], result.lengths[i, j]) for j in range(3)]
@@ -205,12 +204,12 @@ def test_sentence_alone_equals_sentence_in_padded_batch(has_attention):
                       prev_weight=0.2)
     options = dict(beam_size=3, max_length=7, max_length_a=1.0, max_length_b=1.0,
                    return_attention=True, coverage_penalty=0.2 if has_attention else 0.0)
-    batched = to_numpy(beam_search(model, SOURCES, **options))
-    greedy_batched = to_numpy(greedy_decode(model, SOURCES, max_length=7, max_length_a=1.0,
+    batched = to_numpy(decode(model, SOURCES, "beam", **options))
+    greedy_batched = to_numpy(decode(model, SOURCES, "greedy", max_length=7, max_length_a=1.0,
                                             max_length_b=1.0, return_attention=True))
     for i, source in enumerate(SOURCES):
         n = int((source != 0).sum())
-        alone = to_numpy(beam_search(model, source[None, :n], **options))
+        alone = to_numpy(decode(model, source[None, :n], "beam", **options))
         np.testing.assert_array_equal(alone.lengths[0], batched.lengths[i])
         np.testing.assert_allclose(alone.scores[0], batched.scores[i], rtol=1e-5)
         for j in range(3):
@@ -221,7 +220,7 @@ def test_sentence_alone_equals_sentence_in_padded_batch(has_attention):
                 np.testing.assert_allclose(alone.attention[0, j, :length],
                                            batched.attention[i, j, :length, :n], atol=1e-6)
                 assert np.all(batched.attention[i, j, :, n:] < 1e-6)
-        greedy_alone = to_numpy(greedy_decode(model, source[None, :n], max_length=7,
+        greedy_alone = to_numpy(decode(model, source[None, :n], "greedy", max_length=7,
                                               max_length_a=1.0, max_length_b=1.0))
         length = greedy_alone.lengths[0]
         assert length == greedy_batched.lengths[i]
@@ -232,7 +231,7 @@ def test_sentence_alone_equals_sentence_in_padded_batch(has_attention):
 
 def test_n_best_sorted_distinct_and_within_length_limits():
     model = FakeModel(random_table(10, sharpness=1.0), source_weight=0.3, prev_weight=0.3)
-    result = to_numpy(beam_search(model, SOURCES, beam_size=4, n_best=4, normalization="gnmt",
+    result = to_numpy(decode(model, SOURCES, "beam", beam_size=4, n_best=4, normalization="gnmt",
                                   max_length=6, max_length_a=1.0, max_length_b=0.0))
     limits = np.minimum(6, (SOURCES != 0).sum(axis=1))  # ceil(1.0 * n + 0)
     for i in range(len(SOURCES)):
@@ -258,7 +257,7 @@ def test_returns_live_hypotheses_when_none_finished():
     default = {4: 0.4, 5: 0.3, 6: 0.2, 7: 0.1}
     table = table_from_rows({(4,): {4: 0.1, 5: 0.2, 6: 0.3, 7: 0.4}}, default=default)
     model = FakeModel(table)
-    result = to_numpy(beam_search(model, SOURCES[:1], beam_size=3, normalization="average",
+    result = to_numpy(decode(model, SOURCES[:1], "beam", beam_size=3, normalization="average",
                                   max_length=2, max_length_a=0.0, max_length_b=2.0))
     got = [hypothesis(result.tokens[0, j], result.lengths[0, j]) for j in range(3)]
     # Candidates: 4-7 = .16, 5-4 = .12, 4-6 = .12, 5-5 = .09 ... with ties broken by beam order.
@@ -275,14 +274,14 @@ def test_stops_early_when_no_live_hypothesis_can_win():
     # full after 2 steps and no live hypothesis can beat it.
     default = {END_ID: 0.9, 4: 0.025, 5: 0.025, 6: 0.025, 7: 0.025}
     model = FakeModel(table_from_rows({}, default=default))
-    result = to_numpy(beam_search(model, SOURCES[:1], beam_size=2, normalization="none",
+    result = to_numpy(decode(model, SOURCES[:1], "beam", beam_size=2, normalization="none",
                                   max_length=20, max_length_a=0.0, max_length_b=20.0))
     assert model.calls == 2  # eager TensorFlow runs the loop body once per step
     assert hypothesis(result.tokens[0, 0], result.lengths[0, 0]) == [END_ID]
     np.testing.assert_allclose(result.scores[0], np.log([0.9, 0.025 * 0.9]), rtol=1e-5)
     # The average normalization bound (s / limit) is loose: it searches longer, same winner.
     model.calls = 0
-    average = to_numpy(beam_search(model, SOURCES[:1], beam_size=2, normalization="average",
+    average = to_numpy(decode(model, SOURCES[:1], "beam", beam_size=2, normalization="average",
                                    max_length=20, max_length_a=0.0, max_length_b=20.0))
     assert 2 < model.calls <= 20
     assert hypothesis(average.tokens[0, 0], average.lengths[0, 0]) == [END_ID]
@@ -290,7 +289,7 @@ def test_stops_early_when_no_live_hypothesis_can_win():
 
 def test_best_gives_single_hypothesis_shapes():
     model = FakeModel(random_table(11), has_attention=True)
-    result = beam_search(model, SOURCES, beam_size=3, n_best=2, max_length=5,
+    result = decode(model, SOURCES, "beam", beam_size=3, n_best=2, max_length=5,
                          return_attention=True)
     best = to_numpy(result.best())
     full = to_numpy(result)
@@ -307,4 +306,4 @@ def test_best_gives_single_hypothesis_shapes():
 )
 def test_rejects_bad_options(options):
     with pytest.raises(ValueError):
-        beam_search(FakeModel(random_table(0)), SOURCES, **options)
+        decode(FakeModel(random_table(0)), SOURCES, "beam", **options)

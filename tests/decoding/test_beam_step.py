@@ -3,7 +3,7 @@
 import numpy as np
 from keras import ops
 
-from keras_nmt.decoding.beam_step import beam_step, gather_beams, keep_best_finished
+from keras_nmt.decoding.beam_search import beam_step, gather_beams, keep_best_finished
 from keras_nmt.special_ids import END_ID
 
 INF = np.inf

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from keras_nmt.decoding.api import decode
 from keras_nmt.decoding.beam_tree import beam_tree
+from keras_nmt.decoding.loop import decode
 from keras_nmt.special_ids import END_ID
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.export.helpers import SOURCES, make_model

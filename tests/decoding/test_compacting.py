@@ -1,14 +1,12 @@
-"""The compacting loops (greedy, beam): the plain loops' outputs exactly, fewer rows per step."""
-
-import importlib
+"""Row compaction, a policy of the decoding loop: the plain loop's outputs exactly (greedy, beam
+search, sampling), fewer rows per step."""
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.decoding import greedy
-from keras_nmt.decoding.beam_search import beam_search
-from keras_nmt.decoding.greedy import greedy_decode
+from keras_nmt.decoding import loop
+from keras_nmt.decoding.loop import decode
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.decoding.helpers import to_numpy
 
@@ -35,15 +33,12 @@ def mixed_lengths(batch, seed=1):
     return [int(x) for x in lengths]
 
 
-BEAM_MODULE = importlib.import_module("keras_nmt.decoding.beam_search")
-
-
-def decode_both(model, encoder_tokens, monkeypatch, run=greedy_decode, **options):
-    module = BEAM_MODULE if run is beam_search else greedy
-    compacted = to_numpy(run(model, encoder_tokens, **options))
-    monkeypatch.setattr(module, "COMPACT", False)
-    plain = to_numpy(run(model, encoder_tokens, **options))
-    monkeypatch.setattr(module, "COMPACT", True)
+def decode_both(model, encoder_tokens, monkeypatch, strategy, run=decode, **options):
+    """The outputs of the compacting loop and of the plain loop."""
+    compacted = to_numpy(run(model, encoder_tokens, strategy, **options))
+    monkeypatch.setattr(loop, "COMPACT", False)
+    plain = to_numpy(run(model, encoder_tokens, strategy, **options))
+    monkeypatch.setattr(loop, "COMPACT", True)
     return compacted, plain
 
 
@@ -57,12 +52,14 @@ def assert_same(compacted, plain):
 
 @pytest.mark.parametrize("batch", [1, 5, 19, 32, 45])
 @pytest.mark.parametrize("end_bias", [-20.0, 0.0])  # END never chosen / END ends some early
-def test_compacting_loop_gives_exactly_the_plain_loops_outputs(batch, end_bias, monkeypatch):
+@pytest.mark.parametrize(("strategy", "options"), [("greedy", {}), ("sample", {"seed": 3})])
+def test_compacting_loop_gives_exactly_the_plain_loops_outputs(batch, end_bias, strategy,
+                                                               options, monkeypatch):
     model = FakeModel(random_table(7, end_bias=end_bias), has_attention=True,
                       source_weight=0.3, prev_weight=0.2)
     encoder_tokens = sources(mixed_lengths(batch))
-    compacted, plain = decode_both(model, encoder_tokens, monkeypatch, return_attention=True,
-                                   **OPTIONS)
+    compacted, plain = decode_both(model, encoder_tokens, monkeypatch, strategy,
+                                   return_attention=True, **options, **OPTIONS)
     assert_same(compacted, plain)
     assert len(set(plain.lengths.tolist())) > 1 or batch == 1
 
@@ -73,17 +70,17 @@ def test_compacting_loop_traced_gives_the_plain_loops_outputs(signature, monkeyp
     encoder_tokens = sources(mixed_lengths(45))
     assert encoder_tokens.shape == (45, 14)
 
-    def traced(model, encoder_tokens, **options):
+    def traced(model, encoder_tokens, strategy, **options):
         @tf.function(input_signature=[tf.TensorSpec(signature, tf.int32)], autograph=False)
         def run(encoder_tokens):
-            return greedy_decode(model, encoder_tokens, **options)
+            return decode(model, encoder_tokens, strategy, **options)
 
         return run(tf.constant(encoder_tokens))
 
-    compacted, plain = decode_both(model, encoder_tokens, monkeypatch, run=traced,
+    compacted, plain = decode_both(model, encoder_tokens, monkeypatch, "greedy", run=traced,
                                    return_attention=True, **OPTIONS)
     assert_same(compacted, plain)
-    eager = to_numpy(greedy_decode(model, encoder_tokens, return_attention=True, **OPTIONS))
+    eager = to_numpy(decode(model, encoder_tokens, "greedy", return_attention=True, **OPTIONS))
     assert_same(compacted, eager)
 
 
@@ -100,7 +97,7 @@ def test_compacting_beam_search_gives_exactly_the_plain_loops_outputs(
     model = FakeModel(random_table(11, end_bias=0.5), has_attention=True,
                       source_weight=0.3, prev_weight=0.2)
     encoder_tokens = sources(mixed_lengths(batch, seed=batch))
-    compacted, plain = decode_both(model, encoder_tokens, monkeypatch, run=beam_search,
+    compacted, plain = decode_both(model, encoder_tokens, monkeypatch, "beam",
                                    beam_size=beam_size, return_attention=True, **options,
                                    **OPTIONS)
     assert_same(compacted, plain)
@@ -110,18 +107,16 @@ def test_compacting_beam_search_traced_gives_the_plain_loops_outputs(monkeypatch
     model = FakeModel(random_table(12, end_bias=0.5), has_attention=True, source_weight=0.3)
     encoder_tokens = sources(mixed_lengths(27))
 
-    def traced(model, encoder_tokens, **options):
+    def traced(model, encoder_tokens, strategy, **options):
         @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)], autograph=False)
         def run(encoder_tokens):
-            return beam_search(model, encoder_tokens, **options)
+            return decode(model, encoder_tokens, strategy, **options)
 
         return run(tf.constant(encoder_tokens))
 
-    compacted = to_numpy(traced(model, encoder_tokens, beam_size=3, coverage_penalty=0.1,
-                                return_attention=True, **OPTIONS))
-    monkeypatch.setattr(BEAM_MODULE, "COMPACT", False)
-    plain = to_numpy(traced(model, encoder_tokens, beam_size=3, coverage_penalty=0.1,
-                            return_attention=True, **OPTIONS))
+    compacted, plain = decode_both(model, encoder_tokens, monkeypatch, "beam", run=traced,
+                                   beam_size=3, coverage_penalty=0.1, return_attention=True,
+                                   **OPTIONS)
     assert_same(compacted, plain)
 
 
@@ -145,7 +140,7 @@ def test_finished_rows_leave_the_batch_in_whole_blocks():
     # (a partial block) that run 2 steps: they stay whole at the end of the batch.
     lengths = [1] * 31 + [9] + [2, 1, 2]
     model = RowCounter(random_table(9, end_bias=-20.0))
-    result = to_numpy(greedy_decode(model, sources(lengths), **OPTIONS))
+    result = to_numpy(decode(model, sources(lengths), "greedy", **OPTIONS))
     np.testing.assert_array_equal(result.lengths, lengths)
     # Step 1: all 35 rows; then the long row's block (8 rows) and the partial block (3 rows).
     assert model.batch_sizes == [35] + [8 + 3] * 8
@@ -158,13 +153,13 @@ def test_compaction_happens_inside_a_traced_loop(monkeypatch):
 
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)], autograph=False)
     def run(encoder_tokens):
-        return greedy_decode(model, encoder_tokens, **OPTIONS).lengths
+        return decode(model, encoder_tokens, "greedy", **OPTIONS).lengths
 
     np.testing.assert_array_equal(run(tf.constant(sources(lengths))), lengths)
     assert int(model.rows.numpy()) == 32 + 8 * 8
     model.rows.assign(0)
-    monkeypatch.setattr(greedy, "COMPACT", False)
-    plain = tf.function(lambda x: greedy_decode(model, x, **OPTIONS).lengths, autograph=False)
+    monkeypatch.setattr(loop, "COMPACT", False)
+    plain = tf.function(lambda x: decode(model, x, "greedy", **OPTIONS).lengths, autograph=False)
     np.testing.assert_array_equal(plain(tf.constant(sources(lengths))), lengths)
     assert int(model.rows.numpy()) == 32 * 9
 
@@ -181,6 +176,6 @@ def test_stopped_sentences_leave_the_beam_search_batch(beam_size, batch, rows_af
     in_groups = batch - batch % group
     lengths = [1] * (in_groups - 1) + [9] + [1] * (batch - in_groups)
     model = RowCounter(random_table(9, end_bias=-20.0))
-    result = to_numpy(beam_search(model, sources(lengths), beam_size=beam_size, **OPTIONS))
+    result = to_numpy(decode(model, sources(lengths), "beam", beam_size=beam_size, **OPTIONS))
     np.testing.assert_array_equal(result.lengths[:, 0], lengths)
     assert model.batch_sizes == [beam_size * batch] + [rows_after] * 8

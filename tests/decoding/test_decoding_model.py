@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_nmt.decoding.api import decode
 from keras_nmt.decoding.decoding_model import DecodingModel
+from keras_nmt.decoding.loop import decode
 from keras_nmt.models.configurations import model_options
 from keras_nmt.models.registry import APIS, MODEL_NAMES, build_model
 from keras_nmt.special_ids import START_ID

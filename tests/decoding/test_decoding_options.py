@@ -4,10 +4,9 @@ import inspect
 
 import pytest
 
-from keras_nmt.decoding.beam_search import beam_search
+from keras_nmt.decoding.beam_search import BeamSearch
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
-from keras_nmt.decoding.greedy import greedy_decode
-from keras_nmt.decoding.sampling import sample_decode
+from keras_nmt.decoding.sampling import sample_step, sampling_options
 from keras_nmt.workshop.cli import evaluate, translate
 from keras_nmt.workshop.cli.common import decoding_options
 
@@ -28,11 +27,13 @@ def test_names_are_the_comparison_table_labels():
         "greedy", "beam 5", "beam 8, alpha 0.6", "sample"]
 
 
-@pytest.mark.parametrize("function", [greedy_decode, beam_search, sample_decode])
-def test_the_strategy_functions_share_the_defaults(function):
+@pytest.mark.parametrize("function", [BeamSearch, sample_step, sampling_options])
+def test_the_strategies_share_the_defaults(function):
+    # The loop's own options (max_length, ...) default to GREEDY's fields themselves.
     for name, parameter in inspect.signature(function).parameters.items():
-        if name in ("model", "encoder_tokens", "beam_size", "n_best", "seed", "strategy"):
-            continue  # what the value chooses or returns per call (see DecodingOptions)
+        if name not in {field for field in GREEDY.to_dict()} or name in (
+                "beam_size", "n_best", "seed", "return_attention"):
+            continue  # not an option, or what the value chooses per call (see DecodingOptions)
         assert parameter.default == getattr(GREEDY, name), name
 
 

@@ -2,9 +2,7 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_nmt.decoding.beam_search import beam_search
-from keras_nmt.decoding.greedy import greedy_decode
-from keras_nmt.decoding.sampling import sample_decode
+from keras_nmt.decoding.loop import decode
 from keras_nmt.special_ids import END_ID, START_ID
 from tests.decoding.fake_models import FakeModel, random_table, table_from_rows, teacher_forced
 from tests.decoding.helpers import hypothesis, to_numpy
@@ -32,7 +30,7 @@ def reference_greedy(model, source, limit):
 
 def test_greedy_matches_step_by_step_reference_and_teacher_forcing():
     model = FakeModel(random_table(1), source_weight=0.4, prev_weight=0.3)
-    result = to_numpy(greedy_decode(model, SOURCES, max_length=7, max_length_a=0.0,
+    result = to_numpy(decode(model, SOURCES, "greedy", max_length=7, max_length_a=0.0,
                                     max_length_b=7.0))
     for i, source in enumerate(SOURCES):
         expected, expected_score = reference_greedy(model, source, 7)
@@ -47,7 +45,7 @@ def test_greedy_stops_at_end_and_keeps_it():
     # START -> 5 (0.6), then 5 -> END (0.7): greedy gives [5, END].
     table = table_from_rows({(): {5: 0.6, 4: 0.1, 6: 0.1, 7: 0.1, 3: 0.1},
                              (5,): {3: 0.7, 4: 0.1, 5: 0.1, 6: 0.05, 7: 0.05}})
-    result = to_numpy(greedy_decode(FakeModel(table), SOURCES[:1], max_length=10))
+    result = to_numpy(decode(FakeModel(table), SOURCES[:1], "greedy", max_length=10))
     np.testing.assert_array_equal(result.tokens, [[5, END_ID]])
     np.testing.assert_array_equal(result.lengths, [2])
     np.testing.assert_allclose(result.scores, [np.log(0.6) + np.log(0.7)], rtol=1e-6)
@@ -57,7 +55,7 @@ def test_per_sentence_length_limit_from_source_length():
     # Never ends by itself (END has probability 0.01 everywhere); limit = ceil(0.5 * n + 1).
     default = {3: 0.01, 4: 0.66, 5: 0.11, 6: 0.11, 7: 0.11}
     model = FakeModel(table_from_rows({}, default=default))
-    result = to_numpy(greedy_decode(model, SOURCES, max_length=3, max_length_a=0.5,
+    result = to_numpy(decode(model, SOURCES, "greedy", max_length=3, max_length_a=0.5,
                                     max_length_b=1.0))
     # source lengths 5, 1, 3 -> ceil(3.5)=4 capped at 3, ceil(1.5)=2, ceil(2.5)=3
     np.testing.assert_array_equal(result.lengths, [3, 2, 3])
@@ -67,8 +65,8 @@ def test_per_sentence_length_limit_from_source_length():
 
 def test_untrimmed_output_has_max_length_columns():
     model = FakeModel(random_table(2))
-    trimmed = to_numpy(greedy_decode(model, SOURCES, max_length=9))
-    full = to_numpy(greedy_decode(model, SOURCES, max_length=9, trim=False))
+    trimmed = to_numpy(decode(model, SOURCES, "greedy", max_length=9))
+    full = to_numpy(decode(model, SOURCES, "greedy", max_length=9, trim=False))
     assert full.tokens.shape == (3, 9)
     assert trimmed.tokens.shape == (3, trimmed.lengths.max())
     np.testing.assert_array_equal(full.tokens[:, : trimmed.tokens.shape[1]], trimmed.tokens)
@@ -76,20 +74,20 @@ def test_untrimmed_output_has_max_length_columns():
 
 def test_attention_is_returned_per_step_and_zero_after_end():
     model = FakeModel(random_table(3), has_attention=True, source_weight=0.2)
-    result = to_numpy(greedy_decode(model, SOURCES, max_length=6, return_attention=True))
+    result = to_numpy(decode(model, SOURCES, "greedy", max_length=6, return_attention=True))
     assert result.attention.shape == (*result.tokens.shape, SOURCES.shape[1])
     for i, source in enumerate(SOURCES):
         n = result.lengths[i]
         _, _, steps = teacher_forced(model, source, [hypothesis(result.tokens[i], n)])
         np.testing.assert_allclose(result.attention[i, :n], np.stack(steps)[:, 0], atol=1e-6)
         assert np.all(result.attention[i, n:] == 0)
-    no_attention = greedy_decode(FakeModel(random_table(3)), SOURCES, return_attention=True)
+    no_attention = decode(FakeModel(random_table(3)), SOURCES, "greedy", return_attention=True)
     assert no_attention.attention is None
 
 
 def test_rejects_bad_max_length():
     with pytest.raises(ValueError):
-        greedy_decode(FakeModel(random_table(0)), SOURCES, max_length=0)
+        decode(FakeModel(random_table(0)), SOURCES, "greedy", max_length=0)
 
 
 class CacheLengthRecorder(FakeModel):
@@ -108,10 +106,10 @@ class CacheLengthRecorder(FakeModel):
 def test_caches_hold_the_batchs_longest_limit_unless_asked_for_max_length():
     model = CacheLengthRecorder(random_table(5))
     options = dict(max_length=20, max_length_a=1.0, max_length_b=2.0)  # limits 7, 3, 5
-    greedy_decode(model, SOURCES, **options)
-    beam_search(model, SOURCES, beam_size=2, **options)
-    sample_decode(model, SOURCES, seed=1, **options)
-    greedy_decode(model, SOURCES[1:], **options)
-    greedy_decode(model, SOURCES[:0], **options)  # an empty batch still gets a valid cache
-    greedy_decode(model, SOURCES, batch_cache=False, **options)
+    decode(model, SOURCES, "greedy", **options)
+    decode(model, SOURCES, "beam", beam_size=2, **options)
+    decode(model, SOURCES, "sample", seed=1, **options)
+    decode(model, SOURCES[1:], "greedy", **options)
+    decode(model, SOURCES[:0], "greedy", **options)  # an empty batch still gets a valid cache
+    decode(model, SOURCES, "greedy", batch_cache=False, **options)
     assert model.cache_lengths == [7, 7, 7, 5, 1, 20]

@@ -4,11 +4,9 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.decoding.api import decode
-from keras_nmt.decoding.beam_search import beam_search
-from keras_nmt.decoding.greedy import greedy_decode
+from keras_nmt.decoding import loop
 from keras_nmt.decoding.jax_compiled import bucket_size, can_compile, pad_to_bucket
-from keras_nmt.decoding.sampling import sample_decode
+from keras_nmt.decoding.loop import decode
 from keras_nmt.models.luong.functional import LuongSeq2SeqFunctional
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.decoding.helpers import to_numpy
@@ -36,6 +34,18 @@ def sources(batch, length, seed=0):
     return tokens
 
 
+@pytest.fixture
+def eager(monkeypatch):
+    """`decode` without the compiled path: the loop run as it is called."""
+
+    def run(*args, **kwargs):
+        with monkeypatch.context() as patch:
+            patch.setattr(loop, "can_compile", lambda *_: False)
+            return decode(*args, **kwargs)
+
+    return run
+
+
 def assert_same(a, b):
     for x, y in zip(to_numpy(a), to_numpy(b), strict=True):
         if x is None:
@@ -55,7 +65,7 @@ def test_bucket_sizes_and_padding():
 
 
 @jax_only
-def test_same_bucket_calls_trace_once_and_give_the_eager_results():
+def test_same_bucket_calls_trace_once_and_give_the_eager_results(eager):
     model = CountingModel(random_table(7), has_attention=True, source_weight=0.3)
     first, second = sources(2, 5, seed=1), sources(3, 7, seed=2)  # both in bucket (8, 8)
     beam = {"beam_size": 3, "n_best": 2, "max_length": 6, "return_attention": True}
@@ -64,22 +74,25 @@ def test_same_bucket_calls_trace_once_and_give_the_eager_results():
     decode(model, sources(9, 5, seed=3), "beam", **beam)  # a new batch bucket: (16, 8)
     assert model.encodes == 2
     for ids, result in zip((first, second), results, strict=True):
-        assert_same(result, beam_search(model, ids, **beam))
+        assert_same(result, eager(model, ids, "beam", **beam))
     greedy = decode(model, second, max_length=6, return_attention=True)
-    assert_same(greedy, greedy_decode(model, second, max_length=6, return_attention=True))
+    assert_same(greedy, eager(model, second, "greedy", max_length=6, return_attention=True))
     sampled = decode(model, second, "sample", seed=5, max_length=6)
-    assert_same(sampled, sample_decode(model, second, seed=5, max_length=6))
+    assert_same(sampled, eager(model, second, "sample", seed=5, max_length=6))
+    ids = np.array([4, 2, 0], np.int32)  # each sentence's index in the input, as given
+    sampled = decode(model, second, "sample", seed=5, max_length=6, sentence_ids=ids)
+    assert_same(sampled, eager(model, second, "sample", seed=5, max_length=6, sentence_ids=ids))
 
 
 @jax_only
-def test_a_compiled_decode_sees_new_weights():
+def test_a_compiled_decode_sees_new_weights(eager):
     keras.utils.set_random_seed(0)
     model = LuongSeq2SeqFunctional(11, 9, embedding_dim=4, units=6)
     ids = sources(2, 4) + 3  # ids 4..10 (pads become 3: END, still a real token here)
     ids[1, 2:] = 0
     decode(model, ids, max_length=5)
     model.set_weights([w + 0.5 for w in model.get_weights()])
-    assert_same(decode(model, ids, max_length=5), greedy_decode(model, ids, max_length=5))
+    assert_same(decode(model, ids, max_length=5), eager(model, ids, "greedy", max_length=5))
 
 
 def test_calls_that_stay_eager():

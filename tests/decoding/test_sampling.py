@@ -2,8 +2,8 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.decoding.greedy import greedy_decode
-from keras_nmt.decoding.sampling import filter_top_k, filter_top_p, sample_decode
+from keras_nmt.decoding.loop import decode
+from keras_nmt.decoding.sampling import filter_top_k, filter_top_p, uniforms
 from keras_nmt.special_ids import END_ID
 from tests.decoding.fake_models import FakeModel, random_table, table_from_rows, teacher_forced
 from tests.decoding.helpers import hypothesis, to_numpy
@@ -21,27 +21,75 @@ def first_token_frequencies(n=4000, **options):
     """Frequencies of the first sampled token of n copies of one sentence."""
     model = FakeModel(table_from_rows({(): FIRST}))
     sources = np.tile(SOURCES[:1], (n, 1))
-    result = to_numpy(sample_decode(model, sources, max_length=1, seed=3, **options))
+    result = to_numpy(decode(model, sources, "sample", max_length=1, seed=3, **options))
     return np.bincount(result.tokens[:, 0], minlength=8) / n
 
 
 def test_fixed_seed_repeats_and_other_seed_differs():
     model = flat_model()
-    first = to_numpy(sample_decode(model, SOURCES, seed=7, **OPTIONS))
-    again = to_numpy(sample_decode(model, SOURCES, seed=7, **OPTIONS))
-    other = to_numpy(sample_decode(model, SOURCES, seed=8, **OPTIONS))
+    first = to_numpy(decode(model, SOURCES, "sample", seed=7, **OPTIONS))
+    again = to_numpy(decode(model, SOURCES, "sample", seed=7, **OPTIONS))
+    other = to_numpy(decode(model, SOURCES, "sample", seed=8, **OPTIONS))
     np.testing.assert_array_equal(first.tokens, again.tokens)
     np.testing.assert_array_equal(first.scores, again.scores)
     assert not np.array_equal(first.tokens, other.tokens)
 
 
+def test_a_sentences_sample_depends_on_its_index_not_on_its_batch():
+    model = flat_model()
+    sources = np.concatenate([SOURCES, SOURCES[::-1], SOURCES[:1]])  # 7 sentences
+    ids = np.array([3, 9, 4, 0, 8, 1, 12], np.int32)
+    options = dict(seed=5, temperature=1.5, **OPTIONS)
+    batch = to_numpy(decode(model, sources, "sample", sentence_ids=ids, **options))
+    for i in range(len(sources)):
+        alone = to_numpy(decode(model, sources[i : i + 1], "sample", sentence_ids=ids[i : i + 1],
+                                       **options))
+        assert hypothesis(alone.tokens[0], alone.lengths[0]) == \
+            hypothesis(batch.tokens[i], batch.lengths[i])
+    # In another order and other batches, through `decode`: the same samples.
+    order = np.array([6, 2, 0, 5, 1, 3, 4])
+    for part in (order[:3], order[3:]):
+        other = to_numpy(decode(model, sources[part], "sample", sentence_ids=ids[part],
+                                **options))
+        for row, i in enumerate(part):
+            assert hypothesis(other.tokens[row], other.lengths[row]) == \
+                hypothesis(batch.tokens[i], batch.lengths[i])
+    # Without ids the rows are 0, 1, ...: a sentence's sample moves with its index.
+    default = to_numpy(decode(model, sources, "sample", **options))
+    by_position = to_numpy(decode(model, sources, "sample", sentence_ids=np.arange(7), **options))
+    np.testing.assert_array_equal(default.tokens, by_position.tokens)
+
+
+def test_copies_of_one_sentence_are_draws_of_their_own():
+    model = flat_model()
+    copies = np.tile(SOURCES[:1], (8, 1))
+    result = to_numpy(decode(model, copies, "sample", seed=0, temperature=2.0, **OPTIONS))
+    samples = [tuple(hypothesis(t, n)) for t, n in zip(result.tokens, result.lengths,
+                                                         strict=True)]
+    assert len(set(samples)) >= 6  # 8 draws of a flat distribution over 5 tokens and 3 steps
+
+
+def test_uniforms_are_a_function_of_seed_sentence_and_step():
+    numbers = lambda *args: keras.ops.convert_to_numpy(uniforms(*args))  # noqa: E731
+    sentences = np.arange(20000, dtype=np.int32)
+    u = numbers(0, sentences, 0)
+    assert u.dtype == np.float32 and 0.0 <= u.min() and u.max() < 1.0
+    # Uniform: each tenth of [0, 1) holds a tenth of them (4 standard deviations: 0.0085).
+    np.testing.assert_allclose(np.histogram(u, bins=10, range=(0, 1))[0] / len(u), 0.1,
+                               atol=0.0085)
+    np.testing.assert_array_equal(numbers(0, sentences[::-1], 0), u[::-1])  # by key alone
+    for other in (numbers(1, sentences, 0), numbers(0, sentences + 1, 0),
+                  numbers(0, sentences, 1)):
+        assert abs(np.corrcoef(u, other)[0, 1]) < 0.05  # seed, sentence and step each matter
+
+
 def test_seed_generator_gives_new_samples_each_call_and_repeats_from_same_start():
     model = flat_model()
     generator = keras.random.SeedGenerator(5)
-    a = to_numpy(sample_decode(model, SOURCES, seed=generator, **OPTIONS))
-    b = to_numpy(sample_decode(model, SOURCES, seed=generator, **OPTIONS))
+    a = to_numpy(decode(model, SOURCES, "sample", seed=generator, **OPTIONS))
+    b = to_numpy(decode(model, SOURCES, "sample", seed=generator, **OPTIONS))
     assert not np.array_equal(a.tokens, b.tokens)
-    c = to_numpy(sample_decode(model, SOURCES, seed=keras.random.SeedGenerator(5), **OPTIONS))
+    c = to_numpy(decode(model, SOURCES, "sample", seed=keras.random.SeedGenerator(5), **OPTIONS))
     np.testing.assert_array_equal(a.tokens, c.tokens)
 
 
@@ -57,8 +105,8 @@ def test_degenerate_sampling_is_greedy(options):
     # Logits as a model's own, not log-probabilities: positive, so that over a tiny temperature
     # they overflow to inf.
     model = FakeModel(random_table(21) + 10.0, source_weight=0.4, prev_weight=0.3)
-    greedy = to_numpy(greedy_decode(model, SOURCES, **OPTIONS))
-    sampled = to_numpy(sample_decode(model, SOURCES, seed=1, **options, **OPTIONS))
+    greedy = to_numpy(decode(model, SOURCES, "greedy", **OPTIONS))
+    sampled = to_numpy(decode(model, SOURCES, "sample", seed=1, **options, **OPTIONS))
     np.testing.assert_array_equal(sampled.tokens, greedy.tokens)
     np.testing.assert_array_equal(sampled.lengths, greedy.lengths)
     np.testing.assert_allclose(sampled.scores, greedy.scores, rtol=1e-6)
@@ -66,7 +114,7 @@ def test_degenerate_sampling_is_greedy(options):
 
 def test_scores_are_the_models_log_probs_of_the_samples():
     model = flat_model()
-    result = to_numpy(sample_decode(model, SOURCES, seed=2, temperature=1.5, top_k=3,
+    result = to_numpy(decode(model, SOURCES, "sample", seed=2, temperature=1.5, top_k=3,
                                     **OPTIONS))
     for i, source in enumerate(SOURCES):
         h = hypothesis(result.tokens[i], result.lengths[i])
@@ -109,4 +157,4 @@ def test_filter_top_k_and_top_p_by_hand():
 )
 def test_rejects_bad_options(options):
     with pytest.raises(ValueError):
-        sample_decode(flat_model(), SOURCES, **options)
+        decode(flat_model(), SOURCES, "sample", **options)

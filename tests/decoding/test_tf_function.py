@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.decoding.api import decode
+from keras_nmt.decoding.loop import decode
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.decoding.helpers import to_numpy
 

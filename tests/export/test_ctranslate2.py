@@ -12,9 +12,9 @@ import pytest
 import tensorflow as tf
 
 from keras_nmt.data.builtin import builtin_pairs
-from keras_nmt.decoding.api import decode
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.decoding.length_order import call_sizes
+from keras_nmt.decoding.loop import decode
 from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 from keras_nmt.text import make_tokenizer
@@ -221,7 +221,6 @@ def test_length_limits_empty_inputs_and_sampling(post_norm_export):
     assert max(len(t) for r in results for t in r.texts) <= 3
     assert translator.translate_batch([]) == []
 
-    # Sampling draws from CTranslate2's per-thread generators: only the arg-max is reproducible.
     sampled = translator.translate_batch(TEXTS[:20], strategy="sample", top_k=3)
     assert len(sampled) == 20 and all(len(r.texts) == 1 for r in sampled)
     greedy = translator.translate_texts(TEXTS[:20])
@@ -231,6 +230,30 @@ def test_length_limits_empty_inputs_and_sampling(post_norm_export):
     # empty translations for 1e-40).
     argmax = translator.translate_batch(TEXTS[:20], strategy="sample", temperature=1e-40)
     assert [r.text for r in argmax] == greedy
+
+
+def test_samples_belong_to_the_sentence_in_any_batches_and_threads(post_norm_export,
+                                                                   post_norm_translator):
+    texts = [TEXTS[0]] * 8 + TEXTS[1:9]
+    options = {"strategy": "sample", "seed": 0, "temperature": 3.0, "top_k": 6}
+    one = CTranslate2Translator(post_norm_export[1], inter_threads=1, intra_threads=1)
+    expected = one.translate_batch(texts, batch_size=len(texts), **options)
+    assert len({r.text for r in expected[:8]}) == 8  # eight copies, eight draws
+    three = CTranslate2Translator(post_norm_export[1], inter_threads=3, intra_threads=1)
+    for settings in ({"batch_size": 1}, {"batch_size": 3}, {"batch_size": 16, "calls": 3}):
+        got = three.translate_batch(texts, **settings, **options)
+        assert [r.text for r in got] == [r.text for r in expected]
+    [alone] = three.translate_batch([texts[12]], indices=[12], **options)
+    assert alone.text == expected[12].text
+    # The model's own log-probability of each sample, as the in-process translator scores it.
+    ours = post_norm_translator.translate_batch(texts, **options)
+    same = [a.text == b.text for a, b in zip(ours, expected, strict=True)]
+    # Our sampling with our random numbers on either engine's logits: the same samples, but
+    # where a draw falls within float rounding of a step of the distribution.
+    assert np.mean(same) >= 0.8
+    np.testing.assert_allclose([a.score for a, s in zip(expected, same, strict=True) if s],
+                               [b.score for b, s in zip(ours, same, strict=True) if s],
+                               rtol=2e-3, atol=1e-3)
 
 
 def test_greedy_batches_of_mixed_limits_decode_each_sentence_at_its_own(post_norm_export):

@@ -61,13 +61,18 @@ def test_parallel_batches_run_at_once(lstm_export, monkeypatch):
     translator, _ = lstm_export
     # Each graph call waits for a second one to start: one thread at a time would time out.
     barrier = threading.Barrier(2, timeout=60)
-    run = translator._run
+    signature = translator._signature
 
-    def run_beside_another(text, options):
-        barrier.wait()
-        return run(text, options)
+    def beside_another(options):
+        function, kind, inputs = signature(options)
 
-    monkeypatch.setattr(translator, "_run", run_beside_another)
+        def call(**arguments):
+            barrier.wait()
+            return function(**arguments)
+
+        return call, kind, inputs
+
+    monkeypatch.setattr(translator, "_signature", beside_another)
     results = translator.translate_batch(TEXTS[:8], batch_size=2, parallel=2)
     assert len(results) == 8
 
@@ -101,7 +106,7 @@ def test_an_interruption_while_batches_are_queued_waits_only_for_those_under_way
     translator = lstm_export[0]
     translator.translate_batch(TEXTS[:1])  # traced before counting
     submit, queued, translated = concurrent.futures.ThreadPoolExecutor.submit, [0], []
-    run = translator._run
+    signature = translator._signature
 
     def interrupted_submit(self, *args, **kwargs):
         queued[0] += 1
@@ -109,12 +114,17 @@ def test_an_interruption_while_batches_are_queued_waits_only_for_those_under_way
             raise KeyboardInterrupt
         return submit(self, *args, **kwargs)
 
-    def counted_run(*args):
-        translated.append(1)
-        return run(*args)
+    def counted_signature(options):  # the function each batch's thread calls, counted
+        function, kind, inputs = signature(options)
+
+        def counted(**batch):
+            translated.append(1)
+            return function(**batch)
+
+        return counted, kind, inputs
 
     monkeypatch.setattr(concurrent.futures.ThreadPoolExecutor, "submit", interrupted_submit)
-    monkeypatch.setattr(translator, "_run", counted_run)
+    monkeypatch.setattr(translator, "_signature", counted_signature)
     with pytest.raises(KeyboardInterrupt):
         translator.translate_batch(TEXTS * 20, batch_size=1, parallel=2)
     # 199 batches were queued; only those the two threads had started were translated.

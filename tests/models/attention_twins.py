@@ -199,10 +199,10 @@ def train_on_dates(cls, epochs=6, train_size=4000, valid_size=200, **options):
 
 def exact_match(model, source, target, pairs):
     """Share of `pairs` whose greedy translation equals the reference (ids up to END)."""
-    from keras_nmt.decoding.greedy import greedy_decode
+    from keras_nmt.decoding.loop import decode
 
     ids = source.tokenize([s for s, _ in pairs]).to_tensor()
-    tokens = ops.convert_to_numpy(greedy_decode(model, ids, max_length=14).tokens).tolist()
+    tokens = ops.convert_to_numpy(decode(model, ids, "greedy", max_length=14).tokens).tolist()
     references = target.tokenize([t for _, t in pairs], add_end=True).to_list()
     hypotheses = [row[: row.index(END_ID) + 1] if END_ID in row else row for row in tokens]
     return float(np.mean([h == r for h, r in zip(hypotheses, references, strict=True)]))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_nmt.decoding.beam_search import beam_search
+from keras_nmt.decoding.loop import decode
 from keras_nmt.models.convs2s.functional import ConvS2SFunctional
 from keras_nmt.models.convs2s.subclassed import ConvS2SSubclassed
 from keras_nmt.models.copy_weights_by_layer_name import (
@@ -184,9 +184,9 @@ def test_wide_beam_equals_exhaustive_search(normalization):
     bias.assign(np.where(np.isin(np.arange(VOCAB), [PAD_ID, UNK_ID, START_ID]), -1e9, 0.0)
                 .astype("float32"))
     sources = np.array([[4, 5, 6, 7, 4], [7, 9, 0, 0, 0]], dtype=np.int32)
-    result = to_numpy(beam_search(functional, sources, beam_size=400, n_best=10,
-                                  normalization=normalization, length_penalty=0.6,
-                                  max_length=4, max_length_a=0.0, max_length_b=4.0))
+    result = to_numpy(decode(functional, sources, "beam", beam_size=400, n_best=10,
+                             normalization=normalization, length_penalty=0.6,
+                             max_length=4, max_length_a=0.0, max_length_b=4.0))
     for i, source in enumerate(sources):
         expected = exhaustive(functional, source, 4, normalization)[:10]
         got = [hypothesis(result.tokens[i, j], result.lengths[i, j]) for j in range(10)]

@@ -10,7 +10,7 @@ import pytest
 from keras import ops
 
 from keras_nmt.decoding.aligned import AlignedModel
-from keras_nmt.decoding.api import decode
+from keras_nmt.decoding.loop import decode
 from keras_nmt.models.configurations import MODEL_ARGUMENTS, OPTION_DEFAULTS
 from keras_nmt.models.ctc.ctc_decoding import beam_decode, best_path_decode
 from keras_nmt.models.ctc.ctc_loss import BLANK, ctc_loss, frames_needed

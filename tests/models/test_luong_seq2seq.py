@@ -56,7 +56,7 @@ def test_attention_ignores_padded_sources_and_sums_to_one(api):
 
 @pytest.mark.slow
 def test_learns_dates_and_attends_to_the_year():
-    from keras_nmt.decoding.greedy import greedy_decode
+    from keras_nmt.decoding.loop import decode
 
     score, model, source = learned_dates(LuongSeq2SeqFunctional)
     print("luong exact match", score)
@@ -67,7 +67,7 @@ def test_learns_dates_and_attends_to_the_year():
     sources = ["2013/07/21", "1987/11/03", "21 March 2019", "4 June 1968"]
     year_spans = [(0, 4), (0, 4), (9, 13), (7, 11)]
     ids = source.tokenize(sources).to_tensor()
-    decoded = greedy_decode(model, ids, max_length=12, return_attention=True)
+    decoded = decode(model, ids, "greedy", max_length=12, return_attention=True)
     attention = ops.convert_to_numpy(decoded.attention)  # (batch, out_len, src_len)
     inside = [
         start <= attention[row, t].argmax() < stop

@@ -6,7 +6,7 @@ import pytest
 import tensorflow as tf
 from keras import ops
 
-from keras_nmt.decoding.api import decode
+from keras_nmt.decoding.loop import decode
 from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name
 from keras_nmt.models.transformer.functional import TransformerFunctional
 from keras_nmt.models.transformer.subclassed import TransformerSubclassed

@@ -133,7 +133,7 @@ def parity(result, reference):
     """Teacher-forced log-probabilities and greedy / beam-4 tokens against transformers'."""
     import tensorflow as tf
 
-    from keras_nmt.decoding.api import decode
+    from keras_nmt.decoding.loop import decode
     from keras_nmt.special_ids import PAD_ID, START_ID
     from keras_nmt.workshop.run.run_folder import RunFolder
 

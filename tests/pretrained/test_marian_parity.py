@@ -8,7 +8,7 @@ transformers) are a tiny MarianMTModel's teacher-forced logits, greedy and beam-
 import numpy as np
 import pytest
 
-from keras_nmt.decoding.api import decode
+from keras_nmt.decoding.loop import decode
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 from keras_nmt.workshop.run.run_folder import RunFolder
 from tests.conftest import SHARED_DATA

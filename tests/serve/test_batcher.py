@@ -13,11 +13,12 @@ class _Recorder:
 
     def __init__(self, seconds=0.0, calls_per_worker=1):
         self.seconds, self.calls_per_worker = seconds, calls_per_worker
-        self.batches, self.calls = [], []
+        self.batches, self.calls, self.indices = [], [], []
 
-    def translate_batch(self, texts, options, batch_size, calls, on_batch):
+    def translate_batch(self, texts, options, batch_size, calls, on_batch, indices):
         time.sleep(self.seconds)
         self.batches.append(len(texts))
+        self.indices.append(list(indices))
         for size in call_sizes(sorted(map(len, texts)), batch_size, calls):
             self.calls.append(size)
             on_batch(size)
@@ -80,6 +81,8 @@ def test_a_batch_gathers_max_batch_per_worker_and_is_cut_into_one_call_per_worke
                                  max_gap=0.2)
     assert recorder.batches == [32, 24]
     assert recorder.calls == reported == [16, 16, 12, 12]
+    # Each sentence goes with its index in its own request (sampling draws by it).
+    assert recorder.indices == [list(range(8)) * 4, list(range(8)) * 3]
     # Requests of 12: the one that passes 32 is taken whole, and the batch of 36 is still one
     # call per worker (it was 16, 16 and 4: the third call after the first two), of about
     # equal cost: 30 texts of 4 characters ("s0.9") and 6 of 5 ("s0.10") cut at 19 rows cost

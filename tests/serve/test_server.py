@@ -205,6 +205,21 @@ def test_the_rich_api_gives_n_best_and_samples(server, opened):
     assert status == 200 and len(sampled["translations"][0]) == 1
 
 
+def test_samples_belong_to_the_sentences_of_a_request_in_any_batch(server, opened):
+    # Eight copies of a sentence are eight draws, the translator's own for that input, and
+    # the same for two requests the server batches together (each sentence draws by its index
+    # in its own request).
+    settings = {"strategy": "sample", "temperature": 1.5, "seed": 3}
+    expected = [r.text for r in opened[1].translate_batch([SOURCES[0]] * 8, **settings)]
+    assert len(set(expected)) == 8
+    body = {"model": "luong", "q": [SOURCES[0]] * 8, **settings}
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(lambda _: request(server.url + "api/translate", body), range(2)))
+    for status, answer in answers:
+        assert status == 200
+        assert [row[0]["text"] for row in answer["translations"]] == expected
+
+
 MANY = ["a"] * 65
 
 

@@ -1,8 +1,8 @@
 """Plain decoding loops against the compacting ones, interleaved in one process.
 
 Two in-process `Translator`s of the same run folder: A's graphs are traced with the plain
-loops (`COMPACT = False` in `keras_nmt.decoding.greedy` and `.beam_search`), B's with the
-compacting loops (`keras_nmt.decoding.compacting`). Each is warmed
+loop (`COMPACT = False` in `keras_nmt.decoding.loop`), B's with row compaction
+(`keras_nmt.decoding.compaction`). Each is warmed
 up (one untimed pass, which traces its graph), then timed passes alternate A B A B ...; the
 medians are compared. Also checks that both give the same texts and scores, and counts the
 row-steps each loop pays for (from the output lengths: the plain loop runs every row of a batch
@@ -13,7 +13,6 @@ until its longest output ends).
 """
 
 import argparse
-import importlib
 import json
 import os
 import statistics
@@ -38,23 +37,22 @@ def main():
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
         tf.config.threading.set_inter_op_parallelism_threads(1)
     from keras_nmt.data.corpus import read_tsv
-    from keras_nmt.decoding import greedy
+    from keras_nmt.decoding import loop
     from keras_nmt.workshop.translators.open_translator import open_translator
 
     texts = [source for source, _ in read_tsv(args.data).pairs][: args.sentences]
     modes = {"greedy": {}}
     if args.beam:
         modes[f"beam{args.beam}"] = {"beam_size": args.beam}
-    beam_module = importlib.import_module("keras_nmt.decoding.beam_search")
     translators = {}
     for name, compact in (("A", False), ("B", True)):
-        greedy.COMPACT = beam_module.COMPACT = compact
+        loop.COMPACT = compact
         translators[name] = open_translator(args.run)
         for options in modes.values():  # traces each mode's graph with the switch as set
             translators[name].translate_batch(
                 texts[: args.batch_size], batch_size=args.batch_size, **options
             )
-    greedy.COMPACT = beam_module.COMPACT = True  # the graphs are traced: no longer read
+    loop.COMPACT = True  # the graphs are traced: no longer read
     outputs, seconds = {}, {(name, mode): [] for name in translators for mode in modes}
     for mode, options in modes.items():
         for name, translator in translators.items():  # untimed warm-up pass
@@ -106,7 +104,7 @@ def row_steps(translator, texts, batch_size):
 
     The plain loop runs every row of a batch until the batch's longest output ends; the
     compacting loop drops finished rows when the batch at least halves (whole blocks of 8 rows
-    and the partial block, see `keras_nmt.decoding.compacting`);
+    and the partial block, see `keras_nmt.decoding.compaction`);
     `output_tokens` (END included) is the least any loop pays.
     """
     import tensorflow as tf

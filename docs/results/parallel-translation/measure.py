@@ -42,8 +42,7 @@ def worker(args):
     from keras_nmt.workshop.translators.open_translator import open_translator
 
     if args.config == "A" and args.a_plain_loop:
-        for name in ("greedy", "beam_search"):  # the modules (the package's names: functions)
-            importlib.import_module(f"keras_nmt.decoding.{name}").COMPACT = False
+        importlib.import_module("keras_nmt.decoding.loop").COMPACT = False
 
     texts = [source for source, _ in read_tsv(args.data).pairs][: args.sentences]
     translator = open_translator(args.path)

@@ -13,7 +13,7 @@ loss sums over every alignment that collapses to the target, so no alignment is 
 
 The model does not keep the seq2seq inference contract (`encode`, `decode_step`): it has no
 decoder steps. It keeps the aligned one (`keras_nmt.decoding.aligned.AlignedModel`), through
-which `keras_nmt.decoding.api.decode`, the `Translator` and the SavedModel export run it.
+which `keras_nmt.decoding.loop.decode`, the `Translator` and the SavedModel export run it.
 
 This file is its card (`CARD`): its options, recipe and matmuls; no reference sizes or FLOPs
 count (the benchmarks and the translation comparisons are the seq2seq models').

@@ -16,7 +16,7 @@ import itertools
 import keras
 import numpy as np
 
-from keras_nmt.decoding.api import decode
+from keras_nmt.decoding.loop import decode
 from keras_nmt.models.configurations import TRAINING_RECIPES, model_options
 from keras_nmt.models.registry import build_model
 from keras_nmt.plural import plural

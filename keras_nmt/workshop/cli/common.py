@@ -15,7 +15,6 @@ import traceback
 import zipfile
 
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
-from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.option_fields import flag_of, option_fields
 from keras_nmt.plural import plural
 from keras_nmt.workshop import interruption, quiet_start
@@ -59,8 +58,16 @@ def check_decoding_flags(parser, args, seed_is_sampling_only=True):
     search, `--length-penalty` with sampling, `--n-best` with greedy decoding. They were
     accepted and ignored. `--beam-size` with a strategy of one translation has the translator's
     own error. `--seed` counts unless it seeds more than sampling (evaluate's also draws its
-    built-in test data: `seed_is_sampling_only=False`)."""
-    strategy = DecodingOptions(strategy=args.strategy, beam_size=args.beam_size).chosen_strategy
+    built-in test data: `seed_is_sampling_only=False`). An unknown `--strategy` is refused too.
+    Call it after `start_tensorflow`: the strategy table imports the step functions, hence
+    Keras."""
+    from keras_nmt.decoding.strategies import STRATEGIES  # noqa: PLC0415  (see above)
+
+    try:
+        strategy = DecodingOptions(strategy=args.strategy,
+                                   beam_size=args.beam_size).chosen_strategy
+    except ValueError as error:
+        parser.error(str(error))
     read = STRATEGIES[strategy].options
     fields = {field.name: field for field in option_fields(DecodingOptions)}
     names = [name for name in (*DECODING_FLAGS, "n_best", "seed") if name not in (

@@ -21,8 +21,7 @@ needs --data.
 
 import sys
 
-from keras_nmt.decoding.decoding_options import GREEDY
-from keras_nmt.decoding.strategies import COMMON_OPTIONS, STRATEGIES
+from keras_nmt.decoding.decoding_options import COMMON_OPTIONS, GREEDY
 from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.arguments import (
     check_outputs,
@@ -124,12 +123,14 @@ def column_names(paths, columns):
 def main(argv=None, prog=None):
     parser = build_parser(prog)
     args = parser.parse_args(argv)
-    check_decoding_flags(parser, args, seed_is_sampling_only=False)
     start_tensorflow(args.debug)
     use_parallel_batches(args)
+    # It reads the strategy table, which imports Keras.
+    check_decoding_flags(parser, args, seed_is_sampling_only=False)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.data.builtin import BUILTIN_DATASETS  # noqa: PLC0415
     from keras_nmt.data.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
+    from keras_nmt.decoding.strategies import STRATEGIES  # noqa: PLC0415
     from keras_nmt.metrics import group_references  # noqa: PLC0415
     from keras_nmt.metrics.evaluation import format_table, score_all  # noqa: PLC0415
     from keras_nmt.workshop.run.run_folder import HYPOTHESES_FILE  # noqa: PLC0415

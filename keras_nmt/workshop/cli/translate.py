@@ -24,7 +24,6 @@ from pathlib import Path
 
 from keras_nmt.data.data_profile import implausibility
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
-from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.workshop.arguments import (
     check_outputs,
     new_parser,
@@ -124,10 +123,12 @@ def interactive(translator, options, warn, prefix=""):
     # The prompt goes to stderr: stdout holds the translations alone.
     print("type a sentence and press Enter to translate it; Ctrl-D ends", file=sys.stderr)
     print("> ", end="", file=sys.stderr, flush=True)
-    for line in iter_lines(stdin):
+    for index, line in enumerate(iter_lines(stdin)):
         line = prefix + line
         translator.warn_if_truncated([line], warn)
-        for output in format_results(translator.translate_batch([line], options), options.n_best):
+        # The line's index in the input: its sample is the one it gets in a file.
+        results = translator.translate_batch([line], options, indices=[index])
+        for output in format_results(results, options.n_best):
             print(output, flush=True)
         print("> ", end="", file=sys.stderr, flush=True)
 
@@ -221,15 +222,15 @@ def main(argv=None, prog=None):
     # Intermixed: sentences may follow options (`MODEL --beam-size 4 "a" "b"`).
     parser = build_parser(prog)
     args = parser.parse_intermixed_args(argv)
-    check_decoding_flags(parser, args)
     check_one_input(parser, args.sentences, args.input)
     check_outputs({"--output": args.output}, [args.input, args.model],
                   reads_stdin=not args.sentences and not args.input)
     check_plot_folder(args.attention_plot)
     typed = (not args.sentences and not args.input and sys.stdin.isatty()
              and not args.attention_plot)
-    # Read (and checked) before the model loads: a wrong file fails at once.
-    sentences = None if typed else read_sentences(args)
+    start_tensorflow(args.debug)
+    use_parallel_batches(args)
+    check_decoding_flags(parser, args)  # reads the strategy table, which imports Keras
     glossary = None
     if args.glossary:
         if args.n_best != 1 or DecodingOptions(strategy=args.strategy, beam_size=args.beam_size
@@ -237,9 +238,10 @@ def main(argv=None, prog=None):
             parser.error("--glossary works on greedy decoding's word alignment: not with "
                          "--beam-size, --n-best or --strategy sample")
         glossary = Glossary.read(args.glossary)  # checked before the model loads
-    start_tensorflow(args.debug)
-    use_parallel_batches(args)
+    # Read (and checked) before the model loads: a wrong file fails before that wait.
+    sentences = None if typed else read_sentences(args)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
+    from keras_nmt.decoding.strategies import STRATEGIES  # noqa: PLC0415
     from keras_nmt.workshop.translators.open_translator import (
         model_data,  # noqa: PLC0415
         open_translator,  # noqa: PLC0415

@@ -54,7 +54,8 @@ class Batcher:
 
     Args:
         translator: a `BatchTranslator` or `CTranslate2Translator`
-            (`translate_batch(texts, options, batch_size=..., calls=..., on_batch=...)`,
+            (`translate_batch(texts, options, batch_size=..., calls=..., on_batch=...,
+            indices=...)`,
             `calls_per_worker`).
         max_batch: sentences per worker a batch gathers: `max_batch * workers` at most (a
             request larger than this is translated alone).
@@ -133,11 +134,15 @@ class Batcher:
         texts = [text for request in requests for text in request.texts]
         if not texts:
             return
+        # Each sentence's index in its own request: sampling draws by it, so a request's
+        # samples do not depend on the requests it is batched with.
+        indices = [i for request in requests for i in range(len(request.texts))]
         sizes = []
         try:  # translate_batch sorts the texts by length, then cuts them into calls
             results = await asyncio.to_thread(
                 self.translator.translate_batch, texts, options, batch_size=len(texts),
                 calls=self.workers * self.translator.calls_per_worker, on_batch=sizes.append,
+                indices=indices,
             )
         except Exception as error:  # handed to each request's handler, which answers it
             for request in requests:

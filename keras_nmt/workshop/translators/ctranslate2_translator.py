@@ -21,9 +21,13 @@ where the engine has them:
   default) or by their mean (`normalization="average"`, CTranslate2's `length_penalty=1`); a
   GNMT `alpha > 0` divides by `((5 + |Y|) / 6) ** alpha`, which CTranslate2 (it divides by
   `|Y| ** alpha`) cannot do: refused, as are the coverage penalty and attention weights;
-- sampling (temperature, top-k, top-p) draws from CTranslate2's generators, not ours; they
-  belong to its worker threads, seeded when they start, so `seed` is not honoured: draws differ
-  from call to call.
+- sampling (temperature, top-k, top-p) is ours on the engine's logits: a sentence's random
+  numbers are `keras_nmt.decoding.sampling.uniforms(seed, index, step)`, so its sample depends
+  only on the seed, its index in the input and the step, whatever the batching or the threads
+  (CTranslate2's own generators belong to its worker threads, seeded once when they start).
+  Each step is one engine call that decodes the sampled prefix again (`target_prefix`) and
+  returns the next token's logits, so sampling costs about `L / 2` times greedy decoding for
+  outputs of `L` tokens. Arg-max sampling (temperature 0) is the engine's greedy decoding.
 
 Threading: on a CPU, by default one batch per core, each on one thread (`inter_threads` = the
 cores this process may use, `intra_threads=1`): at our models' sizes, parallel batches use the
@@ -39,6 +43,7 @@ import itertools
 import json
 import math
 import os
+import random
 from pathlib import Path
 
 import numpy as np
@@ -46,9 +51,11 @@ import tensorflow as tf
 
 from keras_nmt.decoding.decoding_options import GREEDY, SMALLEST_TEMPERATURE
 from keras_nmt.decoding.length_order import call_sizes, cut
+from keras_nmt.decoding.sampling import draw, uniforms
 from keras_nmt.decoding.strategies import check_served
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.inference.translation_result import TranslationResult
+from keras_nmt.special_ids import END_ID
 from keras_nmt.text import load_tokenizer
 from keras_nmt.workshop.run.run_folder import TOKENIZERS_DIR
 
@@ -214,15 +221,6 @@ class CTranslate2Translator(BatchTranslator):
                 beam_size=options.beam_size, num_hypotheses=n_best,
                 length_penalty=self._length_penalty(options),
             )
-        elif strategy == "sample":
-            temperature, top_k, top_p = options.temperature, options.top_k, options.top_p
-            arg_max = temperature < SMALLEST_TEMPERATURE
-            engine.update(
-                # Temperature 0 is the arg-max (CTranslate2's top-k 1); top-k 0 is no filter.
-                sampling_topk=1 if arg_max else (top_k or 0),
-                sampling_topp=1.0 if top_p is None else float(top_p),
-                sampling_temperature=1.0 if arg_max else float(temperature),
-            )
         return engine
 
     # ----------------------------------------------------------------------------------------------
@@ -247,7 +245,7 @@ class CTranslate2Translator(BatchTranslator):
         ]
 
     def translate_batch(self, texts, options=None, *, batch_size=64, calls=None, on_batch=None,
-                        **changes):
+                        indices=None, **changes):
         """Translates a list of strings; returns one `TranslationResult` per input.
 
         Args:
@@ -259,7 +257,9 @@ class CTranslate2Translator(BatchTranslator):
             calls: instead, about this many CTranslate2 calls: greedy decoding's of about
                 equal cost (`call_sizes`), the others of equal counts.
             on_batch: called with the number of sentences of each CTranslate2 call once it is
-                translated (progress bars).
+                translated (sampling: of each step, those that ended) (progress bars).
+            indices: each text's index in the caller's input (default `0 .. len(texts) - 1`):
+                what sampling draws by (see the module).
             **changes: `DecodingOptions` fields overriding those of `options`.
         """
         options = (GREEDY if options is None else options).replace(**changes)
@@ -269,7 +269,15 @@ class CTranslate2Translator(BatchTranslator):
         n_best = (options.n_best or options.beam_size) if options.chosen_strategy == "beam" else 1
         engine_options = self._engine_options(options)
         present = [i for i, row in enumerate(ids) if row]  # "" translates to "", score 0
+        indices = range(len(texts)) if indices is None else indices
+        if len(indices) != len(texts):
+            raise ValueError(f"{len(indices)} indices for {len(texts)} texts")
         greedy = options.chosen_strategy == "greedy"
+        if options.chosen_strategy == "sample" and options.temperature >= SMALLEST_TEMPERATURE:
+            if calls is not None:
+                batch_size = min(batch_size, max(1, -(-len(present) // calls)))
+            decoded = self._sample(ids, present, limits, indices, options, batch_size, on_batch)
+            return self._results(ids, decoded, 1)
         if greedy:  # batches of similar lengths, each at its largest limit (see the module)
             present.sort(key=lambda i: len(ids[i]))
             batches = cut(present, call_sizes([len(ids[i]) for i in present], batch_size, calls))
@@ -289,6 +297,10 @@ class CTranslate2Translator(BatchTranslator):
                     if limits[i] < limit and len(decoded[i][0][0]) >= limits[i]:
                         again.setdefault(limits[i], []).append(i)
             decoded.update(self._decode(ids, sorted(again.items()), batch_size, engine_options))
+        return self._results(ids, decoded, n_best)
+
+    def _results(self, ids, decoded, n_best):
+        """The `TranslationResult`s of `decoded` (`_decode`'s), "" and 0 for the others."""
         hypotheses = [decoded[i][0] if i in decoded else [[]] * n_best for i in range(len(ids))]
         scores = [decoded[i][1] if i in decoded else [0.0] * n_best for i in range(len(ids))]
         texts_out = self._detokenize([h for row in hypotheses for h in row])
@@ -319,6 +331,42 @@ class CTranslate2Translator(BatchTranslator):
             if on_batch is not None:
                 on_batch(len(members))
         return decoded
+
+    def _sample(self, ids, present, limits, indices, options, batch_size, on_batch=None):
+        """Samples the sentences `present` (their `ids`, `limits`, `indices`), our sampling on
+        the engine's logits (see the module): `_decode`'s `{i: ([tokens], [score])}`, the score
+        the model's log-probability of the sampled tokens (temperature 1, unfiltered)."""
+        seed = random.randrange(2**31) if options.seed is None else options.seed
+        tokens = {i: [] for i in present}
+        scores = {i: 0.0 for i in present}
+        running = sorted(present, key=lambda i: len(ids[i]))  # similar lengths together
+        step = 0
+        while running:
+            results = self.engine.translate_batch(
+                [[self._source_vocabulary[t] for t in ids[i]] for i in running],
+                target_prefix=[[self.target_tokenizer.vocabulary[t] for t in tokens[i]]
+                               for i in running],
+                max_batch_size=batch_size, max_decoding_length=step + 1, min_decoding_length=0,
+                beam_size=1, length_penalty=0.0, return_logits_vocab=True,
+            )
+            logits = np.stack([np.asarray(r.logits[0][step], np.float32) for r in results])
+            chosen = np.asarray(draw(
+                logits, uniforms(seed, np.asarray([indices[i] for i in running], np.int32), step),
+                options.temperature, options.top_k, options.top_p))
+            shifted = logits - logits.max(axis=1, keepdims=True)
+            log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+            still = []
+            for row, i in enumerate(running):
+                token = int(chosen[row])
+                scores[i] += float(log_probs[row, token])
+                if token != END_ID:
+                    tokens[i].append(token)
+                if token != END_ID and step + 1 < limits[i]:
+                    still.append(i)
+            if on_batch is not None and len(still) < len(running):
+                on_batch(len(running) - len(still))
+            running, step = still, step + 1
+        return {i: ([tokens[i]], [scores[i]]) for i in present}
 
     def _detokenize(self, rows):
         if not rows:

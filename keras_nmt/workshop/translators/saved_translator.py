@@ -36,7 +36,7 @@ class SavedTranslator(BatchTranslator):
         # log-probability have no `score` there: their confidence is unknown, not 0.
         self.attention_scores = "score" in self.attention.structured_outputs
         self.beam_search = self.signatures["beam_search"]
-        self.beam_functions = getattr(self.module, "beam_functions", None)
+        self.beam_functions = self.module.beam_functions
         self.source_lengths = getattr(self.module, "source_lengths", None)
         metadata = self.path / "assets.extra" / METADATA_FILE
         info = json.loads(metadata.read_text()) if metadata.exists() else {}
