@@ -52,15 +52,20 @@ def run(tmp_path_factory):
     return make_run_folder(tmp_path_factory.mktemp("runtime") / "run")
 
 
-@pytest.fixture(scope="module")
-def nan_run(tmp_path_factory):
-    """A run folder whose model.keras holds NaN weights (as a diverged training left them)."""
-    path = make_run_folder(tmp_path_factory.mktemp("nan") / "run")
+def with_nan_weights(path):
+    """The run folder `path` with NaN weights in its model.keras (as a diverged training left
+    them)."""
     model = keras.models.load_model(path / "model.keras", compile=False)
     kernel = model.weights[0]
     kernel.assign(np.full(kernel.shape, np.nan, np.float32))
     model.save(path / "model.keras")
     return path
+
+
+@pytest.fixture(scope="module")
+def nan_run(tmp_path_factory):
+    """A run folder whose model.keras holds NaN weights."""
+    return with_nan_weights(make_run_folder(tmp_path_factory.mktemp("nan") / "run"))
 
 
 # --- Divergence: never a finished run --------------------------------------------------------
@@ -110,10 +115,11 @@ def test_every_command_refuses_a_model_with_nan_weights(argv, nan_run, tmp_path,
     assert not list(tmp_path.iterdir())  # nothing exported, nothing written
 
 
-def test_the_ctranslate2_export_refuses_nan_weights(nan_run, tmp_path, capsys):
+def test_the_ctranslate2_export_refuses_nan_weights(tmp_path, capsys):
     pytest.importorskip("ctranslate2")
-    assert export_app.main([str(nan_run), "--format", "ctranslate2",
-                            "--output-dir", str(tmp_path)]) == 1
+    run = with_nan_weights(make_run_folder(tmp_path / "run", "transformer"))  # one it can run
+    assert export_app.main([str(run), "--format", "ctranslate2",
+                            "--output-dir", str(tmp_path / "ct2")]) == 1
     assert "holds non-finite weights" in one_error_line(capsys)
 
 
@@ -513,7 +519,7 @@ def test_sentencepiece_prints_nothing(tmp_path, capfd):
 
 
 def test_the_attention_warning_does_not_call_every_model_a_plain_lstm():
-    source = (ROOT / "keras_nmt" / "cli" / "translate.py").read_text()
+    source = (ROOT / "keras_nmt" / "workshop" / "cli" / "translate.py").read_text()
     assert "no attention (plain LSTM encoder-decoder)" not in source
     assert "returns no attention weights" in source
 

@@ -190,7 +190,7 @@ def test_no_command_defines_a_declared_flag_by_hand():
 
     declared = {flag_of(field) for cls in (TrainConfig, DecodingOptions)
                 for field in option_fields(cls)}
-    cli = Path(__file__).resolve().parents[2] / "keras_nmt" / "cli"
+    cli = Path(__file__).resolve().parents[2] / "keras_nmt" / "workshop" / "cli"
     # Every command names its own --output-dir (train's is TrainConfig's run folder). spell's
     # data flags count sentences of one text file, not pairs; translate's, evaluate's and spell
     # correct's --batch-size count sentences per decoding call.
@@ -199,7 +199,9 @@ def test_no_command_defines_a_declared_flag_by_hand():
            "translate": {"--batch-size"},
            "evaluate": {"--batch-size", "--source-column", "--data"},  # of the test set
            "benchmark": {"--seed"}, "export": {"--seed"}}  # of synthetic data, of a sample
-    for path in sorted(cli.glob("*.py")):
+    commands = sorted(cli.glob("*.py"))
+    assert len(commands) > 8, cli  # the commands' modules are where this test looks
+    for path in commands:
         defined = set(re.findall(r'add_argument\(\s*"(--[a-z-]+)"', path.read_text()))
         again = defined & declared - own.get(path.stem, set())
         assert not again, f"{path.name} defines {again} by hand"
