@@ -19,25 +19,26 @@ NOUNS = ("sentences", "epochs", "pairs", "lines", "batches", "tokens", "words", 
 _FOLLOWED = re.compile(rf"^ ({'|'.join(NOUNS)})\b(?!/)")
 # (file, the value's source text): never 1, so the plural is always right.
 NEVER_ONE = {
-    ("serve/app.py", "len(texts)"),  # more sentences than the limit (>= 1): 2 or more
-    ("serve/app.py", "longest"),  # a sentence longer than the limit
+    ("workshop/serve/app.py", "len(texts)"),  # more sentences than the limit (>= 1): 2 or more
+    ("workshop/serve/app.py", "longest"),  # a sentence longer than the limit
     ("inference/batch_translator.py", "lengths[index]"),  # longer than the model's limit
     ("data/tokenized_pairs.py", "self.max_length"),  # "N longer than MAX tokens": a limit
     ("data/parallel_corpus.py", "self.max_chars"),  # "longer than MAX characters": a limit
-    ("comparison/preset_registry.py", "SPA_ENG_BATCH_TOKENS"),  # a constant, 4,096
-    ("cli/benchmark.py", "QUICK_PAIRS"),  # a constant
-    ("benchmarks/train_section.py", "args.batch_tokens"),  # "<= N tokens": a limit
+    ("workshop/comparison/preset_registry.py", "SPA_ENG_BATCH_TOKENS"),  # a constant, 4,096
+    ("workshop/cli/benchmark.py", "QUICK_PAIRS"),  # a constant
+    ("workshop/benchmarks/train_section.py", "args.batch_tokens"),  # "<= N tokens": a limit
     ("metrics/references.py", "num_hypotheses"),  # an error about two counts that differ
     ("metrics/edit_distance.py", "len(hypotheses)"),  # the same
     ("metrics/validation_scores.py", "len(hypotheses)"),  # the same
     ("data/corpus.py", "source_counts.read"),  # two line counts that differ
     ("data/corpus.py", "target_counts.read"),
-    ("cli/compare.py", "config.epochs"),  # only below EPOCHS_FOR_TIME_BUDGET with a budget
-    ("serve/app.py", "limits.max_chars"),  # "over N characters": a server limit, thousands
+    ("workshop/cli/compare.py", "config.epochs"),  # only below EPOCHS_FOR_TIME_BUDGET with a budget
+    ("workshop/serve/app.py", "limits.max_chars"),  # "over N characters": a server limit, thousands
     ("data/data_profile.py", "side"),  # "its source words": a side's name, not a count
-    ("training/trainer.py", "side"),  # the same
-    ("inference/glossary.py", "len(term)"),  # a term longer than the limit
-    ("inference/glossary.py", "len(columns)"),  # more than 2 columns
+    ("workshop/run/trainer.py", "side"),  # the same
+    ("workshop/translators/glossary.py", "len(term)"),  # a term longer than the limit
+    ("workshop/translators/glossary.py", "len(columns)"),  # more than 2 columns
+    ("data/raw_lines.py", "limit"),  # "longer than N characters": a limit, a million
 }
 
 

@@ -179,7 +179,7 @@ def run(function, debug=False, status=lambda result: result or 0):
     Returns:
         `function`'s result; for a Ctrl-C or SIGTERM, its exit status (130 / 143) once its line
         is printed (`report`), also when a library swallowed it and `function` went on to
-        succeed. Any other exception passes through.
+        succeed or raised its own error. Any other exception passes through.
 
     Example:
         >>> sys.exit(run(lambda: main(argv)) or 0)   # doctest: +SKIP
@@ -193,6 +193,13 @@ def run(function, debug=False, status=lambda result: result or 0):
         return result
     except KeyboardInterrupt as error:
         return report(error, debug)
+    except Exception:
+        # Raised after a signal, an error is the signal's doing: a library's native code turned
+        # the `KeyboardInterrupt` into its own error (TensorFlow's `nest.flatten`: a TypeError).
+        signal_swallowed = swallowed()
+        if signal_swallowed is None:
+            raise
+        return report(signal_swallowed, debug)
     finally:
         restore(previous)
 

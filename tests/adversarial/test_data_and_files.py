@@ -7,6 +7,7 @@ flag, a non-zero exit and nothing lost. docs/reliability.md lists them ("Data an
 One tiny Transformer is trained per module (`made`); tests copy what they change.
 """
 
+import errno
 import gzip
 import importlib.util
 import json
@@ -686,10 +687,18 @@ def test_an_output_in_a_missing_folder_is_refused_before_the_work(command, made,
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
-def test_a_failed_rename_leaves_no_temporary_file(tmp_path):
+def test_a_failed_rename_leaves_no_temporary_file(tmp_path, monkeypatch):
     (tmp_path / "out").mkdir()
-    with pytest.raises(OSError):
+    with pytest.raises(ValueError, match="is a folder"):  # refused before anything is written
         write_lines(tmp_path / "out", ["a", "b"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+    def fail(source, target):
+        raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError):
+        write_lines(tmp_path / "file.txt", ["a", "b"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 

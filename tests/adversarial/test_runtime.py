@@ -240,11 +240,21 @@ def test_interruption_run_is_the_commands_wrapper_for_any_function(capsys):
             pass
         return result
 
+    def converting():  # as TensorFlow's native `nest.flatten` did with a SIGTERM at load
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.1)
+        except KeyboardInterrupt:
+            raise TypeError("a library's own error") from None
+
     assert interruption.run(lambda: "done") == "done"
     assert interruption.run(lambda: swallowing(None)) == 130
     assert interruption.run(lambda: swallowing(1)) == 1
+    assert interruption.run(converting) == 130
+    with pytest.raises(TypeError):  # without a signal, an error is the function's own
+        interruption.run(lambda: int([]))
     err = capsys.readouterr().err
-    assert err.strip().splitlines() == ["interrupted: nothing was left half-written"], err
+    assert err.strip().splitlines() == ["interrupted: nothing was left half-written"] * 2, err
 
 
 # --- Signals, real processes -----------------------------------------------------------------
@@ -491,7 +501,7 @@ def test_a_read_only_run_folder_names_the_folder_and_the_flag(run, tmp_path, mon
     def read_only(path, *args, **kwargs):
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
 
-    monkeypatch.setattr("keras_nmt.workshop.lines.open", read_only, raising=False)
+    monkeypatch.setattr("keras_nmt.workshop.output_file.open", read_only, raising=False)
     output = tmp_path / "h.txt"
     assert evaluate_app.main([str(run), "--output", str(output)]) == 1
     line = one_error_line(capsys)

@@ -31,7 +31,7 @@ def full_disk(*args, **kwargs):
 
 def test_translate_output_on_a_full_disk(run, tmp_path, monkeypatch, capsys):
     output = tmp_path / "out.txt"
-    monkeypatch.setattr("keras_nmt.workshop.lines.open", full_disk, raising=False)
+    monkeypatch.setattr("keras_nmt.workshop.output_file.open", full_disk, raising=False)
     assert translate_app.main([str(run), "3rd of March 2021", "--output", str(output)]) == 1
     line = one_error_line(capsys)
     assert str(output) in line and "No space left on device" in line
