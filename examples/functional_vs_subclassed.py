@@ -154,7 +154,8 @@ print("trainable parameters: functional", trainable_parameters(functional), "sub
 
 """
 Both twins subclass `LuongSeq2Seq` (`keras_nmt/models/luong/model.py`), which holds what they
-share: the docstring, the constructor and its layers. So
+share: the docstring, the constructor and its layers (the LSTM model's, `LstmSeq2Seq`, with the
+attention added), the encoder and the output layer. So
 `diff keras_nmt/models/luong/functional.py keras_nmt/models/luong/subclassed.py` shows only what
 differs between the two styles: how each wires the layers (once into a graph, or in `call` each
 time) and the step loop of the subclassed twin; the files have the same sections in the same

@@ -1,4 +1,5 @@
-"""Pieces shared by the recurrent model twins (LSTM, Luong, Bahdanau)."""
+"""Pieces shared by the recurrent models (LSTM, Luong, Bahdanau) and the step loops of their
+subclassed twins (ConvS2S's too)."""
 
 import keras
 from keras import ops
@@ -73,22 +74,6 @@ def final_states(layer_states, bidirectional):
         return list(layer_states)
     h_fw, c_fw, h_bw, c_bw = layer_states
     return [ops.concatenate([h_fw, h_bw], axis=-1), ops.concatenate([c_fw, c_bw], axis=-1)]
-
-
-def build_by_one_step(model, source_len):
-    """Builds a step-loop model's sub-layers by encoding a dummy batch and one decoder step.
-
-    Eagerly and outside any loop: under JAX, weights first made inside the `ops.scan` body of
-    the training call would be tracers of that scan (`UnexpectedTracerError`).
-
-    Args:
-        model: a subclassed twin keeping the inference contract.
-        source_len: the dummy source length (2 for attention models: with one position Keras
-            warns that the attention softmax runs over a single element).
-    """
-    tokens = ops.ones((1, source_len), dtype="int32")
-    memory = model.encode(tokens)
-    model.decode_step(tokens[:, 0], model.initial_state(memory, max_length=1), memory)
 
 
 def step_dropout_masks(dropout_layer, decoder_tokens, count, width, training):
@@ -185,6 +170,60 @@ def step_loop(
     # Scan over time: inputs (target_len, batch), outputs (target_len, batch, units).
     _, per_step = ops.scan(body, initial, ops.transpose(choices))
     return ops.transpose(per_step["output"], (1, 0, 2))
+
+
+class ScheduledSamplingModel(keras.Model):
+    """The `keras.Model` of a subclassed twin whose decoder may be fed its own predictions.
+
+    Scheduled sampling (Bengio et al. 2015, "Scheduled Sampling for Sequence Prediction with
+    Recurrent Neural Networks"): during training, at each step the decoder is fed the
+    ground-truth previous token with probability `teacher_forcing_probability` (a variable that
+    `keras_nmt.training.teacher_forcing_schedule.TeacherForcingSchedule` moves during `fit`),
+    else its own previous argmax prediction. With probability 1 a twin computes exactly what its
+    functional twin does.
+
+    The subclassed twins of the recurrent models and of ConvS2S are `<Stem>Subclassed(<Stem>,
+    ScheduledSamplingModel)`: the shared constructor (`<name>/model.py`) ends in `_wire` here.
+    """
+
+    def _wire(self, **kwargs):
+        keras.Model.__init__(self, **kwargs)
+        self.teacher_forcing_probability = self.add_weight(
+            shape=(), initializer="ones", trainable=False, name="teacher_forcing_probability"
+        )
+        self.seed_generator = keras.random.SeedGenerator()
+
+    def build(self, input_shape=None):
+        # Every weight is made here by encoding a dummy batch and one decoder step, eagerly and
+        # outside any loop: under JAX, a weight first made inside the `ops.scan` body of the
+        # training call would be a tracer of that scan (`UnexpectedTracerError`). Two source
+        # positions: with one, Keras warns that an attention softmax runs over a single element.
+        tokens = ops.ones((1, 2), dtype="int32")
+        memory = self.encode(tokens)
+        self.decode_step(tokens[:, 0], self.initial_state(memory, max_length=1), memory)
+        super().build(input_shape)
+
+    def _step_loop(self, step, project, decoder_tokens, states, training, dropout_masks=None):
+        """`step_loop` (above) from `states` over `decoder_tokens`, fed the ground truth with
+        probability `teacher_forcing_probability` while training, always otherwise.
+
+        Returns:
+            The top decoder outputs `(batch, target_len, units)`.
+        """
+        feed_truth = teacher_forcing_coins(
+            decoder_tokens, self.teacher_forcing_probability, self.seed_generator, training
+        )
+        batch = ops.shape(decoder_tokens)[0]
+        return step_loop(
+            step,
+            project,
+            decoder_tokens,
+            feed_truth,
+            states,
+            ops.zeros((batch, self.units), dtype=self.compute_dtype),
+            sample=bool(training) and self.teacher_forcing_probability < 1.0,
+            dropout_masks=dropout_masks,
+        )
 
 
 def reverse_padded_steps(sequence, source_mask):

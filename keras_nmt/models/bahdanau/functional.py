@@ -10,7 +10,6 @@ from keras import ops
 from keras_nmt.layers.bahdanau_decoder_rnn import BahdanauDecoderRNN
 from keras_nmt.models.bahdanau.model import BahdanauSeq2Seq
 from keras_nmt.models.functional_init import functional_init
-from keras_nmt.models.recurrent_parts import final_states
 from keras_nmt.special_ids import PAD_ID
 
 
@@ -66,15 +65,6 @@ class BahdanauSeq2SeqFunctional(BahdanauSeq2Seq, keras.Model):
             name="decoder_step_model",
         )
 
-    # --- encoder ---
-    def _encoder(self, tokens):
-        """Source ids `(batch, src)` -> annotations `(batch, src, 2 * units)` and the decoder's
-        initial `[h_0, c_0]`, each `(batch, units)`."""
-        x = self.source_embedding(tokens)  # (batch, src, emb)
-        x, *layer_states = self.encoder(x)  # x: (batch, src, 2 * units)
-        h, c = final_states(layer_states, bidirectional=True)  # (batch, 2 * units) each
-        return self.encoder_dropout(x), [self.bridge_h(h), self.bridge_c(c)]
-
     # --- decoder ---
     def _decoder(self, tokens, states, annotations, source_mask, keys=None):
         """Target ids `(batch, tgt)`, initial states and the memory -> logits `(batch, tgt,
@@ -84,10 +74,7 @@ class BahdanauSeq2SeqFunctional(BahdanauSeq2Seq, keras.Model):
             embedded, annotations, keys=keys, memory_mask=source_mask, initial_states=states
         )  # (batch, tgt, units), (batch, tgt, 2 * units), (batch, tgt, src)
         hidden = self._readout(outputs, contexts, embedded)  # (batch, tgt, units)
-        logits = self.output_projection(self.decoder_dropout(hidden))  # (batch, tgt, vocab)
-        # Logits in float32 even under a mixed-precision policy (a stable softmax).
-        logits = ops.cast(logits, "float32")
-        return logits, weights, [h, c]
+        return self._logits(hidden), weights, [h, c]
 
     # --- inference contract (see CONTRIBUTING.md) ---
     def encode(self, encoder_tokens):

@@ -5,7 +5,7 @@ from keras import ops
 
 from keras_nmt.layers.attention import BahdanauAttention
 from keras_nmt.models.constructor_config import ConstructorConfig
-from keras_nmt.models.recurrent_parts import encoder_lstm
+from keras_nmt.models.recurrent_parts import encoder_lstm, final_states
 
 
 class BahdanauSeq2Seq(ConstructorConfig):
@@ -102,12 +102,32 @@ class BahdanauSeq2Seq(ConstructorConfig):
         self.output_projection = keras.layers.Dense(target_vocab_size, name="output_projection")
         self._wire(name=name, **kwargs)  # each twin its own way: functional.py, subclassed.py
 
+    # --- encoder ---
+    def _encoder(self, tokens, source_mask=None, training=None):
+        """Source ids `(batch, src)` -> annotations `(batch, src, 2 * units)` and the decoder's
+        initial `[h_0, c_0]`, each `(batch, units)`.
+
+        The functional twin passes no `source_mask`: the mask `source_embedding` makes
+        (`mask_zero`) flows through its graph with `x`. The subclassed twin passes it.
+        """
+        x = self.source_embedding(tokens)  # (batch, src, emb)
+        x, *layer_states = self.encoder(x, mask=source_mask, training=training)
+        # x: (batch, src, 2 * units)
+        h, c = final_states(layer_states, bidirectional=True)  # (batch, 2 * units) each
+        return self.encoder_dropout(x, training=training), [self.bridge_h(h), self.bridge_c(c)]
+
     # --- output ---
     def _readout(self, s, context, embedded):
         """`t_t = tanh(W_o [s_t; c_t])` (with `deep_output`, `[s_t; c_t; E y_{t-1}]`), `(batch,
         [target_len,] units)`, from the decoder state, the context and the embedded input."""
         features = [s, context, embedded] if self.deep_output else [s, context]
         return self.output_hidden(ops.concatenate(features, axis=-1))
+
+    def _logits(self, hidden, training=None):
+        """`t_t` `(batch, [tgt,] units)` -> logits `(batch, [tgt,] vocab)`, in float32 even under a
+        mixed-precision policy (a stable softmax)."""
+        logits = self.output_projection(self.decoder_dropout(hidden, training=training))
+        return ops.cast(logits, "float32")
 
     # --- inference contract (see CONTRIBUTING.md) ---
     def initial_state(self, memory, max_length=None):

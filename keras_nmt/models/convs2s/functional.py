@@ -36,22 +36,14 @@ class ConvS2SFunctional(ConvS2S, keras.Model):
         for block in self.encoder_blocks:
             x = block(x)  # the Keras mask zeroes padding before each convolution
         keys, values = self.keys_and_values(self.encoder_output(x), e, source_mask)
-
-        g = self.target_dropout(self.target_embedding(decoder_tokens))  # (b, tgt_len, emb)
-        y = self.decoder_input(g)  # (batch, tgt_len, channels)
-        weights = []
-        for block in self.decoder_blocks:
-            y, layer_weights = block(y, g, keys, values, source_mask)  # (b, tgt_len, src_len)
-            weights.append(layer_weights)
-        logits = self.project(y)  # (batch, tgt_len, target_vocab_size)
+        memory = {"keys": keys, "values": values, "source_mask": source_mask}
+        logits, attention = self._decoder(decoder_tokens, memory)
         inputs = {"encoder_tokens": encoder_tokens, "decoder_tokens": decoder_tokens}
         functional_init(self, inputs=inputs, outputs=logits, **kwargs)
 
         # ---- Inference models (the same layer objects, so the same weights) ----
         # Every decoder layer's attention, teacher-forced: (batch, num_layers, tgt_len, src_len)
-        self.attention_model = keras.Model(
-            inputs, ops.cast(ops.stack(weights, axis=1), "float32"), name="attention_model")
-        memory = {"keys": keys, "values": values, "source_mask": source_mask}
+        self.attention_model = keras.Model(inputs, attention, name="attention_model")
         self.encoder_model = keras.Model(encoder_tokens, memory, name="encoder_model")
 
         token = keras.Input(shape=(), dtype="int32", name="token")

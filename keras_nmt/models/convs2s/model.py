@@ -182,6 +182,19 @@ class ConvS2S(ConstructorConfig):
         # a sparse tensor (JAX then warns at the attention's matmul); a quotient stays dense.
         return z, (z + source_embedding) / math.sqrt(2.0)
 
+    def _decoder(self, decoder_tokens, memory, training=None):
+        """Every target position at once (`[START] + y`, teacher-forced), over the memory of
+        `encode` -> logits `(batch, tgt_len, target_vocab_size)` float32 and every layer's
+        attention `(batch, num_layers, tgt_len, src_len)` float32."""
+        g = self.target_dropout(self.target_embedding(decoder_tokens), training=training)
+        y = self.decoder_input(g)  # (batch, tgt_len, channels)
+        weights = []
+        for block in self.decoder_blocks:
+            y, layer_weights = block(y, g, memory["keys"], memory["values"],
+                                     memory["source_mask"], training=training)
+            weights.append(layer_weights)  # (batch, tgt_len, src_len)
+        return self.project(y), ops.cast(ops.stack(weights, axis=1), "float32")
+
     def project(self, h):
         """`(batch, ..., channels)` -> logits `(batch, ..., target_vocab_size)` float32."""
         hidden = self.output_dropout(self.output_hidden(h))

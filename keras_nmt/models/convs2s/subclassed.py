@@ -8,40 +8,34 @@ import keras
 from keras import ops
 
 from keras_nmt.models.convs2s.model import ConvS2S, mean_attention
-from keras_nmt.models.recurrent_parts import step_dropout_masks, step_loop, teacher_forcing_coins
+from keras_nmt.models.recurrent_parts import (
+    ScheduledSamplingModel,
+    step_dropout_masks,
+    step_loop,
+    teacher_forcing_coins,
+)
 from keras_nmt.special_ids import PAD_ID
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class ConvS2SSubclassed(ConvS2S, keras.Model):
+class ConvS2SSubclassed(ConvS2S, ScheduledSamplingModel):
     """`ConvS2S` written as a `keras.Model` subclass, with scheduled sampling.
 
     The wiring runs in `call`, `encode` and `decode_step` each time they are called; the
     padding masks are passed explicitly; `build` makes every weight before any call.
 
-    Scheduled random teacher forcing (Bengio et al. 2015, "Scheduled Sampling for Sequence
-    Prediction with Recurrent Neural Networks"), as the recurrent subclassed twins: during
-    training each target position is fed the ground-truth previous token with probability
-    `teacher_forcing_probability` (a variable that
-    `keras_nmt.training.teacher_forcing_schedule.TeacherForcingSchedule` moves during `fit`), else
-    the model's own previous arg-max prediction. A prediction exists only once the position before
-    it is computed, so then the decoder runs as a step loop (`recurrent_parts.step_loop` over
-    `decode_step`'s one-column steps); while the probability is 1 every input is known at once and
-    the decoder runs over the whole sequence, as the functional twin does, with the same numbers.
+    Scheduled sampling (`ScheduledSamplingModel`), as the recurrent subclassed twins: a prediction
+    to feed exists only once the position before it is computed, so then the decoder runs as a
+    step loop (`recurrent_parts.step_loop` over `decode_step`'s one-column steps); while the
+    probability is 1 every input is known at once and the decoder runs over the whole sequence,
+    as the functional twin does, with the same numbers.
     """
-
-    def _wire(self, **kwargs):
-        keras.Model.__init__(self, **kwargs)
-        self.teacher_forcing_probability = self.add_weight(
-            shape=(), initializer="ones", trainable=False, name="teacher_forcing_probability"
-        )
-        self.seed_generator = keras.random.SeedGenerator()
 
     def build(self, inputs_shape=None):
         # Every weight is made here, eagerly, by one whole-sequence pass: under JAX a weight
         # first made inside the step loop's scan would be a tracer of it.
         tokens = ops.ones((1, 2), dtype="int32")
-        self._decode(tokens, self._encode(tokens))
+        self._decoder(tokens, self._encode(tokens))
         self.built = True
 
     # ---- Training call ----
@@ -49,7 +43,7 @@ class ConvS2SSubclassed(ConvS2S, keras.Model):
         encoder_tokens = ops.cast(inputs["encoder_tokens"], "int32")
         decoder_tokens = ops.cast(inputs["decoder_tokens"], "int32")
         memory = self._encode(encoder_tokens, training=training)
-        logits, _ = self._decode(decoder_tokens, memory, training=training)
+        logits, _ = self._decoder(decoder_tokens, memory, training=training)
         if not training:
             return logits
         # Drawn here, outside the branches and the loop (JAX draws nothing inside them).
@@ -73,18 +67,6 @@ class ConvS2SSubclassed(ConvS2S, keras.Model):
             x = block(x, mask=source_mask, training=training)
         keys, values = self.keys_and_values(self.encoder_output(x), e, source_mask)
         return {"keys": keys, "values": values, "source_mask": source_mask}
-
-    def _decode(self, decoder_tokens, memory, training=None):
-        """The whole target sequence at once -> logits, and every layer's attention
-        `(batch, num_layers, tgt_len, src_len)`."""
-        g = self.target_dropout(self.target_embedding(decoder_tokens), training=training)
-        y = self.decoder_input(g)  # (batch, tgt_len, channels)
-        weights = []
-        for block in self.decoder_blocks:
-            y, layer_weights = block(y, g, memory["keys"], memory["values"],
-                                     memory["source_mask"], training=training)
-            weights.append(layer_weights)  # (batch, tgt_len, src_len)
-        return self.project(y), ops.cast(ops.stack(weights, axis=1), "float32")
 
     def _step(self, token, state, memory, masks=None):
         """One position: -> (the output layer's input `(batch, embedding_dim)`, new state,
@@ -150,4 +132,4 @@ class ConvS2SSubclassed(ConvS2S, keras.Model):
         (`[START] + y`): float32 `(batch, num_layers, tgt_len, src_len)`."""
         encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
         decoder_tokens = ops.convert_to_tensor(decoder_tokens, dtype="int32")
-        return self._decode(decoder_tokens, self._encode(encoder_tokens))[1]
+        return self._decoder(decoder_tokens, self._encode(encoder_tokens))[1]

@@ -8,7 +8,7 @@ from keras import ops
 
 from keras_nmt.models.functional_init import functional_init
 from keras_nmt.models.lstm.model import LstmSeq2Seq
-from keras_nmt.models.recurrent_parts import final_states, sequence_lstm
+from keras_nmt.models.recurrent_parts import sequence_lstm
 from keras_nmt.special_ids import PAD_ID
 
 
@@ -29,7 +29,7 @@ class LstmSeq2SeqFunctional(LstmSeq2Seq, keras.Model):
         # --- training graph ---
         encoder_tokens = keras.Input((None,), dtype="int32", name="encoder_tokens")
         decoder_tokens = keras.Input((None,), dtype="int32", name="decoder_tokens")
-        logits, _ = self._decoder(decoder_tokens, self._encoder(encoder_tokens))
+        logits, _ = self._decoder(decoder_tokens, self._encoder(encoder_tokens)[1])
         functional_init(
             self,
             inputs={"encoder_tokens": encoder_tokens, "decoder_tokens": decoder_tokens},
@@ -38,7 +38,7 @@ class LstmSeq2SeqFunctional(LstmSeq2Seq, keras.Model):
         )
         # --- inference models, built from the same layer objects ---
         source = keras.Input((None,), dtype="int32", name="encoder_tokens")
-        self.encoder_model = keras.Model(source, self._encoder(source), name="encoder_model")
+        self.encoder_model = keras.Model(source, self._encoder(source)[1], name="encoder_model")
         token = keras.Input((1,), dtype="int32", name="token")
         step_states = [
             keras.Input((self.units,), name=f"state_{kind}_{depth}")
@@ -50,18 +50,6 @@ class LstmSeq2SeqFunctional(LstmSeq2Seq, keras.Model):
             [token, *step_states], [step_logits, *step_new_states], name="decoder_step_model"
         )
 
-    # --- encoder ---
-    def _encoder(self, tokens):
-        """Source ids `(batch, src)` -> `[h_0, c_0, h_1, c_1, ...]`, each `(batch, units)`."""
-        x = self.source_embedding(self.reverse(tokens) if self.reverse else tokens)
-        states = []
-        for depth, lstm in enumerate(self.encoder_lstms):
-            if depth:
-                x = self.encoder_dropout(x)
-            x, *layer_states = lstm(x)  # x: (batch, src, units)
-            states.extend(final_states(layer_states, self.bidirectional))
-        return states
-
     # --- decoder ---
     def _decoder(self, tokens, states):
         """Target ids `(batch, tgt)` and initial states -> logits `(batch, tgt, vocab)`, states."""
@@ -72,10 +60,7 @@ class LstmSeq2SeqFunctional(LstmSeq2Seq, keras.Model):
                 x = self.decoder_dropout(x)
             x, h, c = lstm(x, initial_state=states[2 * depth : 2 * depth + 2])
             new_states.extend([h, c])
-        # Logits in float32 even under a mixed-precision policy (a stable softmax).
-        logits = self.output_projection(self.decoder_dropout(x))  # (batch, tgt, vocab)
-        logits = ops.cast(logits, "float32")
-        return logits, new_states
+        return self._logits(x), new_states  # x: (batch, tgt, units)
 
     # --- inference contract (see CONTRIBUTING.md) ---
     def encode(self, encoder_tokens):

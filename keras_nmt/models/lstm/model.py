@@ -1,10 +1,11 @@
 """The LSTM encoder-decoder (Sutskever et al. 2014): what its two twins share."""
 
 import keras
+from keras import ops
 
 from keras_nmt.layers.reverse_padded_sequence import ReversePaddedSequence
 from keras_nmt.models.constructor_config import ConstructorConfig
-from keras_nmt.models.recurrent_parts import encoder_lstm
+from keras_nmt.models.recurrent_parts import encoder_lstm, final_states
 
 
 class LstmSeq2Seq(ConstructorConfig):
@@ -14,7 +15,8 @@ class LstmSeq2Seq(ConstructorConfig):
     The encoder's final `(h, c)` of each layer initialise the decoder layer of the same depth;
     the decoder reads the target shifted right (teacher forcing) and a `Dense` layer projects its
     top output onto the target vocabulary. No attention: the whole source reaches the decoder
-    through those states.
+    through those states. The Luong model (`keras_nmt/models/luong/model.py`) is this one with
+    attention on the decoder's output: it subclasses this class.
 
     The twins, `LstmSeq2SeqFunctional` (`functional.py`) and `LstmSeq2SeqSubclassed`
     (`subclassed.py`), take these arguments, make these layers (the same names, so weights copy
@@ -90,8 +92,38 @@ class LstmSeq2Seq(ConstructorConfig):
         self.decoder_lstms = [self._decoder_lstm(units, f"decoder_lstm_{i}")
                               for i in range(num_layers)]
         self.decoder_dropout = keras.layers.Dropout(dropout, name="decoder_dropout")
-        self.output_projection = keras.layers.Dense(target_vocab_size, name="output_projection")
+        self._output_layers()
         self._wire(name=name, **kwargs)  # each twin its own way: functional.py, subclassed.py
+
+    def _output_layers(self):
+        """The layers on the decoder's top output `h_t`: the projection onto the target
+        vocabulary (the Luong model adds its attention before it)."""
+        self.output_projection = keras.layers.Dense(self.target_vocab_size,
+                                                    name="output_projection")
+
+    # --- encoder ---
+    def _encoder(self, tokens, source_mask=None, training=None):
+        """Source ids `(batch, src)` -> the top outputs `(batch, src, units)` and the final states
+        `[h_0, c_0, h_1, c_1, ...]`, each `(batch, units)`.
+
+        The functional twin passes no `source_mask`: the mask `source_embedding` makes
+        (`mask_zero`) flows through its graph with `x`. The subclassed twin passes it.
+        """
+        x = self.source_embedding(self.reverse(tokens) if self.reverse else tokens)
+        states = []
+        for depth, lstm in enumerate(self.encoder_lstms):
+            if depth:
+                x = self.encoder_dropout(x, training=training)
+            x, *layer_states = lstm(x, mask=source_mask, training=training)  # (batch, src, units)
+            states.extend(final_states(layer_states, self.bidirectional))
+        return x, states
+
+    # --- output ---
+    def _logits(self, outputs, training=None):
+        """The decoder's top outputs `(batch, [tgt,] units)` -> logits `(batch, [tgt,] vocab)`,
+        in float32 even under a mixed-precision policy (a stable softmax)."""
+        logits = self.output_projection(self.decoder_dropout(outputs, training=training))
+        return ops.cast(logits, "float32")
 
     # --- inference contract (see CONTRIBUTING.md) ---
     def initial_state(self, memory, max_length=None):

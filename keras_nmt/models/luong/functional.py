@@ -9,7 +9,7 @@ from keras import ops
 
 from keras_nmt.models.functional_init import functional_init
 from keras_nmt.models.luong.model import LuongSeq2Seq
-from keras_nmt.models.recurrent_parts import final_states, reverse_padded_steps, sequence_lstm
+from keras_nmt.models.recurrent_parts import sequence_lstm
 from keras_nmt.special_ids import PAD_ID
 
 
@@ -75,22 +75,6 @@ class LuongSeq2SeqFunctional(LuongSeq2Seq, keras.Model):
             name="decoder_step_model",
         )
 
-    # --- encoder ---
-    def _encoder(self, tokens):
-        """Source ids `(batch, src)` -> outputs `(batch, src, units)` in source order, and
-        `[h_0, c_0, h_1, c_1, ...]`, each `(batch, units)`."""
-        source_mask = ops.not_equal(tokens, PAD_ID)  # (batch, src)
-        x = self.source_embedding(self.reverse(tokens) if self.reverse else tokens)
-        states = []
-        for depth, lstm in enumerate(self.encoder_lstms):
-            if depth:
-                x = self.encoder_dropout(x)
-            x, *layer_states = lstm(x)  # x: (batch, src, units)
-            states.extend(final_states(layer_states, self.bidirectional))
-        if self.reverse:
-            x = reverse_padded_steps(x, source_mask)  # back in source order
-        return x, states
-
     # --- decoder ---
     def _decoder(self, tokens, states, encoder_outputs, source_mask, keys=None):
         """Target ids `(batch, tgt)`, initial states and the memory -> logits `(batch, tgt,
@@ -104,10 +88,7 @@ class LuongSeq2SeqFunctional(LuongSeq2Seq, keras.Model):
             new_states.extend([h, c])
         # x = h_t: (batch, tgt, units); all target positions attend at once.
         attentional, weights = self._attentional(x, encoder_outputs, source_mask, keys)
-        logits = self.output_projection(self.decoder_dropout(attentional))  # (batch, tgt, vocab)
-        # Logits in float32 even under a mixed-precision policy (a stable softmax).
-        logits = ops.cast(logits, "float32")
-        return logits, weights, attentional, new_states
+        return self._logits(attentional), weights, attentional, new_states
 
     # --- inference contract (see CONTRIBUTING.md) ---
     def encode(self, encoder_tokens):

@@ -9,71 +9,26 @@ import keras
 from keras import ops
 
 from keras_nmt.models.luong.model import LuongSeq2Seq
-from keras_nmt.models.recurrent_parts import (
-    build_by_one_step,
-    final_states,
-    reverse_padded_steps,
-    step_dropout_masks,
-    step_loop,
-    teacher_forcing_coins,
-)
+from keras_nmt.models.recurrent_parts import ScheduledSamplingModel, step_dropout_masks
 from keras_nmt.special_ids import PAD_ID
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class LuongSeq2SeqSubclassed(LuongSeq2Seq, keras.Model):
+class LuongSeq2SeqSubclassed(LuongSeq2Seq, ScheduledSamplingModel):
     """`LuongSeq2Seq` stepping through `LSTMCell`s one token at a time, with input feeding.
 
     The wiring runs in `call`, `encode` and `decode_step` each time they are called. The step
-    loop (a `keras.ops.scan` over target positions) adds scheduled random teacher forcing
-    (Bengio et al. 2015, "Scheduled Sampling for Sequence Prediction with Recurrent Neural
-    Networks"): during training, at each step the decoder is fed the ground-truth previous token
-    with probability `teacher_forcing_probability` (a variable that
-    `keras_nmt.training.teacher_forcing_schedule.TeacherForcingSchedule` moves during `fit`), else
-    its own previous argmax prediction; and input feeding (`input_feeding=True`, whose
-    `decoder_lstm_0` weights no longer fit the functional twin). With probability 1 and no input
-    feeding it computes exactly what its functional twin does. Without input feeding nothing of the
-    attention flows back into the recurrence, so the loop runs only the decoder cells (attending
-    inside it only to predict a token to feed) and all target positions attend at once after it, in
-    larger matmuls.
+    loop (a `keras.ops.scan` over target positions) adds scheduled sampling
+    (`ScheduledSamplingModel`) and input feeding (`input_feeding=True`, whose `decoder_lstm_0`
+    weights no longer fit the functional twin). With teacher forcing probability 1 and no input
+    feeding it computes exactly what its functional twin does. Without input feeding nothing of
+    the attention flows back into the recurrence, so the loop runs only the decoder cells
+    (attending inside it only to predict a token to feed) and all target positions attend at once
+    after it, in larger matmuls.
     """
 
     def _decoder_lstm(self, units, name):
         return keras.layers.LSTMCell(units, name=name)
-
-    def _wire(self, **kwargs):
-        keras.Model.__init__(self, **kwargs)
-        self.teacher_forcing_probability = self.add_weight(
-            shape=(), initializer="ones", trainable=False, name="teacher_forcing_probability"
-        )
-        self.seed_generator = keras.random.SeedGenerator()
-
-    def build(self, input_shape=None):
-        build_by_one_step(self, source_len=2)
-        super().build(input_shape)
-
-    # --- encoder ---
-    def encode(self, encoder_tokens, training=None):
-        """Encodes `(batch, source_len)` ids into the memory dict the decoder attends over."""
-        source_mask = ops.not_equal(encoder_tokens, PAD_ID)  # (batch, src)
-        tokens = self.reverse(encoder_tokens) if self.reverse else encoder_tokens
-        x = self.source_embedding(tokens)  # (batch, src, emb)
-        states = []
-        for depth, lstm in enumerate(self.encoder_lstms):
-            if depth:
-                x = self.encoder_dropout(x, training=training)
-            x, *layer_states = lstm(x, mask=source_mask, training=training)  # (batch, src, units)
-            states.extend(final_states(layer_states, self.bidirectional))
-        if self.reverse:
-            x = reverse_padded_steps(x, source_mask)  # back in source order
-        # A copy drops the Keras mask: `source_mask` carries the padding explicitly.
-        x = ops.copy(x)
-        return {
-            "source_mask": source_mask,
-            "encoder_outputs": x,
-            "keys": self.attention.project_memory(x),
-            "encoder_states": states,
-        }
 
     # --- decoder ---
     def _embed(self, token):
@@ -119,20 +74,13 @@ class LuongSeq2SeqSubclassed(LuongSeq2Seq, keras.Model):
     def call(self, inputs, training=None):
         encoder_tokens, decoder_tokens = inputs["encoder_tokens"], inputs["decoder_tokens"]
         memory = self.encode(encoder_tokens, training=training)
-        feed_truth = teacher_forcing_coins(
-            decoder_tokens, self.teacher_forcing_probability, self.seed_generator, training
-        )
-        batch = ops.shape(decoder_tokens)[0]
-        zeros = ops.zeros((batch, self.units), dtype=self.compute_dtype)
-
         if self.input_feeding:
             # h̃_{t-1} feeds the next step: the attention runs inside the loop.
             def step(token, state, masks):
                 attentional, state, _ = self._step(token, state, memory, masks)
                 return attentional, state
 
-            project = self.output_projection
-            initial = {"states": list(memory["encoder_states"]), "attentional": zeros}
+            project, initial = self.output_projection, self.initial_state(memory)
         else:
             # Only a fed prediction needs h̃_t inside the loop; the loop emits h_t and all target
             # positions attend at once after it (the functional twin's shape, larger matmuls).
@@ -144,27 +92,30 @@ class LuongSeq2SeqSubclassed(LuongSeq2Seq, keras.Model):
 
             initial = list(memory["encoder_states"])
 
-        outputs = step_loop(
-            step,
-            project,
-            decoder_tokens,
-            feed_truth,
-            initial,
-            zeros,
-            sample=bool(training) and self.teacher_forcing_probability < 1.0,
-            dropout_masks=step_dropout_masks(
-                self.decoder_dropout, decoder_tokens, self.num_layers - 1, self.units, training
-            ),
-        )  # (batch, tgt, units): h̃_t with input feeding, else h_t
+        masks = step_dropout_masks(
+            self.decoder_dropout, decoder_tokens, self.num_layers - 1, self.units, training
+        )
+        outputs = self._step_loop(step, project, decoder_tokens, initial, training, masks)
+        # outputs: (batch, tgt, units), h̃_t with input feeding, else h_t
         if not self.input_feeding:
             outputs, _ = self._attend(outputs, memory)  # (batch, tgt, units)
-        logits = self.output_projection(self.decoder_dropout(outputs, training=training))
-        # Logits in float32 even under a mixed-precision policy (a stable softmax).
-        return ops.cast(logits, "float32")  # (batch, tgt, vocab)
+        return self._logits(outputs, training=training)  # (batch, tgt, vocab)
 
     # --- inference contract (see CONTRIBUTING.md) ---
+    def encode(self, encoder_tokens, training=None):
+        """Encodes `(batch, source_len)` ids into the memory dict the decoder attends over."""
+        source_mask = ops.not_equal(encoder_tokens, PAD_ID)  # (batch, src)
+        x, states = self._encoder(encoder_tokens, source_mask, training)
+        # A copy drops the Keras mask: `source_mask` carries the padding explicitly.
+        x = ops.copy(x)
+        return {
+            "source_mask": source_mask,
+            "encoder_outputs": x,
+            "keys": self.attention.project_memory(x),
+            "encoder_states": states,
+        }
+
     def decode_step(self, token, state, memory):
         """One step: token `(batch,)` -> logits `(batch, vocab)` float32, state, attention."""
         attentional, new_state, weights = self._step(token, state, memory)
-        logits = self.output_projection(attentional)
-        return ops.cast(logits, "float32"), new_state, ops.cast(weights, "float32")
+        return self._logits(attentional), new_state, ops.cast(weights, "float32")

@@ -9,6 +9,7 @@ from keras_nmt.layers.positional_embedding import PositionalEmbedding
 from keras_nmt.layers.transformer_decoder_block import TransformerDecoderBlock
 from keras_nmt.layers.transformer_encoder_block import TransformerEncoderBlock
 from keras_nmt.models.constructor_config import ConstructorConfig
+from keras_nmt.special_ids import PAD_ID
 
 
 class Transformer(ConstructorConfig):
@@ -201,6 +202,61 @@ class Transformer(ConstructorConfig):
                 target_vocab_size, name="output_projection"
             )
         self._wire(name=name, **kwargs)  # each twin its own way: functional.py, subclassed.py
+
+    # ---- What both twins wire alike: the functional twin once, on keras.Input tensors, the
+    # subclassed twin at each call. A block's method (`step`, `cross_attention_cache`) is called
+    # through `_block_method(block, name)`, each twin's own. ----
+    def _encoder(self, encoder_tokens, training=None):
+        """Source ids `(batch, src_len)` -> the encoder output `(batch, src_len, d_model)` and
+        the source mask `(batch, src_len)` bool."""
+        source_mask = ops.not_equal(encoder_tokens, PAD_ID)  # (batch, src_len)
+        x = self.source_dropout(self.source_embedding(encoder_tokens), training=training)
+        for block in self.encoder_blocks:
+            x = block(x, mask=source_mask, training=training)
+        encoder_output = self.encoder_norm(x) if self.pre_norm else x  # (batch, src_len, d_model)
+        return encoder_output, source_mask
+
+    def _decoder(self, decoder_tokens, encoder_output, source_mask, training=None):
+        """Target ids `(batch, tgt_len)` (`[START] + y`) and the encoder's output -> logits
+        `(batch, tgt_len, target_vocab_size)` float32, every position at once."""
+        target_mask = ops.not_equal(decoder_tokens, PAD_ID)  # (batch, tgt_len)
+        y = self.target_dropout(self.target_embedding(decoder_tokens), training=training)
+        for block in self.decoder_blocks:
+            y = block(y, encoder_output, inputs_mask=target_mask, memory_mask=source_mask,
+                      training=training)  # (batch, tgt_len, d_model)
+        if self.pre_norm:
+            y = self.decoder_norm(y)
+        return self.project(y)
+
+    def _memory(self, encoder_output, source_mask):
+        """The memory dict of `encode` (see the class docstring): the encoder's output, its mask
+        and each decoder layer's cross-attention keys and values, projected once."""
+        memory = {"encoder_output": encoder_output, "source_mask": source_mask}
+        for i, block in enumerate(self.decoder_blocks):
+            project_memory = self._block_method(block, "cross_attention_cache")
+            # (batch, num_heads, src_len, head_dim) each
+            memory[f"cross_key_{i}"], memory[f"cross_value_{i}"] = project_memory(encoder_output)
+        return memory
+
+    def _decoder_step(self, token, state, memory):
+        """One target token per row at position `state["step"]` -> logits `(batch,
+        target_vocab_size)` float32, the new state, attention `(batch, src_len)` (the last
+        layer's cross-attention, the heads' mean)."""
+        step = state["step"]  # (batch,)
+        new_state = {"step": step + 1}
+        y = self.target_dropout(self.target_embedding(ops.expand_dims(token, 1), start_index=step),
+                                training=False)  # decoding: no dropout
+        for i, block in enumerate(self.decoder_blocks):
+            block_step = self._block_method(block, "step")
+            # y: (batch, 1, d_model); scores: (batch, num_heads, 1, src_len)
+            y, scores, new_state[f"key_cache_{i}"], new_state[f"value_cache_{i}"] = block_step(
+                y, step, state[f"key_cache_{i}"], state[f"value_cache_{i}"],
+                memory[f"cross_key_{i}"], memory[f"cross_value_{i}"],
+                memory_mask=memory["source_mask"])
+        if self.pre_norm:
+            y = self.decoder_norm(y)
+        logits = ops.squeeze(self.project(y), axis=1)  # (batch, target_vocab_size)
+        return logits, new_state, ops.mean(scores[:, :, 0], axis=1)
 
     def project(self, h):
         """`(batch, tgt_len, d_model)` -> logits `(batch, tgt_len, target_vocab_size)` float32."""
