@@ -7,6 +7,7 @@ options and flags, `build_model`, twin parity, saving, decoding, FLOPs, the prec
 benchmarks' sizes and the comparison presets.
 """
 
+import ast
 import dataclasses
 import shutil
 import subprocess
@@ -57,6 +58,20 @@ def test_the_twins_are_wiring_only(name):
         twin = (MODELS / name / f"{api}.py").read_text()
         assert "def __init__" not in twin, f"{name}/{api}.py"
         assert "source_vocab_size:" not in twin, f"{name}/{api}.py restates the arguments"
+
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_no_method_is_written_in_both_twins(name):
+    # A method both twins write alike is computed alike: it belongs in model.py, written once.
+    def methods(api):
+        tree = ast.parse((MODELS / name / f"{api}.py").read_text())
+        return {node.name: ast.dump(ast.Module(node.body, [])) for node in ast.walk(tree)
+                if isinstance(node, ast.FunctionDef)}
+
+    functional, subclassed = (methods(api) for api in APIS)
+    same = sorted(key for key in functional.keys() & subclassed.keys()
+                  if functional[key] == subclassed[key])
+    assert not same, f"{name}: both twins write {same}; write it once in model.py"
 
 
 def test_every_card_has_every_reference_size_and_each_option_has_one_owner():
