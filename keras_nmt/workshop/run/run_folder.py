@@ -21,7 +21,9 @@ the names. Layout (see docs/architecture.md):
                        history), in one file replaced atomically
     precision.json     the dtype policy chosen when the run started (a resumed run keeps it)
     finished.json      written when training ended: `{"epochs": the epochs asked for}`
-    train.lock         locked (`fcntl.flock`) by the training writing the folder, with its PID
+    train.lock         the lock file earlier versions' trainings kept in the folder (a run's
+                       name, replaced by `import --force`); the lock is now ``.NAME.lock``
+                       beside the folder, every writer's (`owned_folder.folder_lock`)
     logs/              TensorBoard event files (train/, validation/)
     average/           with --average-checkpoints K: the latest weights (`{step:09d}.npz`)
     budget.weights.h5  with --time-budget: the weights when it ran out (`TimeBudget`)
@@ -72,8 +74,7 @@ SPELLING_FILE = "spelling.json"
 HYPOTHESES_FILE = "hypotheses.txt"
 SPELLING_TEST_FILE = "test_pairs.tsv"
 # What `train` writes (what `--fresh` deletes, their temporary names included; nothing else in
-# the folder is touched). The lock file stays: deleting it under a running holder would let a
-# second training take a new one.
+# the folder is touched).
 TRAIN_FILES = (
     CONFIG_FILE, DATA_FILE, TOKENIZERS_DIR, PROVENANCE_FILE, MODEL_FILE, HISTORY_FILE,
     BACKUP_DIR, PRECISION_FILE, FINISHED_FILE, LOGS_DIR, AVERAGE_DIR, BUDGET_WEIGHTS_FILE,
