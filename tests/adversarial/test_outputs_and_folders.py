@@ -244,6 +244,39 @@ def test_a_tokenizer_file_of_another_model_is_named(run, tmp_path, capsys):
                            f"from the fingerprints in {copy / 'provenance.json'}): its ids")
 
 
+def test_tokenizers_and_record_of_another_model_are_refused_by_the_weights(run, tmp_path,
+                                                                           capsys):
+    """`tokenizers/` copied together with `provenance.json` from another run (of the same
+    sizes) passed every check: the record now binds the model's weights too."""
+    from keras_nmt.workshop.run.run_folder import RunFolder  # noqa: PLC0415
+
+    copy = shutil.copytree(run, tmp_path / "run")
+    other = RunFolder.load(copy).model  # another model of these tokenizers: other weights
+    other.weights[0].assign(other.weights[0].numpy() + 0.5)
+    other.save(copy / "model.keras")
+    assert cli_main(["translate", str(copy), "hola"]) == 1
+    assert one_error_line(capsys) == (
+        f"error: {copy / 'model.keras'} is not the model {copy / 'provenance.json'} records "
+        "(its weights' fingerprint differs): the tokenizers and the record beside it are "
+        "another model's. Put the model's own files back together, or train or import it again")
+
+
+def test_a_model_without_a_record_is_refused_with_tokenizers_of_other_sizes(tmp_path, capsys):
+    """A run without provenance.json (older) bound nothing: tokenizers of another size were
+    taken, and translated into nonsense or failed deep in TensorFlow."""
+    from tests.export.helpers import make_run_folder  # noqa: PLC0415
+
+    run = make_run_folder(tmp_path / "old", "lstm")
+    assert not (run / "provenance.json").exists()
+    tokenizers = run / "tokenizers"
+    shutil.rmtree(tokenizers / "target")
+    shutil.copytree(tokenizers / "source", tokenizers / "target")  # the source's: other size
+    assert cli_main(["translate", str(run), "12/04/1999"]) == 1
+    line = one_error_line(capsys)
+    assert line.startswith(f"error: {tokenizers / 'target'} has ") and (
+        f"tokens, but the model in {run / 'model.keras'} reads " in line)
+
+
 def marian_copy(tmp_path):
     return shutil.copytree(MARIAN, tmp_path / "marian")
 

@@ -154,7 +154,7 @@ def import_marian(path, output_dir, api="functional", force=False, languages=Non
         write_json(temporary / IMPORT_FILE, attribution, indent=2)
         # The fingerprints of the tokenizers just saved, and whom to credit: carried by
         # `train --init-from` and both exports, shown by `keras-nmt serve`.
-        record_run_provenance(temporary, attribution)
+        record_run_provenance(temporary, attribution, model)
         os.chmod(temporary, 0o755)
     return ImportResult(output_dir, checkpoint.layout, source_order, target_order,
                         model.count_params(), config.languages)

@@ -9,8 +9,9 @@ the names. Layout (see docs/architecture.md):
                        skipped header) and the training data's profile per side (words,
                        characters: `keras_nmt.data.data_profile`); exports carry it
     tokenizers/        source/ and target/ (`keras_nmt.text.load_tokenizer`)
-    provenance.json    the tokenizers' fingerprints (a model is refused with others) and the
-                       attribution of a model started from someone else's
+    provenance.json    the tokenizers' fingerprints (a model is refused with others), the
+                       model's weights' fingerprint (`model.keras` is refused with another
+                       record) and the attribution of a model started from someone else's
                        (`keras_nmt.workshop.run.provenance`)
     model.keras        the trained model
     history.json       one record per epoch: its logs, and `seconds` (wall time of the run so
@@ -52,6 +53,7 @@ from keras_nmt.workshop.run.provenance import (
     IMPORT_FILE,
     PROVENANCE_FILE,
     TOKENIZERS_DIR,
+    check_model_binding,
     check_tokenizers,
     read_provenance,
 )
@@ -159,11 +161,15 @@ class RunFolder:
         register_models()
         model = keras.models.load_model(path / MODEL_FILE, compile=False)
         check_finite_weights(model, path / MODEL_FILE)
+        tokenizers = [load_tokenizer(path / TOKENIZERS_DIR / side) for side in ("source",
+                                                                                "target")]
+        check_model_binding(model, tokenizers, path / MODEL_FILE,
+                            read_provenance(path / PROVENANCE_FILE), path / PROVENANCE_FILE)
         return cls(
             path=path,
             config=read_run_config(path / CONFIG_FILE),
-            source_tokenizer=load_tokenizer(path / TOKENIZERS_DIR / "source"),
-            target_tokenizer=load_tokenizer(path / TOKENIZERS_DIR / "target"),
+            source_tokenizer=tokenizers[0],
+            target_tokenizer=tokenizers[1],
             model=model,
         )
 
