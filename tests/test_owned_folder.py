@@ -131,7 +131,7 @@ def test_partials_are_removed_only_when_their_owner_is_provably_dead(tmp_path):
     other_namespace = tmp_path / f".a.partial-{host}-{int(namespace) + 1}-999999999-5-0002"
     other_host = tmp_path / f".a.partial-00000000-{namespace}-999999999-5-0003"
     reused_pid = tmp_path / f".a.partial-{host}-{namespace}-{pid}-{int(start) + 1}-0004"
-    unknown = tmp_path / ".a.partial-x1y2z3"  # no owner in the name: no proof
+    unknown = tmp_path / ".a.partial-x1y2z3_q"  # no owner in the name (mkdtemp's): no proof
     for folder in (dead, live, other_namespace, other_host, reused_pid, unknown):
         folder.mkdir()
     assert [owner_is_dead(f) for f in (dead, live, other_namespace, other_host, reused_pid,
@@ -140,6 +140,7 @@ def test_partials_are_removed_only_when_their_owner_is_provably_dead(tmp_path):
     (unknown / "variables").mkdir()
     later = time.time() + OWNERLESS_AGE + 60
     assert owner_is_dead(unknown, now=later)
+    assert not owner_is_dead(tmp_path / ".a.partial-not-ours", now=later)  # not our name
     os.utime(unknown / "variables", (later, later))  # written inside meanwhile: not dead
     assert not owner_is_dead(unknown, now=later)
     remove_dead_partials(tmp_path)

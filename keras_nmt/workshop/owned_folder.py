@@ -9,9 +9,9 @@ never at the cost of a file we did not write.
   A partial of another container on a shared volume, or of another host, is kept ("no such PID
   here" is not "dead" there). The owner is in the name, so it exists from the partial's first
   instant. A partial without an owner (``.NAME.partial-RANDOM``, made by earlier versions or by
-  the textbook's `save_translator`, which take no lock) proves nothing about its writer; it is
-  deleted once neither it nor anything in it has changed for `OWNERLESS_AGE` (7 days): no
-  keras-nmt writer works that long without writing a file.
+  the textbook's `save_translator`, which take no lock, so no lock can speak for them) proves
+  nothing about its writer; it is deleted once neither it nor anything in it has changed for
+  `OWNERLESS_AGE` (7 days): no keras-nmt writer works that long without writing a file.
 - **One writer per folder.** `FolderWriter` holds an OS lock (`fcntl.flock`) on
   ``.NAME.lock`` beside the folder from before the work to the end; a second writer of the same
   folder is refused at once, in one line. The kernel drops the lock however its holder ends.
@@ -38,6 +38,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -48,6 +49,9 @@ MANIFEST_FILE = ".keras_nmt-manifest.json"
 PARTIAL = ".partial-"
 # An ownerless partial untouched this long (seconds) is a killed writer's (`owner_is_dead`).
 OWNERLESS_AGE = 7 * 24 * 3600
+# The ownerless partials' tails keras-nmt wrote: `tempfile.mkdtemp`'s 8 characters, after a PID
+# in earlier exports, and `save_translator`'s 16 hex digits. Nothing else is taken for ours.
+_OWNERLESS = re.compile(r"(\d+-)?[a-z0-9_]{8}|[0-9a-f]{16}")
 
 
 class FolderError(ValueError):
@@ -104,8 +108,11 @@ def owner_is_dead(partial, now=None):
 
     Such a partial's writer took no lock, so no lock can tell whether it runs: its files'
     times are the only witness. A writer that runs has written within minutes."""
-    fields = Path(partial).name.rsplit(PARTIAL, 1)[-1].split("-")
+    tail = Path(partial).name.rsplit(PARTIAL, 1)[-1]
+    fields = tail.split("-")
     if len(fields) != 5 or not all(field.isdigit() for field in fields[1:4]):
+        if not _OWNERLESS.fullmatch(tail):
+            return False  # not a name keras-nmt writes
         try:
             return (time.time() if now is None else now) - _last_change(partial) > OWNERLESS_AGE
         except OSError:
