@@ -289,7 +289,7 @@ class FolderWriter:
                 raise
         # `final` exists: it was there with `force`, or appeared meanwhile, made by a writer
         # that takes no lock (then, without `force`, it must be empty).
-        if not self.force and any(self.final.iterdir()):
+        if not self.force and self.final.is_dir() and any(self.final.iterdir()):
             if self._ours() is None:
                 self.force = True
                 self.check()  # names the files not ours

@@ -213,17 +213,17 @@ def test_two_exports_of_one_version_one_wins_and_force_keeps_the_users_files(run
         line = one_error_line(capsys)
     assert line == (f"error: {version} is being written by another keras-nmt (PID "
                     f"{os.getpid()}); wait for it to end, or choose another --version")
-    assert cli_main(["export", str(run), "--output-dir", str(out), "--version", "1",
-                     "--max-beam-size", "1"]) == 0
+    version.mkdir()  # an export written before manifests, and the user's notes beside it
+    (version / "saved_model.pb").write_bytes(b"old")
     (version / "notes.txt").write_text("mine\n")
-    capsys.readouterr()
     assert cli_main(["export", str(run), "--output-dir", str(out), "--version", "1",
                      "--max-beam-size", "1"]) == 1
     assert "already exists (use --force to replace it)" in one_error_line(capsys)
     assert cli_main(["export", str(run), "--output-dir", str(out), "--version", "1",
                      "--max-beam-size", "1", "--force"]) == 0
     assert (version / "notes.txt").read_text() == "mine\n"
-    assert (version / "saved_model.pb").is_file() and (version / MANIFEST_FILE).is_file()
+    assert (version / "saved_model.pb").read_bytes() != b"old"
+    assert (version / MANIFEST_FILE).is_file()
     assert sorted(p.name for p in (out / "opus").iterdir()) == ["1"]
 
 
