@@ -141,6 +141,7 @@ def record_languages(config):
 
     Raises:
         RunFolderError: the run was made with other options (nothing is written).
+        FolderError: a training or an import holds the folder (nothing is written).
     """
     run = Path(config.output)
     path = run / CONFIG_FILE
@@ -150,6 +151,7 @@ def record_languages(config):
     if saved.get("languages") == config.languages:
         return False
     check_run_folder(config, path)
+    check_not_locked(run)  # a training or an import at work in it
     write_json(path, {**saved, "languages": config.languages}, indent=2)
     return True
 
