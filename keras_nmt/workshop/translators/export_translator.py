@@ -20,7 +20,6 @@ from keras_nmt.workshop.owned_folder import FolderError, FolderWriter
 from keras_nmt.workshop.run.provenance import PROVENANCE_FILE, run_provenance
 from keras_nmt.workshop.run.run_folder import DATA_FILE, TOKENIZERS_DIR, RunFolder, run_columns
 
-
 # What a SavedModel version folder holds (a folder with the first, written before manifests,
 # is an export's).
 SAVED_MODEL_NAMES = ("saved_model.pb", "variables", "assets", "assets.extra", "fingerprint.pb")
