@@ -143,8 +143,9 @@ def test_evaluate_test_size_holds_only_the_sentences_it_scores(run, tmp_path, ca
 
     monkeypatch.setattr(corpus_module, "load_corpus", counted)
     output = tmp_path / "hypotheses.txt"
-    assert cli_main(["evaluate", str(run), "--data", str(data), "--test-size", "2",
-                     "--accept-data", "--output", str(output)]) == 0
+    scores = cli_main(["evaluate", str(run), "--data", str(data), "--test-size", "2",
+                       "--accept-data", "--output", str(output)])
+    assert scores["sentences"] == 2 and "nrefs:var" in scores["bleu_signature"]  # 2 and 1 refs
     assert held == [3]  # hola 0 (both references) and hola 1: not the file's 3,001 pairs
     assert len(output.read_text().splitlines()) == 2
 
