@@ -54,7 +54,7 @@ from keras_nmt.decoding.loop import decode  # noqa: E402
 from keras_nmt.inference.translator import Translator  # noqa: E402
 from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name  # noqa: E402
 from keras_nmt.models.registry import build_model  # noqa: E402
-from keras_nmt.plots import plot_attention  # noqa: E402
+from keras_nmt.plots import plot_attention, png  # noqa: E402
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID  # noqa: E402
 from keras_nmt.text import make_tokenizer  # noqa: E402
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
@@ -291,8 +291,8 @@ A trained model reads the day, the month and the year where they stand in each f
 result = translator.translate_batch([sources[0]], return_attention=True)[0]
 OUTPUT_DIR.mkdir(parents=True, exist_ok=True)
 path = OUTPUT_DIR / "attention.png"
-plot_attention(result.weights, result.source_tokens, result.target_tokens, path=path,
-               title=result.text)
+path.write_bytes(png(plot_attention(result.weights, result.source_tokens, result.target_tokens,
+                                    title=result.text)))
 print("HEATMAP", path)
 
 """

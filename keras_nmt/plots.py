@@ -1,17 +1,19 @@
 """Attention heatmaps: one alignment, or several side by side for comparison.
 
-Figures are made with `matplotlib.figure.Figure` and written with the Agg canvas: no `pyplot`, so
+Figures are made with `matplotlib.figure.Figure` and drawn with the Agg canvas: no `pyplot`, so
 nothing needs a display, the global backend is left alone, and figures are freed with their last
-reference instead of piling up in pyplot's registry.
+reference instead of piling up in pyplot's registry. `png` gives a figure's PNG bytes; the file
+is the caller's to write (the command line writes it as every output it writes).
 
 Example:
     >>> weights = np.random.dirichlet(np.ones(7), size=5)       # (target_len, source_len)
     >>> fig = plot_attention(weights, "el gato negro se sienta .".split(),
-    ...                      "the black cat sits .".split(), path="attention.png")
+    ...                      "the black cat sits .".split())
+    >>> Path("attention.png").write_bytes(png(fig))
 """
 
+import io
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -69,18 +71,17 @@ def _draw(ax, weights, source_tokens, target_tokens, title=None):
     return image
 
 
-def _save(fig: Figure, path) -> None:
-    if path is not None:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, format="png", dpi=_DPI, bbox_inches="tight")
+def png(fig: Figure) -> bytes:
+    """The figure as PNG bytes (cropped to what is drawn)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=_DPI, bbox_inches="tight")
+    return buffer.getvalue()
 
 
 def plot_attention(
     weights,
     source_tokens: Sequence,
     target_tokens: Sequence,
-    path=None,
     title: str | None = None,
 ) -> Figure:
     """Heatmap of one attention alignment (Bahdanau et al. 2014, fig. 3 style).
@@ -91,14 +92,13 @@ def plot_attention(
             larger (padded decoder output).
         source_tokens: the `source_len` source tokens (x axis, top and bottom, rotated).
         target_tokens: the produced tokens (y axis).
-        path: where to write the PNG; nothing is written when `None`.
         title: optional title.
 
     Returns:
         The `matplotlib.figure.Figure` (Agg canvas).
 
     Example:
-        >>> fig = plot_attention(np.eye(3), ["a", "b", "c"], ["x", "y", "z"], "attn.png")
+        >>> fig = plot_attention(np.eye(3), ["a", "b", "c"], ["x", "y", "z"], title="eye")
     """
     source_tokens, target_tokens = list(source_tokens), list(target_tokens)
     width = max(_MIN_WIDTH, _INCH_PER_TOKEN * len(source_tokens) + 2.0)
@@ -108,17 +108,15 @@ def plot_attention(
     ax = fig.add_subplot()
     image = _draw(ax, weights, source_tokens, target_tokens, title)
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="attention weight")
-    _save(fig, path)
     return fig
 
 
-def plot_attention_grid(panels: Sequence[tuple], path=None, title: str | None = None) -> Figure:
+def plot_attention_grid(panels: Sequence[tuple], title: str | None = None) -> Figure:
     """Several attention heatmaps side by side (e.g. the same sentence under different models).
 
     Args:
         panels: a sequence of `(weights, source_tokens, target_tokens, title)` tuples, each as in
             `plot_attention` (`title` may be `None`).
-        path: where to write the PNG; nothing is written when `None`.
         title: optional title over the whole figure.
 
     Returns:
@@ -126,7 +124,7 @@ def plot_attention_grid(panels: Sequence[tuple], path=None, title: str | None = 
 
     Example:
         >>> fig = plot_attention_grid([(w_luong, src, out_luong, "luong"),
-        ...                            (w_bahdanau, src, out_bahdanau, "bahdanau")], "grid.png")
+        ...                            (w_bahdanau, src, out_bahdanau, "bahdanau")])
     """
     panels = [tuple(panel) for panel in panels]
     if not panels:
@@ -149,5 +147,4 @@ def plot_attention_grid(panels: Sequence[tuple], path=None, title: str | None = 
                  label="attention weight")
     if title:
         fig.suptitle(title)
-    _save(fig, path)
     return fig

@@ -4,11 +4,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
 from keras_nmt.workshop.owned_folder import (
     MANIFEST_FILE,
+    OWNERLESS_AGE,
     FolderError,
     FolderWriter,
     folder_lock,
@@ -83,6 +85,21 @@ def test_a_folder_that_appears_meanwhile_is_never_deleted(tmp_path):
     assert os.listdir(final) == ["thesis.txt"] and sorted(os.listdir(tmp_path)) == ["x93"]
 
 
+def test_a_folder_of_our_names_that_appears_meanwhile_is_not_replaced_without_force(
+        tmp_path):
+    """A writer that takes no lock (an earlier keras-nmt, the textbook's `save_translator`)
+    moved its folder in while we worked: its names look like ours, but without --force nothing
+    of it was asked to be replaced (it was)."""
+    final = tmp_path / "1"
+    with pytest.raises(FileExistsError, match="1 was written by another writer meanwhile; "
+                       "choose another --version, or add --force"), \
+            FolderWriter(final, flag="--version", known=("saved_model.pb",)) as writer:
+        write(writer.partial, **{"saved_model.pb": "ours"})
+        write(final, **{"saved_model.pb": "theirs"})
+    assert (final / "saved_model.pb").read_text() == "theirs"
+    assert sorted(os.listdir(tmp_path)) == ["1"]
+
+
 def test_two_writers_of_one_folder_one_wins_the_other_is_refused(tmp_path):
     """Two imports into one new folder both printed "imported" and one result was lost."""
     final = tmp_path / "x93"
@@ -114,11 +131,18 @@ def test_partials_are_removed_only_when_their_owner_is_provably_dead(tmp_path):
     other_namespace = tmp_path / f".a.partial-{host}-{int(namespace) + 1}-999999999-5-0002"
     other_host = tmp_path / f".a.partial-00000000-{namespace}-999999999-5-0003"
     reused_pid = tmp_path / f".a.partial-{host}-{namespace}-{pid}-{int(start) + 1}-0004"
-    unknown = tmp_path / ".a.partial-x1y2z3"  # no owner in the name: no proof
+    unknown = tmp_path / ".a.partial-x1y2z3_q"  # no owner in the name (mkdtemp's): no proof
     for folder in (dead, live, other_namespace, other_host, reused_pid, unknown):
         folder.mkdir()
     assert [owner_is_dead(f) for f in (dead, live, other_namespace, other_host, reused_pid,
                                        unknown)] == [True, False, False, False, True, False]
+    # Ownerless (earlier versions'): dead once it and all in it are older than OWNERLESS_AGE.
+    (unknown / "variables").mkdir()
+    later = time.time() + OWNERLESS_AGE + 60
+    assert owner_is_dead(unknown, now=later)
+    assert not owner_is_dead(tmp_path / ".a.partial-not-ours", now=later)  # not our name
+    os.utime(unknown / "variables", (later, later))  # written inside meanwhile: not dead
+    assert not owner_is_dead(unknown, now=later)
     remove_dead_partials(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         p.name for p in (live, other_namespace, other_host, unknown))

@@ -141,11 +141,12 @@ def _check_on_error(on_error: str) -> None:
 
 
 def _keep(pair, stats: CorpusStats, pairs: list, max_chars: int | None, keep=None) -> None:
-    """Counts `pair` as kept; holds it unless `keep` (numbers among the kept) leaves it out."""
+    """Counts `pair` as kept; holds it unless `keep` (numbers among the kept, or a function of
+    the number and the pair) leaves it out."""
     if max_chars is not None and (len(pair[0]) > max_chars or len(pair[1]) > max_chars):
         stats.filtered_too_long += 1
         return
-    if keep is None or stats.kept in keep:
+    if keep is None or (keep(stats.kept, pair) if callable(keep) else stats.kept in keep):
         pairs.append(pair)
     stats.kept += 1
 
@@ -184,7 +185,8 @@ def read_tsv(
         member: for ``.zip`` files, the member to read (default: the single ``.txt``/``.tsv``
             member that is not ``_about.txt``).
         keep: None, or the 0-based numbers (among the pairs kept) of the only ones held
-            (``stats`` counts all): a sample of a big file in memory for the sample alone.
+            (``stats`` counts all): a sample of a big file in memory for the sample alone; or
+            a function ``keep(number, pair)`` saying whether to hold a pair.
 
     Returns:
         A `ParallelCorpus` of ``(source, target)`` pairs (sides stripped of surrounding

@@ -42,26 +42,49 @@ def _make_readable(directory):
             os.chmod(os.path.join(root, name), 0o644)
 
 
+def write_saved_model(translator, folder, metadata=None, write_extra=None):
+    """Writes `translator` as a SavedModel into the folder `folder` (made when missing).
+
+    The lesson's one call, ``tf.saved_model.save``, with the `Translator`'s signatures, plus
+    ``assets.extra/METADATA_FILE`` (the translator's `metadata()` and `metadata`) and whatever
+    `write_extra` writes there; every folder 0755 and file 0644, so a server can read them.
+    Nothing here is atomic: `save_translator` (and the workshop's folder writer) write into a
+    hidden folder and move it into place.
+
+    Args:
+        translator: a `keras_nmt.inference.translator.Translator`.
+        folder: the folder to write.
+        metadata: more entries for `assets.extra/METADATA_FILE`.
+        write_extra: a function called with the `assets.extra` folder to write more files there.
+    """
+    folder = Path(folder)
+    tf.saved_model.save(translator, str(folder), signatures=translator.signatures())
+    extra = folder / "assets.extra"
+    extra.mkdir(exist_ok=True)
+    (extra / METADATA_FILE).write_text(
+        json.dumps({**translator.metadata(), **(metadata or {})}, indent=2) + "\n")
+    if write_extra is not None:
+        write_extra(extra)
+    _make_readable(folder)
+
+
 def save_translator(translator, base_dir="saved_models", name="translator", version=None,
-                    metadata=None, write_extra=None, partial_name=None):
+                    metadata=None, write_extra=None):
     """Saves `translator` to `base_dir/name/version/` (TensorFlow Serving's layout).
 
-    The SavedModel is written to a hidden temporary directory next to the version directory
-    (TensorFlow Serving only loads all-digit names) and renamed into place when complete, so an
-    interrupted export never leaves a half-written model where a server would load it; the
-    temporary directory is removed on failure.
+    The SavedModel is written (`write_saved_model`) to a hidden temporary directory next to the
+    version directory (TensorFlow Serving only loads all-digit names) and renamed into place
+    when complete, so an interrupted export never leaves a half-written model where a server
+    would load it; the temporary directory is removed on failure. (`keras-nmt export` writes
+    through the workshop's folder writer instead: a lock, an owner in the hidden name, and
+    `--force`.)
 
     Args:
         translator: a `keras_nmt.inference.translator.Translator`.
         base_dir: the directory of all exported models.
         name: the model's name (a folder name).
         version: a positive int (default: one more than the largest existing version).
-        metadata: more entries for `assets.extra/METADATA_FILE`, beside the translator's own
-            `metadata()` (length limits, largest beam).
-        write_extra: a function called with the `assets.extra` folder to write more files
-            there before the export is renamed into place (the workshop's run facts).
-        partial_name: a function of the version (str) giving the hidden folder's name
-            (default: a unique ``.VERSION.partial-*``).
+        metadata, write_extra: as in `write_saved_model`.
 
     Returns:
         The `Path` of the version directory.
@@ -79,18 +102,10 @@ def save_translator(translator, base_dir="saved_models", name="translator", vers
     final = model_dir / str(version)
     if final.exists():
         raise FileExistsError(f"{final} already exists; choose another --version")
-    # The workshop names the hidden folder by its owner (a later export tells a killed one's).
-    temporary = model_dir / (partial_name or _unique)(str(version))
+    temporary = model_dir / f".{version}.partial-{secrets.token_hex(8)}"
     temporary.mkdir()
     try:
-        tf.saved_model.save(translator, str(temporary), signatures=translator.signatures())
-        extra = temporary / "assets.extra"
-        extra.mkdir(exist_ok=True)
-        (extra / METADATA_FILE).write_text(
-            json.dumps({**translator.metadata(), **(metadata or {})}, indent=2) + "\n")
-        if write_extra is not None:
-            write_extra(extra)
-        _make_readable(temporary)
+        write_saved_model(translator, temporary, metadata, write_extra)
         while True:
             try:
                 os.rename(temporary, final)  # atomic on one file system; fails if `final` exists
@@ -115,10 +130,6 @@ def save_translator(translator, base_dir="saved_models", name="translator", vers
         shutil.rmtree(temporary, ignore_errors=True)
         raise
     return final
-
-
-def _unique(version):
-    return f".{version}.partial-{secrets.token_hex(8)}"
 
 
 def check_version(version):

@@ -1,5 +1,5 @@
 """The one way every command writes an output the user named (`--output`, `--json`, reports,
-tables, plots), by what the path is (`output_kind`):
+tables, plots and the attention plots in their folder), by what the path is (`output_kind`):
 
 - a regular file, a new one, or a symbolic link to one: written beside it under a hidden name
   and renamed over it (`keras_nmt.atomic_file.atomic_path`: whole or not at all), keeping its
@@ -116,6 +116,12 @@ def _through(path):
                                             or str(folder) in str(error.filename)):
                 raise OSError(error.errno, error.strerror, str(path)) from error
             raise
+
+
+def write_bytes(path, data):
+    """Writes the bytes `data` (a plot's PNG) to the output `path` (`output_path`)."""
+    with output_path(path) as temporary:
+        Path(temporary).write_bytes(data)
 
 
 def write_text(path, text, newline=None):

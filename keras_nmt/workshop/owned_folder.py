@@ -8,16 +8,23 @@ never at the cost of a file we did not write.
   provably dead: same host, same PID namespace, and that PID gone or started at another time.
   A partial of another container on a shared volume, or of another host, is kept ("no such PID
   here" is not "dead" there). The owner is in the name, so it exists from the partial's first
-  instant.
+  instant. A partial without an owner (``.NAME.partial-RANDOM``, made by earlier versions or by
+  the textbook's `save_translator`, which take no lock, so no lock can speak for them) proves
+  nothing about its writer; it is deleted once neither it nor anything in it has changed for
+  `OWNERLESS_AGE` (7 days): no keras-nmt writer works that long without writing a file.
 - **One writer per folder.** `FolderWriter` holds an OS lock (`fcntl.flock`) on
   ``.NAME.lock`` beside the folder from before the work to the end; a second writer of the same
   folder is refused at once, in one line. The kernel drops the lock however its holder ends.
+  It is the one lock of a folder, whoever writes it: a training holds it on its run folder
+  (`keras_nmt.workshop.run.run_lifecycle.lock_run_folder`), so an import into a folder being
+  trained, or a training into a folder being imported, is refused.
 - **A manifest of our names.** The finished folder holds ``.keras_nmt-manifest.json``: the
   names we wrote. Replacing the folder (`force`) moves out only those names (and the new ones)
   and keeps everything else (a user's `notes.txt`, `results/`); a folder without a manifest is
   replaced only when empty, or when the caller knows it as one of ours (`known`, for folders
-  written before manifests). A folder that appeared while we worked, holding files not ours,
-  is left as it is and the write refused.
+  written before manifests). A folder that appeared while we worked (made by a writer that
+  takes no lock) is never replaced unless `force` was asked: it is left as it is and the write
+  refused.
 - **Errors name the folder the user knows**, never the hidden partial.
 
 Example:
@@ -31,13 +38,20 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
+import time
 from pathlib import Path
 
 MANIFEST_FILE = ".keras_nmt-manifest.json"
 PARTIAL = ".partial-"
+# An ownerless partial untouched this long (seconds) is a killed writer's (`owner_is_dead`).
+OWNERLESS_AGE = 7 * 24 * 3600
+# The ownerless partials' tails keras-nmt wrote: `tempfile.mkdtemp`'s 8 characters, after a PID
+# in earlier exports, and `save_translator`'s 16 hex digits. Nothing else is taken for ours.
+_OWNERLESS = re.compile(r"(\d+-)?[a-z0-9_]{8}|[0-9a-f]{16}")
 
 
 class FolderError(ValueError):
@@ -75,13 +89,34 @@ def partial_name(name):
     return f".{name}{PARTIAL}{owner()}-{secrets.token_hex(4)}"
 
 
-def owner_is_dead(partial):
-    """Whether the process that made the partial folder `partial` provably no longer runs: made
-    on this host, in this PID namespace, and its PID is gone or belongs to a later process.
-    Anything else (another host or container, a name without an owner) is not proof."""
-    fields = Path(partial).name.rsplit(PARTIAL, 1)[-1].split("-")
+def _last_change(folder):
+    """The newest modification time (seconds) of `folder` and everything in it."""
+    newest = os.lstat(folder).st_mtime
+    for root, folders, files in os.walk(folder):
+        for name in (*folders, *files):
+            with contextlib.suppress(OSError):
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime)
+    return newest
+
+
+def owner_is_dead(partial, now=None):
+    """Whether the process that made the partial folder `partial` no longer runs: for a partial
+    with its owner in the name, provably (made on this host, in this PID namespace, and its PID
+    is gone or belongs to a later process; another host or container is no proof); for one
+    without (earlier versions', the textbook's), when neither it nor anything in it changed for
+    `OWNERLESS_AGE` (`now`: the time to compare with, default the clock's).
+
+    Such a partial's writer took no lock, so no lock can tell whether it runs: its files'
+    times are the only witness. A writer that runs has written within minutes."""
+    tail = Path(partial).name.rsplit(PARTIAL, 1)[-1]
+    fields = tail.split("-")
     if len(fields) != 5 or not all(field.isdigit() for field in fields[1:4]):
-        return False
+        if not _OWNERLESS.fullmatch(tail):
+            return False  # not a name keras-nmt writes
+        try:
+            return (time.time() if now is None else now) - _last_change(partial) > OWNERLESS_AGE
+        except OSError:
+            return False
     host, namespace, pid, start, _ = fields
     if host != _host() or namespace != _namespace() or namespace == "0":
         return False
@@ -91,7 +126,7 @@ def owner_is_dead(partial):
 
 def remove_dead_partials(parent, name=None):
     """Deletes the partial folders in `parent` (of a folder called `name`, or of any) whose
-    owner is provably dead (`owner_is_dead`): what a killed writer left."""
+    owner is dead (`owner_is_dead`): what a killed writer left."""
     pattern = f".{name}{PARTIAL}*" if name else f".*{PARTIAL}*"
     for path in Path(parent).glob(pattern):
         if path.is_dir() and owner_is_dead(path):
@@ -111,9 +146,13 @@ def manifest(folder):
 @contextlib.contextmanager
 def folder_lock(folder, flag):
     """Holds an exclusive OS lock on ``.NAME.lock`` beside `folder` for the block; a second
-    holder is refused with `FolderError` naming the folder, the holder and `flag`."""
+    holder is refused with `FolderError` naming the folder, the holder and `flag`.
+
+    The lock file sits beside the folder's real path (links resolved), so every name of one
+    folder takes the same lock; the parent folder must exist."""
     folder = Path(folder)
-    lock = folder.with_name(f".{folder.name}.lock")
+    real = folder.resolve()
+    lock = real.with_name(f".{real.name}.lock")
     while True:
         descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -248,8 +287,14 @@ class FolderWriter:
         except OSError as error:
             if error.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR):
                 raise
-        # `final` exists: it was there with `force`, or appeared meanwhile (then it must be
-        # empty or ours, checked again).
+        # `final` exists: it was there with `force`, or appeared meanwhile, made by a writer
+        # that takes no lock (then, without `force`, it must be empty).
+        if not self.force and self.final.is_dir() and any(self.final.iterdir()):
+            if self._ours() is None:
+                self.force = True
+                self.check()  # names the files not ours
+            raise FileExistsError(f"{self.final} was written by another writer meanwhile; "
+                                  f"choose another {self.flag}, or add --force to replace it")
         self.force = True
         self.check()
         ours = set(self._ours() or ()) | set(names)

@@ -103,6 +103,53 @@ def test_attention_plot_onto_a_file_is_refused_before_translating(run, tmp_path,
     assert existing.read_text() == "mine\n"
 
 
+def test_attention_plots_are_written_as_every_output_and_checked_before_translating(
+        run, tmp_path, capsys):
+    """The plots were written by Matplotlib itself: a plot's path that is a folder failed after
+    the whole translation, without the flag; a link to a file is kept (its file replaced)."""
+    plots = tmp_path / "plots"
+    (plots / "attention_0002.png").mkdir(parents=True)
+    assert cli_main(["translate", str(run), *SENTENCES, "--attention-plot", str(plots)]) == 1
+    assert one_error_line(capsys) == (
+        f"error: --attention-plot {plots}: {plots / 'attention_0002.png'} is a folder: an "
+        "output is written to a file, a pipe or a character device")
+    (plots / "attention_0002.png").rmdir()
+    mine = tmp_path / "mine.png"
+    mine.write_bytes(b"old")
+    (plots / "attention_0001.png").symlink_to(mine)
+    assert cli_main(["translate", str(run), *SENTENCES, "--attention-plot", str(plots)]) == 0
+    assert (plots / "attention_0001.png").is_symlink()
+    assert mine.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (plots / "attention_0002.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in plots.iterdir()) == ["attention_0001.png",
+                                                       "attention_0002.png"]
+
+
+def test_evaluate_test_size_holds_only_the_sentences_it_scores(run, tmp_path, capsys,
+                                                                 monkeypatch):
+    """`evaluate --test-size N` read the whole test file into memory to score N sentences."""
+    from keras_nmt.data import corpus as corpus_module  # noqa: PLC0415
+
+    lines = [f"hola {i}\thello {i}" for i in range(3000)]
+    lines.append("hola 0\thi")  # another reference of the first sentence, at the very end
+    data = tmp_path / "test.tsv"
+    data.write_text("\n".join(lines) + "\n")
+    held, load_corpus = [], corpus_module.load_corpus
+
+    def counted(*args, **kwargs):
+        corpus = load_corpus(*args, **kwargs)
+        held.append(len(corpus.pairs))
+        return corpus
+
+    monkeypatch.setattr(corpus_module, "load_corpus", counted)
+    output = tmp_path / "hypotheses.txt"
+    scores = cli_main(["evaluate", str(run), "--data", str(data), "--test-size", "2",
+                       "--accept-data", "--output", str(output)])
+    assert scores["sentences"] == 2 and "nrefs:var" in scores["bleu_signature"]  # 2 and 1 refs
+    assert held == [3]  # hola 0 (both references) and hola 1: not the file's 3,001 pairs
+    assert len(output.read_text().splitlines()) == 2
+
+
 def test_import_force_keeps_the_users_files(run, tmp_path, capsys):
     """`import --force` onto an earlier import deleted the user's notes.txt and results/."""
     folder = shutil.copytree(run, tmp_path / "opus")
@@ -127,6 +174,60 @@ def test_a_second_writer_of_one_folder_is_refused_in_one_line(tmp_path, capsys):
     assert not folder.exists()
 
 
+def test_a_training_into_a_folder_being_imported_is_refused_in_one_line(tmp_path, capsys):
+    """`train` kept its own lock (train.lock in the folder) and did not see an import's: a
+    training started on the folder an import was writing, whose --force end would then have
+    replaced the training's files. One lock for a folder, whoever writes it."""
+    folder = tmp_path / "x93"
+    with folder_lock(folder, "--output-dir"):  # an import at work
+        assert cli_main(["train", "--data", "dates", "--train-size", "32", "--epochs", "1",
+                         "--output-dir", str(folder)]) == 1
+        line = one_error_line(capsys)
+    assert line == (f"error: {folder} is being written by another keras-nmt (PID {os.getpid()})"
+                    "; wait for it to end, or choose another --output-dir")
+    assert not folder.exists()
+
+
+def test_an_import_into_a_folder_being_trained_is_refused_in_one_line(tmp_path, capsys):
+    """The other way round: the training's lock is the one an import takes."""
+    from keras_nmt.workshop.run.run_lifecycle import lock_run_folder  # noqa: PLC0415
+
+    folder = tmp_path / "run"
+    with lock_run_folder(folder):  # a training at work (its folder made, still empty)
+        assert cli_main(["import", str(MARIAN), "--output-dir", str(folder), "--force"]) == 1
+        line = one_error_line(capsys)
+    assert line.startswith(f"error: {folder} is being written by another keras-nmt")
+    assert not folder.exists()
+
+
+def test_two_exports_of_one_version_one_wins_and_force_keeps_the_users_files(run, tmp_path,
+                                                                             capsys):
+    """The SavedModel export made its version folder without the folder writer's lock and
+    manifest: a second exporter of the version worked to its end before being refused, and no
+    --force replaced an export keeping a user's notes.txt."""
+    out = tmp_path / "exports"
+    version = out / "opus" / "1"
+    (out / "opus").mkdir(parents=True)
+    with folder_lock(version, "--version"):  # another export of version 1 at work
+        assert cli_main(["export", str(run), "--output-dir", str(out), "--version", "1",
+                         "--max-beam-size", "1"]) == 1
+        line = one_error_line(capsys)
+    assert line == (f"error: {version} is being written by another keras-nmt (PID "
+                    f"{os.getpid()}); wait for it to end, or choose another --version")
+    version.mkdir()  # an export written before manifests, and the user's notes beside it
+    (version / "saved_model.pb").write_bytes(b"old")
+    (version / "notes.txt").write_text("mine\n")
+    assert cli_main(["export", str(run), "--output-dir", str(out), "--version", "1",
+                     "--max-beam-size", "1"]) == 1
+    assert "already exists (use --force to replace it)" in one_error_line(capsys)
+    assert cli_main(["export", str(run), "--output-dir", str(out), "--version", "1",
+                     "--max-beam-size", "1", "--force"]) == 0
+    assert (version / "notes.txt").read_text() == "mine\n"
+    assert (version / "saved_model.pb").read_bytes() != b"old"
+    assert (version / MANIFEST_FILE).is_file()
+    assert sorted(p.name for p in (out / "opus").iterdir()) == ["1"]
+
+
 # ------------------------------------------------------------------------------------------------
 # Fingerprints that bind: a model and its tokenizers, a Marian vocabulary and its pieces
 # ------------------------------------------------------------------------------------------------
@@ -142,6 +243,39 @@ def test_a_tokenizer_file_of_another_model_is_named(run, tmp_path, capsys):
     assert line.startswith(f"error: {source / 'config.json'} is not the file of the source "
                            f"tokenizer this model was trained with (2 files of {source} differ "
                            f"from the fingerprints in {copy / 'provenance.json'}): its ids")
+
+
+def test_tokenizers_and_record_of_another_model_are_refused_by_the_weights(run, tmp_path,
+                                                                           capsys):
+    """`tokenizers/` copied together with `provenance.json` from another run (of the same
+    sizes) passed every check: the record now binds the model's weights too."""
+    from keras_nmt.workshop.run.run_folder import RunFolder  # noqa: PLC0415
+
+    copy = shutil.copytree(run, tmp_path / "run")
+    other = RunFolder.load(copy).model  # another model of these tokenizers: other weights
+    other.weights[0].assign(other.weights[0].numpy() + 0.5)
+    other.save(copy / "model.keras")
+    assert cli_main(["translate", str(copy), "hola"]) == 1
+    assert one_error_line(capsys) == (
+        f"error: {copy / 'model.keras'} is not the model {copy / 'provenance.json'} records "
+        "(its weights' fingerprint differs): the tokenizers and the record beside it are "
+        "another model's. Put the model's own files back together, or train or import it again")
+
+
+def test_a_model_without_a_record_is_refused_with_tokenizers_of_other_sizes(tmp_path, capsys):
+    """A run without provenance.json (older) bound nothing: tokenizers of another size were
+    taken, and translated into nonsense or failed deep in TensorFlow."""
+    from tests.export.helpers import make_run_folder  # noqa: PLC0415
+
+    run = make_run_folder(tmp_path / "old", "lstm")
+    assert not (run / "provenance.json").exists()
+    tokenizers = run / "tokenizers"
+    shutil.rmtree(tokenizers / "target")
+    shutil.copytree(tokenizers / "source", tokenizers / "target")  # the source's: other size
+    assert cli_main(["translate", str(run), "12/04/1999"]) == 1
+    line = one_error_line(capsys)
+    assert line.startswith(f"error: {tokenizers / 'target'} has ") and (
+        f"tokens, but the model in {run / 'model.keras'} reads " in line)
 
 
 def marian_copy(tmp_path):

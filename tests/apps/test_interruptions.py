@@ -102,9 +102,12 @@ def cpu_seconds(pid):
 @pytest.mark.slow
 def test_sigterm_ends_train_in_one_line_and_the_run_resumes(tmp_path):
     output = tmp_path / "run"
+    # 250 batches an epoch, so that the signal finds it training; a small validation (the
+    # defaults score 1,000 pairs and translate 500 after each epoch, for nothing asserted here).
     argv = ["train", "--output-dir", str(output), "--epochs", "2", "--units", "8",
             "--embedding-dim", "8", "--train-size", "4000", "--batch-size", "16",
-            "--backup-every", "25"]
+            "--backup-every", "25", "--valid-size", "16", "--validation-sentences", "8",
+            "--samples", "0"]
     process = start(*argv)
     # Once the first backup is written whole (the folder exists a moment before it).
     rc, err = signal_when(process, lambda: (output / "backup" / "state.npz").exists(),

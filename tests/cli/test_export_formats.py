@@ -31,13 +31,21 @@ def test_a_ctranslate2_export_translates_as_its_run_folder(tmp_path, capsys):
     ["--format", "ctranslate2", "--version", "2"],
     ["--format", "ctranslate2", "--max-beam-size", "4"],
     ["--quantization", "int8"],
-    ["--force"],
 ])
 def test_options_of_the_other_format_are_refused(argv, capsys):
     with pytest.raises(SystemExit) as exit:
         export.main(["RUN", *argv])
     assert exit.value.code == 2
     assert "not apply to --format" in capsys.readouterr().err
+
+
+def test_force_without_a_version_is_refused_for_a_saved_model(capsys):
+    """A SavedModel export without --version takes a new version: --force would be ignored."""
+    with pytest.raises(SystemExit) as exit:
+        export.main(["RUN", "--force"])
+    assert exit.value.code == 2
+    assert "--force replaces an existing version: give it with --version" in (
+        capsys.readouterr().err)
 
 
 def test_a_recurrent_run_is_refused_in_one_line(tmp_path, capsys):

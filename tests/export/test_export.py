@@ -34,7 +34,8 @@ TEXTS = SOURCES + ["", "x" * 500]
 
 @pytest.fixture(scope="module")
 def every_export(tmp_path_factory, lstm_export):
-    """Every model twin exported, and what one fresh process (for all of them) translates.
+    """Every model twin exported: `{(name, api): (translator, what one fresh process (for all
+    of them) translates, the export's path)}`.
 
     One process loads them all: each fresh process pays TensorFlow's import again.
     """
@@ -53,11 +54,11 @@ def every_export(tmp_path_factory, lstm_export):
             paths[name, api] = export_translator(
                 translators[name, api], directory, name=f"{name}_{api}")
     fresh = run_fresh_process([[str(path), TEXTS, BEAMS] for path in paths.values()])
-    return {key: (translators[key], fresh[str(path)]) for key, path in paths.items()}
+    return {key: (translators[key], fresh[str(path)], path) for key, path in paths.items()}
 
 
 def test_fresh_process_gives_the_same_translations_and_scores(every_export):
-    translator, fresh = every_export["lstm", "functional"]
+    translator, fresh, _ = every_export["lstm", "functional"]
     assert fresh == in_process(translator, TEXTS, BEAMS)
 
 
@@ -65,10 +66,43 @@ def test_fresh_process_gives_the_same_translations_and_scores(every_export):
 @pytest.mark.parametrize("api", registry.APIS)
 @pytest.mark.parametrize("name", registry.MODEL_NAMES)
 def test_every_model_exports_exactly(name, api, every_export):
-    translator, fresh = every_export[name, api]
+    translator, fresh, _ = every_export[name, api]
     assert fresh == in_process(translator, TEXTS, BEAMS)
     if name == "transformer":  # char tokens: past 16 characters, the caches grew
         assert max(len(text) for text in fresh["greedy"][0]) > 16
+
+
+def exported_outputs(saved, texts, beams):
+    """`in_process`'s outputs from the export's signatures, in this process."""
+    text = tf.constant(texts)
+    greedy = saved.signatures["serving_default"](text=text)
+    item = {"greedy": [[t.decode() for t in greedy["translation"].numpy()],
+                       greedy["score"].numpy().tolist()]}
+    for beam_size, alpha in beams:
+        result = saved.signatures["beam_search"](
+            text=text, beam_size=tf.constant(beam_size), length_penalty=tf.constant(alpha))
+        item[f"{beam_size}/{alpha}"] = [
+            [[t.decode() for t in row] for row in result["translations"].numpy()],
+            result["scores"].numpy().tolist()]
+    return item
+
+
+def test_a_convs2s_export_gives_the_runs_translations_scores_and_attention(every_export):
+    """ConvS2S alone, at every test run (`test_every_model_exports_exactly` is slow): its export
+    translates, scores and attends as the run does (`every_export`'s, made for the fresh
+    process anyway)."""
+    translator, _, path = every_export["convs2s", "functional"]
+    saved = SavedTranslator(path)
+    beams = [(2, 0.0), (2, 0.6)]
+    texts = [*SOURCES, ""]
+    assert exported_outputs(saved, texts, beams) == in_process(translator, texts, beams)
+    assert saved.has_attention
+    exported = saved.translate_batch(SOURCES, return_attention=True)
+    own = translator.translate_batch(SOURCES, return_attention=True)
+    for got, want in zip(exported, own, strict=True):
+        assert (got.text, got.target_tokens) == (want.text, want.target_tokens)
+        np.testing.assert_allclose(got.weights, want.weights, atol=1e-6)  # the layers' mean
+        np.testing.assert_allclose(got.weights.sum(axis=1), 1.0, atol=1e-5)
 
 
 def test_layout_and_versions(lstm_export, tmp_path):

@@ -1,12 +1,20 @@
 """SavedModel inputs of the wrong rank, concurrent and killed exports, readable version folders."""
 
+import json
 import os
 import stat
+import time
 
 import pytest
 import tensorflow as tf
 
-from keras_nmt.workshop.owned_folder import partial_name
+from keras_nmt.workshop.owned_folder import (
+    MANIFEST_FILE,
+    OWNERLESS_AGE,
+    FolderError,
+    folder_lock,
+    partial_name,
+)
 from keras_nmt.workshop.translators.export_translator import export_translator
 from tests.export.helpers import make_translator
 from tests.test_owned_folder import dead_owner
@@ -49,34 +57,72 @@ def one_beam():
     return make_translator(max_beam_size=1)
 
 
-def test_an_export_that_loses_the_race_takes_the_next_version(one_beam, tmp_path, monkeypatch):
-    translator = one_beam
+def test_an_export_beside_another_takes_the_next_version_or_is_refused_at_once(
+        one_beam, tmp_path, monkeypatch):
+    """Two exporters of one version: one wins, the other is refused in one line, before its
+    work; without --version the second takes the next free number."""
+    model_dir = tmp_path / "m"
+    model_dir.mkdir()
+    with folder_lock(model_dir / "1", "--version"):  # another export writing version 1
+        path = export_translator(one_beam, tmp_path, name="m")
+        assert path == model_dir / "2" and (path / "saved_model.pb").stat().st_size > 0
+
+        def no_work(*args, **kwargs):
+            raise AssertionError("the refused export saved")
+
+        monkeypatch.setattr(export_module.tf.saved_model, "save", no_work)
+        with pytest.raises(FolderError, match=r"m/1 is being written by another keras-nmt "
+                           r"\(PID \d+\); wait for it to end, or choose another --version"):
+            export_translator(one_beam, tmp_path, name="m", version=1)
+    assert sorted(p.name for p in model_dir.iterdir()) == ["2"]
+
+
+def test_a_version_written_meanwhile_without_a_lock_is_never_replaced(one_beam, tmp_path,
+                                                                      monkeypatch):
+    """A writer that takes no lock (the textbook's `save_translator`, an earlier keras-nmt)
+    renames its version into place while we work: it is kept, ours refused, nothing left."""
     save = tf.saved_model.save
 
     def save_while_another_export_finishes(obj, path, signatures=None):
         save(obj, path, signatures=signatures)
-        (tmp_path / "m" / "1").mkdir()  # the other export renamed its folder into place
-        (tmp_path / "m" / "1" / "saved_model.pb").write_bytes(b"")
+        (tmp_path / "m" / "1").mkdir()
+        (tmp_path / "m" / "1" / "saved_model.pb").write_bytes(b"theirs")
 
     monkeypatch.setattr(export_module.tf.saved_model, "save", save_while_another_export_finishes)
-    path = export_translator(translator, tmp_path, name="m")
-    assert path == tmp_path / "m" / "2" and (path / "saved_model.pb").stat().st_size > 0
-    monkeypatch.setattr(export_module.tf.saved_model, "save", save)
-    (tmp_path / "m" / "1").rename(tmp_path / "m" / "0")
-    monkeypatch.setattr(
-        export_module.tf.saved_model, "save", save_while_another_export_finishes
-    )
-    with pytest.raises(FileExistsError, match="another export"):
-        export_translator(translator, tmp_path, name="m", version=1)  # a chosen version
-    assert not list((tmp_path / "m").glob(".*partial*"))
+    with pytest.raises(FileExistsError, match="m/1 was written by another writer meanwhile"):
+        export_translator(one_beam, tmp_path, name="m")
+    assert (tmp_path / "m" / "1" / "saved_model.pb").read_bytes() == b"theirs"
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["1"]
+
+
+def test_force_replaces_only_what_the_export_wrote(one_beam, tmp_path):
+    """`export --version 1 --force` replaces the export and keeps the user's notes.txt (the
+    version was never overwritten, and a CTranslate2 export's --force deleted notes.txt)."""
+    first = export_translator(one_beam, tmp_path, name="m", version=1)
+    (first / "notes.txt").write_text("mine")
+    (first / "saved_model.pb").write_bytes(b"old")
+    with pytest.raises(FileExistsError, match="m/1 already exists"):
+        export_translator(one_beam, tmp_path, name="m", version=1)
+    again = export_translator(one_beam, tmp_path, name="m", version=1, force=True)
+    assert again == first and (first / "notes.txt").read_text() == "mine"
+    assert (first / "saved_model.pb").read_bytes() != b"old"
+    names = json.loads((first / MANIFEST_FILE).read_text())["names"]
+    assert "notes.txt" not in names and "saved_model.pb" in names
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["1"]  # no lock, no partial
 
 
 def test_stale_partial_folders_of_killed_exports_are_removed(one_beam, tmp_path):
     model_dir = tmp_path / "m"
     dead = model_dir / f".1.partial-{dead_owner()}-abc"  # its export was killed
     alive = model_dir / partial_name("1")  # an export still running
-    for folder in (dead, alive):
-        folder.mkdir(parents=True)
+    # Earlier versions' partials carry no owner: one untouched for longer than OWNERLESS_AGE
+    # is a killed export's (they were never removed); a recent one may be a live export's.
+    old, recent = model_dir / ".1.partial-0123456789abcdef", model_dir / ".2.partial-fedcba98"
+    for folder in (dead, alive, old, recent):
+        (folder / "variables").mkdir(parents=True)
+    then = time.time() - OWNERLESS_AGE - 60
+    for path in (old, old / "variables"):
+        os.utime(path, (then, then))
     path = export_translator(one_beam, tmp_path, name="m")
     assert path == model_dir / "1"
-    assert not dead.exists() and alive.exists()
+    assert not dead.exists() and alive.exists() and not old.exists() and recent.exists()

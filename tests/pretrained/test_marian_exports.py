@@ -13,7 +13,13 @@ from tests.pretrained.conftest import MAX_NEW_TOKENS
 SENTENCES = 48
 
 
-def test_saved_model_gives_the_in_process_outputs(imported, reference, tmp_path):
+@pytest.fixture(scope="module")
+def ours(imported):
+    """The imported functional run, opened once here: each opening traces its decoders again."""
+    return open_translator(imported("functional").run_dir)
+
+
+def test_saved_model_gives_the_in_process_outputs(imported, ours, reference, tmp_path):
     # The functional twin: what is Marian's here (the SentencePiece tokenizers in the graph, the
     # target-language prefix) is the twins' common part; each twin's export is exact in
     # tests/export/test_export.py, and both twins decode as transformers in test_marian_parity.
@@ -22,7 +28,7 @@ def test_saved_model_gives_the_in_process_outputs(imported, reference, tmp_path)
     # is traced on its own; beam 4 against transformers is test_marian_parity's).
     export = export_translator(run_dir, base_dir=tmp_path, max_beam_size=2)
     texts = reference.sentences[:SENTENCES]
-    ours, saved = open_translator(run_dir), open_translator(export)
+    saved = open_translator(export)
     for beam_size in (1, 2):
         expected = ours.translate_batch(texts, beam_size=beam_size)
         got = saved.translate_batch(texts, beam_size=beam_size)
@@ -49,12 +55,11 @@ def ctranslate2_export(imported, tmp_path_factory):
     return export_ctranslate2(imported().run_dir, tmp_path_factory.mktemp("ct2") / "model")
 
 
-def test_ctranslate2_export_gives_the_in_process_greedy_outputs(imported, reference,
+def test_ctranslate2_export_gives_the_in_process_greedy_outputs(imported, ours, reference,
                                                                 ctranslate2_export):
     texts = reference.sentences
-    ours = open_translator(imported().run_dir).translate_batch(texts)
     theirs = open_translator(ctranslate2_export).translate_batch(texts)
-    assert [t.texts for t in theirs] == [o.texts for o in ours]
+    assert [t.texts for t in theirs] == [o.texts for o in ours.translate_batch(texts)]
     assert_carries_provenance(ctranslate2_export, imported().run_dir)
 
 

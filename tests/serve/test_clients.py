@@ -8,8 +8,7 @@ import subprocess
 import pytest
 from libretranslatepy import LibreTranslateAPI
 
-from keras_nmt.workshop.translators.open_translator import open_translator
-from tests.serve.server import Server, make_runs
+from tests.serve.server import Server
 
 pytestmark = pytest.mark.tensorflow
 
@@ -20,11 +19,6 @@ ENGLISH = "The library is closed on Sundays."
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    return make_runs(tmp_path_factory.mktemp("runs"))
-
-
-@pytest.fixture(scope="module")
 def server(runs):
     transformer, luong = runs
     server = Server(transformer, f"en:es={luong}", "--timeout", "600")
@@ -32,9 +26,9 @@ def server(runs):
     server.stop()
 
 
-def test_libretranslatepy_translates_lists_languages_and_detects(server, runs):
+def test_libretranslatepy_translates_lists_languages_and_detects(server, opened):
     client = LibreTranslateAPI(server.url)
-    transformer, luong = open_translator(runs[0]), open_translator(runs[1])
+    transformer, luong = opened
     assert client.translate(SPANISH, "es", "en") == transformer(SPANISH)
     assert client.translate(ENGLISH, "auto", "es") == luong(ENGLISH)
     assert client.languages() == [{"code": "es", "name": "Spanish", "targets": ["en"]},
@@ -64,11 +58,11 @@ def _node(folder, script):
     return json.loads(completed.stdout)
 
 
-def test_the_npm_client_translates_with_a_source_and_with_detection(server, runs, npm_client):
+def test_the_npm_client_translates_with_a_source_and_with_detection(server, opened, npm_client):
     """npm's client reads /languages itself and refuses a target it does not list as a code
     (the server listed its sources only); without a source it sends `auto`. It has no call of
     its own to list languages or detect."""
-    transformer, luong = open_translator(runs[0]), open_translator(runs[1])
+    transformer, luong = opened
     script = f"""
         const {{ translate }} = require("libretranslate");
         const apiurl = {json.dumps(server.url.rstrip("/"))};

@@ -21,15 +21,9 @@ from keras_nmt.workshop.serve.documents import (
     translate_text,
 )
 from keras_nmt.workshop.serve.openapi import openapi_document
-from keras_nmt.workshop.translators.open_translator import open_translator
-from tests.serve.server import Server, make_runs, request
+from tests.serve.server import Server, request
 
 pytestmark = pytest.mark.tensorflow
-
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    return make_runs(tmp_path_factory.mktemp("runs"))
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +42,8 @@ def form(url, fields):
     return request(url, raw=data, headers={"Content-Type": "application/x-www-form-urlencoded"})
 
 
-def test_translate_takes_a_form_or_json_and_a_text_or_a_list(server, runs):
-    luong = open_translator(runs[1])
+def test_translate_takes_a_form_or_json_and_a_text_or_a_list(server, opened):
+    luong = opened[1]
     status, answer = form(server.url + "translate", {"q": "Hello", "source": "en",
                                                      "target": "es", "format": "text"})
     assert (status, answer) == (200, {"translatedText": luong("Hello")})
@@ -114,8 +108,8 @@ def test_detect_answers_served_languages_most_likely_first(server):
         "error": "Invalid request: missing q parameter"})
 
 
-def test_source_auto_detects_each_texts_language(server, runs):
-    luong, transformer = open_translator(runs[1]), open_translator(runs[0])
+def test_source_auto_detects_each_texts_language(server, opened):
+    luong, transformer = opened[1], opened[0]
     english = "The library is closed on Sundays."
     spanish = "La biblioteca está cerrada los domingos."
     status, answer = request(server.url + "translate", {"q": english, "source": "auto",
@@ -153,8 +147,8 @@ def test_the_spec_names_every_route_and_nothing_else():
     assert spec_paths == set(app.routes)
 
 
-def test_a_text_file_and_an_html_file_are_translated_and_downloaded(server, runs, tmp_path):
-    translator = open_translator(runs[1])
+def test_a_text_file_and_an_html_file_are_translated_and_downloaded(server, opened, tmp_path):
+    translator = opened[1]
     text = "Hello. Good morning!\n\n  Goodbye.\n"
     html = '<p class="x">Good <b>morning</b>.</p>'
     for name, body, expected in (
@@ -236,14 +230,14 @@ HTML_DOCUMENTS = [
 ]
 
 
-def test_html_keeps_every_tag_and_attribute_and_changes_only_text(server, runs):
+def test_html_keeps_every_tag_and_attribute_and_changes_only_text(server, opened):
     """Each document's tree (tags, attributes, order) comes back unchanged; its text is the
     model's (the untrained model writes other words)."""
     assert len(HTML_DOCUMENTS) == 20
     status, answer = request(server.url + "translate", {
         "q": HTML_DOCUMENTS, "source": "en", "target": "es", "format": "html"})
     assert status == 200, answer
-    translator = open_translator(runs[1])
+    translator = opened[1]
     for document, translated in zip(HTML_DOCUMENTS, answer["translatedText"], strict=True):
         before, after = parse_html(document), parse_html(translated)
         assert _shape(after) == _shape(before), (document, translated)

@@ -22,7 +22,6 @@ from keras_nmt.workshop.serve.served_model import (
 from keras_nmt.workshop.translators.ctranslate2_translator import ctranslate2_threads
 from keras_nmt.workshop.translators.saved_translator import SavedTranslator
 from tests.export.helpers import SOURCES, make_model, make_translator
-from tests.serve.server import make_runs
 
 pytestmark = pytest.mark.tensorflow
 
@@ -59,7 +58,7 @@ def test_the_explorer_shows_each_convs2s_decoder_layer():
     assert view["attention"]["averaged"].startswith("each decoder layer's attention")
 
 
-def test_specs_pairs_and_names(tmp_path):
+def test_specs_pairs_and_names(runs, tmp_path):
     assert parse_model_spec("pt-BR:en=runs/a=b") == (("pt-BR", "en"), Path("runs/a=b"))
     assert parse_model_spec("runs/spa") == (None, Path("runs/spa"))
     assert parse_model_spec("runs/a=b") == (None, Path("runs/a=b"))  # a folder's "="
@@ -73,7 +72,7 @@ def test_specs_pairs_and_names(tmp_path):
         parse_model_spec("es:en=")
     with pytest.raises(ModelLoadError, match="runs/nowhere does not exist"):
         load_served_models(["runs/nowhere"])  # it said: no language pair
-    transformer, luong = make_runs(tmp_path)
+    transformer, luong = runs
     models = load_served_models([str(transformer), f"fr:en={luong}", f"de:en={luong}"])
     assert [(m.name, m.pair, m.kind) for m in models] == [
         ("transformer", ("es", "en"), "run folder"), ("luong", ("fr", "en"), "run folder"),

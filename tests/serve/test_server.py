@@ -22,20 +22,9 @@ from keras_nmt.workshop.translators.open_translator import open_translator
 from keras_nmt.workshop.translators.word_alignment import confidence, word_alignment
 from tests.cli.test_quiet import NATIVE_LINE
 from tests.export.helpers import SOURCES
-from tests.serve.server import REPO, Server, counters, make_runs, request
+from tests.serve.server import REPO, Server, counters, request
 
 pytestmark = pytest.mark.tensorflow
-
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    return make_runs(tmp_path_factory.mktemp("runs"))
-
-
-@pytest.fixture(scope="module")
-def opened(runs):
-    """The runs opened in this process, once: each opening traces its decoders again."""
-    return [open_translator(run) for run in runs]
 
 
 @pytest.fixture(scope="module")

@@ -93,7 +93,8 @@ def test_a_run_dropping_every_pair_leaves_nothing_that_refuses_the_corrected_com
     command = [*TINY, *_may_data(tmp_path), "--output-dir", str(run)]
     assert train_app.main([*command, "--max-length", "3"]) == 1
     capsys.readouterr()
-    assert sorted(path.name for path in run.iterdir()) == ["notes.txt", "train.lock"]
+    assert sorted(path.name for path in run.iterdir()) == ["notes.txt"]
+    assert not (tmp_path / ".run.lock").exists()  # the lock beside the folder, released
     assert train_app.main([*command, "--max-length", "30"]) is not None
 
 
@@ -134,12 +135,12 @@ def test_a_second_training_into_a_locked_folder_is_refused_until_the_first_dies(
         err = capsys.readouterr().err
         assert "Traceback" not in err
         assert err.splitlines()[-1] == (
-            f"error: {run} is in use by another training (PID {first.pid}, holding "
-            f"{run / 'train.lock'}); wait for it to end, or choose another --output-dir")
+            f"error: {run} is being written by another keras-nmt (PID {first.pid}); wait for "
+            "it to end, or choose another --output-dir")
         assert first.poll() is None and (run / "config.json").exists()  # untouched
     finally:
         first.kill()  # SIGKILL: the kernel releases the lock
         first.communicate()
     third = [*SLOW_RUN, "--epochs", "1", "--output-dir", str(run), "--fresh"]
     assert train_app.main(third) is not None
-    assert (run / "train.lock").read_text() == f"{os.getpid()}\n"
+    assert not (tmp_path / ".run.lock").exists()  # beside the folder, deleted by its holder

@@ -28,7 +28,7 @@ def test_every_file_a_run_writes_is_named_and_documented(tmp_path):
     assert written == {
         "config.json", "data.json", "tokenizers", "provenance.json", "model.keras",
         "history.json", "backup",
-        "precision.json", "finished.json", "train.lock", "logs", "average", "budget.weights.h5",
+        "precision.json", "finished.json", "logs", "average", "budget.weights.h5",
         "budget.json",
     }
     assert written <= set(run_folder.RUN_FOLDER_NAMES)

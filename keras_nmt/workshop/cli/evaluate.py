@@ -68,8 +68,8 @@ def build_parser(prog=None):
     add_options(parser, ["accept_data"], TrainConfig(), helps={"accept_data": ACCEPT_DATA_HELP})
     parser.add_argument("--test-size", type=positive_int, default=None,
                         help="score N sentences: the built-in data generates N pairs, a file's "
-                        "first N source sentences are scored (default: all; built-in: its "
-                        "test size)")
+                        "first N source sentences are scored, with all their references (only "
+                        "those are held in memory; default: all; built-in: its test size)")
     parser.add_argument("--batch-size", type=positive_int, default=64,
                         help="sentences translated together (default: %(default)s)")
     add_decoding_arguments(parser)
@@ -83,6 +83,32 @@ def build_parser(prog=None):
     parser.add_argument("--json", default=None, help="file for the JSON report")
     add_debug_flag(parser)
     return parser
+
+
+class FirstSentences:
+    """`load_corpus`'s `keep` for `--test-size N` on a file: holds the pairs whose first side
+    is one of the file's first N different first sides, or whose second side one of its first
+    N different second sides. Whichever side then feeds the model (`choose_columns`), its first
+    N sentences, with every reference they have anywhere in the file, are held in file order,
+    so the scores are those of the whole file cut to N sentences, for the memory of N
+    sentences (and their repeats) instead of the file's.
+
+    Example:
+        >>> keep = FirstSentences(1)
+        >>> [keep(i, pair) for i, pair in enumerate([("a", "x"), ("b", "y"), ("a", "z")])]
+        [True, False, True]
+    """
+
+    def __init__(self, size):
+        self.size, self.seen = size, (set(), set())
+
+    def __call__(self, number, pair):
+        held = False
+        for side, seen in zip(pair, self.seen, strict=True):
+            if side not in seen and len(seen) < self.size:
+                seen.add(side)
+            held = held or side in seen
+        return held
 
 
 def data_to_score(recorded, data):
@@ -149,9 +175,12 @@ def main(argv=None, prog=None):
     outputs = {"--output": args.output, "--json": args.json}
     check_outputs(outputs, [*corpus_paths(data, split), args.model],
                   replaceable=[default_output] if default_output else [])
+    # A file capped by --test-size is read holding only what the cut keeps (`FirstSentences`).
+    capped = args.test_size and data not in BUILTIN_DATASETS
     corpus = load_corpus(data, split, size=args.test_size, seed=args.seed,
                          source_column=columns[0], target_column=columns[1],
-                         header="keep" if args.accept_data else "skip")
+                         header="keep" if args.accept_data else "skip",
+                         keep=FirstSentences(args.test_size) if capped else None)
     if corpus.stats.header_warning():
         print(corpus.stats.header_warning(), file=sys.stderr)
     pairs = corpus.pairs

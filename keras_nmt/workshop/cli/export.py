@@ -71,7 +71,8 @@ def build_parser(prog=None):
                         "RUN_FOLDER)")
     parser.add_argument("--version", type=positive_int, default=None,
                         help="version number, a positive integer (default: one more than the "
-                        "largest existing version); an existing version is never overwritten")
+                        "largest existing version); an existing version is replaced only with "
+                        "--force")
     parser.add_argument("--format", default="saved_model", choices=FORMATS,
                         help="saved_model: a TensorFlow SavedModel (TensorFlow Serving); "
                         "ctranslate2: a CTranslate2 model, Transformers only (default: "
@@ -79,8 +80,10 @@ def build_parser(prog=None):
     parser.add_argument("--quantization", default=None, choices=QUANTIZATIONS,
                         help="ctranslate2 only: the weights' type (default: float32)")
     parser.add_argument("--force", action="store_true",
-                        help="ctranslate2 only: replace an existing export (once the new one is "
-                        "complete)")
+                        help="replace an existing export once the new one is complete: the "
+                        "--version given, or with --format ctranslate2 the NAME-ctranslate2 "
+                        "folder; only what an export wrote is replaced, other files in it are "
+                        "kept")
     parser.add_argument("--max-beam-size", type=positive_int, default=None,
                         help="the largest beam size the export serves; each size is a function "
                         "of its own in the SavedModel, so fewer sizes export faster; "
@@ -112,7 +115,7 @@ def describe_signatures(path):
 
 
 def export_run(run_dir, output_dir="saved_models", name=None, version=None, seed=0,
-               print_fn=print, max_beam_size=DEFAULT_MAX_BEAM_SIZE):
+               print_fn=print, max_beam_size=DEFAULT_MAX_BEAM_SIZE, force=False):
     """Exports `run_dir` and prints where and which signatures; returns the version directory.
 
     `keras-nmt spell` calls this after training.
@@ -123,7 +126,7 @@ def export_run(run_dir, output_dir="saved_models", name=None, version=None, seed
 
     keras.utils.set_random_seed(seed)
     path = export_translator(run_dir, base_dir=output_dir, name=name, version=version,
-                             max_beam_size=max_beam_size)
+                             max_beam_size=max_beam_size, force=force)
     print_fn(f"exported {run_dir} to {path}")
     print_fn(describe_signatures(path))
     return path
@@ -154,12 +157,15 @@ def main(argv=None, prog=None):
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     # No flag is accepted and then ignored: each format refuses the other's options.
-    other = {"saved_model": {"--quantization": args.quantization, "--force": args.force},
+    other = {"saved_model": {"--quantization": args.quantization},
              "ctranslate2": {"--version": args.version, "--max-beam-size": args.max_beam_size}}
     given = [flag for flag, value in other[args.format].items() if value not in (None, False)]
     if given:
         verb = "does" if len(given) == 1 else "do"
         parser.error(f"{', '.join(given)} {verb} not apply to --format {args.format}")
+    if args.format == "saved_model" and args.force and args.version is None:
+        parser.error("--force replaces an existing version: give it with --version (without "
+                     "it, an export takes a new version)")
     config = Path(args.run_dir) / "config.json"
     if args.format == "ctranslate2" and config.is_file():  # said before TensorFlow loads
         run = read_json(config, "copy the run folder again, or train again into a new folder",
@@ -171,7 +177,8 @@ def main(argv=None, prog=None):
             export_ctranslate2_run(args)
         else:
             export_run(args.run_dir, args.output_dir, args.name, args.version, args.seed,
-                       max_beam_size=args.max_beam_size or DEFAULT_MAX_BEAM_SIZE)
+                       max_beam_size=args.max_beam_size or DEFAULT_MAX_BEAM_SIZE,
+                       force=args.force)
     return 0
 
 

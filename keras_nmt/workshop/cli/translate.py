@@ -48,6 +48,7 @@ from keras_nmt.workshop.cli.common import (
 )
 from keras_nmt.workshop.cli.options import add_options
 from keras_nmt.workshop.lines import input_lines, iter_lines, one_line, write_lines
+from keras_nmt.workshop.output_file import OutputError, output_kind, write_bytes
 from keras_nmt.workshop.translators.glossary import Glossary
 
 # Fewer sentences than this are not judged: a few words say little about a language.
@@ -142,10 +143,16 @@ def has_attention(translator):
     return found
 
 
-def check_plot_folder(directory):
+def plot_name(directory, index):
+    """The attention plot of sentence `index` (from 1) in `directory`."""
+    return Path(directory) / f"attention_{index:04d}.png"
+
+
+def check_plot_folder(directory, count=0):
     """Refuses, before the translation, an `--attention-plot` that is not a folder we may fill
-    (a file, or a folder that cannot be written): found out after the work, it cost the whole
-    translation."""
+    (a file, or a folder that cannot be written), or whose plots for `count` sentences could
+    not be written (`attention_0001.png` a folder, a socket): found out after the work, it cost
+    the whole translation. Each plot is written as every output is (`output_file`)."""
     if not directory:
         return
     if os.path.exists(directory) and not os.path.isdir(directory):
@@ -156,6 +163,12 @@ def check_plot_folder(directory):
     if existing is not None and (not os.path.isdir(existing) or not os.access(existing, os.W_OK)):
         raise ValueError(f"--attention-plot {directory}: {existing} is not a folder you can write"
                          " in; choose another folder")
+    if os.path.isdir(directory):
+        for index in range(1, count + 1):
+            try:
+                output_kind(plot_name(directory, index))
+            except OutputError as error:
+                raise ValueError(f"--attention-plot {directory}: {error}") from None
 
 
 def decoder_layer_panels(translator, sentence, result):
@@ -186,7 +199,7 @@ def write_attention_plots(results, directory, warn, panels_of=None):
     paths written. `panels_of(index, result)`, when given, may return panels to draw side by
     side instead (`decoder_layer_panels`)."""
     # Here, not at the top: Matplotlib's import costs every other translation a second.
-    from keras_nmt.plots import plot_attention, plot_attention_grid  # noqa: PLC0415
+    from keras_nmt.plots import plot_attention, plot_attention_grid, png  # noqa: PLC0415
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -195,13 +208,15 @@ def write_attention_plots(results, directory, warn, panels_of=None):
         if not result.source_tokens or not result.target_tokens:
             warn(f"sentence {index} is empty: no attention plot")
             continue
-        path = directory / f"attention_{index:04d}.png"
+        path = plot_name(directory, index)
         panels = panels_of(index, result) if panels_of else None
         if panels:
-            plot_attention_grid(panels, path=path, title=result.text)
+            figure = plot_attention_grid(panels, title=result.text)
         else:
-            plot_attention(result.weights, result.source_tokens, result.target_tokens,
-                           path=path, title=result.text)
+            figure = plot_attention(result.weights, result.source_tokens, result.target_tokens,
+                                    title=result.text)
+        with writing_to(path):
+            write_bytes(path, png(figure))
         paths.append(path)
     return paths
 
@@ -240,6 +255,7 @@ def main(argv=None, prog=None):
         glossary = Glossary.read(args.glossary)  # checked before the model loads
     # Read (and checked) before the model loads: a wrong file fails before that wait.
     sentences = None if typed else read_sentences(args)
+    check_plot_folder(args.attention_plot, len(sentences or ()))  # each plot's path too
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.decoding.strategies import STRATEGIES  # noqa: PLC0415
     from keras_nmt.workshop.translators.open_translator import (

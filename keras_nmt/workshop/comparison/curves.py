@@ -9,8 +9,8 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from keras_nmt.plots import plot_attention_grid
-from keras_nmt.workshop.output_file import output_path
+from keras_nmt.plots import plot_attention_grid, png
+from keras_nmt.workshop.output_file import output_path, write_bytes
 
 
 def plot_curves(curves, key, path, ylabel, title=None, time_unit="s", budget=None, styles=None):
@@ -81,4 +81,7 @@ def plot_attention_comparison(attention, path, title=None):
     ]
     if not panels:
         return None
-    return plot_attention_grid(panels, path=path, title=title)
+    fig = plot_attention_grid(panels, title=title)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    write_bytes(path, png(fig))
+    return fig

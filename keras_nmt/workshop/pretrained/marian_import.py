@@ -42,7 +42,7 @@ from keras_nmt.workshop.run.run_folder import (
     RUN_FOLDER_NAMES,
     TOKENIZERS_DIR,
 )
-from keras_nmt.workshop.run.run_lifecycle import check_not_locked, holds_a_run
+from keras_nmt.workshop.run.run_lifecycle import holds_a_run
 
 BANNED_LOGIT = -1e9
 # OPUS-MT's licence, unless the model's card states another (`license: ...`).
@@ -117,13 +117,12 @@ def import_marian(path, output_dir, api="functional", force=False, languages=Non
     if output_dir.resolve() in (source, *source.parents):  # --force would delete the model
         raise MarianImportError(f"{output_dir}: the --output-dir holds the model being imported "
                                 f"({path}); choose another folder")
-    # Made under a lock (a second import into the same folder is refused at once); with
+    # Made under the folder's lock (a second import, or a training, into the same folder is
+    # refused at once, and a training started meanwhile is refused too); with
     # --force only an earlier import's or run's names are replaced (a user's notes.txt and
     # results/ are kept, as `train --fresh` keeps them).
     with FolderWriter(output_dir, force=force, known=RUN_FOLDER_NAMES,
                       refuse=_not_a_run) as writer:
-        if output_dir.is_dir():
-            check_not_locked(output_dir)  # a training in it
         checkpoint = read_marian(path)
         source_order = marian_order(len(checkpoint.source_vocabulary), checkpoint.pad_id,
                                     checkpoint.unk_id, checkpoint.start_id, checkpoint.eos_id)
@@ -155,7 +154,7 @@ def import_marian(path, output_dir, api="functional", force=False, languages=Non
         write_json(temporary / IMPORT_FILE, attribution, indent=2)
         # The fingerprints of the tokenizers just saved, and whom to credit: carried by
         # `train --init-from` and both exports, shown by `keras-nmt serve`.
-        record_run_provenance(temporary, attribution)
+        record_run_provenance(temporary, attribution, model)
         os.chmod(temporary, 0o755)
     return ImportResult(output_dir, checkpoint.layout, source_order, target_order,
                         model.count_params(), config.languages)

@@ -10,6 +10,12 @@ credit. Every format records it and every command reads it the same way.
 - **Tokenizers**: the SHA-256 fingerprint of each tokenizer folder (its file names and
   contents). A model is refused with the tokenizers of another model: the ids would mean other
   tokens, and the translations would be nonsense without an error.
+- **The model**: the fingerprint of its weights (`weights_fingerprint`: each weight's shape,
+  type and values), recorded when `model.keras` is written, so that tokenizers copied
+  together with the record from another run are refused too (the record then names other
+  weights). Any model, recorded or not (older runs), is refused with tokenizers whose sizes are
+  not its embeddings' (`check_model_binding`). What cannot be bound: an older run without a
+  record, given other tokenizers of its very sizes (nothing of the pairing was kept).
 - **Attribution**: for a model that started from someone else's (an imported OPUS-MT model, and
   every run fine-tuned from it or exported from those), its name, licence, source and what was
   changed, so that the credit a licence such as CC-BY asks for travels with it.
@@ -28,6 +34,8 @@ Example:
 
 import hashlib
 from pathlib import Path
+
+import numpy as np
 
 from keras_nmt.atomic_file import read_json, sha256_of, write_json
 from keras_nmt.data.builtin import BUILTIN_DATASETS
@@ -93,6 +101,48 @@ def check_tokenizers(tokenizers, record, record_file):
                              "tokenizers back, or export or import it again")
 
 
+def weights_fingerprint(model):
+    """The SHA-256 of `model`'s weights: of each weight's shape, type and values, taken in
+    sorted order, so that neither the weights' order nor their names (which a reload may
+    build differently) changes it, only their values."""
+    each = []
+    for weight in model.weights:
+        values = np.ascontiguousarray(weight.numpy())
+        digest = hashlib.sha256(f"{values.shape}\0{values.dtype}\n".encode())
+        digest.update(values.tobytes())
+        each.append(digest.hexdigest())
+    return hashlib.sha256("\n".join(sorted(each)).encode()).hexdigest()
+
+
+def record_weights(run, model):
+    """Adds `model`'s `weights_fingerprint` to the `PROVENANCE_FILE` of `run` (written just
+    after its `model.keras`)."""
+    path = Path(run) / PROVENANCE_FILE
+    write_json(path, {**read_provenance(path), "weights": weights_fingerprint(model)}, indent=2)
+
+
+def check_model_binding(model, tokenizers, model_file, record, record_file):
+    """Raises `ValueError` when the model loaded from `model_file` is not the one of its
+    `tokenizers` (`(source, target)`, loaded from the folder beside it): their vocabulary
+    sizes are not its embeddings' (checked for every model), or its weights are not those
+    `record_file` fingerprinted (`record`: its dict; a model written before the fingerprint
+    has none). The message names the file."""
+    folder = Path(model_file).parent
+    for side, tokenizer in zip(SIDES, tokenizers, strict=True):
+        size = getattr(model, f"{side}_vocab_size", None)
+        if size is not None and size != tokenizer.vocab_size:
+            raise ValueError(
+                f"{folder / TOKENIZERS_DIR / side} has {tokenizer.vocab_size:,} tokens, but the "
+                f"model in {model_file} reads {size:,}: they are not each other's. Copy the "
+                "model's own tokenizers back, or train or import it again")
+    recorded = record.get("weights")
+    if recorded and weights_fingerprint(model) != recorded:
+        raise ValueError(
+            f"{model_file} is not the model {record_file} records (its weights' fingerprint "
+            f"differs): the tokenizers and the record beside it are another model's. Put the "
+            "model's own files back together, or train or import it again")
+
+
 def run_languages(config):
     """Each side's language of a run's `config.json` dict: ``{"code", "column", "data"}``
     (`code` None where the run was not told it; `column` None for an imported model, which
@@ -134,12 +184,15 @@ def read_provenance(path):
     return read_json(path, "export, import or train it again", expect=dict)
 
 
-def record_run_provenance(run, attribution=None):
-    """Writes `run`'s `PROVENANCE_FILE`: its tokenizers' fingerprints and `attribution`."""
-    write_json(Path(run) / PROVENANCE_FILE,
-               {"tokenizers": tokenizer_fingerprints(Path(run) / TOKENIZERS_DIR),
-                "tokenizer_files": tokenizer_files(Path(run) / TOKENIZERS_DIR),
-                "attribution": attribution}, indent=2)
+def record_run_provenance(run, attribution=None, model=None):
+    """Writes `run`'s `PROVENANCE_FILE`: its tokenizers' fingerprints, `attribution` and, for
+    a `model` given (already saved in `run`), its `weights_fingerprint`."""
+    record = {"tokenizers": tokenizer_fingerprints(Path(run) / TOKENIZERS_DIR),
+              "tokenizer_files": tokenizer_files(Path(run) / TOKENIZERS_DIR),
+              "attribution": attribution}
+    if model is not None:
+        record["weights"] = weights_fingerprint(model)
+    write_json(Path(run) / PROVENANCE_FILE, record, indent=2)
 
 
 def run_attribution(run):
@@ -152,12 +205,12 @@ def run_attribution(run):
 
 
 def run_provenance(run, config):
-    """The whole record of a run folder: `{"languages", "tokenizers", "attribution"}` (the
-    fingerprints None for a run older than `PROVENANCE_FILE`)."""
+    """The whole record of a run folder: `{"languages", "tokenizers", "tokenizer_files",
+    "weights", "attribution"}` (the fingerprints None for a run older than them)."""
     recorded = read_provenance(Path(run) / PROVENANCE_FILE)
     return {"languages": run_languages(config), "tokenizers": recorded.get("tokenizers"),
             "tokenizer_files": recorded.get("tokenizer_files"),
-            "attribution": run_attribution(run)}
+            "weights": recorded.get("weights"), "attribution": run_attribution(run)}
 
 
 def derived_attribution(attribution, change):

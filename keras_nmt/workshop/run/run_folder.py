@@ -9,8 +9,9 @@ the names. Layout (see docs/architecture.md):
                        skipped header) and the training data's profile per side (words,
                        characters: `keras_nmt.data.data_profile`); exports carry it
     tokenizers/        source/ and target/ (`keras_nmt.text.load_tokenizer`)
-    provenance.json    the tokenizers' fingerprints (a model is refused with others) and the
-                       attribution of a model started from someone else's
+    provenance.json    the tokenizers' fingerprints (a model is refused with others), the
+                       model's weights' fingerprint (`model.keras` is refused with another
+                       record) and the attribution of a model started from someone else's
                        (`keras_nmt.workshop.run.provenance`)
     model.keras        the trained model
     history.json       one record per epoch: its logs, and `seconds` (wall time of the run so
@@ -21,7 +22,9 @@ the names. Layout (see docs/architecture.md):
                        history), in one file replaced atomically
     precision.json     the dtype policy chosen when the run started (a resumed run keeps it)
     finished.json      written when training ended: `{"epochs": the epochs asked for}`
-    train.lock         locked (`fcntl.flock`) by the training writing the folder, with its PID
+    train.lock         the lock file earlier versions' trainings kept in the folder (a run's
+                       name, replaced by `import --force`); the lock is now ``.NAME.lock``
+                       beside the folder, every writer's (`owned_folder.folder_lock`)
     logs/              TensorBoard event files (train/, validation/)
     average/           with --average-checkpoints K: the latest weights (`{step:09d}.npz`)
     budget.weights.h5  with --time-budget: the weights when it ran out (`TimeBudget`)
@@ -50,6 +53,7 @@ from keras_nmt.workshop.run.provenance import (
     IMPORT_FILE,
     PROVENANCE_FILE,
     TOKENIZERS_DIR,
+    check_model_binding,
     check_tokenizers,
     read_provenance,
 )
@@ -72,8 +76,7 @@ SPELLING_FILE = "spelling.json"
 HYPOTHESES_FILE = "hypotheses.txt"
 SPELLING_TEST_FILE = "test_pairs.tsv"
 # What `train` writes (what `--fresh` deletes, their temporary names included; nothing else in
-# the folder is touched). The lock file stays: deleting it under a running holder would let a
-# second training take a new one.
+# the folder is touched).
 TRAIN_FILES = (
     CONFIG_FILE, DATA_FILE, TOKENIZERS_DIR, PROVENANCE_FILE, MODEL_FILE, HISTORY_FILE,
     BACKUP_DIR, PRECISION_FILE, FINISHED_FILE, LOGS_DIR, AVERAGE_DIR, BUDGET_WEIGHTS_FILE,
@@ -158,11 +161,15 @@ class RunFolder:
         register_models()
         model = keras.models.load_model(path / MODEL_FILE, compile=False)
         check_finite_weights(model, path / MODEL_FILE)
+        tokenizers = [load_tokenizer(path / TOKENIZERS_DIR / side) for side in ("source",
+                                                                                "target")]
+        check_model_binding(model, tokenizers, path / MODEL_FILE,
+                            read_provenance(path / PROVENANCE_FILE), path / PROVENANCE_FILE)
         return cls(
             path=path,
             config=read_run_config(path / CONFIG_FILE),
-            source_tokenizer=load_tokenizer(path / TOKENIZERS_DIR / "source"),
-            target_tokenizer=load_tokenizer(path / TOKENIZERS_DIR / "target"),
+            source_tokenizer=tokenizers[0],
+            target_tokenizer=tokenizers[1],
             model=model,
         )
 

@@ -3,9 +3,10 @@
 A run folder belongs to one command. Re-running that command resumes it (from its backup) or,
 when it has finished, does nothing; re-running with options that change the data, the
 tokenizers, the model or the optimisation is refused, naming the options, because the saved
-tokenizers and weights would silently be mixed with the new options. A training holds an
-exclusive lock on the folder (`lock_run_folder`) for its whole life, so a second one into the
-same folder is refused. The file names are `keras_nmt.workshop.run.run_folder`'s.
+tokenizers and weights would silently be mixed with the new options. A training holds the
+folder's lock (`lock_run_folder`: the one lock of a folder, whoever writes it, that an import
+or an export takes too) for its whole life, so a second training, or an import, into the same
+folder is refused. The file names are `keras_nmt.workshop.run.run_folder`'s.
 
 Example:
     >>> differing_options({"tokenizer": "char", "verbose": 1}, {"tokenizer": "word", "verbose": 2})
@@ -14,10 +15,7 @@ Example:
 
 import contextlib
 import dataclasses
-import errno
-import fcntl
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from keras_nmt.atomic_file import read_json, temporary_pattern, write_json
 from keras_nmt.data.corpus import corpus_paths, first_line_is_header, has_splits
 from keras_nmt.data.data_profile import changed_file, file_fingerprint, profile_pairs
 from keras_nmt.plural import plural
+from keras_nmt.workshop.owned_folder import folder_lock
 from keras_nmt.workshop.run.precision import PrecisionChoice, resolve_precision
 from keras_nmt.workshop.run.run_folder import (
     BACKUP_DIR,
@@ -33,7 +32,6 @@ from keras_nmt.workshop.run.run_folder import (
     DATA_FILE,
     FINISHED_FILE,
     HISTORY_FILE,
-    LOCK_FILE,
     MODEL_FILE,
     PRECISION_FILE,
     TRAIN_FILES,
@@ -143,6 +141,7 @@ def record_languages(config):
 
     Raises:
         RunFolderError: the run was made with other options (nothing is written).
+        FolderError: a training or an import holds the folder (nothing is written).
     """
     run = Path(config.output)
     path = run / CONFIG_FILE
@@ -152,6 +151,7 @@ def record_languages(config):
     if saved.get("languages") == config.languages:
         return False
     check_run_folder(config, path)
+    check_not_locked(run)  # a training or an import at work in it
     write_json(path, {**saved, "languages": config.languages}, indent=2)
     return True
 
@@ -208,73 +208,43 @@ def has_backup(run):
     return (Path(run) / BACKUP_DIR / BACKUP_STATE_FILE).exists()
 
 
-def _holder(lock):
-    """The PID written in a lock file, as text (`unknown` while the holder is writing it)."""
-    try:
-        return lock.read_text().strip() or "unknown"
-    except OSError:
-        return "unknown"
-
-
-def _try_lock(run):
-    """Opens and locks `run/train.lock`; returns its descriptor, or raises `RunFolderError`."""
-    lock = Path(run) / LOCK_FILE
-    while True:
-        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as error:
-            os.close(descriptor)
-            if error.errno not in (errno.EAGAIN, errno.EACCES):
-                raise
-            raise RunFolderError(
-                f"{run} is in use by another training (PID {_holder(lock)}, holding {lock}); "
-                "wait for it to end, or choose another --output-dir"
-            ) from None
-        # A holder that gave up deletes the lock file (`lock_run_folder`): locked a deleted
-        # file, try again with the new one.
-        try:
-            if os.stat(lock).st_ino == os.fstat(descriptor).st_ino:
-                return descriptor
-        except FileNotFoundError:
-            pass
-        os.close(descriptor)
-
-
 def check_not_locked(run):
-    """Raises `RunFolderError` while another training holds `run` (see `lock_run_folder`)."""
-    if (Path(run) / LOCK_FILE).exists() and Path(run).resolve() not in _HELD:
-        os.close(_try_lock(run))
+    """Raises `FolderError` while another process holds the lock of the folder `run` (a
+    training, an import; see `lock_run_folder`)."""
+    run = Path(run)
+    if run.parent.is_dir() and run.resolve() not in _HELD:
+        with folder_lock(run, "--output-dir"):
+            pass
 
 
 @contextlib.contextmanager
 def lock_run_folder(run):
-    """Holds an exclusive lock on the run folder `run` for the ``with`` block.
+    """Holds the lock of the run folder `run` for the ``with`` block.
 
-    The lock is an OS file lock (`fcntl.flock`) on ``run/train.lock``, which holds the
-    holder's PID: the kernel releases it when the process ends, however it ends (SIGKILL
-    included), so a dead training never blocks the next one. A folder this call created and
-    that holds nothing else at the end is deleted again (a run that failed to start).
+    It is `keras_nmt.workshop.owned_folder.folder_lock`: an OS file lock (`fcntl.flock`) on
+    ``.NAME.lock`` beside the folder, holding the holder's PID, the same lock an import or an
+    export of that folder takes, so neither can write into a folder being trained, nor a
+    training start in one being imported. The kernel releases it when the process ends,
+    however it ends (SIGKILL included), so a dead training never blocks the next one. A
+    folder this call created and that holds nothing at the end is deleted again (a run that
+    failed to start).
 
     Raises:
-        RunFolderError: another process holds the lock (the message names the folder and the
+        FolderError: another process holds the lock (the message names the folder and the
             holder's PID).
     """
     run = Path(run)
-    created = not run.exists()
-    run.mkdir(parents=True, exist_ok=True)
-    descriptor = _try_lock(run)
-    _HELD.add(run.resolve())
-    try:
-        os.ftruncate(descriptor, 0)
-        os.write(descriptor, f"{os.getpid()}\n".encode())
-        yield
-    finally:
-        _HELD.discard(run.resolve())
-        if created and [path.name for path in run.iterdir()] == [LOCK_FILE]:
-            (run / LOCK_FILE).unlink()
-            run.rmdir()
-        os.close(descriptor)
+    run.parent.mkdir(parents=True, exist_ok=True)
+    with folder_lock(run, "--output-dir"):
+        created = not run.exists()
+        run.mkdir(exist_ok=True)
+        _HELD.add(run.resolve())
+        try:
+            yield
+        finally:
+            _HELD.discard(run.resolve())
+            if created and not any(run.iterdir()):
+                run.rmdir()
 
 
 @contextlib.contextmanager
@@ -359,8 +329,8 @@ def prepare_run_folder(config, fresh=False):
 
     Raises:
         RunFolderError: the folder holds a run made with other options or on data files that
-            changed since, a trained run whose backup is gone, another training holds it, or
-            one of its files is damaged.
+            changed since, a trained run whose backup is gone, or one of its files is damaged.
+        FolderError: another training or an import holds it.
     """
     run = Path(config.output)
     check_not_locked(run)

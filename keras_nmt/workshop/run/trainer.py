@@ -40,6 +40,7 @@ from keras_nmt.workshop.run.provenance import (
     derived_attribution,
     read_provenance,
     record_run_provenance,
+    record_weights,
     run_attribution,
 )
 from keras_nmt.workshop.run.run_folder import (
@@ -451,6 +452,7 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         check_finite_weights(model, run)
         with atomic_path(run / MODEL_FILE) as temporary:
             model.save(temporary)
+        record_weights(run, model)  # binds the model to its tokenizers' record
         epoch, batch = backup.saved_at or (epoch, batch)
         trained = round(epoch + batch / batches_per_epoch, 4)
         budget = config.time_budget if budget_ran_out(callbacks) else None

@@ -1,19 +1,28 @@
 """A run folder (or a `Translator`) exported as a SavedModel that carries its run's facts.
 
-The SavedModel itself is `keras_nmt.export.saved_model.save_translator`'s; this adds what a
-run folder knows: its data columns, its data record, provenance and tokenizers' files."""
+The SavedModel itself is `keras_nmt.export.saved_model.write_saved_model`'s; this adds what a
+run folder knows (its data columns, its data record, provenance and tokenizers' files) and
+writes the version folder as every folder of ours is written
+(`keras_nmt.workshop.owned_folder.FolderWriter`): under a lock (a second export of the same
+version is refused at once; one without `--version` takes the next free number), under a hidden
+name carrying its owner, moved in whole, and with `force` replacing only what an export wrote."""
 
+import contextlib
 import shutil
 from pathlib import Path
 
 from keras_nmt.atomic_file import write_json
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
 from keras_nmt.export.formats import check_model_name
-from keras_nmt.export.saved_model import check_version, save_translator
+from keras_nmt.export.saved_model import check_version, next_version, write_saved_model
 from keras_nmt.inference.translator import Translator
-from keras_nmt.workshop.owned_folder import partial_name, remove_dead_partials
+from keras_nmt.workshop.owned_folder import FolderError, FolderWriter
 from keras_nmt.workshop.run.provenance import PROVENANCE_FILE, run_provenance
 from keras_nmt.workshop.run.run_folder import DATA_FILE, TOKENIZERS_DIR, RunFolder, run_columns
+
+# What a SavedModel version folder holds (a folder with the first, written before manifests,
+# is an export's).
+SAVED_MODEL_NAMES = ("saved_model.pb", "variables", "assets", "assets.extra", "fingerprint.pb")
 
 
 def _as_translator(run_dir_or_translator, max_beam_size):
@@ -24,6 +33,28 @@ def _as_translator(run_dir_or_translator, max_beam_size):
     path = Path(run_dir_or_translator)
     run = RunFolder.load(path)
     return run.translator(max_beam_size=max_beam_size), path.resolve().name, run_data(run)
+
+
+@contextlib.contextmanager
+def version_folder(model_dir, version=None, force=False):
+    """The `FolderWriter` of the version folder `model_dir/version` for the block.
+
+    A chosen `version` that exists needs `force` (only an export's names are replaced); one
+    another export is writing is refused at once. Without a `version`, the next free number is
+    taken, passing over the numbers other exports hold."""
+    number = next_version(model_dir) if version is None else version
+    with contextlib.ExitStack() as stack:
+        while True:
+            writer = FolderWriter(Path(model_dir) / str(number), force=force, flag="--version",
+                                  known=SAVED_MODEL_NAMES)
+            try:
+                stack.enter_context(writer)
+                break
+            except (FolderError, FileExistsError):
+                if version is not None:
+                    raise
+                number += 1  # held by another export (or a file of that name): the next one
+        yield writer
 
 
 def run_data(run):
@@ -37,11 +68,11 @@ def run_data(run):
 
 
 def export_translator(run_dir_or_translator, base_dir="saved_models", name=None, version=None,
-                      max_beam_size=DEFAULT_MAX_BEAM_SIZE):
+                      max_beam_size=DEFAULT_MAX_BEAM_SIZE, force=False):
     """Exports a run folder's translator (or a `Translator`) to `base_dir/name/version/`.
 
-    Written atomically in TensorFlow Serving's layout by `save_translator`; a run folder's export
-    also carries the run's data columns, its data record, provenance and tokenizers' files.
+    Written whole in TensorFlow Serving's layout (see the module); a run folder's export also
+    carries the run's data columns, its data record, provenance and tokenizers' files.
 
     Args:
         run_dir_or_translator: a run folder (written by `keras-nmt train`) or a `Translator`.
@@ -50,15 +81,23 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
         version: a positive int (default: one more than the largest existing version).
         max_beam_size: for a run folder, the largest beam size the export serves (each size
             is a function of its own in the SavedModel); a `Translator` brings its own.
+        force: replace the existing `version` (only the names an export wrote; a user's
+            other files in it are kept).
 
     Returns:
         The `Path` of the version directory.
+
+    Raises:
+        FileExistsError: `version` exists and `force` is False.
+        FolderError: another export is writing `version`, or it holds files no export wrote.
     """
     if name is not None:
         check_model_name(name)
     check_version(version)  # before the run loads
     translator, default_name, (facts, data_file, run) = _as_translator(run_dir_or_translator,
                                                                        max_beam_size)
+    name = name or default_name
+    check_model_name(name)
 
     def write_run_facts(extra):
         if data_file is not None:
@@ -69,8 +108,7 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
             write_json(extra / PROVENANCE_FILE, run_provenance(run.path, run.config), indent=2)
             shutil.copytree(run.path / TOKENIZERS_DIR, extra / TOKENIZERS_DIR)
 
-    # A killed export's partial is removed only when its owner is provably dead; this one's
-    # carries its owner (`keras_nmt.workshop.owned_folder`).
-    remove_dead_partials(Path(base_dir) / (name or default_name))
-    return save_translator(translator, base_dir, name or default_name, version, metadata=facts,
-                           write_extra=write_run_facts, partial_name=partial_name)
+    with version_folder(Path(base_dir) / name, version, force) as writer:
+        write_saved_model(translator, writer.partial, metadata=facts,
+                          write_extra=write_run_facts)
+    return writer.final
