@@ -21,7 +21,6 @@ FINE_TUNING_LEARNING_RATE = 5e-5
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 
 
-
 # A language code as LibreTranslate clients send it: ISO 639 letters, an optional region or
 # script after a hyphen (en, es, zh-Hant, pt-BR).
 LANGUAGE_CODE = r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?"
