@@ -245,7 +245,7 @@ def test_an_endless_input_is_one_line_not_the_kernels_kill(run, capsys):
 def test_python_api_values_of_the_wrong_type_are_refused_at_once(run, tmp_path):
     """`TrainConfig(epochs=2.5)` failed deep in task.py; `export_translator(version=1.5)`
     exported version 1."""
-    from keras_nmt.training.train_config import TrainConfig  # noqa: PLC0415
+    from keras_nmt.workshop.run.train_config import TrainConfig  # noqa: PLC0415
     from keras_nmt.workshop.translators.export_translator import export_translator  # noqa: PLC0415
 
     with pytest.raises(ValueError, match=r"^--epochs 2.5: is not an integer$"):

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from keras_nmt.atomic_file import atomic_path
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop import interruption
 from keras_nmt.workshop.cli import common
 from keras_nmt.workshop.cli import evaluate as evaluate_app

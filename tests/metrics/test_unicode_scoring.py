@@ -5,7 +5,7 @@ import unicodedata
 
 import pytest
 
-from keras_nmt import markdown
+from keras_nmt.workshop import markdown
 from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.metrics.sacrebleu_scores import corpus_bleu
 

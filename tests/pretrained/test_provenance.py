@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.cli import evaluate as evaluate_app
 from keras_nmt.workshop.cli import train as train_app
 from keras_nmt.workshop.cli import translate as translate_app

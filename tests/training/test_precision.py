@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.hardware import peak
 from keras_nmt.workshop.hardware.machine import describe_machine, machine_summary
 from keras_nmt.workshop.run import precision

@@ -2,7 +2,7 @@
 
 import pytest
 
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.run.run_lifecycle import RunFolderError, check_run_folder
 
 

@@ -14,8 +14,8 @@ PARALLEL = configure_decoding_threads()  # before any TensorFlow op; outputs do 
 from keras_nmt.workshop.translators.open_translator import open_translator  # noqa: E402
 from keras_nmt.metrics import group_references  # noqa: E402
 from keras_nmt.metrics.evaluation import score_all  # noqa: E402
-from keras_nmt.training.train_config import TrainConfig  # noqa: E402
-from keras_nmt.training.task import load_pairs  # noqa: E402
+from keras_nmt.workshop.run.train_config import TrainConfig  # noqa: E402
+from keras_nmt.workshop.run.task import load_pairs  # noqa: E402
 
 
 def main():

@@ -13,7 +13,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.data.corpus import read_tsv
+from keras_nmt.workshop.corpora.corpus import read_tsv
 from keras_nmt.data.pipeline import make_dataset, measure_padding, tokenize_pairs
 from keras_nmt.models.configurations import model_options
 from keras_nmt.models.registry import build_model

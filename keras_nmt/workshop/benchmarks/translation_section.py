@@ -16,7 +16,7 @@ from pathlib import Path
 
 import tensorflow as tf
 
-from keras_nmt import markdown
+from keras_nmt.workshop import markdown
 from keras_nmt.decoding.decoding_options import DecodingOptions
 from keras_nmt.decoding.loop import decode
 from keras_nmt.export.formats import CTRANSLATE2_MODELS

@@ -38,7 +38,7 @@ import sys
 
 from keras_nmt.models.configurations import options_read_by
 from keras_nmt.option_fields import flag_of
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.arguments import new_parser, non_negative_int
 from keras_nmt.workshop.cli.common import (
     add_debug_flag,

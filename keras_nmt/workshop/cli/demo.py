@@ -15,7 +15,7 @@ import subprocess
 import sys
 import textwrap
 
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.arguments import new_parser
 from keras_nmt.workshop.cli import evaluate, train, translate
 from keras_nmt.workshop.cli.common import (

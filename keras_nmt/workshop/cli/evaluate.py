@@ -22,8 +22,8 @@ needs --data.
 import sys
 
 from keras_nmt.decoding.decoding_options import COMMON_OPTIONS, GREEDY
-from keras_nmt.training.train_config import TrainConfig
-from keras_nmt import markdown
+from keras_nmt.workshop.run.train_config import TrainConfig
+from keras_nmt.workshop import markdown
 from keras_nmt.workshop.arguments import (
     check_outputs,
     new_parser,
@@ -130,7 +130,7 @@ def main(argv=None, prog=None):
     check_decoding_flags(parser, args, seed_is_sampling_only=False)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.data.builtin import BUILTIN_DATASETS  # noqa: PLC0415
-    from keras_nmt.data.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
+    from keras_nmt.workshop.corpora.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
     from keras_nmt.decoding.strategies import STRATEGIES  # noqa: PLC0415
     from keras_nmt.metrics import group_references  # noqa: PLC0415
     from keras_nmt.metrics.evaluation import score_all  # noqa: PLC0415

@@ -22,7 +22,7 @@ Examples:
 
 import sys
 
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.arguments import new_parser
 from keras_nmt.workshop.cli.common import (
     add_debug_flag,

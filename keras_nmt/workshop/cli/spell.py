@@ -29,7 +29,7 @@ import sys
 
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 from keras_nmt.special_ids import TOKENIZER_KINDS
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.arguments import (
     check_outputs,
     new_parser,

@@ -22,7 +22,7 @@ fresh noise every epoch), see `Preset`.
 
 import importlib
 
-from keras_nmt.data.corpus import shared_data_dir
+from keras_nmt.workshop.corpora.corpus import shared_data_dir
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 from keras_nmt.models.configurations import (
     REFERENCE_DEFAULTS,

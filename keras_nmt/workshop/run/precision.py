@@ -26,7 +26,7 @@ import dataclasses
 import functools
 
 from keras_nmt.models.registry import card
-from keras_nmt.training.train_config import PRECISIONS, TrainConfig
+from keras_nmt.workshop.run.train_config import PRECISIONS, TrainConfig
 from keras_nmt.workshop.hardware.machine import describe_machine
 from keras_nmt.workshop.hardware.peak import measure_bf16_speedup
 

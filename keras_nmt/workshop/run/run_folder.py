@@ -4,10 +4,11 @@ back.
 This module names every file and folder of a run folder; every other module asks it for
 the names. Layout (see docs/architecture.md):
 
-    config.json        the training options (`keras_nmt.training.train_config.TrainConfig`, as JSON)
+    config.json        the training options (`keras_nmt.workshop.run.train_config.TrainConfig`,
+                       as JSON)
     data.json          what the data is: each file read (path, size, SHA-256, columns, a
                        skipped header) and the training data's profile per side (words,
-                       characters: `keras_nmt.data.data_profile`); exports carry it
+                       characters: `keras_nmt.workshop.corpora.data_profile`); exports carry it
     tokenizers/        source/ and target/ (`keras_nmt.text.load_tokenizer`)
     provenance.json    the tokenizers' fingerprints (a model is refused with others) and the
                        attribution of a model started from someone else's
@@ -128,7 +129,7 @@ class RunFolder:
     Attributes:
         path: the directory.
         config: its `config.json` as a dict (the fields of
-        `keras_nmt.training.train_config.TrainConfig`;
+        `keras_nmt.workshop.run.train_config.TrainConfig`;
             inference needs only `max_length`).
         source_tokenizer, target_tokenizer: the tokenizers both twins trained on.
         model: the trained Keras model (from `model.keras`), uncompiled: inference needs no

@@ -12,8 +12,8 @@ import keras
 import numpy as np
 
 from keras_nmt.atomic_file import atomic_path, write_json
-from keras_nmt.data.corpus import has_splits
-from keras_nmt.data.data_profile import MAX_MEASURED, implausibility
+from keras_nmt.workshop.corpora.corpus import has_splits
+from keras_nmt.workshop.corpora.data_profile import MAX_MEASURED, implausibility
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.inference.translator import Translator
 from keras_nmt.metrics import group_references
@@ -25,8 +25,8 @@ from keras_nmt.plural import plural
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.text import SubwordTokenizer, load_tokenizer, make_tokenizer
 from keras_nmt.training.fit import compile_model
-from keras_nmt.training.sample_translations import SampleTranslations
-from keras_nmt.training.task import TranslationTask
+from keras_nmt.workshop.run.sample_translations import SampleTranslations
+from keras_nmt.workshop.run.task import TranslationTask
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
 from keras_nmt.workshop.run.checkpoint_average import CheckpointAverage
 from keras_nmt.workshop.run.distribution import make_distribution
@@ -295,7 +295,7 @@ def train(config, print_fn=print, extra_callbacks=(), task=None, fresh=False):
     training state and the position in the run's batches, saved every `config.backup_every`
     batches and at each epoch's end): the batches after that position are trained, in the same
     order, so the final weights equal an uninterrupted run's, whatever the task (see
-    `keras_nmt.workshop.run.exact_backup` and `keras_nmt.training.task`). A folder holding a run
+    `keras_nmt.workshop.run.exact_backup` and `keras_nmt.workshop.run.task`). A folder holding a run
     with other options is refused (`RunFolderError`); a finished run is not trained again (its model
     is evaluated), unless `config.epochs` grew.
 

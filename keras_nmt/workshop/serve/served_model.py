@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.decoding.beam_tree import beam_tree
+from keras_nmt.workshop.serve.beam_tree import beam_tree
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.special_ids import END_ID, START_ID

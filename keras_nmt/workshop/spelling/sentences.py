@@ -2,7 +2,7 @@
 
 import random
 
-from keras_nmt.data.corpus import open_binary, resolve_path
+from keras_nmt.workshop.corpora.corpus import open_binary, resolve_path
 from keras_nmt.plural import plural
 
 

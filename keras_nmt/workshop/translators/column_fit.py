@@ -7,8 +7,8 @@ reads the file as it was told or as the model's data was read, then measures how
 column fits each side of the model, and swaps the columns when the other order fits clearly
 better:
 
-- **the training data's profile** (`keras_nmt.data.data_profile`, a run's and its exports'
-  `data.json`): the words of each column unknown to each side of the training data;
+- **the training data's profile** (`keras_nmt.workshop.corpora.data_profile`, a run's and its
+  exports' `data.json`): the words of each column unknown to each side of the training data;
 - **the tokenizers** (every model has them, an imported one included): each column cut by each
   side's tokenizer, counting pieces per character plus `UNKNOWN_WEIGHT` per unknown token. A
   tokenizer built on a language cuts that language into fewer pieces (SentencePiece, OPUS-MT's
@@ -36,7 +36,7 @@ import dataclasses
 
 import numpy as np
 
-from keras_nmt.data.data_profile import (
+from keras_nmt.workshop.corpora.data_profile import (
     FOREIGN_CHARACTERS,
     FOREIGN_WORDS,
     MAX_MEASURED,

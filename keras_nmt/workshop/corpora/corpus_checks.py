@@ -20,7 +20,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from keras_nmt.data.errors import CorpusError
+from keras_nmt.workshop.corpora.errors import CorpusError
 from keras_nmt.plural import plural
 
 COMPRESSED_SUFFIXES = (".gz", ".xz", ".zip")
