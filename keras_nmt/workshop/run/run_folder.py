@@ -9,7 +9,8 @@ the names. Layout (see docs/architecture.md):
     data.json          what the data is: each file read (path, size, SHA-256, columns, a
                        skipped header) and the training data's profile per side (words,
                        characters: `keras_nmt.workshop.corpora.data_profile`); exports carry it
-    tokenizers/        source/ and target/ (`keras_nmt.text.load_tokenizer`)
+    tokenizers/        source/ and target/ (any kind:
+                       `keras_nmt.workshop.marian_tokenizer.load_run_tokenizer`)
     provenance.json    the tokenizers' fingerprints (a model is refused with others) and the
                        attribution of a model started from someone else's
                        (`keras_nmt.workshop.run.provenance`)
@@ -46,7 +47,7 @@ import numpy as np
 from keras_nmt.atomic_file import read_json
 from keras_nmt.inference.translator import Translator
 from keras_nmt.models.registry import register_models
-from keras_nmt.text import load_tokenizer
+from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 from keras_nmt.workshop.run.provenance import (
     IMPORT_FILE,
     PROVENANCE_FILE,
@@ -162,8 +163,8 @@ class RunFolder:
         return cls(
             path=path,
             config=read_run_config(path / CONFIG_FILE),
-            source_tokenizer=load_tokenizer(path / TOKENIZERS_DIR / "source"),
-            target_tokenizer=load_tokenizer(path / TOKENIZERS_DIR / "target"),
+            source_tokenizer=load_run_tokenizer(path / TOKENIZERS_DIR / "source"),
+            target_tokenizer=load_run_tokenizer(path / TOKENIZERS_DIR / "target"),
             model=model,
         )
 

@@ -23,7 +23,7 @@ from keras_nmt.models.configurations import learning_rate_schedule
 from keras_nmt.models.registry import build_model
 from keras_nmt.plural import plural
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
-from keras_nmt.text import SubwordTokenizer, load_tokenizer, make_tokenizer
+from keras_nmt.text import SubwordTokenizer, make_tokenizer
 from keras_nmt.training.fit import compile_model
 from keras_nmt.workshop.run.sample_translations import SampleTranslations
 from keras_nmt.workshop.run.task import TranslationTask
@@ -32,6 +32,7 @@ from keras_nmt.workshop.run.checkpoint_average import CheckpointAverage
 from keras_nmt.workshop.run.distribution import make_distribution
 from keras_nmt.workshop.run.divergence import StopOnDivergence
 from keras_nmt.workshop.run.epoch_progress import EpochProgress
+from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 from keras_nmt.workshop.run.exact_backup import ExactBackup, fit_from
 from keras_nmt.workshop.run.precision import step_matmul_shapes
 from keras_nmt.workshop.run.provenance import (
@@ -129,7 +130,7 @@ def make_tokenizers(config, train_pairs, run):
     """Builds and saves the tokenizers, or reloads the ones a resumed run already saved."""
     directory = run / TOKENIZERS_DIR
     if (directory / "source").exists() and (directory / "target").exists():
-        return load_tokenizer(directory / "source"), load_tokenizer(directory / "target")
+        return load_run_tokenizer(directory / "source"), load_run_tokenizer(directory / "target")
     if config.init_from:
         # Fine-tuning keeps the vocabularies the weights were trained with (those, not others).
         record = Path(config.init_from) / PROVENANCE_FILE
@@ -140,7 +141,7 @@ def make_tokenizers(config, train_pairs, run):
             shutil.rmtree(partial, ignore_errors=True)
             shutil.copytree(Path(config.init_from) / TOKENIZERS_DIR / side, partial)
             os.replace(partial, directory / side)
-        return load_tokenizer(directory / "source"), load_tokenizer(directory / "target")
+        return load_run_tokenizer(directory / "source"), load_run_tokenizer(directory / "target")
     options = {"lowercase": config.lowercase}
     if config.tokenizer == "word":
         options["max_vocab"] = config.vocab_size

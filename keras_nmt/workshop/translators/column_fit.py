@@ -44,7 +44,7 @@ from keras_nmt.workshop.corpora.data_profile import (
     measure,
 )
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
-from keras_nmt.text import load_tokenizer
+from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 from keras_nmt.workshop.run.provenance import SIDES, language_name
 
 # An unknown token costs as much as this many pieces: it loses a word, not just cuts it.
@@ -166,7 +166,7 @@ def choose_columns(pairs, model, name, names, stated=False, fixed=False):
         verdict, evidence, rates = _profile_verdict(pairs, model.profile)
         verdicts.append((verdict, f"the words of its training data: {evidence}"))
     if model.tokenizers is not None:
-        costs = tokenizer_costs(pairs, [load_tokenizer(model.tokenizers / s) for s in SIDES])
+        costs = tokenizer_costs(pairs, [load_run_tokenizer(model.tokenizers / s) for s in SIDES])
         verdicts.append(_tokenizer_verdict(costs))
     verdict, evidence = (0, None) if fixed else next(((v, e) for v, e in verdicts if v),
                                                      (0, None))
