@@ -76,10 +76,7 @@ def __getattr__(name):
 
 def _register_serializable():
     """Imports every module whose classes a saved `.keras` file may name: the models (with their
-    layers), the training set-up compiled into it, and a metric of the spelling corrector
-    written with TensorFlow ops (only under that backend: JAX machines may have no TensorFlow)."""
-    import keras
-
+    layers) and the training set-up compiled into it."""
     import keras_nmt.training.fused_adam  # noqa: F401
     import keras_nmt.training.inverse_sqrt_schedule  # noqa: F401
     import keras_nmt.training.masked_accuracy  # noqa: F401
@@ -88,8 +85,6 @@ def _register_serializable():
     from keras_nmt.models.registry import register_models
 
     register_models()
-    if keras.backend.backend() == "tensorflow":
-        import keras_nmt.metrics.token_error_rate  # noqa: F401
 
 
 # `keras.models.load_model("RUN/model.keras")` after `import keras_nmt`: see `after_import`.
