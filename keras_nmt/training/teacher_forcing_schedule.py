@@ -7,7 +7,6 @@ import keras
 # The schedules and the default K of each.
 SCHEDULE_DEFAULTS = {"constant": 1.0, "linear": 1e-4, "exponential": 0.999,
                      "inverse_sigmoid": 500.0}
-SCHEDULES = tuple(SCHEDULE_DEFAULTS)
 
 
 def check_schedule(kind, k, floor):
@@ -63,7 +62,7 @@ class TeacherForcingSchedule(keras.callbacks.Callback):
     `p = 1` everywhere is plain teacher forcing.
 
     Args:
-        kind: one of `SCHEDULES`.
+        kind: a key of `SCHEDULE_DEFAULTS`.
         k: the schedule's parameter (see above).
         floor: the lowest probability the decaying schedules reach.
 
