@@ -34,7 +34,7 @@ def read_layering(text):
 
 
 def package_of(module):
-    """`keras_nmt.decoding.greedy` -> `decoding`; `keras_nmt.workshop.plots` -> `plots`;
+    """`keras_nmt.decoding.greedy` -> `decoding`; `keras_nmt.plural` -> `plural`;
     `keras_nmt.workshop.cli.train` -> `workshop.cli`; `keras_nmt`, `keras_nmt.workshop` -> None."""
     parts = module.split(".")
     if len(parts) > 2 and parts[1] == "workshop":
