@@ -11,10 +11,10 @@ import math
 
 import pytest
 
-from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.arguments import stdio
 from keras_nmt.workshop.benchmarks import serve_load
 from keras_nmt.workshop.cli import COMMANDS, main
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 REFUSED = [
     # teacher forcing: probabilities above 1, negative, not numbers, NaN

@@ -22,7 +22,6 @@ needs --data.
 import sys
 
 from keras_nmt.decoding.decoding_options import COMMON_OPTIONS, GREEDY
-from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop import markdown
 from keras_nmt.workshop.arguments import (
     check_outputs,
@@ -48,6 +47,7 @@ from keras_nmt.workshop.cli.common import (
 from keras_nmt.workshop.cli.options import add_options
 from keras_nmt.workshop.lines import write_lines
 from keras_nmt.workshop.output_file import write_json
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.timing import time_call
 
 
@@ -130,10 +130,10 @@ def main(argv=None, prog=None):
     check_decoding_flags(parser, args, seed_is_sampling_only=False)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.data.builtin import BUILTIN_DATASETS  # noqa: PLC0415
-    from keras_nmt.workshop.corpora.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
     from keras_nmt.decoding.strategies import STRATEGIES  # noqa: PLC0415
     from keras_nmt.metrics import group_references  # noqa: PLC0415
     from keras_nmt.metrics.evaluation import score_all  # noqa: PLC0415
+    from keras_nmt.workshop.corpora.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
     from keras_nmt.workshop.run.run_folder import HYPOTHESES_FILE  # noqa: PLC0415
     from keras_nmt.workshop.translators.column_fit import choose_columns  # noqa: PLC0415
     from keras_nmt.workshop.translators.open_translator import (

@@ -22,7 +22,6 @@ import os
 import sys
 from pathlib import Path
 
-from keras_nmt.workshop.corpora.data_profile import implausibility
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 from keras_nmt.workshop.arguments import (
     check_outputs,
@@ -47,6 +46,7 @@ from keras_nmt.workshop.cli.common import (
     writing_to,
 )
 from keras_nmt.workshop.cli.options import add_options
+from keras_nmt.workshop.corpora.data_profile import implausibility
 from keras_nmt.workshop.lines import input_lines, iter_lines, one_line, write_lines
 from keras_nmt.workshop.translators.glossary import Glossary
 

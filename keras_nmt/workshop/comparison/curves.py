@@ -9,8 +9,8 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from keras_nmt.workshop.plots import plot_attention_grid
 from keras_nmt.workshop.output_file import output_path
+from keras_nmt.workshop.plots import plot_attention_grid
 
 
 def plot_curves(curves, key, path, ylabel, title=None, time_unit="s", budget=None, styles=None):

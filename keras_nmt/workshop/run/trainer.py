@@ -12,8 +12,6 @@ import keras
 import numpy as np
 
 from keras_nmt.atomic_file import atomic_path, write_json
-from keras_nmt.workshop.corpora.corpus import has_splits
-from keras_nmt.workshop.corpora.data_profile import MAX_MEASURED, implausibility
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.inference.translator import Translator
 from keras_nmt.metrics import group_references
@@ -25,14 +23,14 @@ from keras_nmt.plural import plural
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.text import SubwordTokenizer, make_tokenizer
 from keras_nmt.training.fit import compile_model
-from keras_nmt.workshop.run.sample_translations import SampleTranslations
-from keras_nmt.workshop.run.task import TranslationTask
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
+from keras_nmt.workshop.corpora.corpus import has_splits
+from keras_nmt.workshop.corpora.data_profile import MAX_MEASURED, implausibility
+from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 from keras_nmt.workshop.run.checkpoint_average import CheckpointAverage
 from keras_nmt.workshop.run.distribution import make_distribution
 from keras_nmt.workshop.run.divergence import StopOnDivergence
 from keras_nmt.workshop.run.epoch_progress import EpochProgress
-from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 from keras_nmt.workshop.run.exact_backup import ExactBackup, fit_from
 from keras_nmt.workshop.run.precision import step_matmul_shapes
 from keras_nmt.workshop.run.provenance import (
@@ -69,6 +67,8 @@ from keras_nmt.workshop.run.run_lifecycle import (
     undone_on_failed_start,
 )
 from keras_nmt.workshop.run.run_state import RunState, read_history
+from keras_nmt.workshop.run.sample_translations import SampleTranslations
+from keras_nmt.workshop.run.task import TranslationTask
 from keras_nmt.workshop.run.time_budget import TimeBudget
 
 # Training tokens unknown to the run's own vocabulary: refused above MAX_UNKNOWN_TOKENS (a

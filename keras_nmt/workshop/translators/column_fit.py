@@ -36,6 +36,7 @@ import dataclasses
 
 import numpy as np
 
+from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.workshop.corpora.data_profile import (
     FOREIGN_CHARACTERS,
     FOREIGN_WORDS,
@@ -43,7 +44,6 @@ from keras_nmt.workshop.corpora.data_profile import (
     REVERSED_MARGIN,
     measure,
 )
-from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 from keras_nmt.workshop.run.provenance import SIDES, language_name
 
