@@ -54,12 +54,12 @@ from keras_nmt.decoding.loop import decode  # noqa: E402
 from keras_nmt.inference.translator import Translator  # noqa: E402
 from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name  # noqa: E402
 from keras_nmt.models.registry import build_model  # noqa: E402
-from keras_nmt.plots import plot_attention, png  # noqa: E402
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID  # noqa: E402
 from keras_nmt.text import make_tokenizer  # noqa: E402
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
+from keras_nmt.workshop.plots import plot_attention, png  # noqa: E402
 
 TINY = "--tiny" in sys.argv[1:]
 

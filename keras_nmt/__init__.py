@@ -2,7 +2,7 @@
 
 The textbook (read it against the lecture; README.md's "Read the code" gives an order):
     text      tokenizers (tensorflow-text ops; traceable into tf.function and SavedModels)
-    data      corpus readers, the built-in dataset, the tf.data pipeline (teacher forcing)
+    data      the built-in dataset, the tf.data pipeline (teacher forcing)
     layers    attention (`layers/attention.py`) and Transformer blocks (keras.ops only)
     models    a folder per model: its card, what the twins share, the functional and subclassed
               twins; the registry
@@ -12,8 +12,8 @@ The textbook (read it against the lecture; README.md's "Read the code" gives an 
     inference the Translator (strings in, translations out)
     export    the Translator as a SavedModel
 The workshop (`keras_nmt.workshop`: the command line, the server, benchmarks, comparisons, a
-training run and its folder, translators opened from files) is built on it; the textbook never
-imports it.
+training run and its options, data and folder, corpus files, translators opened from files) is
+built on it; the textbook never imports it.
 
 The main entry points are here, imported when first used (so `import keras_nmt` loads no
 TensorFlow):
@@ -37,8 +37,8 @@ from keras_nmt.workshop.keras_registration import after_import
 
 if TYPE_CHECKING:  # what the names below are, for readers and editors
     from keras_nmt.models.registry import build_model
-    from keras_nmt.training.task import TranslationTask
-    from keras_nmt.training.train_config import TrainConfig
+    from keras_nmt.workshop.run.task import TranslationTask
+    from keras_nmt.workshop.run.train_config import TrainConfig
     from keras_nmt.workshop.run.trainer import train
     from keras_nmt.workshop.translators.export_translator import export_translator
     from keras_nmt.workshop.translators.open_translator import open_translator
@@ -59,9 +59,9 @@ def __getattr__(name):
 
         start_tensorflow()
     if name == "TrainConfig":
-        from keras_nmt.training.train_config import TrainConfig as value
+        from keras_nmt.workshop.run.train_config import TrainConfig as value
     elif name == "TranslationTask":
-        from keras_nmt.training.task import TranslationTask as value
+        from keras_nmt.workshop.run.task import TranslationTask as value
     elif name == "build_model":
         from keras_nmt.models.registry import build_model as value
     elif name == "export_translator":
@@ -76,10 +76,7 @@ def __getattr__(name):
 
 def _register_serializable():
     """Imports every module whose classes a saved `.keras` file may name: the models (with their
-    layers), the training set-up compiled into it, and a metric of the spelling corrector
-    written with TensorFlow ops (only under that backend: JAX machines may have no TensorFlow)."""
-    import keras
-
+    layers) and the training set-up compiled into it."""
     import keras_nmt.training.fused_adam  # noqa: F401
     import keras_nmt.training.inverse_sqrt_schedule  # noqa: F401
     import keras_nmt.training.masked_accuracy  # noqa: F401
@@ -88,8 +85,6 @@ def _register_serializable():
     from keras_nmt.models.registry import register_models
 
     register_models()
-    if keras.backend.backend() == "tensorflow":
-        import keras_nmt.metrics.token_error_rate  # noqa: F401
 
 
 # `keras.models.load_model("RUN/model.keras")` after `import keras_nmt`: see `after_import`.

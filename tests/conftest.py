@@ -21,7 +21,7 @@ if _WORKERS > 1:
 
 import pytest  # noqa: E402
 
-from keras_nmt.data.corpus import shared_data_dir  # noqa: E402
+from keras_nmt.workshop.corpora.corpus import shared_data_dir  # noqa: E402
 
 # Directories of tests that all run under JAX as well: layers and decoding are backend-neutral.
 JAX_DIRECTORIES = ("layers", "decoding")

@@ -106,7 +106,7 @@ from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_na
 from keras_nmt.models.configurations import model_options, options_read_by
 from keras_nmt.models.registry import MODEL_NAMES, build_model
 from keras_nmt.workshop.run.precision import step_matmul_shapes
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 assert MODEL_NAMES[-1] == "bow"
 help_text = io.StringIO()

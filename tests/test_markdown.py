@@ -2,7 +2,7 @@
 
 import pytest
 
-from keras_nmt import markdown
+from keras_nmt.workshop import markdown
 
 
 def test_table_lines_and_alignment():

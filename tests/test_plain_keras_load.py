@@ -13,7 +13,7 @@ import pytest
 
 from keras_nmt.models.registry import build_model
 from keras_nmt.training.fit import compile_model
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from keras_nmt.plots import plot_attention, plot_attention_grid, png
+from keras_nmt.workshop.plots import plot_attention, plot_attention_grid, png
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SOURCE = "el gato negro se sienta aquí .".split()  # 7 tokens

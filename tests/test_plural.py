@@ -23,22 +23,22 @@ NEVER_ONE = {
     ("workshop/serve/app.py", "longest"),  # a sentence longer than the limit
     ("inference/batch_translator.py", "lengths[index]"),  # longer than the model's limit
     ("data/tokenized_pairs.py", "self.max_length"),  # "N longer than MAX tokens": a limit
-    ("data/parallel_corpus.py", "self.max_chars"),  # "longer than MAX characters": a limit
+    ("workshop/corpora/parallel_corpus.py", "self.max_chars"),  # "longer than MAX characters"
     ("workshop/comparison/preset_registry.py", "SPA_ENG_BATCH_TOKENS"),  # a constant, 4,096
     ("workshop/cli/benchmark.py", "QUICK_PAIRS"),  # a constant
     ("workshop/benchmarks/train_section.py", "args.batch_tokens"),  # "<= N tokens": a limit
     ("metrics/references.py", "num_hypotheses"),  # an error about two counts that differ
     ("metrics/edit_distance.py", "len(hypotheses)"),  # the same
     ("metrics/validation_scores.py", "len(hypotheses)"),  # the same
-    ("data/corpus.py", "source_counts.read"),  # two line counts that differ
-    ("data/corpus.py", "target_counts.read"),
+    ("workshop/corpora/corpus.py", "source_counts.read"),  # two line counts that differ
+    ("workshop/corpora/corpus.py", "target_counts.read"),
     ("workshop/cli/compare.py", "config.epochs"),  # only below EPOCHS_FOR_TIME_BUDGET with a budget
     ("workshop/serve/app.py", "limits.max_chars"),  # "over N characters": a server limit, thousands
-    ("data/data_profile.py", "side"),  # "its source words": a side's name, not a count
+    ("workshop/corpora/data_profile.py", "side"),  # "its source words": a side's name, not a count
     ("workshop/run/trainer.py", "side"),  # the same
     ("workshop/translators/glossary.py", "len(term)"),  # a term longer than the limit
     ("workshop/translators/glossary.py", "len(columns)"),  # more than 2 columns
-    ("data/raw_lines.py", "limit"),  # "longer than N characters": a limit, a million
+    ("workshop/corpora/raw_lines.py", "limit"),  # "longer than N characters": a limit, a million
 }
 
 

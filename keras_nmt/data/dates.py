@@ -86,11 +86,6 @@ def ordinal_word(day: int) -> str:
     return f"{tens}-{_ORDINAL_UNITS[day % 10]}"
 
 
-def two_digit_year_to_full(year: int) -> int:
-    """The century rule of ``dd_mon_yy``: 50-99 -> 1950-1999, 0-49 -> 2000-2049."""
-    return 1900 + year if year >= 50 else 2000 + year
-
-
 def _month(date: datetime.date) -> str:
     return MONTHS[date.month - 1]
 

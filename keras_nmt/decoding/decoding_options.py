@@ -14,15 +14,14 @@ DEFAULT_MAX_LENGTH = 100
 # exceed 1.5x the source) and for spelling correction (target length ~ source length).
 DEFAULT_MAX_LENGTH_A = 1.5
 DEFAULT_MAX_LENGTH_B = 10.0
-# GNMT alpha (Wu et al. 2016, §7). 0 ranks beams by their plain sum of log-probabilities: the
-# apps' default since they were written, with which the published BLEU figures (docs/results)
-# were obtained.
+# GNMT alpha (Wu et al. 2016, §7). 0 ranks beams by their plain sum of log-probabilities; the
+# published BLEU figures (docs/results) are decoded with it.
 DEFAULT_LENGTH_PENALTY = 0.0
 # The widest beam a translator serves (each size is a traced function; an export keeps them all).
 DEFAULT_MAX_BEAM_SIZE = 8
 # A sampling temperature below float32's smallest normal number samples as 0 does, the arg-max:
 # in float32 such a temperature is 0 or loses its precision, and the logits divided by it
-# are NaN (a hypothesis of padding, or nothing, came out of both engines).
+# are NaN (both engines would give a hypothesis of padding, or nothing).
 SMALLEST_TEMPERATURE = 1.1754944e-38
 
 

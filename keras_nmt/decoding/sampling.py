@@ -131,7 +131,7 @@ def draw(logits, u, temperature, top_k=None, top_p=None):
         int32 ``(batch,)``: the first token whose cumulative probability exceeds ``u``.
     """
     # The best logit shifted to 0 (the softmax is the same): at a tiny temperature the others
-    # divided by it overflow to -inf (no mass), where unshifted ones were inf / inf.
+    # divided by it overflow to -inf (no mass), where unshifted ones would be inf / inf.
     scaled = (logits - ops.max(logits, axis=-1, keepdims=True)) / float(temperature)
     if top_k is not None:
         scaled = filter_top_k(scaled, top_k)

@@ -1,10 +1,10 @@
-"""Export: the `Translator` (strings in, translations out, tokenizers inside) as a SavedModel,
-and a Transformer run as a CTranslate2 model directory (`export_ctranslate2`, optional extra).
+"""Export: the `Translator` (strings in, translations out, tokenizers inside) as a SavedModel
+(`saved_model.save_translator`).
 
-Opening translators (a run folder or an export) is `keras_nmt.inference`'s.
+A run folder's export and the CTranslate2 one are the workshop's
+(`keras_nmt.workshop.translators`).
 
 Example:
-    >>> path = export_translator("runs/lstm")            # saved_models/lstm/1/
-    >>> translator = keras_nmt.workshop.translators.open_translator(path)
-    >>> translator.translate_batch(["3rd of March 2021"], beam_size=4)[0].text
+    >>> path = save_translator(translator, "saved_models", name="lstm")  # saved_models/lstm/1/
+    >>> reloaded = tf.saved_model.load(str(path))
 """

@@ -1,11 +1,12 @@
-"""Inference: the `Translator` (strings in, translations out), its SavedModel-backed twin, and
-the run folder format they are opened from.
+"""Inference: the `Translator` (strings in, translations out: tokenize, decode and detokenize in
+one graph), `BatchTranslator` (a list of strings cut into batches, results in input order) and
+`TranslationResult`.
 
-Training (callbacks, final scores), evaluation, spelling correction, export and the apps all
-translate through this package; it imports only `text`, `models` and `decoding` (the layering
-is in docs/architecture.md).
+It imports only `text`, `models` and `decoding` (the layering is in docs/architecture.md);
+translators opened from files (a run folder, a SavedModel, a CTranslate2 export) are the
+workshop's (`keras_nmt.workshop.translators`).
 
 Example:
-    >>> translator = open_translator("runs/lstm")        # or a SavedModel directory
+    >>> translator = Translator(model, source_tokenizer, target_tokenizer)
     >>> translator.translate_batch(["3rd of March 2021"], beam_size=4)[0].text
 """

@@ -1,4 +1,4 @@
-"""Evaluation metrics: BLEU and chrF (sacreBLEU), WER/CER, exact match, and their Keras forms.
+"""Evaluation metrics: BLEU and chrF (sacreBLEU), WER/CER, exact match, and a Keras callback.
 
 Plain Python (no TensorFlow import):
     corpus_bleu, corpus_chrf, exact_match       `sacrebleu_scores` (sacreBLEU on detokenized text)
@@ -6,8 +6,7 @@ Plain Python (no TensorFlow import):
     corpus_error_rate, corpus_wer, corpus_cer   `edit_distance`
     group_references, reference_streams         `references`
     CorpusScore, Alignment, ErrorRate           result dataclasses
-TensorFlow / Keras (import them from their modules; this package loads no TensorFlow):
-    TokenErrorRate      `token_error_rate`: in-graph corpus token error rate (`tf.edit_distance`)
+Keras (import it from its module; this package loads no TensorFlow):
     ValidationScores    `validation_scores`: callback logging val_bleu, val_chrf, val_cer,
                         val_exact_match
 """

@@ -1,15 +1,14 @@
-"""Scoring a whole test set: every metric at once, as a table.
+"""Scoring a whole test set: every metric at once.
 
 The tokenizers NFKC-normalize what they read, so a translation comes out in NFKC whatever form its
 source had, while references are read as given (files written on macOS are often NFD). Scored as
 they are, a perfect translation against NFD references loses a third of its BLEU. `score_all`
 therefore brings hypotheses and references to the same form, `UNICODE_FORM`, before every metric,
-and says so in its result and in `format_table`.
+and says so in its result.
 """
 
 import unicodedata
 
-from keras_nmt import markdown
 from keras_nmt.metrics.edit_distance import corpus_cer, corpus_wer
 from keras_nmt.metrics.references import as_reference_lists
 from keras_nmt.metrics.sacrebleu_scores import corpus_bleu, corpus_chrf, exact_match
@@ -51,21 +50,3 @@ def score_all(hypotheses, references):
         "exact_match": exact_match(hypotheses, references),
         "unicode_form": UNICODE_FORM,
     }
-
-
-def format_table(scores):
-    """A Markdown table of `score_all`'s result (plus any extra numeric entries), then the
-    sacreBLEU signatures and the Unicode normalization both sides were scored in."""
-    rows = [
-        [key, f"{value:.4f}" if isinstance(value, float) else str(value)]
-        for key, value in scores.items()
-        if not key.endswith("_signature") and key != "unicode_form"
-    ]
-    signatures = [
-        f"{key.split('_')[0]} signature: {value}"
-        for key, value in scores.items()
-        if key.endswith("_signature")
-    ]
-    if "unicode_form" in scores:
-        signatures.append(f"hypotheses and references scored in Unicode {scores['unicode_form']}")
-    return "\n".join([markdown.table(["metric", "value"], rows), "", *signatures])

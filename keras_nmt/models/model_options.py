@@ -33,8 +33,8 @@ class ModelOptions(SequenceOptions, *_BROUGHT):
     """The constructor arguments of every model, by training-option name, with their defaults.
 
     Each model takes the subset its card names (`ModelCard.arguments`);
-    `keras_nmt.training.train_config.TrainConfig` extends this class with the options of a training
-    run. Each field is also a flag of `keras-nmt train` (`keras_nmt.option_fields`).
+    `keras_nmt.workshop.run.train_config.TrainConfig` extends this class with the options of a
+    training run. Each field is also a flag of `keras-nmt train` (`keras_nmt.option_fields`).
 
     Example:
         >>> ModelOptions(units=512).units

@@ -5,9 +5,10 @@ Three kinds share one interface (:class:`Tokenizer`) and the reserved ids of
 
 - ``"char"``: :class:`CharTokenizer`, Unicode code points;
 - ``"word"``: :class:`WordTokenizer`, words and punctuation marks;
-- ``"subword"``: :class:`SubwordTokenizer`, SentencePiece unigram or BPE pieces;
-- ``"marian"``: :class:`MarianTokenizer`, an imported Marian model's pieces and vocabulary
-  (made by ``keras-nmt import``, not built from text).
+- ``"subword"``: :class:`SubwordTokenizer`, SentencePiece unigram or BPE pieces.
+
+(An imported Marian model's tokenizer, made by ``keras-nmt import``, is the workshop's
+`keras_nmt.workshop.marian_tokenizer.MarianTokenizer`, on the same interface.)
 
 Example:
     >>> tok = make_tokenizer("subword", vocab_size=1000).build(texts)
@@ -21,16 +22,13 @@ import os
 
 from keras_nmt.special_ids import TOKENIZER_KINDS
 from keras_nmt.text.char_tokenizer import CharTokenizer
-from keras_nmt.text.marian_tokenizer import MarianTokenizer
 from keras_nmt.text.subword_tokenizer import SubwordTokenizer
 from keras_nmt.text.tokenizer import Tokenizer, read_config
 from keras_nmt.text.word_tokenizer import WordTokenizer
 
-# The kinds built from text (`TOKENIZER_KINDS`), and "marian", which `keras-nmt import` makes.
-TOKENIZER_CLASSES: dict[str, type[Tokenizer]] = {
-    **dict(zip(TOKENIZER_KINDS, (CharTokenizer, WordTokenizer, SubwordTokenizer), strict=True)),
-    "marian": MarianTokenizer,
-}
+# The kinds built from text (`TOKENIZER_KINDS`).
+TOKENIZER_CLASSES: dict[str, type[Tokenizer]] = dict(
+    zip(TOKENIZER_KINDS, (CharTokenizer, WordTokenizer, SubwordTokenizer), strict=True))
 
 
 def make_tokenizer(kind: str, **options) -> Tokenizer:
@@ -50,17 +48,18 @@ def make_tokenizer(kind: str, **options) -> Tokenizer:
     return TOKENIZER_CLASSES[kind](**options)
 
 
-def load_tokenizer(directory: str | os.PathLike) -> Tokenizer:
-    """Reads a tokenizer of any kind written by ``Tokenizer.save(directory)``."""
+def load_tokenizer(directory: str | os.PathLike, classes=None) -> Tokenizer:
+    """Reads a tokenizer written by ``Tokenizer.save(directory)``, of any kind in ``classes``
+    (``{kind: class}``; default: `TOKENIZER_CLASSES`)."""
+    classes = TOKENIZER_CLASSES if classes is None else classes
     kind = read_config(directory).get("kind")
-    if kind not in TOKENIZER_CLASSES:
+    if kind not in classes:
         raise ValueError(f"{directory}: unknown tokenizer kind {kind!r}")
-    return TOKENIZER_CLASSES[kind].load(directory)
+    return classes[kind].load(directory)
 
 
 __all__ = [
     "CharTokenizer",
-    "MarianTokenizer",
     "SubwordTokenizer",
     "TOKENIZER_KINDS",
     "Tokenizer",

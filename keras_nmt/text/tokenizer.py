@@ -226,7 +226,7 @@ class Tokenizer(tf.Module):
                 f"{directory} holds a {config.get('kind')!r} tokenizer, not {cls.kind!r}"
             )
         files = {k: config.pop(k) for k in list(config) if k.endswith("_file")}
-        for name, checksum in config.pop(CHECKSUMS, {}).items():  # none in older tokenizers
+        for name, checksum in config.pop(CHECKSUMS, {}).items():  # none: loaded unchecked
             if not (directory / name).is_file() or sha256_of(directory / name) != checksum:
                 raise ValueError(
                     f"{directory / name} is damaged (it fails its checksum: changed after the "

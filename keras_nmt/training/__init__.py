@@ -1,6 +1,6 @@
-"""Training: masked loss and metrics, callbacks and the `train` function.
+"""Training: what `model.fit` is compiled with (`fit.py`: the masked loss and metrics, the
+optimizer and its schedule) and the callbacks that shape it (scheduled sampling).
 
-`train` writes a run folder in the format of `keras_nmt.workshop.run.run_folder` and
-translates through `keras_nmt.inference.translator.Translator` (layering: docs/architecture.md); a
-`Task` (`task.py`; `TranslationTask` reads corpora) gives it the pairs and the training batches.
+A whole training run (its options `TrainConfig`, its data `Task`, its folder, backups and
+resumption) is the workshop's `keras_nmt.workshop.run`, built on this package.
 """

@@ -4,13 +4,7 @@ import math
 
 import keras
 
-from keras_nmt.training.train_config import (
-    SCHEDULE_DEFAULTS,
-    check_schedule,
-    teacher_forcing_values,
-)
-
-SCHEDULES = tuple(SCHEDULE_DEFAULTS)
+from keras_nmt.training.teacher_forcing_values import check_schedule, teacher_forcing_values
 
 
 class TeacherForcingSchedule(keras.callbacks.Callback):
@@ -28,7 +22,7 @@ class TeacherForcingSchedule(keras.callbacks.Callback):
     `p = 1` everywhere is plain teacher forcing.
 
     Args:
-        kind: one of `SCHEDULES`.
+        kind: a key of `teacher_forcing_values.SCHEDULE_DEFAULTS`.
         k: the schedule's parameter (see above).
         floor: the lowest probability the decaying schedules reach.
 

@@ -14,9 +14,9 @@ Example:
 import codecs
 import sys
 
-from keras_nmt.data.corpus import open_binary
-from keras_nmt.data.corpus_checks import compressed_file_errors
-from keras_nmt.data.raw_lines import raw_lines
+from keras_nmt.workshop.corpora.corpus import open_binary
+from keras_nmt.workshop.corpora.corpus_checks import compressed_file_errors
+from keras_nmt.workshop.corpora.raw_lines import raw_lines
 from keras_nmt.workshop.output_file import write_text
 
 
@@ -131,11 +131,11 @@ class _Utf16:
 
 def stream_lines(stream, name):
     """The lines of a binary stream, read line by line in bounded memory
-    (`keras_nmt.data.raw_lines`: a line longer than its limit, such as all of /dev/zero, is
-    one error naming `name`; CR-only text is read as lines). UTF-8, a byte order mark opening
-    it dropped (Windows editors write one: it would change the first sentence's translation);
-    bytes that open with a UTF-16 mark (Windows' "Unicode") are UTF-16 (read as UTF-8 they
-    gave lines of garbage).
+    (`keras_nmt.workshop.corpora.raw_lines`: a line longer than its limit, such as all of
+    /dev/zero, is one error naming `name`; CR-only text is read as lines). UTF-8, a byte order
+    mark opening it dropped (Windows editors write one: it would change the first sentence's
+    translation); bytes that open with a UTF-16 mark (Windows' "Unicode") are UTF-16 (read as
+    UTF-8 they gave lines of garbage).
 
     Returns:
         ``(lines, bad)``: the lines (str), and the 1-based numbers of the lines that were not

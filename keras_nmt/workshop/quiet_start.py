@@ -71,7 +71,7 @@ def start_tensorflow(debug=False):
         return
     # Optional imports of TensorFlow's and Keras's own start-up that no command uses (TF Lite's
     # JAX converter, Keras's image-gallery plots): kept out while they load, they cost 1.5-2 s
-    # of a 7 s start on 2 cores. They import normally afterwards (`keras_nmt.plots`).
+    # of a 7 s start on 2 cores. They import normally afterwards (`keras_nmt.workshop.plots`).
     skipped = [name for name in _UNUSED_AT_START if name not in sys.modules]
     if os.environ["KERAS_BACKEND"] != "tensorflow" and "jax" in skipped:
         skipped.remove("jax")  # Keras' own backend

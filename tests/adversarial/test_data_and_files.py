@@ -23,18 +23,18 @@ from pathlib import Path
 import pytest
 
 from keras_nmt.atomic_file import atomic_path
-from keras_nmt.data.corpus import read_tsv
-from keras_nmt.data.data_profile import looks_like_header
-from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.cli import evaluate as evaluate_app
 from keras_nmt.workshop.cli import export as export_app
 from keras_nmt.workshop.cli import main as cli_main
 from keras_nmt.workshop.cli import train as train_app
 from keras_nmt.workshop.cli import translate as translate_app
+from keras_nmt.workshop.corpora.corpus import read_tsv
+from keras_nmt.workshop.corpora.data_profile import looks_like_header
 from keras_nmt.workshop.lines import read_lines, write_lines
 from keras_nmt.workshop.owned_folder import partial_name
 from keras_nmt.workshop.run.provenance import tokenizer_fingerprints
 from keras_nmt.workshop.run.run_lifecycle import check_data_unchanged, check_run_folder, data_record
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.serve.served_model import ModelLoadError, load_served_models
 from keras_nmt.workshop.translators.open_translator import model_data
 from tests.error_output import one_error_line
@@ -549,7 +549,7 @@ def test_evaluate_skips_a_header_line_and_says_so(made, tmp_path, capsys):
 
 
 def test_training_skips_a_header_line_and_records_it(tmp_path, capsys):
-    from keras_nmt.training.task import load_pairs  # noqa: PLC0415
+    from keras_nmt.workshop.run.task import load_pairs  # noqa: PLC0415
 
     headed = write_tsv(tmp_path / "headed.tsv", toy_pairs(40, seed=0), header="es\ten")
     config = TrainConfig(data=str(headed), output=str(tmp_path / "run"))

@@ -11,10 +11,10 @@ import math
 
 import pytest
 
-from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.arguments import stdio
 from keras_nmt.workshop.benchmarks import serve_load
 from keras_nmt.workshop.cli import COMMANDS, main
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 REFUSED = [
     # teacher forcing: probabilities above 1, negative, not numbers, NaN
@@ -120,7 +120,7 @@ def test_a_bad_flag_value_is_refused_in_one_line_naming_the_flag(argv, reason, c
     ({"tokenizer": "bpe"}, "--tokenizer bpe: must be one of char, word, subword"),
 ])
 def test_a_trainconfig_refuses_the_same_values_naming_the_flag(changes, message):
-    from keras_nmt.training.train_config import TrainConfig
+    from keras_nmt.workshop.run.train_config import TrainConfig
 
     with pytest.raises(ValueError) as error:
         TrainConfig(**changes)

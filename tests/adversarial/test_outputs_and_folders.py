@@ -128,7 +128,7 @@ def test_attention_plots_are_written_as_every_output_and_checked_before_translat
 def test_evaluate_test_size_holds_only_the_sentences_it_scores(run, tmp_path, capsys,
                                                                  monkeypatch):
     """`evaluate --test-size N` read the whole test file into memory to score N sentences."""
-    from keras_nmt.data import corpus as corpus_module  # noqa: PLC0415
+    from keras_nmt.workshop.corpora import corpus as corpus_module  # noqa: PLC0415
 
     lines = [f"hola {i}\thello {i}" for i in range(3000)]
     lines.append("hola 0\thi")  # another reference of the first sentence, at the very end
@@ -379,7 +379,7 @@ def test_an_endless_input_is_one_line_not_the_kernels_kill(run, capsys):
 def test_python_api_values_of_the_wrong_type_are_refused_at_once(run, tmp_path):
     """`TrainConfig(epochs=2.5)` failed deep in task.py; `export_translator(version=1.5)`
     exported version 1."""
-    from keras_nmt.training.train_config import TrainConfig  # noqa: PLC0415
+    from keras_nmt.workshop.run.train_config import TrainConfig  # noqa: PLC0415
     from keras_nmt.workshop.translators.export_translator import export_translator  # noqa: PLC0415
 
     with pytest.raises(ValueError, match=r"^--epochs 2.5: is not an integer$"):

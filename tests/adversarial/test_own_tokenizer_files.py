@@ -3,7 +3,7 @@ naming the file, before anything is written into the run folder."""
 
 import pytest
 
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.run.trainer import make_tokenizers
 
 

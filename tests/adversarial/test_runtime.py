@@ -26,7 +26,6 @@ import numpy as np
 import pytest
 
 from keras_nmt.atomic_file import atomic_path
-from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop import interruption
 from keras_nmt.workshop.cli import common
 from keras_nmt.workshop.cli import evaluate as evaluate_app
@@ -37,6 +36,7 @@ from keras_nmt.workshop.run.divergence import StopOnDivergence, TrainingDiverged
 from keras_nmt.workshop.run.exact_backup import ExactBackup
 from keras_nmt.workshop.run.run_lifecycle import finished_message, is_finished
 from keras_nmt.workshop.run.time_budget import TimeBudget
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.run.trainer import interrupted_at, plural
 from tests.adversarial.signal_trials import handles
 from tests.error_output import one_error_line

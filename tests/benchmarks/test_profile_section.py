@@ -10,10 +10,10 @@ from keras_nmt.models.flops import dense_flops
 from keras_nmt.models.registry import build_model
 from keras_nmt.text import make_tokenizer
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
-from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.benchmarks import train_section
 from keras_nmt.workshop.benchmarks.flops import forward_flops
 from keras_nmt.workshop.benchmarks.speed import batch_lengths, synthetic_lengths, token_batches
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 OPTIONS = {"embedding_dim": 8, "units": 16, "num_layers": 1}
 VOCAB = 30

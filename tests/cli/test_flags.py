@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from keras_nmt.training.task import cap_pairs, load_pairs
-from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.cli import compare, demo, evaluate, spell, train, translate
+from keras_nmt.workshop.run.task import cap_pairs, load_pairs
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 
 @pytest.mark.parametrize("module, argv", [

@@ -119,7 +119,7 @@ def test_tensorflow_starts_without_the_optional_imports_no_command_uses():
         "from keras_nmt.workshop.cli.common import start_tensorflow\n"
         "start_tensorflow()\n"
         "loaded = sorted(m for m in ('jax', 'matplotlib') if m in sys.modules)\n"
-        "import matplotlib.pyplot, keras_nmt.plots\n"
+        "import matplotlib.pyplot, keras_nmt.workshop.plots\n"
         "print(loaded, 'keras' in sys.modules, 'tensorflow_text' in sys.modules)\n"
     )
     assert out.strip().splitlines()[-1] == "[] True True"
@@ -127,7 +127,7 @@ def test_tensorflow_starts_without_the_optional_imports_no_command_uses():
 
 def test_the_entry_points_resolve_to_the_library_objects():
     import keras_nmt
-    from keras_nmt.training.task import TranslationTask
+    from keras_nmt.workshop.run.task import TranslationTask
     from keras_nmt.workshop.run.trainer import train
     from keras_nmt.workshop.translators.export_translator import export_translator
     from keras_nmt.workshop.translators.open_translator import open_translator

@@ -6,9 +6,15 @@ import zipfile
 
 import pytest
 
-from keras_nmt.data.corpus import filter_pairs, load_corpus, read_aligned, read_tsv, resolve_path
-from keras_nmt.data.errors import CorpusError
-from keras_nmt.data.parallel_corpus import CorpusStats
+from keras_nmt.workshop.corpora.corpus import (
+    filter_pairs,
+    load_corpus,
+    read_aligned,
+    read_tsv,
+    resolve_path,
+)
+from keras_nmt.workshop.corpora.errors import CorpusError
+from keras_nmt.workshop.corpora.parallel_corpus import CorpusStats
 
 TWO_COLUMNS = "Go.\tVe.\nHi.\tHola.\nRun!\t¡Corre!\n"
 THREE_COLUMNS = (
@@ -216,7 +222,7 @@ def test_shared_spanish_english(shared_data):
 
 
 def test_has_splits_tells_built_in_and_split_paths_from_single_files(tmp_path):
-    from keras_nmt.data.corpus import has_splits
+    from keras_nmt.workshop.corpora.corpus import has_splits
 
     assert has_splits("dates")
     assert has_splits(str(tmp_path / "spa-eng.{split}.tsv"))

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from keras_nmt.data.corpus import load_corpus, read_tsv
-from keras_nmt.data.corpus_checks import check_bad_lines
-from keras_nmt.data.errors import CorpusError
+from keras_nmt.workshop.corpora.corpus import load_corpus, read_tsv
+from keras_nmt.workshop.corpora.corpus_checks import check_bad_lines
+from keras_nmt.workshop.corpora.errors import CorpusError
 
 
 def write(path, text):

@@ -5,9 +5,9 @@ import zipfile
 import keras
 import pytest
 
-from keras_nmt.data.corpus import load_corpus
-from keras_nmt.data.download import anki_url, download
-from keras_nmt.data.errors import DownloadError
+from keras_nmt.workshop.corpora.corpus import load_corpus
+from keras_nmt.workshop.corpora.download import anki_url, download
+from keras_nmt.workshop.corpora.errors import DownloadError
 
 
 def test_anki_url():

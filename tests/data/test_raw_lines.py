@@ -1,12 +1,13 @@
-"""Lines read in bounded memory (`keras_nmt.data.raw_lines`), and the readers that use it."""
+"""Lines read in bounded memory (`keras_nmt.workshop.corpora.raw_lines`), and the readers that use
+it."""
 
 import io
 
 import pytest
 
-from keras_nmt.data.corpus import read_tsv
-from keras_nmt.data.errors import CorpusError
-from keras_nmt.data.raw_lines import LineTooLong, raw_lines
+from keras_nmt.workshop.corpora.corpus import read_tsv
+from keras_nmt.workshop.corpora.errors import CorpusError
+from keras_nmt.workshop.corpora.raw_lines import LineTooLong, raw_lines
 from keras_nmt.workshop.lines import input_lines, read_lines
 
 
@@ -66,7 +67,7 @@ def test_corpus_and_sentence_readers_read_cr_only_files(tmp_path):
 
 
 def test_a_corpus_line_past_the_limit_is_a_corpus_error(tmp_path, monkeypatch):
-    import keras_nmt.data.raw_lines as module  # noqa: PLC0415
+    import keras_nmt.workshop.corpora.raw_lines as module  # noqa: PLC0415
 
     monkeypatch.setattr(module, "MAX_LINE_CHARS", 100)
     monkeypatch.setattr(module.raw_lines, "__defaults__", (100,))

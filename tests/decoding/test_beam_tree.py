@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from keras_nmt.decoding.beam_tree import beam_tree
 from keras_nmt.decoding.loop import decode
 from keras_nmt.special_ids import END_ID
+from keras_nmt.workshop.serve.beam_tree import beam_tree
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.export.helpers import SOURCES, make_model
 

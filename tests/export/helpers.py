@@ -11,7 +11,7 @@ import tensorflow as tf
 from keras_nmt.inference.translator import Translator
 from keras_nmt.models.registry import build_model
 from keras_nmt.text import make_tokenizer
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 SOURCES = ["3rd of March 2021", "12/04/1999", "July 4, 1776", "on the 1st of May"]
 TARGETS = ["2021-03-03", "1999-04-12", "1776-07-04", "2000-05-01"]

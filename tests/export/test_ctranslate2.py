@@ -18,7 +18,7 @@ from keras_nmt.decoding.loop import decode
 from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 from keras_nmt.text import make_tokenizer
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.translators.ctranslate2_translator import CTranslate2Translator
 from keras_nmt.workshop.translators.open_translator import open_translator
 from tests.export.helpers import make_run_folder

@@ -5,8 +5,9 @@ import unicodedata
 
 import pytest
 
-from keras_nmt.metrics.evaluation import format_table, score_all
+from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.metrics.sacrebleu_scores import corpus_bleu
+from keras_nmt.workshop import markdown
 
 SENTENCES = ["Le café à Noël était très agréable.", "Où est la fenêtre ?", "Ça coûte 5 €."]
 
@@ -21,7 +22,7 @@ def test_perfect_nfkc_hypotheses_score_100_against_references_in_any_form(form):
     assert scores["exact_match"] == 1.0
     assert scores["cer"] == scores["wer"] == 0.0
     assert scores["unicode_form"] == "NFKC"
-    assert "scored in Unicode NFKC" in format_table(scores)
+    assert "scored in Unicode NFKC" in markdown.scores_table(scores)
 
 
 def test_nfd_references_would_lower_bleu_without_the_normalization():

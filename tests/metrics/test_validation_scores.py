@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from keras_nmt.metrics import corpus_bleu, corpus_cer
-from keras_nmt.metrics.token_error_rate import TokenErrorRate
 from keras_nmt.metrics.validation_scores import ValidationScores
 
 SOURCES = ["Hola, mundo.", "Buenas noches.", "¿Cómo estás, Tom?"]
@@ -39,8 +38,6 @@ def _tiny_model_and_data():
     model.compile(
         optimizer="sgd",
         loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-        metrics=[TokenErrorRate()],
-        jit_compile=False,  # TokenErrorRate has no XLA kernel (auto would pick XLA on a GPU)
     )
     rng = np.random.default_rng(0)
     x = rng.integers(4, 10, size=(8, 4)).astype("int32")
@@ -71,7 +68,6 @@ def test_scores_reach_history_and_early_stopping_stops():
     assert history.history["val_chrf"][1] == pytest.approx(100.0)
     for key in ("val_bleu", "val_chrf", "val_cer", "val_exact_match"):
         assert all(type(v) is float for v in history.history[key])
-    assert "token_error_rate" in history.history
     assert scores.last_hypotheses == PARTIAL
     assert [epoch for epoch, _ in scores.scores] == [0, 1, 2]
 

@@ -14,7 +14,7 @@ from keras_nmt.models.configurations import (
     reference_configuration,
 )
 from keras_nmt.models.registry import APIS, MODEL_NAMES, model_class
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 FIELDS = {field.name: field.default for field in dataclasses.fields(TrainConfig)}
 

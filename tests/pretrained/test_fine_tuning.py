@@ -6,9 +6,9 @@ import types
 import numpy as np
 import pytest
 
-from keras_nmt.training.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
 from keras_nmt.workshop.cli.train import parse
 from keras_nmt.workshop.run.run_folder import RunFolder
+from keras_nmt.workshop.run.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
 from keras_nmt.workshop.run.trainer import train
 from tests.training.test_trainer import CrashAtBatch
 

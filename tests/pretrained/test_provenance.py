@@ -11,11 +11,11 @@ import shutil
 
 import pytest
 
-from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.cli import evaluate as evaluate_app
 from keras_nmt.workshop.cli import train as train_app
 from keras_nmt.workshop.cli import translate as translate_app
 from keras_nmt.workshop.run.provenance import tokenizer_fingerprints
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.serve.served_model import load_served_models
 from keras_nmt.workshop.translators.open_translator import model_data, open_translator
 from tests.error_output import one_error_line

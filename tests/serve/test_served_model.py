@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from keras_nmt.decoding.beam_tree import beam_tree
 from keras_nmt.inference.translation_result import TranslationResult
+from keras_nmt.workshop.serve.beam_tree import beam_tree
 from keras_nmt.workshop.serve.served_model import (
     ModelLoadError,
     ServedModel,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.spelling.noise import NoiseGenerator
 from keras_nmt.workshop.spelling.spelling_data import SpellingData
 from keras_nmt.workshop.spelling.training import train_speller

@@ -4,7 +4,6 @@ import json
 
 import pytest
 
-from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.hardware import peak
 from keras_nmt.workshop.hardware.machine import describe_machine, machine_summary
 from keras_nmt.workshop.run import precision
@@ -16,6 +15,7 @@ from keras_nmt.workshop.run.precision import (
     step_matmul_shapes,
 )
 from keras_nmt.workshop.run.run_lifecycle import PRECISION_FILE, record_precision, run_precision
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.timing import Timing
 
 AVX2_CPUINFO = """processor\t: 0

@@ -2,8 +2,8 @@
 
 import pytest
 
-from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.run.run_lifecycle import RunFolderError, check_run_folder
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 
 def test_the_default_target_column_and_its_number_are_one_run(tmp_path):

@@ -3,8 +3,8 @@
 import re
 from pathlib import Path
 
-from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.run import run_folder
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.run.trainer import train
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,8 +7,8 @@ import pytest
 
 from keras_nmt.data.pipeline import tokenize_pairs
 from keras_nmt.text import make_tokenizer
-from keras_nmt.training.task import PairStream, TranslationTask
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.task import PairStream, TranslationTask
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.run.trainer import train
 from keras_nmt.workshop.spelling.noise import NoiseGenerator
 from keras_nmt.workshop.spelling.spelling_data import SpellingData
@@ -97,7 +97,7 @@ def test_a_capped_file_holds_only_its_sample_the_same_as_the_whole_lists(tmp_pat
     """`train --train-size 2000` read a whole 2 GB corpus into memory (9 GB, killed). The file
     is now read twice, holding only the sample, and the sample is the one `cap_pairs` draws
     from the whole list (the same seed gives the same pairs as before)."""
-    import keras_nmt.training.task as task  # noqa: PLC0415
+    import keras_nmt.workshop.run.task as task  # noqa: PLC0415
 
     data = tmp_path / "big.tsv"
     data.write_text("".join(f"s{i}\tt{i}\n" for i in range(500)))

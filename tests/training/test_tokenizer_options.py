@@ -4,7 +4,7 @@ SentencePiece model type and character coverage, and what is refused."""
 import pytest
 
 from keras_nmt.text import load_tokenizer
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.run.trainer import make_tokenizers, train
 
 PAIRS = [("abc", "xyz"), ("bca", "zyx"), ("cab", "yzx")]

@@ -16,11 +16,11 @@ from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name
 from keras_nmt.models.registry import build_model
-from keras_nmt.training.task import load_pairs
-from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.run import trainer
 from keras_nmt.workshop.run.precision import PrecisionChoice
 from keras_nmt.workshop.run.run_folder import RunFolder
+from keras_nmt.workshop.run.task import load_pairs
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.run.trainer import train
 
 TINY = dict(

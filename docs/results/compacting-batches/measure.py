@@ -36,8 +36,8 @@ def main():
     if args.threads:
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
         tf.config.threading.set_inter_op_parallelism_threads(1)
-    from keras_nmt.data.corpus import read_tsv
     from keras_nmt.decoding import loop
+    from keras_nmt.workshop.corpora.corpus import read_tsv
     from keras_nmt.workshop.translators.open_translator import open_translator
 
     texts = [source for source, _ in read_tsv(args.data).pairs][: args.sentences]

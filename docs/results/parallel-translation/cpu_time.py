@@ -17,7 +17,7 @@ DATA = "/work/shared/data/spa-eng.test.tsv"
 config = sys.argv[1]
 parallel_choices = [1, configure_decoding_threads(2)] if config == "B" else [1]
 
-from keras_nmt.data.corpus import read_tsv  # noqa: E402
+from keras_nmt.workshop.corpora.corpus import read_tsv  # noqa: E402
 from keras_nmt.workshop.translators.open_translator import open_translator  # noqa: E402
 
 texts = [source for source, _ in read_tsv(DATA).pairs][: int(sys.argv[2])]

@@ -38,7 +38,7 @@ def worker(args):
     parallel = configure_decoding_threads(args.threads) if args.config == "B" else 1
     if args.config == "B" and parallel != args.threads:
         raise SystemExit(f"configure_decoding_threads gave {parallel}, not {args.threads}")
-    from keras_nmt.data.corpus import read_tsv
+    from keras_nmt.workshop.corpora.corpus import read_tsv
     from keras_nmt.workshop.translators.open_translator import open_translator
 
     if args.config == "A" and args.a_plain_loop:

@@ -18,12 +18,12 @@ import numpy as np
 import tensorflow as tf
 
 from keras_nmt.data.pipeline import make_dataset
-from keras_nmt.workshop.run.run_folder import RunFolder
 from keras_nmt.models.ctc.ctc_loss import ctc_loss
 from keras_nmt.models.registry import build_model
-from keras_nmt.workshop.timing import time_in_turn
 from keras_nmt.training.fit import compile_model
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.run_folder import RunFolder
+from keras_nmt.workshop.run.train_config import TrainConfig
+from keras_nmt.workshop.timing import time_in_turn
 
 HERE = Path(__file__).resolve().parent
 ROUNDS = 20

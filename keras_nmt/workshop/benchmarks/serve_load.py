@@ -45,13 +45,13 @@ from pathlib import Path
 from prometheus_client.parser import text_string_to_metric_families
 
 from keras_nmt.data.builtin import builtin_pairs
-from keras_nmt.markdown import table as markdown_table
-from keras_nmt.training.train_config import LANGUAGE_CODE
 from keras_nmt.workshop import interruption
 from keras_nmt.workshop.arguments import check_outputs, new_parser, positive_float, positive_int
 from keras_nmt.workshop.benchmarks.load_clients import resident_mb
 from keras_nmt.workshop.lines import input_lines
+from keras_nmt.workshop.markdown import table as markdown_table
 from keras_nmt.workshop.output_file import write_text
+from keras_nmt.workshop.run.train_config import LANGUAGE_CODE
 from keras_nmt.workshop.timing import time_in_turn
 
 # Requests per client that warm the server up before it is measured: its first batches of the

@@ -13,8 +13,8 @@ import itertools
 import keras
 import numpy as np
 
-from keras_nmt import markdown
 from keras_nmt.special_ids import END_ID, NUM_RESERVED, PAD_ID, START_ID
+from keras_nmt.workshop import markdown
 from keras_nmt.workshop.benchmarks.flops import training_flops
 from keras_nmt.workshop.output_file import write_json, write_text
 from keras_nmt.workshop.timing import time_call

@@ -22,12 +22,11 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_nmt import markdown
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.models.flops import dense_flops
 from keras_nmt.models.registry import build_model
 from keras_nmt.training.fit import compile_model, loss_and_metrics
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop import markdown
 from keras_nmt.workshop.benchmarks.flops import forward_flops
 from keras_nmt.workshop.benchmarks.speed import (
     COMPUTE_DTYPES,
@@ -37,6 +36,7 @@ from keras_nmt.workshop.benchmarks.speed import (
     train_measurement,
 )
 from keras_nmt.workshop.run.precision import resolve_precision
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.timing import time_in_turn
 
 # The shares of the real step, in the order the four compilations add them.

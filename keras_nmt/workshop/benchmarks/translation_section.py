@@ -16,12 +16,12 @@ from pathlib import Path
 
 import tensorflow as tf
 
-from keras_nmt import markdown
 from keras_nmt.decoding.decoding_options import DecodingOptions
 from keras_nmt.decoding.loop import decode
 from keras_nmt.export.formats import CTRANSLATE2_MODELS
 from keras_nmt.inference.translator import Translator
 from keras_nmt.metrics.sacrebleu_scores import corpus_bleu
+from keras_nmt.workshop import markdown
 from keras_nmt.workshop.benchmarks.speed import (
     beam_name,
     records_table,

@@ -38,10 +38,8 @@ import sys
 import traceback
 from pathlib import Path
 
-from keras_nmt.data.corpus import shared_data_dir
 from keras_nmt.models.registry import APIS, MODEL_NAMES
 from keras_nmt.special_ids import TOKENIZER_KINDS
-from keras_nmt.training.train_config import PRECISIONS, TrainConfig
 from keras_nmt.workshop.arguments import (
     check_outputs,
     new_parser,
@@ -64,6 +62,8 @@ from keras_nmt.workshop.cli.common import (
     start_tensorflow,
 )
 from keras_nmt.workshop.cli.options import add_options
+from keras_nmt.workshop.corpora.corpus import shared_data_dir
+from keras_nmt.workshop.run.train_config import PRECISIONS, TrainConfig
 
 # The shared corpora beside a checkout of the repository (tests and the documented runs).
 DEFAULT_DATA_DIR = shared_data_dir()

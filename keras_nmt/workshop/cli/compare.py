@@ -38,7 +38,6 @@ import sys
 
 from keras_nmt.models.configurations import options_read_by
 from keras_nmt.option_fields import flag_of
-from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.arguments import new_parser, non_negative_int
 from keras_nmt.workshop.cli.common import (
     add_debug_flag,
@@ -54,6 +53,7 @@ from keras_nmt.workshop.cli.options import (
     config_fields,
 )
 from keras_nmt.workshop.comparison.preset_registry import get_preset, preset_names
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 # Epochs when only --time-budget is given: the time budget stops training first.
 EPOCHS_FOR_TIME_BUDGET = 100_000

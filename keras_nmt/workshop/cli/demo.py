@@ -15,7 +15,6 @@ import subprocess
 import sys
 import textwrap
 
-from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.arguments import new_parser
 from keras_nmt.workshop.cli import evaluate, train, translate
 from keras_nmt.workshop.cli.common import (
@@ -25,6 +24,7 @@ from keras_nmt.workshop.cli.common import (
     start_tensorflow,
 )
 from keras_nmt.workshop.cli.options import add_options
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 # The demo trains for 3 minutes unless told otherwise.
 DEFAULTS = dataclasses.replace(TrainConfig(), time_budget=3.0, output="runs/demo")

@@ -22,7 +22,7 @@ needs --data.
 import sys
 
 from keras_nmt.decoding.decoding_options import COMMON_OPTIONS, GREEDY
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop import markdown
 from keras_nmt.workshop.arguments import (
     check_outputs,
     new_parser,
@@ -47,6 +47,7 @@ from keras_nmt.workshop.cli.common import (
 from keras_nmt.workshop.cli.options import add_options
 from keras_nmt.workshop.lines import write_lines
 from keras_nmt.workshop.output_file import write_json
+from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.timing import time_call
 
 
@@ -155,10 +156,10 @@ def main(argv=None, prog=None):
     check_decoding_flags(parser, args, seed_is_sampling_only=False)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.data.builtin import BUILTIN_DATASETS  # noqa: PLC0415
-    from keras_nmt.data.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
     from keras_nmt.decoding.strategies import STRATEGIES  # noqa: PLC0415
     from keras_nmt.metrics import group_references  # noqa: PLC0415
-    from keras_nmt.metrics.evaluation import format_table, score_all  # noqa: PLC0415
+    from keras_nmt.metrics.evaluation import score_all  # noqa: PLC0415
+    from keras_nmt.workshop.corpora.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
     from keras_nmt.workshop.run.run_folder import HYPOTHESES_FILE  # noqa: PLC0415
     from keras_nmt.workshop.translators.column_fit import choose_columns  # noqa: PLC0415
     from keras_nmt.workshop.translators.open_translator import (
@@ -218,7 +219,7 @@ def main(argv=None, prog=None):
                                            if getattr(options, name) is not None})
     scores.update(seconds=seconds, sentences_per_second=len(sources) / seconds,
                   warmup_seconds=warmup_seconds, **shown)
-    print(format_table(scores))
+    print(markdown.scores_table(scores))
     output = args.output or default_output
     if output:
         with writing_to(output):

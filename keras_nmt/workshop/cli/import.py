@@ -22,7 +22,6 @@ Examples:
 
 import sys
 
-from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.arguments import new_parser
 from keras_nmt.workshop.cli.common import (
     add_debug_flag,
@@ -32,6 +31,7 @@ from keras_nmt.workshop.cli.common import (
     writing_to,
 )
 from keras_nmt.workshop.cli.options import add_options
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 
 def build_parser(prog=None):

@@ -20,7 +20,7 @@ import functools
 from keras_nmt.models.configurations import options_read_by
 from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.option_fields import flag_of, option_fields, parse_value, value_type
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 # train's "model" group: the model, its twin and every `ModelOptions` field (a new model option
 # is a flag at once); `max_length` also filters the data, so it is shown with the data.

@@ -29,7 +29,6 @@ import sys
 
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 from keras_nmt.special_ids import TOKENIZER_KINDS
-from keras_nmt.training.train_config import TrainConfig
 from keras_nmt.workshop.arguments import (
     check_outputs,
     new_parser,
@@ -50,6 +49,7 @@ from keras_nmt.workshop.cli.common import (
 )
 from keras_nmt.workshop.cli.options import TRAIN_FIELDS, add_options, config_fields, unread_options
 from keras_nmt.workshop.lines import input_lines, iter_lines, write_lines
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 # Spelling runs print one line per epoch (a progress bar is rarely worth its output).
 DEFAULTS = dataclasses.replace(TrainConfig(), verbose=2)

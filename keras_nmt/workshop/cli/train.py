@@ -17,7 +17,6 @@ from pathlib import Path
 
 from keras_nmt.models.configurations import configuration_fields, configuration_names
 from keras_nmt.models.model_options import ModelOptions
-from keras_nmt.training.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
 from keras_nmt.workshop.arguments import add_renamed_flag, new_parser
 from keras_nmt.workshop.cli.common import (
     add_debug_flag,
@@ -26,6 +25,7 @@ from keras_nmt.workshop.cli.common import (
     start_tensorflow,
 )
 from keras_nmt.workshop.cli.options import MODEL_OPTIONS, add_options, unread_options
+from keras_nmt.workshop.run.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
 
 # `verbose` is chosen from the terminal when not given (`main`).
 # `output` is named after the model when not given (`main`).
@@ -167,7 +167,7 @@ def oriented_to_start(config, stated):
     (a contradiction is refused, not swapped)."""
     # After parsing, with TensorFlow loaded (`main`).
     from keras_nmt.data.builtin import BUILTIN_DATASETS  # noqa: PLC0415
-    from keras_nmt.data.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
+    from keras_nmt.workshop.corpora.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
     from keras_nmt.workshop.translators.column_fit import choose_columns  # noqa: PLC0415
     from keras_nmt.workshop.translators.open_translator import model_data  # noqa: PLC0415
 

@@ -22,7 +22,6 @@ import os
 import sys
 from pathlib import Path
 
-from keras_nmt.data.data_profile import implausibility
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 from keras_nmt.workshop.arguments import (
     check_outputs,
@@ -47,6 +46,7 @@ from keras_nmt.workshop.cli.common import (
     writing_to,
 )
 from keras_nmt.workshop.cli.options import add_options
+from keras_nmt.workshop.corpora.data_profile import implausibility
 from keras_nmt.workshop.lines import input_lines, iter_lines, one_line, write_lines
 from keras_nmt.workshop.output_file import OutputError, output_kind, write_bytes
 from keras_nmt.workshop.translators.glossary import Glossary
@@ -109,7 +109,7 @@ def language_prefix(translator, language):
 
 def warn_if_implausible(sentences, profile, name, warn):
     """Warns, loudly, when the sentences do not read like the model's source language (its
-    target language, another language or script: `keras_nmt.data.data_profile`)."""
+    target language, another language or script: `keras_nmt.workshop.corpora.data_profile`)."""
     if profile is None or len(sentences) < MIN_MEASURED:
         return
     problem = implausibility([(s, "") for s in sentences], profile, name or "the input",
@@ -199,7 +199,7 @@ def write_attention_plots(results, directory, warn, panels_of=None):
     paths written. `panels_of(index, result)`, when given, may return panels to draw side by
     side instead (`decoder_layer_panels`)."""
     # Here, not at the top: Matplotlib's import costs every other translation a second.
-    from keras_nmt.plots import plot_attention, plot_attention_grid, png  # noqa: PLC0415
+    from keras_nmt.workshop.plots import plot_attention, plot_attention_grid, png  # noqa: PLC0415
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

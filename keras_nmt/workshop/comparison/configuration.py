@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from keras_nmt.training.train_config import TrainConfig
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 
 @dataclasses.dataclass(frozen=True)

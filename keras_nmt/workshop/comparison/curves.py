@@ -1,6 +1,6 @@
 """Plots of a comparison: learning curves against wall time, attention side by side.
 
-Same approach as `keras_nmt.plots`: `matplotlib.figure.Figure` with the Agg canvas, no
+Same approach as `keras_nmt.workshop.plots`: `matplotlib.figure.Figure` with the Agg canvas, no
 ``pyplot``, so nothing needs a display and no global state changes.
 """
 
@@ -9,8 +9,8 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from keras_nmt.plots import plot_attention_grid, png
 from keras_nmt.workshop.output_file import output_path, write_bytes
+from keras_nmt.workshop.plots import plot_attention_grid, png
 
 
 def plot_curves(curves, key, path, ylabel, title=None, time_unit="s", budget=None, styles=None):

@@ -24,9 +24,9 @@ class Preset:
             own defaults and the user's flags; e.g. the ``spa-eng`` data and its time budget).
         evaluation_split: ``"valid"`` scores on the validation pairs the training used (the
             matrix presets); ``"test"`` loads ``data``'s test split (the reference run).
-        task: the `keras_nmt.training.task.TranslationTask` every configuration trains on; ``None``
-            (the default): the corpus of each configuration's ``data``. A preset with its own
-            data gives its own task.
+        task: the `keras_nmt.workshop.run.task.TranslationTask` every configuration trains on;
+            ``None`` (the default): the corpus of each configuration's ``data``. A preset with
+            its own data gives its own task.
     """
 
     name: str

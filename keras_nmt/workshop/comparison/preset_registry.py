@@ -22,7 +22,6 @@ fresh noise every epoch), see `Preset`.
 
 import importlib
 
-from keras_nmt.data.corpus import shared_data_dir
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 from keras_nmt.models.configurations import (
     REFERENCE_DEFAULTS,
@@ -33,6 +32,7 @@ from keras_nmt.models.registry import MODEL_NAMES
 from keras_nmt.models.transformer import CHECKPOINT_AVERAGE
 from keras_nmt.workshop.comparison.configuration import Configuration
 from keras_nmt.workshop.comparison.preset import Preset
+from keras_nmt.workshop.corpora.corpus import shared_data_dir
 
 _PRESETS = {}
 # name -> "module:function" of presets registered lazily (imported on first use).

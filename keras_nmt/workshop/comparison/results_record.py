@@ -26,7 +26,7 @@ Example:
 import json
 from pathlib import Path
 
-from keras_nmt import markdown
+from keras_nmt.workshop import markdown
 from keras_nmt.workshop.comparison.curves import plot_curves
 from keras_nmt.workshop.comparison.table import MISSING
 from keras_nmt.workshop.hardware.machine import machine_summary

@@ -9,7 +9,7 @@ import csv
 import io
 from pathlib import Path
 
-from keras_nmt import markdown
+from keras_nmt.workshop import markdown
 from keras_nmt.workshop.output_file import write_json, write_text
 
 # Every field a row may have, in CSV order.

@@ -24,8 +24,8 @@ import sentencepiece
 import yaml
 
 from keras_nmt.plural import plural
-from keras_nmt.training.train_config import check_language_pair
 from keras_nmt.workshop.pretrained.safetensors_file import SafetensorsError, read_safetensors
+from keras_nmt.workshop.run.train_config import check_language_pair
 
 HF_FILES = ("config.json", "model.safetensors", "source.spm", "target.spm", "vocab.json")
 OPUS_FILES = ("source.spm", "target.spm", "decoder.yml")

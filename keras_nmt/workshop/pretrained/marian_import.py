@@ -27,8 +27,7 @@ import numpy as np
 from keras_nmt.atomic_file import write_json
 from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import RESERVED_TOKENS
-from keras_nmt.text import MarianTokenizer
-from keras_nmt.training.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
+from keras_nmt.workshop.marian_tokenizer import MarianTokenizer
 from keras_nmt.workshop.owned_folder import FolderWriter, manifest
 from keras_nmt.workshop.pretrained.marian_checkpoint import (
     NORM_EPSILON,
@@ -43,6 +42,7 @@ from keras_nmt.workshop.run.run_folder import (
     TOKENIZERS_DIR,
 )
 from keras_nmt.workshop.run.run_lifecycle import holds_a_run
+from keras_nmt.workshop.run.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
 
 BANNED_LOGIT = -1e9
 # OPUS-MT's licence, unless the model's card states another (`license: ...`).

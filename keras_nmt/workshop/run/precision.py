@@ -26,9 +26,9 @@ import dataclasses
 import functools
 
 from keras_nmt.models.registry import card
-from keras_nmt.training.train_config import PRECISIONS, TrainConfig
 from keras_nmt.workshop.hardware.machine import describe_machine
 from keras_nmt.workshop.hardware.peak import measure_bf16_speedup
+from keras_nmt.workshop.run.train_config import PRECISIONS, TrainConfig
 
 # Where it is timed, bf16 must run the model's matmuls at least this much faster than float32:
 # a whole step gains less than its matmuls (bf16 element-wise ops, casts), and a ratio near 1 is

@@ -40,7 +40,7 @@ import numpy as np
 from keras_nmt.atomic_file import read_json, sha256_of, write_json
 from keras_nmt.data.builtin import BUILTIN_DATASETS
 from keras_nmt.plural import plural
-from keras_nmt.text import load_tokenizer
+from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 
 PROVENANCE_FILE = "provenance.json"
 # What `keras-nmt import` records of an imported model's origin (an import made before
@@ -84,7 +84,7 @@ def check_tokenizers(tokenizers, record, record_file):
         folder = Path(tokenizers) / side
         if recorded.get(side) and folder.is_dir() and (
                 tokenizer_fingerprint(folder) != recorded[side]):
-            load_tokenizer(folder)  # a damaged file of its own is named as such first
+            load_run_tokenizer(folder)  # a damaged file of its own is named as such first
             known = files.get(side) if isinstance(files, dict) else None
             now = tokenizer_files(tokenizers)[side] if known else {}
             differing = [name for name in sorted({*(known or {}), *now})

@@ -4,11 +4,13 @@ back.
 This module names every file and folder of a run folder; every other module asks it for
 the names. Layout (see docs/architecture.md):
 
-    config.json        the training options (`keras_nmt.training.train_config.TrainConfig`, as JSON)
+    config.json        the training options (`keras_nmt.workshop.run.train_config.TrainConfig`,
+                       as JSON)
     data.json          what the data is: each file read (path, size, SHA-256, columns, a
                        skipped header) and the training data's profile per side (words,
-                       characters: `keras_nmt.data.data_profile`); exports carry it
-    tokenizers/        source/ and target/ (`keras_nmt.text.load_tokenizer`)
+                       characters: `keras_nmt.workshop.corpora.data_profile`); exports carry it
+    tokenizers/        source/ and target/ (any kind:
+                       `keras_nmt.workshop.marian_tokenizer.load_run_tokenizer`)
     provenance.json    the tokenizers' fingerprints (a model is refused with others), the
                        model's weights' fingerprint (`model.keras` is refused with another
                        record) and the attribution of a model started from someone else's
@@ -48,7 +50,7 @@ import numpy as np
 from keras_nmt.atomic_file import read_json
 from keras_nmt.inference.translator import Translator
 from keras_nmt.models.registry import register_models
-from keras_nmt.text import load_tokenizer
+from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 from keras_nmt.workshop.run.provenance import (
     IMPORT_FILE,
     PROVENANCE_FILE,
@@ -131,7 +133,7 @@ class RunFolder:
     Attributes:
         path: the directory.
         config: its `config.json` as a dict (the fields of
-        `keras_nmt.training.train_config.TrainConfig`;
+        `keras_nmt.workshop.run.train_config.TrainConfig`;
             inference needs only `max_length`).
         source_tokenizer, target_tokenizer: the tokenizers both twins trained on.
         model: the trained Keras model (from `model.keras`), uncompiled: inference needs no
@@ -161,8 +163,8 @@ class RunFolder:
         register_models()
         model = keras.models.load_model(path / MODEL_FILE, compile=False)
         check_finite_weights(model, path / MODEL_FILE)
-        tokenizers = [load_tokenizer(path / TOKENIZERS_DIR / side) for side in ("source",
-                                                                                "target")]
+        tokenizers = [load_run_tokenizer(path / TOKENIZERS_DIR / side)
+                      for side in ("source", "target")]
         check_model_binding(model, tokenizers, path / MODEL_FILE,
                             read_provenance(path / PROVENANCE_FILE), path / PROVENANCE_FILE)
         return cls(

@@ -20,9 +20,9 @@ import shutil
 from pathlib import Path
 
 from keras_nmt.atomic_file import read_json, temporary_pattern, write_json
-from keras_nmt.data.corpus import corpus_paths, first_line_is_header, has_splits
-from keras_nmt.data.data_profile import changed_file, file_fingerprint, profile_pairs
 from keras_nmt.plural import plural
+from keras_nmt.workshop.corpora.corpus import corpus_paths, first_line_is_header, has_splits
+from keras_nmt.workshop.corpora.data_profile import changed_file, file_fingerprint, profile_pairs
 from keras_nmt.workshop.owned_folder import folder_lock
 from keras_nmt.workshop.run.precision import PrecisionChoice, resolve_precision
 from keras_nmt.workshop.run.run_folder import (
@@ -266,7 +266,7 @@ def undone_on_failed_start(run):
 
 
 def data_files(config):
-    """``[(role, path)]`` of the files a run reads (`keras_nmt.training.task.load_pairs`)."""
+    """``[(role, path)]`` of the files a run reads (`keras_nmt.workshop.run.task.load_pairs`)."""
     if config.valid:
         return ([("train", path) for path in corpus_paths(config.data)]
                 + [("valid", path) for path in corpus_paths(config.valid)])

@@ -12,8 +12,6 @@ import keras
 import numpy as np
 
 from keras_nmt.atomic_file import atomic_path, write_json
-from keras_nmt.data.corpus import has_splits
-from keras_nmt.data.data_profile import MAX_MEASURED, implausibility
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.inference.translator import Translator
 from keras_nmt.metrics import group_references
@@ -23,11 +21,12 @@ from keras_nmt.models.configurations import learning_rate_schedule
 from keras_nmt.models.registry import build_model
 from keras_nmt.plural import plural
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
-from keras_nmt.text import SubwordTokenizer, load_tokenizer, make_tokenizer
+from keras_nmt.text import SubwordTokenizer, make_tokenizer
 from keras_nmt.training.fit import compile_model
-from keras_nmt.training.sample_translations import SampleTranslations
-from keras_nmt.training.task import TranslationTask
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
+from keras_nmt.workshop.corpora.corpus import has_splits
+from keras_nmt.workshop.corpora.data_profile import MAX_MEASURED, implausibility
+from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 from keras_nmt.workshop.run.checkpoint_average import CheckpointAverage
 from keras_nmt.workshop.run.distribution import make_distribution
 from keras_nmt.workshop.run.divergence import StopOnDivergence
@@ -69,6 +68,8 @@ from keras_nmt.workshop.run.run_lifecycle import (
     undone_on_failed_start,
 )
 from keras_nmt.workshop.run.run_state import RunState, read_history
+from keras_nmt.workshop.run.sample_translations import SampleTranslations
+from keras_nmt.workshop.run.task import TranslationTask
 from keras_nmt.workshop.run.time_budget import TimeBudget
 
 # Training tokens unknown to the run's own vocabulary: refused above MAX_UNKNOWN_TOKENS (a
@@ -130,7 +131,7 @@ def make_tokenizers(config, train_pairs, run):
     """Builds and saves the tokenizers, or reloads the ones a resumed run already saved."""
     directory = run / TOKENIZERS_DIR
     if (directory / "source").exists() and (directory / "target").exists():
-        return load_tokenizer(directory / "source"), load_tokenizer(directory / "target")
+        return load_run_tokenizer(directory / "source"), load_run_tokenizer(directory / "target")
     if config.init_from:
         # Fine-tuning keeps the vocabularies the weights were trained with (those, not others).
         record = Path(config.init_from) / PROVENANCE_FILE
@@ -141,7 +142,7 @@ def make_tokenizers(config, train_pairs, run):
             shutil.rmtree(partial, ignore_errors=True)
             shutil.copytree(Path(config.init_from) / TOKENIZERS_DIR / side, partial)
             os.replace(partial, directory / side)
-        return load_tokenizer(directory / "source"), load_tokenizer(directory / "target")
+        return load_run_tokenizer(directory / "source"), load_run_tokenizer(directory / "target")
     options = {"lowercase": config.lowercase}
     if config.tokenizer == "word":
         options["max_vocab"] = config.vocab_size
@@ -296,7 +297,7 @@ def train(config, print_fn=print, extra_callbacks=(), task=None, fresh=False):
     training state and the position in the run's batches, saved every `config.backup_every`
     batches and at each epoch's end): the batches after that position are trained, in the same
     order, so the final weights equal an uninterrupted run's, whatever the task (see
-    `keras_nmt.workshop.run.exact_backup` and `keras_nmt.training.task`). A folder holding a run
+    `keras_nmt.workshop.run.exact_backup` and `keras_nmt.workshop.run.task`). A folder holding a run
     with other options is refused (`RunFolderError`); a finished run is not trained again (its model
     is evaluated), unless `config.epochs` grew.
 

@@ -10,7 +10,7 @@ import os
 import re
 from pathlib import Path
 
-from keras_nmt.training.train_config import LANGUAGE_CODE
+from keras_nmt.workshop.run.train_config import LANGUAGE_CODE
 
 _PAIR = re.compile(f"(?P<source>{LANGUAGE_CODE}):(?P<target>{LANGUAGE_CODE})")
 

@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.decoding.beam_tree import beam_tree
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.special_ids import END_ID, START_ID
+from keras_nmt.workshop.serve.beam_tree import beam_tree
 from keras_nmt.workshop.serve.model_spec import parse_model_spec
 from keras_nmt.workshop.translators.ctranslate2_translator import CTranslate2Translator
 from keras_nmt.workshop.translators.open_translator import model_data, open_translator

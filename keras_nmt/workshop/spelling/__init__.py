@@ -1,8 +1,8 @@
 """Spelling correction as sequence-to-sequence learning: noisy text in, clean text out.
 
 - `SpellingData`: clean sentences split three ways, fixed noisy validation/test pairs.
-- `SpellingTask(data)`: the `keras_nmt.training.task.TranslationTask` training on them, with fresh
-  noise every pass (`noisy_dataset.NoisyStream`) and exact resumption.
+- `SpellingTask(data)`: the `keras_nmt.workshop.run.task.TranslationTask` training on them,
+  with fresh noise every pass (`noisy_dataset.NoisyStream`) and exact resumption.
 - `train_speller(config, data)`: `keras_nmt.workshop.run.trainer.train` plus the test report.
 - `spelling_report(noisy, corrected, clean, vocabulary)`: CER/WER before and after,
   changed-correct, fixed and hallucination rates (`report`).

@@ -7,9 +7,9 @@ import itertools
 import json
 from pathlib import Path
 
-from keras_nmt import markdown
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.special_ids import TOKENIZER_KINDS
+from keras_nmt.workshop import markdown
 from keras_nmt.workshop.comparison.runner import check_run_folder
 from keras_nmt.workshop.output_file import write_json, write_text
 from keras_nmt.workshop.run.run_folder import SPELLING_FILE

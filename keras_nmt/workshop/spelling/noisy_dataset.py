@@ -22,7 +22,7 @@ The stream is numbered over all passes (batch ``b`` of pass ``p`` is batch
 made from ``p`` and the seed alone, and the batches of a pass before the start are noised but not
 tokenized (the noise of a pass is drawn in order), so a run resumed from its backup trains on the
 batches an uninterrupted run would have seen (`NoisyStream`, the spelling task's
-`keras_nmt.training.task.TrainingStream`).
+`keras_nmt.workshop.run.task.TrainingStream`).
 """
 
 import math
@@ -31,7 +31,7 @@ import random
 import tensorflow as tf
 
 from keras_nmt.plural import plural
-from keras_nmt.training.task import TrainingStream
+from keras_nmt.workshop.run.task import TrainingStream
 from keras_nmt.workshop.spelling.noise import NoiseGenerator
 
 DEFAULT_BUCKET_WINDOW = 100

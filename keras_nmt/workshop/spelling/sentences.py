@@ -2,8 +2,8 @@
 
 import random
 
-from keras_nmt.data.corpus import open_binary, resolve_path
 from keras_nmt.plural import plural
+from keras_nmt.workshop.corpora.corpus import open_binary, resolve_path
 
 
 def read_sentences(path, column=None, max_sentences=None, max_chars=None):

@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from keras_nmt.training.task import Task
+from keras_nmt.workshop.run.task import Task
 from keras_nmt.workshop.spelling.noisy_dataset import NoisyStream
 from keras_nmt.workshop.spelling.spelling_data import SpellingData
 

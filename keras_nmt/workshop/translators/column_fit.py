@@ -7,8 +7,8 @@ reads the file as it was told or as the model's data was read, then measures how
 column fits each side of the model, and swaps the columns when the other order fits clearly
 better:
 
-- **the training data's profile** (`keras_nmt.data.data_profile`, a run's and its exports'
-  `data.json`): the words of each column unknown to each side of the training data;
+- **the training data's profile** (`keras_nmt.workshop.corpora.data_profile`, a run's and its
+  exports' `data.json`): the words of each column unknown to each side of the training data;
 - **the tokenizers** (every model has them, an imported one included): each column cut by each
   side's tokenizer, counting pieces per character plus `UNKNOWN_WEIGHT` per unknown token. A
   tokenizer built on a language cuts that language into fewer pieces (SentencePiece, OPUS-MT's
@@ -36,15 +36,15 @@ import dataclasses
 
 import numpy as np
 
-from keras_nmt.data.data_profile import (
+from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
+from keras_nmt.workshop.corpora.data_profile import (
     FOREIGN_CHARACTERS,
     FOREIGN_WORDS,
     MAX_MEASURED,
     REVERSED_MARGIN,
     measure,
 )
-from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
-from keras_nmt.text import load_tokenizer
+from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 from keras_nmt.workshop.run.provenance import SIDES, language_name
 
 # An unknown token costs as much as this many pieces: it loses a word, not just cuts it.
@@ -166,7 +166,7 @@ def choose_columns(pairs, model, name, names, stated=False, fixed=False):
         verdict, evidence, rates = _profile_verdict(pairs, model.profile)
         verdicts.append((verdict, f"the words of its training data: {evidence}"))
     if model.tokenizers is not None:
-        costs = tokenizer_costs(pairs, [load_tokenizer(model.tokenizers / s) for s in SIDES])
+        costs = tokenizer_costs(pairs, [load_run_tokenizer(model.tokenizers / s) for s in SIDES])
         verdicts.append(_tokenizer_verdict(costs))
     verdict, evidence = (0, None) if fixed else next(((v, e) for v, e in verdicts if v),
                                                      (0, None))

@@ -28,7 +28,7 @@ Layout of the directory written:
 
     model.bin, config.json                 CTranslate2's model (weights quantized as asked)
     shared_vocabulary.json, or source_vocabulary.json and target_vocabulary.json
-    tokenizers/source/, tokenizers/target/ the run's tokenizers (`keras_nmt.text.load_tokenizer`)
+    tokenizers/source/, tokenizers/target/ the run's tokenizers (`load_run_tokenizer`)
     keras_nmt_ctranslate2.json             metadata: model name, length limits, quantization,
                                            data columns
                                            (`keras_nmt.workshop.translators.open_translator`

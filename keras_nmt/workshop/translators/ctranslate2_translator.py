@@ -56,7 +56,7 @@ from keras_nmt.decoding.strategies import check_served
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.inference.translation_result import TranslationResult
 from keras_nmt.special_ids import END_ID
-from keras_nmt.text import load_tokenizer
+from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 from keras_nmt.workshop.run.run_folder import TOKENIZERS_DIR
 
 METADATA_FILE = "keras_nmt_ctranslate2.json"
@@ -139,8 +139,8 @@ class CTranslate2Translator(BatchTranslator):
         self.max_source_length = int(self.metadata["max_source_length"])
         self.max_target_length = int(self.metadata["max_target_length"])
         self.max_beam_size = int(max_beam_size)
-        self.source_tokenizer = load_tokenizer(path / TOKENIZERS_DIR / "source")
-        self.target_tokenizer = load_tokenizer(path / TOKENIZERS_DIR / "target")
+        self.source_tokenizer = load_run_tokenizer(path / TOKENIZERS_DIR / "source")
+        self.target_tokenizer = load_run_tokenizer(path / TOKENIZERS_DIR / "target")
         self._source_vocabulary = self.source_tokenizer.vocabulary
         self._target_ids = {token: i for i, token in enumerate(self.target_tokenizer.vocabulary)}
         on_cpu = device == "cpu"

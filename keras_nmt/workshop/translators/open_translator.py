@@ -45,8 +45,8 @@ class ModelData:
         folder: the folder holding the record (a SavedModel's version folder).
         columns: the ``(source, target)`` TSV columns it was trained on, or ``None`` (an export
             older than this record).
-        profile: its training data's profile (`keras_nmt.data.data_profile.profile_pairs`),
-            or ``None``.
+        profile: its training data's profile
+            (`keras_nmt.workshop.corpora.data_profile.profile_pairs`), or ``None``.
         provenance: ``{"languages", "tokenizers", "attribution"}``
             (`keras_nmt.workshop.run.provenance`); empty for an export older than it.
         tokenizers: the folder holding its tokenizers (``source/``, ``target/``), or ``None``

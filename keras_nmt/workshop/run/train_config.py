@@ -2,7 +2,6 @@
 
 import dataclasses
 import json
-import math
 import re
 from pathlib import Path
 
@@ -12,16 +11,14 @@ from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.models.registry import ALIGNED_MODEL_NAMES, APIS, MODEL_NAMES
 from keras_nmt.option_fields import option
 from keras_nmt.special_ids import SUBWORD_MODELS, TOKENIZER_KINDS
+from keras_nmt.training.teacher_forcing_values import teacher_forcing_values
 
 # The learning rate of a run started from another's weights (`init_from`), constant: the
 # from-scratch warm-up schedule peaks near 1e-3 and wrecks a pretrained model (transformers'
 # Marian fine-tuning examples use 2e-5 to 5e-5).
 FINE_TUNING_LEARNING_RATE = 5e-5
-# Keras dtype policies a run may ask for; `auto` is resolved by `training.precision`.
+# Keras dtype policies a run may ask for; `auto` is resolved by `precision.py`.
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
-# Teacher-forcing schedules (`TeacherForcingSchedule`) and the default K of each.
-SCHEDULE_DEFAULTS = {"constant": 1.0, "linear": 1e-4, "exponential": 0.999,
-                     "inverse_sigmoid": 500.0}
 
 
 # A language code as LibreTranslate clients send it: ISO 639 letters, an optional region or
@@ -40,44 +37,6 @@ def _named_folder(path):
     """`ValueError` for a blank run folder: `""` is the current one, whatever it holds."""
     if not str(path).strip():
         raise ValueError("an empty value names nothing; give a folder")
-
-
-def check_schedule(kind, k, floor):
-    """`ValueError` unless (`kind`, `k`, `floor`) is a teacher-forcing schedule (Bengio et al.
-    2015): probabilities in [0, 1], finite numbers."""
-    if kind not in SCHEDULE_DEFAULTS:
-        raise ValueError(f"unknown teacher-forcing schedule {kind!r}; choose from "
-                         f"{', '.join(SCHEDULE_DEFAULTS)}")
-    if not (math.isfinite(k) and math.isfinite(floor)):
-        raise ValueError("k and floor must be finite numbers")
-    if not 0.0 <= floor <= 1.0:
-        raise ValueError(f"floor is a probability in [0, 1], got {floor:g}")
-    if kind in ("constant", "linear") and not 0.0 <= k <= 1.0:
-        what = "probability" if kind == "constant" else "decrease per step"
-        raise ValueError(f"the {kind} schedule's k (a {what}) must be in [0, 1], got {k:g}")
-    if kind == "exponential" and not 0.0 < k < 1.0:
-        raise ValueError(f"the exponential schedule needs 0 < k < 1, got {k:g}")
-    if kind == "inverse_sigmoid" and k < 1.0:
-        raise ValueError(f"the inverse sigmoid schedule needs k >= 1, got {k:g}")
-
-
-def teacher_forcing_values(text):
-    """`(kind, k, floor)` of a `--teacher-forcing` value `KIND[:K[:FLOOR]]`, checked.
-
-    Example:
-        >>> teacher_forcing_values("linear:1e-4:0.25")
-        ('linear', 0.0001, 0.25)
-    """
-    kind, *numbers = text.split(":")
-    if len(numbers) > 2:
-        raise ValueError("expected KIND[:K[:FLOOR]]")
-    try:
-        values = [float(number) for number in numbers]
-    except ValueError:
-        raise ValueError("k and floor must be numbers (KIND[:K[:FLOOR]])") from None
-    k, floor = values + [SCHEDULE_DEFAULTS.get(kind, 1.0), 0.0][len(values):]
-    check_schedule(kind, k, floor)
-    return kind, k, floor
 
 
 @dataclasses.dataclass

@@ -33,12 +33,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from keras_nmt.data.builtin import BUILTIN_DATASETS, builtin_pairs
-from keras_nmt.data.corpus_checks import compressed_file_errors, visible
-from keras_nmt.data.data_profile import looks_like_header
-from keras_nmt.data.download import download
-from keras_nmt.data.errors import CorpusError
-from keras_nmt.data.parallel_corpus import CorpusStats, ParallelCorpus
-from keras_nmt.data.raw_lines import raw_lines
+from keras_nmt.workshop.corpora.corpus_checks import compressed_file_errors, visible
+from keras_nmt.workshop.corpora.data_profile import looks_like_header
+from keras_nmt.workshop.corpora.download import download
+from keras_nmt.workshop.corpora.errors import CorpusError
+from keras_nmt.workshop.corpora.parallel_corpus import CorpusStats, ParallelCorpus
+from keras_nmt.workshop.corpora.raw_lines import raw_lines
 
 ON_ERROR_CHOICES = ("raise", "skip")
 # Suffixes tried, in order, when a templated path (``{split}``) does not exist as written.
@@ -366,7 +366,7 @@ _ANKI_NAME = re.compile(r"^[a-z]{3}-eng$")
 def shared_data_dir() -> Path:
     """The directory of the real corpora: ``$KERAS_NMT_SHARED_DATA``, else ``../shared/data``
     next to the repository (see its SOURCES.md). It may not exist; callers skip or say so."""
-    default = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+    default = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
     return Path(os.environ.get("KERAS_NMT_SHARED_DATA", default)).resolve()
 
 
@@ -445,8 +445,8 @@ def load_corpus(
        no splits, and reading it as ``"test"`` would silently evaluate on training data);
     4. two comma-separated paths, or a 2-tuple of paths, ``SOURCE_FILE,TARGET_FILE``:
        line-aligned files (`read_aligned`);
-    5. an Anki name such as ``"spa-eng"``: downloaded with `keras_nmt.data.download.download`
-       (needs the network) and its ``spa.txt`` member read.
+    5. an Anki name such as ``"spa-eng"``: downloaded with `download`
+       (`keras_nmt.workshop.corpora.download`; needs the network) and its ``spa.txt`` member read.
 
     Args:
         spec: see above (``str``, ``os.PathLike`` or a 2-tuple of paths).

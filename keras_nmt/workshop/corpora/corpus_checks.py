@@ -20,8 +20,8 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from keras_nmt.data.errors import CorpusError
 from keras_nmt.plural import plural
+from keras_nmt.workshop.corpora.errors import CorpusError
 
 COMPRESSED_SUFFIXES = (".gz", ".xz", ".zip")
 DECOMPRESSION_ERRORS = (EOFError, lzma.LZMAError, zlib.error, zipfile.BadZipFile, OSError)

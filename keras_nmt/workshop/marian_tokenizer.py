@@ -1,4 +1,5 @@
-"""The tokenizer of imported Marian (OPUS-MT) models: SentencePiece pieces, Marian's vocabulary."""
+"""The tokenizer of imported Marian (OPUS-MT) models: SentencePiece pieces, Marian's vocabulary;
+and `load_run_tokenizer`, which reads it or any kind built from text."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from keras_nmt.special_ids import END_ID, UNK_ID
+from keras_nmt.text import TOKENIZER_CLASSES, load_tokenizer
 from keras_nmt.text.subword_tokenizer import _SharedSentencepieceResource
 from keras_nmt.text.tokenizer import Tokenizer, _as_string_batch, _constant_column
 
@@ -136,3 +138,14 @@ class MarianTokenizer(Tokenizer):
     def _load_files(self, directory: Path, files: dict[str, str]) -> None:
         self._set_model((directory / files["model_file"]).read_bytes())
         super()._load_files(directory, files)
+
+
+# The kinds a run folder or an export may hold: those built from text, and an imported Marian
+# model's (`keras-nmt import`).
+RUN_TOKENIZER_CLASSES = {**TOKENIZER_CLASSES, MarianTokenizer.kind: MarianTokenizer}
+
+
+def load_run_tokenizer(directory):
+    """A tokenizer of a run folder or an export, of any kind it may hold
+    (`keras_nmt.text.load_tokenizer` over `RUN_TOKENIZER_CLASSES`)."""
+    return load_tokenizer(directory, RUN_TOKENIZER_CLASSES)

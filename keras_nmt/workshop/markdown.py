@@ -1,4 +1,4 @@
-"""The one Markdown table writer of the project (comparison, spelling, metrics, benchmarks)."""
+"""The one Markdown table writer of the project (comparison, spelling, scores, benchmarks)."""
 
 
 def table(titles, rows, align=None):
@@ -32,3 +32,22 @@ def table(titles, rows, align=None):
     for row in rows:
         lines.append("| " + " | ".join(str(cell) for cell in row) + " |")
     return "\n".join(lines)
+
+
+def scores_table(scores):
+    """A Markdown table of `keras_nmt.metrics.evaluation.score_all`'s result (plus any extra
+    numeric entries), then the sacreBLEU signatures and the Unicode normalization both sides
+    were scored in."""
+    rows = [
+        [key, f"{value:.4f}" if isinstance(value, float) else str(value)]
+        for key, value in scores.items()
+        if not key.endswith("_signature") and key != "unicode_form"
+    ]
+    signatures = [
+        f"{key.split('_')[0]} signature: {value}"
+        for key, value in scores.items()
+        if key.endswith("_signature")
+    ]
+    if "unicode_form" in scores:
+        signatures.append(f"hypotheses and references scored in Unicode {scores['unicode_form']}")
+    return "\n".join([table(["metric", "value"], rows), "", *signatures])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from keras_nmt.data.errors import DownloadError
+from keras_nmt.workshop.corpora.errors import DownloadError
 
 ANKI_URL = "https://www.manythings.org/anki/{name}.zip"
 _NAME = re.compile(r"^[a-z]{3}-eng$")

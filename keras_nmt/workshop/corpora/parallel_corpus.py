@@ -6,7 +6,8 @@ import dataclasses
 
 from keras_nmt.plural import plural
 
-# Human-readable names of the skip reasons used by the readers in `keras_nmt.data.corpus`.
+# Human-readable names of the skip reasons used by the readers of
+# `keras_nmt.workshop.corpora.corpus`.
 SKIP_REASONS = {
     "columns": "wrong column count",
     "empty_side": "empty side",
@@ -33,7 +34,7 @@ class CorpusStats:
         max_chars: the limit used, or ``None``.
         first_skipped: ``"FILE:LINE"`` of the first skipped lines (at most 5).
         header: the first line, when it read as column names and was skipped (see
-            `keras_nmt.data.data_profile.looks_like_header`), else ``None``.
+            `keras_nmt.workshop.corpora.data_profile.looks_like_header`), else ``None``.
 
     Invariant: ``read == kept + sum(skipped.values()) + blank + filtered_too_long``, plus one
     for a skipped header.

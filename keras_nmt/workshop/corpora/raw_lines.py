@@ -7,7 +7,7 @@ Example:
     [b'uno', b'dos', b'tres']
 """
 
-from keras_nmt.data.errors import CorpusError
+from keras_nmt.workshop.corpora.errors import CorpusError
 
 MAX_LINE_CHARS = 1 << 20  # a sentence is a few hundred; a megabyte is no text of sentences
 _BLOCK = 1 << 16
