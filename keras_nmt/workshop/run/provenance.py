@@ -132,9 +132,9 @@ def check_model_binding(model, tokenizers, model_file, record, record_file):
         size = getattr(model, f"{side}_vocab_size", None)
         if size is not None and size != tokenizer.vocab_size:
             raise ValueError(
-                f"{folder / TOKENIZERS_DIR / side} has {tokenizer.vocab_size:,} tokens, but the "
-                f"model in {model_file} reads {size:,}: they are not each other's. Copy the "
-                "model's own tokenizers back, or train or import it again")
+                f"{folder / TOKENIZERS_DIR / side} has {plural(tokenizer.vocab_size, 'token')}, "
+                f"but the model in {model_file} reads {size:,}: they are not each other's. "
+                "Copy the model's own tokenizers back, or train or import it again")
     recorded = record.get("weights")
     if recorded and weights_fingerprint(model) != recorded:
         raise ValueError(
