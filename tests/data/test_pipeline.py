@@ -202,7 +202,7 @@ def test_tokenized_pairs_lengths(tiny_tokenizer):
 
 def test_with_real_char_tokenizer():
     text = pytest.importorskip("keras_nmt.text")
-    from keras_nmt.data.builtin import builtin_pairs
+    from keras_nmt.workshop.corpora.builtin import builtin_pairs
 
     pairs = builtin_pairs("dates", split="valid", size=200, seed=0)
     source = text.CharTokenizer().build([s for s, _ in pairs])

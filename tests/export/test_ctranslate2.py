@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.data.builtin import builtin_pairs
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.decoding.length_order import call_sizes
 from keras_nmt.decoding.loop import decode
 from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 from keras_nmt.text import make_tokenizer
+from keras_nmt.workshop.corpora.builtin import builtin_pairs
 from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.translators.ctranslate2_translator import CTranslate2Translator
 from keras_nmt.workshop.translators.open_translator import open_translator

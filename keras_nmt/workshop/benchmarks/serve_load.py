@@ -44,10 +44,10 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from keras_nmt.data.builtin import builtin_pairs
 from keras_nmt.workshop import interruption
 from keras_nmt.workshop.arguments import check_outputs, new_parser, positive_float, positive_int
 from keras_nmt.workshop.benchmarks.load_clients import resident_mb
+from keras_nmt.workshop.corpora.builtin import builtin_pairs
 from keras_nmt.workshop.lines import input_lines
 from keras_nmt.workshop.markdown import table as markdown_table
 from keras_nmt.workshop.output_file import write_text

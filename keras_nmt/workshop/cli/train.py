@@ -166,7 +166,7 @@ def oriented_to_start(config, stated):
     its source language feeds it, and a line says which; `stated`: `--source-column` was given
     (a contradiction is refused, not swapped)."""
     # After parsing, with TensorFlow loaded (`main`).
-    from keras_nmt.data.builtin import BUILTIN_DATASETS  # noqa: PLC0415
+    from keras_nmt.workshop.corpora.builtin import BUILTIN_DATASETS  # noqa: PLC0415
     from keras_nmt.workshop.corpora.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
     from keras_nmt.workshop.translators.column_fit import choose_columns  # noqa: PLC0415
     from keras_nmt.workshop.translators.open_translator import model_data  # noqa: PLC0415

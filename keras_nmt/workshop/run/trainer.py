@@ -16,7 +16,6 @@ from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.inference.translator import Translator
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
-from keras_nmt.metrics.validation_scores import ValidationScores
 from keras_nmt.models.configurations import learning_rate_schedule
 from keras_nmt.models.registry import build_model
 from keras_nmt.plural import plural
@@ -71,6 +70,7 @@ from keras_nmt.workshop.run.run_state import RunState, read_history
 from keras_nmt.workshop.run.sample_translations import SampleTranslations
 from keras_nmt.workshop.run.task import TranslationTask
 from keras_nmt.workshop.run.time_budget import TimeBudget
+from keras_nmt.workshop.run.validation_scores import ValidationScores
 
 # Training tokens unknown to the run's own vocabulary: refused above MAX_UNKNOWN_TOKENS (a
 # --vocab-size that leaves almost nothing), a warning above WARN_UNKNOWN_TOKENS.
