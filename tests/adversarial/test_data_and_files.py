@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.atomic_file import atomic_path
+from keras_nmt.workshop.atomic_file import atomic_path
 from keras_nmt.workshop.cli import evaluate as evaluate_app
 from keras_nmt.workshop.cli import export as export_app
 from keras_nmt.workshop.cli import main as cli_main

@@ -342,10 +342,9 @@ def test_the_export_translates_without_keras(post_norm_export):
     ours = json.loads(next(line for line in lines if line.startswith("OURS "))[5:])
     # `workshop` (its `keras_registration`): what `import keras_nmt` itself loads (its names are
     # imported on first use);
-    # `atomic_file`: the JSON reader of the tokenizers' config; `plural`: counts in the
-    # tokenizers' messages (both standard library only).
+    # `plural`: counts in the tokenizers' messages (standard library only).
     assert {m.split(".")[1] for m in ours if "." in m} == {
-        "atomic_file", "plural", "special_ids", "text", "workshop"}
+        "plural", "special_ids", "text", "workshop"}
     got = json.loads(next(line for line in lines if line.startswith("RESULT "))[7:])
     assert got == open_translator(export).translate_texts(texts)
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import keras
 import numpy as np
 
-from keras_nmt.atomic_file import atomic_path, write_json
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.inference.translator import Translator
 from keras_nmt.metrics import group_references
@@ -23,6 +22,7 @@ from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.text import SubwordTokenizer, make_tokenizer
 from keras_nmt.training.fit import compile_model
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
+from keras_nmt.workshop.atomic_file import atomic_path, write_json
 from keras_nmt.workshop.corpora.corpus import has_splits
 from keras_nmt.workshop.corpora.data_profile import MAX_MEASURED, implausibility
 from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer

@@ -50,8 +50,8 @@ from pathlib import Path
 
 import numpy as np
 
-from keras_nmt.atomic_file import write_json
 from keras_nmt.export.formats import QUANTIZATIONS, check_ctranslate2_model
+from keras_nmt.workshop.atomic_file import write_json
 from keras_nmt.workshop.interruption import deferred
 from keras_nmt.workshop.owned_folder import FolderWriter, manifest
 from keras_nmt.workshop.run.provenance import PROVENANCE_FILE, run_provenance
