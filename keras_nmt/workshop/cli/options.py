@@ -17,7 +17,7 @@ import argparse
 import dataclasses
 import functools
 
-from keras_nmt.models.configurations import options_read_by
+from keras_nmt.models.configurations import MODEL_ARGUMENTS, learning_rate_schedule
 from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.option_fields import flag_of, option_fields, parse_value, value_type
 from keras_nmt.workshop.run.train_config import TrainConfig
@@ -46,6 +46,17 @@ READ_ONLY_WITH = {
                       "--average-checkpoints above 1"),
     "max_bad_fraction": (lambda args: args.skip_bad_lines, "--skip-bad-lines"),
 }
+
+
+# The training option each schedule reads: a value given for the other one would be ignored.
+SCHEDULE_OPTIONS = {"constant": ("learning_rate",), "inverse_sqrt": ("warmup_steps",)}
+
+
+def options_read_by(model, fine_tuning=False):
+    """The model and schedule options training `model` reads: its constructor's arguments,
+    `max_length` (which also limits the data) and its schedule's (`SCHEDULE_OPTIONS`)."""
+    return {*MODEL_ARGUMENTS[model], "max_length",
+            *SCHEDULE_OPTIONS[learning_rate_schedule(model, fine_tuning)]}
 
 
 def unread_error(given, reader, reads):

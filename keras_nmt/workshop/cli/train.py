@@ -15,7 +15,6 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from keras_nmt.models.configurations import configuration_fields, configuration_names
 from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.workshop.arguments import add_renamed_flag, new_parser
 from keras_nmt.workshop.cli.common import (
@@ -25,7 +24,12 @@ from keras_nmt.workshop.cli.common import (
     start_tensorflow,
 )
 from keras_nmt.workshop.cli.options import MODEL_OPTIONS, add_options, unread_options
-from keras_nmt.workshop.run.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
+from keras_nmt.workshop.run.train_config import (
+    FINE_TUNING_LEARNING_RATE,
+    TrainConfig,
+    configuration_fields,
+    configuration_names,
+)
 
 # `verbose` is chosen from the terminal when not given (`main`).
 # `output` is named after the model when not given (`main`).
