@@ -244,8 +244,8 @@ def main(argv=None):
         parser.exit(1, f"error: {error}\n")
     batches = client_requests(sentences, args.clients, args.requests)
     # TensorFlow's import, after the arguments: `--help` answers without it.
-    from keras_nmt.inference.batch_translator import configure_decoding_threads  # noqa: PLC0415
     from keras_nmt.workshop.hardware.machine import describe_machine, machine_summary  # noqa: PLC0415
+    from keras_nmt.workshop.translators.decoding_threads import configure_decoding_threads  # noqa: PLC0415
 
     workers = configure_decoding_threads()  # as `keras-nmt serve` does: its workers
     machine = describe_machine()
