@@ -133,9 +133,8 @@ def tokenize_pairs(
 def _length_ranks(tokenized: TokenizedPairs) -> np.ndarray:
     """``(n,)`` int32: each pair's position when sorted by (longer side, sum of both sides).
 
-    Sorting by the longer side keeps both the source and the target tight in a batch (on
-    spa-eng, char level: 10% padding overall, against 15% when sorting by source length first,
-    which leaves 24% padding on the target side).
+    Sorting by the longer side keeps both the source and the target tight in a batch; sorting
+    by the source first leaves the targets padded (docs/decisions.md).
     """
     source, target = tokenized.source_lengths, tokenized.target_lengths
     order = np.lexsort((source + target, np.maximum(source, target)))
