@@ -16,8 +16,8 @@ import shutil
 from numbers import Integral
 from pathlib import Path
 
-from keras_nmt.export.formats import check_model_name
 from keras_nmt.export.saved_model import write_saved_model
+from keras_nmt.workshop.translators.formats import check_model_name
 
 
 def next_version(model_dir):
