@@ -237,6 +237,23 @@ def test_a_damaged_ctranslate2_vocabulary_is_named(made, tmp_path, capsys):
     assert str(vocabulary) in one_error_line(capsys)
 
 
+def test_a_ctranslate2_model_bin_of_other_weights_is_named(made, tmp_path, capsys):
+    """A CTranslate2 export's `model.bin` was bound to nothing: one of other weights (here one
+    value changed) beside the export's tokenizers and record translated without a word."""
+    export = shutil.copytree(needs_ctranslate2(made), tmp_path / "ct2")
+    record = json.loads((export / "provenance.json").read_text())
+    assert set(record["engine_files"]) >= {"model.bin", "config.json"}
+    model = export / "model.bin"
+    data = bytearray(model.read_bytes())
+    data[len(data) // 2] ^= 0x40  # a bit of a weight (the file is mostly weights)
+    model.write_bytes(bytes(data))
+    assert translate_app.main([str(export), "uno"]) == 1
+    assert one_error_line(capsys) == (
+        f"error: {model} is not the file this model was exported with (its SHA-256 differs "
+        f"from the one in {export / 'provenance.json'}): the weights are not those of the "
+        "tokenizers beside them. Copy the export's own files back, or export it again")
+
+
 def test_a_run_made_before_a_new_option_is_not_refused(made):
     """A config.json written before an option existed (here `accept_data`) resumes: the option
     takes its default."""

@@ -101,6 +101,34 @@ def check_tokenizers(tokenizers, record, record_file):
                              "tokenizers back, or export or import it again")
 
 
+def engine_files(folder):
+    """`{file name: SHA-256}` of every file directly in `folder`: what an inference engine
+    wrote of a model (a CTranslate2 export's `model.bin`, `config.json` and vocabularies),
+    recorded as `"engine_files"` so that the weights it reads are bound to the tokenizers
+    beside them as a run's `model.keras` is (`weights`)."""
+    return {path.name: sha256_of(path) for path in sorted(Path(folder).iterdir())
+            if path.is_file()}
+
+
+def check_engine_files(folder, record, record_file):
+    """Raises `ValueError` naming the first file of `folder` that `record_file` (`record`:
+    its dict) lists under `"engine_files"` and that is missing or not the file recorded (an
+    export older than the record lists none: nothing is checked)."""
+    recorded = record.get("engine_files")
+    if not isinstance(recorded, dict):
+        return
+    for name, digest in sorted(recorded.items()):
+        path = Path(folder) / name
+        if not path.is_file():
+            raise ValueError(f"{path} is missing: {record_file} records it as part of this "
+                             "model. Copy it back, or export the model again")
+        if sha256_of(path) != digest:
+            raise ValueError(
+                f"{path} is not the file this model was exported with (its SHA-256 differs "
+                f"from the one in {record_file}): the weights are not those of the tokenizers "
+                "beside them. Copy the export's own files back, or export it again")
+
+
 def weights_fingerprint(model):
     """The SHA-256 of `model`'s weights: of each weight's shape, type and values, taken in
     sorted order, so that neither the weights' order nor their names (which a reload may

@@ -10,6 +10,7 @@ from keras_nmt.atomic_file import read_json
 from keras_nmt.inference.translator import METADATA_FILE as SAVED_METADATA
 from keras_nmt.workshop.run.provenance import (
     PROVENANCE_FILE,
+    check_engine_files,
     check_tokenizers,
     read_provenance,
     run_provenance,
@@ -130,6 +131,8 @@ def open_translator(path, weights=None, parallel=None):
         if weights is not None:
             raise ValueError(f"{path} is a CTranslate2 export: its weights are fixed")
         _check_export_tokenizers(path)
+        record = path / PROVENANCE_FILE
+        check_engine_files(path, read_provenance(record), record)  # model.bin is theirs
         return CTranslate2Translator(path, **ctranslate2_threads(parallel))
     saved = find_saved_model(path)
     if saved is not None:
