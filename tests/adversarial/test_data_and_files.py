@@ -254,6 +254,49 @@ def test_a_ctranslate2_model_bin_of_other_weights_is_named(made, tmp_path, capsy
         "tokenizers beside them. Copy the export's own files back, or export it again")
 
 
+def missing_record_warning(folder, model_name, way_out):
+    return (f"warning: {folder / 'provenance.json'} is missing (written by older code, or "
+            f"deleted): nothing binds {folder / model_name} to {folder / 'tokenizers'} but their "
+            "vocabulary sizes, and another model's tokenizers of those sizes would translate "
+            f"into nonsense without an error; {way_out}")
+
+
+def warnings_in(err):
+    return [line for line in err.splitlines() if line.startswith("warning: ")]
+
+
+def test_a_run_without_its_record_is_named_and_its_next_train_records_it(made, tmp_path,
+                                                                           capsys):
+    """A run without `provenance.json` (older code, or the file deleted) was opened without a
+    word, though nothing bound its model to its tokenizers but their sizes; a re-run of its
+    train command said "nothing to do" and left it unbound."""
+    run, data = own_run(made, tmp_path)
+    recorded = json.loads((run / "provenance.json").read_text())
+    (run / "provenance.json").unlink()
+    capsys.readouterr()
+    assert translate_app.main([str(run), "uno dos"]) == 0
+    assert warnings_in(capsys.readouterr().err) == [missing_record_warning(
+        run, "model.keras", f"if they are its own, `keras-nmt train --output-dir {run}` records "
+        "them as they are now (an import: import it again)")]
+    assert train_app.main(train_command(data, run)) is None  # finished: nothing to train
+    assert (f"recorded {run / 'provenance.json'}: the fingerprints of {run / 'model.keras'} "
+            "and of its tokenizers as they are now") in capsys.readouterr().out
+    again = json.loads((run / "provenance.json").read_text())
+    assert {k: again[k] for k in ("tokenizers", "tokenizer_files", "weights")} == {
+        k: recorded[k] for k in ("tokenizers", "tokenizer_files", "weights")}
+    assert translate_app.main([str(run), "uno dos"]) == 0
+    assert warnings_in(capsys.readouterr().err) == []
+
+
+def test_a_ctranslate2_export_without_its_record_is_named_in_a_warning(made, tmp_path, capsys):
+    export = shutil.copytree(needs_ctranslate2(made), tmp_path / "ct2")
+    (export / "provenance.json").unlink()
+    capsys.readouterr()
+    assert translate_app.main([str(export), "uno"]) == 0
+    assert warnings_in(capsys.readouterr().err) == [missing_record_warning(
+        export, "model.bin", "export it again from its run to record them")]
+
+
 def test_a_run_made_before_a_new_option_is_not_refused(made):
     """A config.json written before an option existed (here `accept_data`) resumes: the option
     takes its default."""

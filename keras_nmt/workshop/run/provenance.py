@@ -15,7 +15,12 @@ credit. Every format records it and every command reads it the same way.
   together with the record from another run are refused too (the record then names other
   weights). Any model, recorded or not (older runs), is refused with tokenizers whose sizes are
   not its embeddings' (`check_model_binding`). What cannot be bound: an older run without a
-  record, given other tokenizers of its very sizes (nothing of the pairing was kept).
+  record, given other tokenizers of its very sizes (nothing of the pairing was kept): opening
+  one says so in a warning (`warn_unrecorded`), and its next `keras-nmt train` writes the
+  record of what it holds then.
+- **An export's engine files**: the SHA-256 of each file CTranslate2 wrote (`model.bin`, its
+  `config.json` and vocabularies: `engine_files`), checked whenever the export is opened, so
+  that its weights are bound to the tokenizers beside them as `model.keras` is.
 - **Attribution**: for a model that started from someone else's (an imported OPUS-MT model, and
   every run fine-tuned from it or exported from those), its name, licence, source and what was
   changed, so that the credit a licence such as CC-BY asks for travels with it.
@@ -33,6 +38,7 @@ Example:
 """
 
 import hashlib
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -202,6 +208,22 @@ def language_name(side, role="source"):
     if side.get("data") in BUILTIN_DATASETS:
         return f"the built-in {side['data']}' {role}s"
     return "unknown"
+
+
+def warn_unrecorded(folder, model_name, way_out):
+    """Prints one `warning:` line (stderr) when `folder` (a run folder or an export) has no
+    `PROVENANCE_FILE` (written by older code, or the file was deleted): nothing then binds its
+    model (`model_name`, e.g. `model.keras`) to the tokenizers beside it but their vocabulary
+    sizes, so another model's tokenizers of those sizes would translate into nonsense without
+    an error. `way_out`: how to write the record. Returns whether it warned."""
+    folder = Path(folder)
+    if (folder / PROVENANCE_FILE).is_file():
+        return False
+    print(f"warning: {folder / PROVENANCE_FILE} is missing (written by older code, or "
+          f"deleted): nothing binds {folder / model_name} to {folder / TOKENIZERS_DIR} but "
+          "their vocabulary sizes, and another model's tokenizers of those sizes would "
+          f"translate into nonsense without an error; {way_out}", file=sys.stderr)
+    return True
 
 
 def read_provenance(path):
