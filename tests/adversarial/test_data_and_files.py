@@ -297,6 +297,25 @@ def test_a_ctranslate2_export_without_its_record_is_named_in_a_warning(made, tmp
         export, "model.bin", "export it again from its run to record them")]
 
 
+def test_an_export_of_a_run_without_its_record_binds_what_it_carries(made, tmp_path, capsys):
+    """A CTranslate2 export of a run without `provenance.json` recorded no tokenizer
+    fingerprints: its own tokenizers could be swapped without a word."""
+    needs_ctranslate2(made)
+    run, _ = own_run(made, tmp_path)
+    (run / "provenance.json").unlink()
+    assert export_app.main([str(run), "--output-dir", str(tmp_path / "out"), "--name", "m",
+                            "--format", "ctranslate2"]) == 0
+    export = tmp_path / "out" / "m-ctranslate2"
+    record = json.loads((export / "provenance.json").read_text())
+    assert record["tokenizers"] == tokenizer_fingerprints(export / "tokenizers")
+    source, target = export / "tokenizers" / "source", export / "tokenizers" / "target"
+    for name in ("config.json", "vocab.txt"):  # the other side's files: each whole
+        shutil.copyfile(target / name, source / name)
+    capsys.readouterr()
+    assert translate_app.main([str(export), "uno"]) == 1
+    assert one_error_line(capsys).startswith(f"error: {source / 'config.json'} is not the file")
+
+
 def test_a_run_made_before_a_new_option_is_not_refused(made):
     """A config.json written before an option existed (here `accept_data`) resumes: the option
     takes its default."""
