@@ -225,7 +225,16 @@ def input_chunks(path=None, size=4096, warn=None):
         else:
             stream = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: may not be UTF-8
         bad, told, chunk, first = [], 0, [], 1
-        for line in each_line(stream, name, bad):
+        lines = each_line(stream, name, bad)
+        while True:
+            try:
+                line = next(lines, None)
+            except OSError as error:  # a read error names the input, not the command's output
+                if error.filename is not None or error.errno is None:
+                    raise
+                raise OSError(error.errno, error.strerror, name) from error
+            if line is None:
+                break
             chunk.append(line)
             if len(chunk) == size:
                 if warn is not None and first == 1:
