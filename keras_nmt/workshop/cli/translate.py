@@ -50,7 +50,7 @@ from keras_nmt.workshop.cli.common import (
 from keras_nmt.workshop.cli.options import add_options
 from keras_nmt.workshop.corpora.data_profile import implausibility
 from keras_nmt.workshop.lines import input_chunks, iter_lines, one_line
-from keras_nmt.workshop.output_file import OutputError, output_kind, output_path, write_bytes
+from keras_nmt.workshop.output_file import OutputError, output_kind, output_stream, write_bytes
 from keras_nmt.workshop.translators.glossary import Glossary
 
 # Fewer sentences than this are not judged: a few words say little about a language.
@@ -300,9 +300,7 @@ def main(argv=None, prog=None):
     with contextlib.ExitStack() as outputs:
         if args.output:  # a file is replaced when every chunk is written (`output_path`)
             outputs.enter_context(writing_to(args.output))
-            stream = outputs.enter_context(open(
-                outputs.enter_context(output_path(args.output)), "w", encoding="utf-8",
-                newline="\n"))
+            stream = outputs.enter_context(output_stream(args.output, newline="\n"))
         else:
             stream = sys.stdout
         done = 0  # the sentences before this chunk
