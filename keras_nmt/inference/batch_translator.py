@@ -188,14 +188,15 @@ class BatchTranslator:
         """Translates a Python list of strings in batches (greedy); returns a list of strings."""
         return [r.text for r in self.translate_batch(list(texts), batch_size=batch_size)]
 
-    def warn_if_truncated(self, texts, warn):
-        """Calls `warn(message)` for each text with more than `max_source_length` tokens."""
+    def warn_if_truncated(self, texts, warn, first=1):
+        """Calls `warn(message)` for each text with more than `max_source_length` tokens
+        (`texts[0]` is input `first`)."""
         if self.max_source_length is None or self.source_lengths is None or not len(texts):
             return
         lengths = self.source_lengths(tf.constant(list(texts), tf.string))
         lengths = np.asarray(lengths)
         for index in np.flatnonzero(lengths > self.max_source_length):
             warn(
-                f"input {index + 1} has {lengths[index]} tokens; only the first "
+                f"input {index + first} has {lengths[index]} tokens; only the first "
                 f"{self.max_source_length} are translated"
             )

@@ -124,11 +124,20 @@ def write_bytes(path, data):
         Path(temporary).write_bytes(data)
 
 
-def write_text(path, text, newline=None):
-    """Writes `text` (UTF-8) to the output `path` (`output_path`); `newline` as `open`'s."""
+@contextlib.contextmanager
+def output_stream(path, newline=None):
+    """Yields a text stream (UTF-8; `newline` as `open`'s) to write the output `path` piece by
+    piece (`translate`, chunk by chunk): what it holds becomes `path` when the block succeeds
+    (`output_path`: a regular file is replaced then, whole or not at all)."""
     with output_path(path) as temporary:
         with open(temporary, "w", encoding="utf-8", newline=newline) as stream:
-            stream.write(text)
+            yield stream
+
+
+def write_text(path, text, newline=None):
+    """Writes `text` (UTF-8) to the output `path` (`output_stream`); `newline` as `open`'s."""
+    with output_stream(path, newline) as stream:
+        stream.write(text)
 
 
 def write_json(path, value, indent=None):

@@ -18,6 +18,7 @@ from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 from keras_nmt.text import make_tokenizer
 from keras_nmt.workshop.corpora.builtin import builtin_pairs
+from keras_nmt.workshop.run.provenance import record_run_provenance
 from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.translators.ctranslate2_translator import CTranslate2Translator
 from keras_nmt.workshop.translators.open_translator import open_translator
@@ -64,6 +65,7 @@ def make_transformer_run(path, api="functional", **variant):
     source.save(path / "tokenizers" / "source")
     target.save(path / "tokenizers" / "target")
     model.save(path / "model.keras")
+    record_run_provenance(path, model=model)  # as a training writes it
     return path
 
 

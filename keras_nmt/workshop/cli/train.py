@@ -205,6 +205,7 @@ def main(argv=None, prog=None):
         has_backup,
         prepare_run_folder,
         record_languages,
+        record_missing_provenance,
     )
     from keras_nmt.workshop.run.trainer import train  # noqa: PLC0415
     from keras_nmt.workshop.translators.export_translator import export_translator  # noqa: PLC0415
@@ -229,6 +230,10 @@ def main(argv=None, prog=None):
                      for a in arguments)
         config = oriented_to_start(config, stated)
     if prepare_run_folder(config, fresh=args.fresh):
+        recorded = record_missing_provenance(run)
+        if recorded:
+            print(f"recorded {recorded}: the fingerprints of {run / MODEL_FILE} and of its "
+                  "tokenizers as they are now")
         print(finished_message(config, finished_record(config.output)))
         return None
     try:

@@ -58,6 +58,7 @@ from keras_nmt.workshop.run.provenance import (
     check_model_binding,
     check_tokenizers,
     read_provenance,
+    warn_unrecorded,
 )
 
 CONFIG_FILE = "config.json"
@@ -158,6 +159,8 @@ class RunFolder:
                 f"{path} is not a finished run folder (missing {', '.join(missing)}); "
                 "train one with keras-nmt train --output-dir DIR"
             )
+        warn_unrecorded(path, MODEL_FILE, f"if they are its own, `keras-nmt train --output-dir "
+                        f"{path}` records them as they are now (an import: import it again)")
         check_tokenizers(path / TOKENIZERS_DIR,
                          read_provenance(path / PROVENANCE_FILE), path / PROVENANCE_FILE)
         register_models()

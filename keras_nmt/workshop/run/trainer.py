@@ -34,9 +34,7 @@ from keras_nmt.workshop.run.exact_backup import ExactBackup, fit_from
 from keras_nmt.workshop.run.precision import step_matmul_shapes
 from keras_nmt.workshop.run.provenance import (
     PROVENANCE_FILE,
-    check_tokenizers,
     derived_attribution,
-    read_provenance,
     record_run_provenance,
     record_weights,
     run_attribution,
@@ -133,10 +131,10 @@ def make_tokenizers(config, train_pairs, run):
     if (directory / "source").exists() and (directory / "target").exists():
         return load_run_tokenizer(directory / "source"), load_run_tokenizer(directory / "target")
     if config.init_from:
-        # Fine-tuning keeps the vocabularies the weights were trained with (those, not others).
-        record = Path(config.init_from) / PROVENANCE_FILE
-        check_tokenizers(Path(config.init_from) / TOKENIZERS_DIR,
-                         read_provenance(record), record)
+        # Fine-tuning keeps the vocabularies the weights were trained with (those, not others):
+        # the run is opened as every command opens one (its tokenizers against its record, its
+        # weights finite and the ones the record fingerprints, their sizes its tokenizers').
+        RunFolder.load(config.init_from)
         for side in ("source", "target"):
             partial = directory / temporary_name(side)
             shutil.rmtree(partial, ignore_errors=True)
