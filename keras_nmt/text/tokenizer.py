@@ -22,6 +22,7 @@ Case and accents are kept by default.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections import Counter
@@ -33,7 +34,6 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from keras_nmt.atomic_file import read_json, sha256_of
 from keras_nmt.special_ids import END_ID, NUM_RESERVED, PAD_ID, RESERVED_TOKENS, START_ID, UNK_ID
 
 CONFIG_FILE = "config.json"
@@ -211,7 +211,7 @@ class Tokenizer(tf.Module):
         config["num_ids"] = self.vocab_size  # informative; the size comes from the files
         # `load` checks them: a file cut or changed since (a vocabulary that still begins with
         # the special tokens) would otherwise load and translate differently, without a word.
-        config[CHECKSUMS] = {name: sha256_of(directory / name) for name in files.values()}
+        config[CHECKSUMS] = {name: _sha256(directory / name) for name in files.values()}
         with open(directory / CONFIG_FILE, "w", encoding="utf-8") as f:
             json.dump(config, f, ensure_ascii=False, indent=2)
         return directory
@@ -227,7 +227,7 @@ class Tokenizer(tf.Module):
             )
         files = {k: config.pop(k) for k in list(config) if k.endswith("_file")}
         for name, checksum in config.pop(CHECKSUMS, {}).items():  # none: loaded unchecked
-            if not (directory / name).is_file() or sha256_of(directory / name) != checksum:
+            if not (directory / name).is_file() or _sha256(directory / name) != checksum:
                 raise ValueError(
                     f"{directory / name} is damaged (it fails its checksum: changed after the "
                     f"tokenizer was saved, {_size_of(directory / name)}); copy the tokenizers "
@@ -323,8 +323,8 @@ class Tokenizer(tf.Module):
 
     def _clean_ids(self, ids) -> tf.RaggedTensor:
         """Drops PAD/START, cuts at the first END, maps out-of-range ids to UNK; int32 ragged."""
-        # Dense (ragged rows padded with PAD, which is dropped anyway): 58 graph ops where ragged
-        # masking took 260, traced by every function of an export (one per beam size).
+        # Dense (ragged rows padded with PAD, which is dropped anyway): a fifth of the graph ops
+        # of ragged masking, traced by every function of an export (docs/decisions.md).
         ids = tf.cast(_as_dense_ids(ids), tf.int32)
         # A position survives when no END occurs in its row at or before it.
         ends_so_far = tf.math.cumsum(tf.cast(tf.equal(ids, END_ID), tf.int32), axis=1)
@@ -349,12 +349,26 @@ def _size_of(path: Path) -> str:
 
 
 def read_config(directory: str | os.PathLike) -> dict[str, Any]:
-    """Reads ``config.json`` of a saved tokenizer directory."""
+    """Reads ``config.json`` of a saved tokenizer directory; a damaged one is named."""
     path = Path(directory) / CONFIG_FILE
     if not path.exists():
         raise FileNotFoundError(f"no tokenizer {CONFIG_FILE} in {directory}")
-    return read_json(path, "copy the tokenizers again from where they were trained, or train "
-                     "again", expect=dict)
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as cause:
+        state = "empty" if not path.stat().st_size else f"not JSON: {cause}"
+        config = None
+    else:
+        state = None if isinstance(config, dict) else "not a JSON dict"
+    if state:
+        raise ValueError(f"{path} is damaged ({state}); copy the tokenizers again from where "
+                         "they were trained, or train again")
+    return config
+
+
+def _sha256(path: Path) -> str:
+    """The SHA-256 of a saved file, in hex (a vocabulary or a SentencePiece model: small)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def select_by_count(counts: Counter, min_count: int, max_vocab: int | None) -> list[str]:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.atomic_file import atomic_path
+from keras_nmt.workshop.atomic_file import atomic_path
 from keras_nmt.workshop.cli import evaluate as evaluate_app
 from keras_nmt.workshop.cli import export as export_app
 from keras_nmt.workshop.cli import main as cli_main
@@ -504,7 +504,7 @@ def test_evaluate_writes_nothing_into_an_export(which, made, tmp_path):
 # ------------------------------------------------------------------------------------------------
 def test_the_first_column_is_the_source_by_default(tmp_path):
     """Case 4 (column order): README's pairs.tsv is "source<TAB>target"; Tatoeba recipes say 1."""
-    from keras_nmt.models.configurations import configuration_fields  # noqa: PLC0415
+    from keras_nmt.workshop.run.train_config import configuration_fields  # noqa: PLC0415
 
     path = write_tsv(tmp_path / "pairs.tsv", [("hola", "hello")])
     assert read_tsv(path).pairs == [("hola", "hello")]

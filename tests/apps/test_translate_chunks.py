@@ -7,9 +7,9 @@ import types
 
 import pytest
 
-from keras_nmt.data.builtin import builtin_pairs
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.workshop.cli import translate as translate_app
+from keras_nmt.workshop.corpora.builtin import builtin_pairs
 from tests.export.helpers import make_run_folder
 
 WHOLE = 10**6  # lines per chunk: the whole input in one

@@ -103,7 +103,7 @@ def use_parallel_batches(args):
     """Sets TensorFlow's thread pools for `--parallel-batches`; call it right after
     `start_tensorflow`, before any TensorFlow op (the pools are fixed from the first)."""
     if args.parallel_batches != 1:
-        from keras_nmt.inference.batch_translator import (  # noqa: PLC0415  (loads TensorFlow)
+        from keras_nmt.workshop.translators.decoding_threads import (  # noqa: PLC0415  (loads TF)
             configure_decoding_threads,
         )
 

@@ -43,9 +43,9 @@ from pathlib import Path
 
 import numpy as np
 
-from keras_nmt.atomic_file import read_json, sha256_of, write_json
-from keras_nmt.data.builtin import BUILTIN_DATASETS
 from keras_nmt.plural import plural
+from keras_nmt.workshop.atomic_file import read_json, sha256_of, write_json
+from keras_nmt.workshop.corpora.builtin import BUILTIN_DATASETS
 from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 
 PROVENANCE_FILE = "provenance.json"

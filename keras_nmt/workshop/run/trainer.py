@@ -11,12 +11,10 @@ from pathlib import Path
 import keras
 import numpy as np
 
-from keras_nmt.atomic_file import atomic_path, write_json
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.inference.translator import Translator
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
-from keras_nmt.metrics.validation_scores import ValidationScores
 from keras_nmt.models.configurations import learning_rate_schedule
 from keras_nmt.models.registry import build_model
 from keras_nmt.plural import plural
@@ -24,6 +22,7 @@ from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.text import SubwordTokenizer, make_tokenizer
 from keras_nmt.training.fit import compile_model
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
+from keras_nmt.workshop.atomic_file import atomic_path, write_json
 from keras_nmt.workshop.corpora.corpus import has_splits
 from keras_nmt.workshop.corpora.data_profile import MAX_MEASURED, implausibility
 from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
@@ -69,6 +68,7 @@ from keras_nmt.workshop.run.run_state import RunState, read_history
 from keras_nmt.workshop.run.sample_translations import SampleTranslations
 from keras_nmt.workshop.run.task import TranslationTask
 from keras_nmt.workshop.run.time_budget import TimeBudget
+from keras_nmt.workshop.run.validation_scores import ValidationScores
 
 # Training tokens unknown to the run's own vocabulary: refused above MAX_UNKNOWN_TOKENS (a
 # --vocab-size that leaves almost nothing), a warning above WARN_UNKNOWN_TOKENS.

@@ -52,8 +52,7 @@ from pathlib import Path
 
 import numpy as np
 
-from keras_nmt.atomic_file import write_json
-from keras_nmt.export.formats import QUANTIZATIONS, check_ctranslate2_model
+from keras_nmt.workshop.atomic_file import write_json
 from keras_nmt.workshop.interruption import deferred
 from keras_nmt.workshop.owned_folder import FolderWriter, manifest
 from keras_nmt.workshop.run.provenance import (
@@ -75,6 +74,7 @@ from keras_nmt.workshop.translators.ctranslate2_translator import (
     METADATA_FILE,
     is_ctranslate2_export,
 )
+from keras_nmt.workshop.translators.formats import QUANTIZATIONS, check_ctranslate2_model
 
 # Fields of config.json copied into the metadata (the data a model was trained on).
 _CONFIG_FIELDS = ("source_column", "target_column", "data", "tokenizer", "max_length")
