@@ -22,7 +22,6 @@ Case and accents are kept by default.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections import Counter
@@ -34,6 +33,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from keras_nmt.saved_files import read_json, sha256_of
 from keras_nmt.special_ids import END_ID, NUM_RESERVED, PAD_ID, RESERVED_TOKENS, START_ID, UNK_ID
 
 CONFIG_FILE = "config.json"
@@ -211,7 +211,7 @@ class Tokenizer(tf.Module):
         config["num_ids"] = self.vocab_size  # informative; the size comes from the files
         # `load` checks them: a file cut or changed since (a vocabulary that still begins with
         # the special tokens) would otherwise load and translate differently, without a word.
-        config[CHECKSUMS] = {name: _sha256(directory / name) for name in files.values()}
+        config[CHECKSUMS] = {name: sha256_of(directory / name) for name in files.values()}
         with open(directory / CONFIG_FILE, "w", encoding="utf-8") as f:
             json.dump(config, f, ensure_ascii=False, indent=2)
         return directory
@@ -227,7 +227,7 @@ class Tokenizer(tf.Module):
             )
         files = {k: config.pop(k) for k in list(config) if k.endswith("_file")}
         for name, checksum in config.pop(CHECKSUMS, {}).items():  # none: loaded unchecked
-            if not (directory / name).is_file() or _sha256(directory / name) != checksum:
+            if not (directory / name).is_file() or sha256_of(directory / name) != checksum:
                 raise ValueError(
                     f"{directory / name} is damaged (it fails its checksum: changed after the "
                     f"tokenizer was saved, {_size_of(directory / name)}); copy the tokenizers "
@@ -353,22 +353,8 @@ def read_config(directory: str | os.PathLike) -> dict[str, Any]:
     path = Path(directory) / CONFIG_FILE
     if not path.exists():
         raise FileNotFoundError(f"no tokenizer {CONFIG_FILE} in {directory}")
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as cause:
-        state = "empty" if not path.stat().st_size else f"not JSON: {cause}"
-        config = None
-    else:
-        state = None if isinstance(config, dict) else "not a JSON dict"
-    if state:
-        raise ValueError(f"{path} is damaged ({state}); copy the tokenizers again from where "
-                         "they were trained, or train again")
-    return config
-
-
-def _sha256(path: Path) -> str:
-    """The SHA-256 of a saved file, in hex (a vocabulary or a SentencePiece model: small)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return read_json(path, "copy the tokenizers again from where they were trained, or train "
+                     "again", expect=dict)
 
 
 def select_by_count(counts: Counter, min_count: int, max_vocab: int | None) -> list[str]:

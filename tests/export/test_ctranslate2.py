@@ -344,9 +344,10 @@ def test_the_export_translates_without_keras(post_norm_export):
     ours = json.loads(next(line for line in lines if line.startswith("OURS "))[5:])
     # `workshop` (its `keras_registration`): what `import keras_nmt` itself loads (its names are
     # imported on first use);
-    # `plural`: counts in the tokenizers' messages (standard library only).
+    # `plural`, `saved_files`: counts in the tokenizers' messages, their config and checksums
+    # read back (standard library only).
     assert {m.split(".")[1] for m in ours if "." in m} == {
-        "plural", "special_ids", "text", "workshop"}
+        "plural", "saved_files", "special_ids", "text", "workshop"}
     got = json.loads(next(line for line in lines if line.startswith("RESULT "))[7:])
     assert got == open_translator(export).translate_texts(texts)
 

@@ -33,8 +33,8 @@ import sys
 from pathlib import Path
 
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
+from keras_nmt.saved_files import read_json
 from keras_nmt.workshop.arguments import new_parser, non_negative_int, positive_int
-from keras_nmt.workshop.atomic_file import read_json
 from keras_nmt.workshop.cli.common import (
     add_debug_flag,
     command,

@@ -44,7 +44,8 @@ from pathlib import Path
 import numpy as np
 
 from keras_nmt.plural import plural
-from keras_nmt.workshop.atomic_file import read_json, sha256_of, write_json
+from keras_nmt.saved_files import read_json, sha256_of
+from keras_nmt.workshop.atomic_file import write_json
 from keras_nmt.workshop.corpora.builtin import BUILTIN_DATASETS
 from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 

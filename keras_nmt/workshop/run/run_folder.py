@@ -49,7 +49,7 @@ import numpy as np
 
 from keras_nmt.inference.translator import Translator
 from keras_nmt.models.registry import register_models
-from keras_nmt.workshop.atomic_file import read_json
+from keras_nmt.saved_files import read_json
 from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 from keras_nmt.workshop.run.provenance import (
     IMPORT_FILE,

@@ -20,7 +20,8 @@ import shutil
 from pathlib import Path
 
 from keras_nmt.plural import plural
-from keras_nmt.workshop.atomic_file import read_json, temporary_pattern, write_json
+from keras_nmt.saved_files import read_json
+from keras_nmt.workshop.atomic_file import temporary_pattern, write_json
 from keras_nmt.workshop.corpora.corpus import corpus_paths, first_line_is_header, has_splits
 from keras_nmt.workshop.corpora.data_profile import changed_file, file_fingerprint, profile_pairs
 from keras_nmt.workshop.owned_folder import folder_lock

@@ -7,7 +7,7 @@ import zipfile
 from pathlib import Path
 
 from keras_nmt.inference.translator import METADATA_FILE as SAVED_METADATA
-from keras_nmt.workshop.atomic_file import read_json
+from keras_nmt.saved_files import read_json
 from keras_nmt.workshop.run.provenance import (
     PROVENANCE_FILE,
     check_engine_files,
