@@ -48,17 +48,17 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 from keras import ops  # noqa: E402
 
-from keras_nmt.data.builtin import builtin_pairs  # noqa: E402
 from keras_nmt.data.pipeline import make_dataset  # noqa: E402
 from keras_nmt.decoding.loop import decode  # noqa: E402
 from keras_nmt.inference.translator import Translator  # noqa: E402
-from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name  # noqa: E402
 from keras_nmt.models.registry import build_model  # noqa: E402
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID  # noqa: E402
 from keras_nmt.text import make_tokenizer  # noqa: E402
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
+from keras_nmt.workshop.copy_weights_by_layer_name import copy_weights_by_layer_name  # noqa: E402
+from keras_nmt.workshop.corpora.builtin import builtin_pairs  # noqa: E402
 from keras_nmt.workshop.plots import plot_attention, png  # noqa: E402
 
 TINY = "--tiny" in sys.argv[1:]

@@ -2,7 +2,7 @@
 
 The textbook (read it against the lecture; README.md's "Read the code" gives an order):
     text      tokenizers (tensorflow-text ops; traceable into tf.function and SavedModels)
-    data      the built-in dataset, the tf.data pipeline (teacher forcing)
+    data      the tf.data pipeline (teacher forcing)
     layers    attention (`layers/attention.py`) and Transformer blocks (keras.ops only)
     models    a folder per model: its card, what the twins share, the functional and subclassed
               twins; the registry

@@ -78,7 +78,7 @@ def limits(field):
     return ""
 
 
-def _reason(field, value):
+def reason_refused(field, value):
     """Why `value` is refused for `field`, or None."""
     meta = field.metadata
     if meta["choices"] is not None and value not in meta["choices"]:
@@ -106,26 +106,10 @@ def _reason(field, value):
 def check_value(field, value):
     """`value` if `field` allows it (`None` always: not given), else `ValueError` naming the
     flag: `--seed -1: must be >= 0`."""
-    reason = None if value is None else _reason(field, value)
+    reason = None if value is None else reason_refused(field, value)
     if reason:
         shown = repr(value) if isinstance(value, str) and not value.strip() else value
         raise ValueError(f"{flag_of(field)} {shown}: {reason}")
-    return value
-
-
-def parse_value(field, text):
-    """The value of flag text `text` for `field`, checked: `ValueError(reason)` (the parser
-    puts the flag and the text before the reason)."""
-    kind = value_type(field)
-    value = text
-    if kind in (int, float):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise ValueError(f"is not {'an integer' if kind is int else 'a number'}") from None
-    reason = _reason(field, value)
-    if reason:
-        raise ValueError(reason)
     return value
 
 

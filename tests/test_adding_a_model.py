@@ -102,8 +102,9 @@ from keras_nmt.workshop.benchmarks.jax_benchmark import PRESETS
 from keras_nmt.workshop.cli import main
 from keras_nmt.workshop.comparison.preset_registry import get_preset
 from keras_nmt.decoding.loop import decode
-from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name
-from keras_nmt.models.configurations import model_options, options_read_by
+from keras_nmt.workshop.copy_weights_by_layer_name import copy_weights_by_layer_name
+from keras_nmt.models.configurations import model_options
+from keras_nmt.workshop.cli.options import options_read_by
 from keras_nmt.models.registry import MODEL_NAMES, build_model
 from keras_nmt.workshop.run.precision import step_matmul_shapes
 from keras_nmt.workshop.run.train_config import TrainConfig

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.atomic_file import atomic_path, read_json, write_json
+from keras_nmt.saved_files import read_json
 from keras_nmt.workshop.arguments import check_outputs
+from keras_nmt.workshop.atomic_file import atomic_path, write_json
 from keras_nmt.workshop.output_file import OutputError, output_path, write_text
 
 

@@ -1,9 +1,8 @@
-"""The built-in dataset and the tf.data pipeline.
+"""The tf.data pipeline: string pairs in, teacher-forcing batches out.
 
-- `builtin_pairs("dates", split, size, seed)`: dates in human formats -> ISO ``YYYY-MM-DD``.
 - `make_dataset(pairs, source_tokenizer, target_tokenizer, batch_size, ...)`: padded,
-  length-bucketed teacher-forcing batches; `tokenize_pairs`, `measure_padding`.
+  length-bucketed teacher-forcing batches; `tokenize_pairs`.
 
-Corpus files (TSV, aligned files, compressed, downloaded) are read by the workshop's
-`keras_nmt.workshop.corpora`.
+The pairs come from the workshop's `keras_nmt.workshop.corpora`: the built-in dates
+(`builtin.builtin_pairs`, generated) and corpus files (TSV, aligned files, compressed, downloaded).
 """

@@ -23,43 +23,10 @@ _FIXED_OPTIONS = (
 )
 
 
-def configure_decoding_threads(parallel=None):
-    """Sets TensorFlow's thread pools for translation throughput: parallel one-thread batches.
-
-    At translation's matrix sizes (a batch of 64 rows by a few hundred columns) two cores do more
-    as two batches on one thread each than as one batch on two threads (see
-    docs/results/parallel-translation.md). This gives each op one thread
-    (`intra_op_parallelism_threads = 1`) and runs `parallel` ops at once
-    (`inter_op_parallelism_threads`), so that `translate_batch` translates that many batches
-    at once (`parallel_batches`). Training wants the opposite (big matmuls over all cores):
-    call this only in a process that translates, first, before TensorFlow runs any op.
-
-    Args:
-        parallel: batches at once (default: the CPU count).
-
-    Returns:
-        The batches `translate_batch` will now translate at once: `parallel`, or 1 where
-        TensorFlow already runs (its pools are fixed then) or a GPU decodes.
-
-    Example:
-        >>> configure_decoding_threads()  # first thing in `keras-nmt translate`  # doctest: +SKIP
-        2
-    """
-    parallel = parallel or os.cpu_count() or 1
-    if tf.config.list_physical_devices("GPU"):
-        return 1
-    try:
-        tf.config.threading.set_intra_op_parallelism_threads(1)
-        tf.config.threading.set_inter_op_parallelism_threads(parallel)
-    except RuntimeError:  # TensorFlow has run an op: its pools can no longer change
-        return parallel_batches()
-    return parallel_batches()
-
-
 def parallel_batches():
     """Batches `translate_batch` translates at once by default: TensorFlow's inter-op threads
-    when each op has one thread (`configure_decoding_threads`), else 1 (an op already uses
-    every core)."""
+    when each op has one thread (the workshop's `configure_decoding_threads` sets them so),
+    else 1 (an op already uses every core)."""
     if tf.config.threading.get_intra_op_parallelism_threads() != 1:
         return 1
     return tf.config.threading.get_inter_op_parallelism_threads() or os.cpu_count() or 1
@@ -221,14 +188,15 @@ class BatchTranslator:
         """Translates a Python list of strings in batches (greedy); returns a list of strings."""
         return [r.text for r in self.translate_batch(list(texts), batch_size=batch_size)]
 
-    def warn_if_truncated(self, texts, warn):
-        """Calls `warn(message)` for each text with more than `max_source_length` tokens."""
+    def warn_if_truncated(self, texts, warn, first=1):
+        """Calls `warn(message)` for each text with more than `max_source_length` tokens
+        (`texts[0]` is input `first`)."""
         if self.max_source_length is None or self.source_lengths is None or not len(texts):
             return
         lengths = self.source_lengths(tf.constant(list(texts), tf.string))
         lengths = np.asarray(lengths)
         for index in np.flatnonzero(lengths > self.max_source_length):
             warn(
-                f"input {index + 1} has {lengths[index]} tokens; only the first "
+                f"input {index + first} has {lengths[index]} tokens; only the first "
                 f"{self.max_source_length} are translated"
             )

@@ -1,14 +1,13 @@
-"""Evaluation metrics: BLEU and chrF (sacreBLEU), WER/CER, exact match, and a Keras callback.
+"""Evaluation metrics: BLEU and chrF (sacreBLEU), WER/CER, exact match (no TensorFlow import).
 
-Plain Python (no TensorFlow import):
     corpus_bleu, corpus_chrf, exact_match       `sacrebleu_scores` (sacreBLEU on detokenized text)
     levenshtein, edit_distance_table,
     corpus_error_rate, corpus_wer, corpus_cer   `edit_distance`
     group_references, reference_streams         `references`
     CorpusScore, Alignment, ErrorRate           result dataclasses
-Keras (import it from its module; this package loads no TensorFlow):
-    ValidationScores    `validation_scores`: callback logging val_bleu, val_chrf, val_cer,
-                        val_exact_match
+
+The callback that scores translations during `fit` is a training run's
+(`keras_nmt.workshop.run.validation_scores.ValidationScores`).
 """
 
 from keras_nmt.metrics.alignment import Alignment

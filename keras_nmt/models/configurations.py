@@ -32,9 +32,6 @@ MODEL_ARGUMENTS = {model.name: model.arguments for model in CARDS + ALIGNED_CARD
 # How each model is optimised (`ModelCard.recipe`).
 TRAINING_RECIPES = {model.name: model.recipe for model in CARDS + ALIGNED_CARDS}
 
-# The training option each schedule reads: a value given for the other one would be ignored.
-SCHEDULE_OPTIONS = {"constant": ("learning_rate",), "inverse_sqrt": ("warmup_steps",)}
-
 # name -> model -> {"description": one line, "config": the `TrainConfig` fields it sets (model
 # options and, where the configuration has its own, training-recipe fields)}; the names and who
 # reads each: `REFERENCE_NAMES`. The seq2seq models' only (the benchmarks and the translation
@@ -42,20 +39,6 @@ SCHEDULE_OPTIONS = {"constant": ("learning_rate",), "inverse_sqrt": ("warmup_ste
 REFERENCE_CONFIGURATIONS = {
     name: {model.name: model.sizes[name] for model in CARDS} for name in REFERENCE_NAMES
 }
-
-# The options of a reference configuration that are not its models': data, tokens, lengths,
-# budget. `keras-nmt train --configuration NAME/MODEL` and the comparison of that name share them.
-REFERENCE_DEFAULTS = {
-    "spa-eng": {
-        "source_column": 1,
-        "tokenizer": "subword",
-        "vocab_size": 8000,
-        "max_length": 64,
-        "epochs": 1000,
-        "time_budget": 45.0,
-    },
-}
-
 
 def learning_rate_schedule(model, fine_tuning=False):
     """The schedule `model` trains with: its recipe's, constant when fine-tuning (a warm-up is
@@ -66,34 +49,6 @@ def learning_rate_schedule(model, fine_tuning=False):
         ('inverse_sqrt', 'constant')
     """
     return "constant" if fine_tuning else TRAINING_RECIPES[model]["schedule"]
-
-
-def options_read_by(model, fine_tuning=False):
-    """The model and schedule options training `model` reads: its constructor's arguments,
-    `max_length` (which also limits the data) and its schedule's (`SCHEDULE_OPTIONS`)."""
-    return {*MODEL_ARGUMENTS[model], "max_length",
-            *SCHEDULE_OPTIONS[learning_rate_schedule(model, fine_tuning)]}
-
-
-def configuration_names():
-    """`NAME/MODEL` of every trainable reference configuration, e.g. ``spa-eng/transformer``."""
-    return tuple(f"{name}/{model}" for name in REFERENCE_DEFAULTS
-                 for model in REFERENCE_CONFIGURATIONS[name])
-
-
-def configuration_fields(configuration):
-    """The `TrainConfig` fields of reference configuration ``NAME/MODEL``: the model, the data
-    and budget options of NAME (`REFERENCE_DEFAULTS`) and the model's reference configuration.
-
-    Example:
-        >>> configuration_fields("spa-eng/transformer")["d_model"]
-        256
-    """
-    name, _, model = configuration.partition("/")
-    if name not in REFERENCE_DEFAULTS:
-        raise ValueError(f"unknown reference configuration {configuration!r}; choose from "
-                         f"{', '.join(configuration_names())}")
-    return {"model": model, **REFERENCE_DEFAULTS[name], **reference_configuration(name, model)}
 
 
 def _reference(name, model):
@@ -110,11 +65,6 @@ def _reference(name, model):
 def reference_configuration(name, model):
     """The `TrainConfig` fields that reference configuration `name` sets for `model` (a copy)."""
     return dict(_reference(name, model)["config"])
-
-
-def reference_description(name, model):
-    """One line describing `model` in reference configuration `name`."""
-    return _reference(name, model)["description"]
 
 
 def model_options(model, reference=None):

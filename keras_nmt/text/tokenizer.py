@@ -33,7 +33,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from keras_nmt.atomic_file import read_json, sha256_of
+from keras_nmt.saved_files import read_json, sha256_of
 from keras_nmt.special_ids import END_ID, NUM_RESERVED, PAD_ID, RESERVED_TOKENS, START_ID, UNK_ID
 
 CONFIG_FILE = "config.json"
@@ -323,8 +323,8 @@ class Tokenizer(tf.Module):
 
     def _clean_ids(self, ids) -> tf.RaggedTensor:
         """Drops PAD/START, cuts at the first END, maps out-of-range ids to UNK; int32 ragged."""
-        # Dense (ragged rows padded with PAD, which is dropped anyway): 58 graph ops where ragged
-        # masking took 260, traced by every function of an export (one per beam size).
+        # Dense (ragged rows padded with PAD, which is dropped anyway): a fifth of the graph ops
+        # of ragged masking, traced by every function of an export (docs/decisions.md).
         ids = tf.cast(_as_dense_ids(ids), tf.int32)
         # A position survives when no END occurs in its row at or before it.
         ends_so_far = tf.math.cumsum(tf.cast(tf.equal(ids, END_ID), tf.int32), axis=1)
@@ -349,7 +349,7 @@ def _size_of(path: Path) -> str:
 
 
 def read_config(directory: str | os.PathLike) -> dict[str, Any]:
-    """Reads ``config.json`` of a saved tokenizer directory."""
+    """Reads ``config.json`` of a saved tokenizer directory; a damaged one is named."""
     path = Path(directory) / CONFIG_FILE
     if not path.exists():
         raise FileNotFoundError(f"no tokenizer {CONFIG_FILE} in {directory}")

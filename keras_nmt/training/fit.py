@@ -62,5 +62,5 @@ def compile_model(model, config):
     )
     if model.built:
         # Its slots made now, not inside the first training step: a variable created while
-        # tracing makes TensorFlow trace the whole step again (2-3 s of a tiny run's start).
+        # tracing makes TensorFlow trace the whole step again (docs/decisions.md).
         model.optimizer.build(model.trainable_variables)

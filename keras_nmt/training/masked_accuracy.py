@@ -14,9 +14,9 @@ class MaskedAccuracy(keras.metrics.Metric):
     means), so batches with more padding do not weigh more.
 
     A token is right when its target's logit is the largest (`z[y] >= max(z)`): one max and
-    one gather per token, where `argmax` over the vocabulary is about 20x slower on CPU
-    (TensorFlow's ArgMax kernel is not vectorized). It differs from `argmax == y` only on exact
-    ties with the maximum, which count as right here.
+    one gather per token, where `argmax` over the vocabulary is many times slower on a CPU
+    (TensorFlow's ArgMax kernel is not vectorized; docs/decisions.md). It differs from
+    `argmax == y` only on exact ties with the maximum, which count as right here.
 
     Call (`update_state`):
         y_true: `(batch, target_len)` int ids, 0 = padding.

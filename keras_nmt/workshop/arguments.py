@@ -1,7 +1,7 @@
 """The command-line pieces every parser shares, with no TensorFlow: the `Parser` (flags named
 in errors, no abbreviations, no lone `-`), numeric flag types that fail in the parser, and
 `check_outputs`, which refuses an output before any work (by the rule outputs are written
-with, `keras_nmt.atomic_file.output_kind`).
+with, `keras_nmt.workshop.output_file.output_kind`).
 
 `keras_nmt.workshop.cli` builds every subcommand on them; tools below it that parse flags of their
 own (`python -m keras_nmt.workshop.benchmarks.serve_load`) use the same ones, so a bad flag fails
@@ -153,7 +153,7 @@ def rate(text):
 def check_outputs(outputs, inputs, replaceable=(), reads_stdin=False):
     """Refuses, before any work, an output that would destroy an input or cannot be written.
 
-    What an output may be is `keras_nmt.atomic_file.output_kind`'s rule, the one by which it
+    What an output may be is `output_file.output_kind`'s rule, the one by which it
     will be written: a regular file (or a link to one), a new file, a pipe, a FIFO or a
     character device; anything else is refused here, naming the flag.
 

@@ -12,6 +12,7 @@ Example:
 """
 
 import codecs
+import contextlib
 import sys
 
 from keras_nmt.workshop.corpora.corpus import open_binary
@@ -130,46 +131,50 @@ class _Utf16:
 
 
 def stream_lines(stream, name):
-    """The lines of a binary stream, read line by line in bounded memory
-    (`keras_nmt.workshop.corpora.raw_lines`: a line longer than its limit, such as all of
-    /dev/zero, is one error naming `name`; CR-only text is read as lines). UTF-8, a byte order
-    mark opening it dropped (Windows editors write one: it would change the first sentence's
-    translation); bytes that open with a UTF-16 mark (Windows' "Unicode") are UTF-16 (read as
-    UTF-8 they gave lines of garbage).
+    """The lines of a binary stream, read line by line in bounded memory (`each_line`).
 
     Returns:
         ``(lines, bad)``: the lines (str), and the 1-based numbers of the lines that were not
         valid UTF-8 (their bad bytes read as U+FFFD, the line kept in its place).
     """
+    bad = []
+    return list(each_line(stream, name, bad)), bad
+
+
+def each_line(stream, name, bad):
+    """Yields the lines of a binary stream one by one, in bounded memory
+    (`keras_nmt.workshop.corpora.raw_lines`: a line longer than its limit, such as all of
+    /dev/zero, is one error naming `name`; CR-only text is read as lines). UTF-8, a byte order
+    mark opening it dropped (Windows editors write one: it would change the first sentence's
+    translation); bytes that open with a UTF-16 mark (Windows' "Unicode") are UTF-16 (read as
+    UTF-8 they gave lines of garbage). The 1-based number of each line that is not valid UTF-8
+    is appended to the list `bad` (its bad bytes read as U+FFFD, the line kept in its place)."""
     head = stream.read(2)
     stream = _Prefixed(head, stream)
-    if isinstance(head, str):  # a text stream (a test's stdin): already decoded
-        lines = list(raw_lines(stream, name))
-        return [line.removeprefix("\ufeff") if number == 0 else line
-                for number, line in enumerate(lines)], []
-    if _utf16(head):
-        lines = list(raw_lines(_Utf16(stream), name))
-        return [line.removeprefix("\ufeff") if number == 0 else line
-                for number, line in enumerate(lines)], []
-    lines, bad = [], []
+    if isinstance(head, str) or _utf16(head):  # a text stream (a test's stdin), or UTF-16
+        text = stream if isinstance(head, str) else _Utf16(stream)
+        for number, line in enumerate(raw_lines(text, name)):
+            yield line.removeprefix("\ufeff") if number == 0 else line
+        return
     for number, raw in enumerate(raw_lines(stream, name), 1):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError:
             bad.append(number)
             line = decode_utf8(raw)
-        lines.append(line.removeprefix("\ufeff") if number == 1 else line)
-    return lines, bad
+        yield line.removeprefix("\ufeff") if number == 1 else line
 
 
-def one_sentence_per_line(lines, name):
+def one_sentence_per_line(lines, name, first=1):
     """`lines`, refused when most of them hold a tab: a tab-separated file (`source<TAB>target`,
     a test set) read as sentences would translate each whole line, the other column included.
     A stray tab in a few lines is text, and kept.
 
     Args:
-        lines: the input's lines (`read_lines`, `split_lines`).
+        lines: the input's lines (`read_lines`, `split_lines`), or a chunk of them
+            (`input_chunks`).
         name: the input's name for the message (a path, or "stdin").
+        first: the number of `lines[0]` in the input.
 
     Returns:
         `lines`.
@@ -177,9 +182,9 @@ def one_sentence_per_line(lines, name):
     Raises:
         ValueError: naming `name` and its first line with a tab.
     """
-    tabbed = [number for number, line in enumerate(lines, 1) if "\t" in line]
+    tabbed = [number for number, line in enumerate(lines, first) if "\t" in line]
     if tabbed and 2 * len(tabbed) > sum(1 for line in lines if line.strip()):
-        columns = lines[tabbed[0] - 1].count("\t") + 1
+        columns = lines[tabbed[0] - first].count("\t") + 1
         raise ValueError(f"{name} line {tabbed[0]} has {columns} tab-separated columns: one "
                          "sentence per line is read (a TSV file? give one column, e.g. "
                          "`cut -f1`)")
@@ -203,6 +208,44 @@ def input_lines(path=None, warn=None):
     if warn is not None:
         warn_bad(bad, name, warn)
     return one_sentence_per_line(lines, name)
+
+
+def input_chunks(path=None, size=4096, warn=None):
+    """The sentences of a command's input as `input_lines` reads them, in lists of `size`
+    lines at most, each read as it is asked for: a command that translates chunk by chunk holds
+    one chunk, not the input (`translate`). Each chunk is checked by `one_sentence_per_line`;
+    `warn(message)`, if given, is told of the lines that are not UTF-8 (`warn_bad`): those of
+    the first chunk once it is read, any later ones together at the end."""
+    name = "stdin" if path is None else str(path)
+    with contextlib.ExitStack() as stack:
+        if path is not None:
+            # A cut .gz (or .xz) is named, with the file: EOFError said neither.
+            stream = stack.enter_context(open_binary(path))
+            stack.enter_context(compressed_file_errors(path, stream))
+        else:
+            stream = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: may not be UTF-8
+        bad, told, chunk, first = [], 0, [], 1
+        lines = each_line(stream, name, bad)
+        while True:
+            try:
+                line = next(lines, None)
+            except OSError as error:  # a read error names the input, not the command's output
+                if error.filename is not None or error.errno is None:
+                    raise
+                raise OSError(error.errno, error.strerror, name) from error
+            if line is None:
+                break
+            chunk.append(line)
+            if len(chunk) == size:
+                if warn is not None and first == 1:
+                    warn_bad(bad, name, warn)
+                    told = len(bad)
+                yield one_sentence_per_line(chunk, name, first)
+                first, chunk = first + size, []
+        if warn is not None:
+            warn_bad(bad[told:], name, warn)
+        if chunk or first == 1:
+            yield one_sentence_per_line(chunk, name, first)
 
 
 def iter_lines(stream):

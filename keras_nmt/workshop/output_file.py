@@ -2,7 +2,7 @@
 tables, plots and the attention plots in their folder), by what the path is (`output_kind`):
 
 - a regular file, a new one, or a symbolic link to one: written beside it under a hidden name
-  and renamed over it (`keras_nmt.atomic_file.atomic_path`: whole or not at all), keeping its
+  and renamed over it (`atomic_file.atomic_path`: whole or not at all), keeping its
   permissions, and keeping the link (the file it points to is replaced, not the link);
 - a pipe, FIFO or character device (`/dev/stdout`, `/dev/null`, a terminal), and any path under
   `/dev/` (but `/dev/shm/`) or `/proc/`: written through, never replaced (replacing
@@ -25,7 +25,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from keras_nmt.atomic_file import atomic_path, temporary_sibling
+from keras_nmt.workshop.atomic_file import atomic_path, temporary_sibling
 
 # Paths the kernel gives meaning to: written through, whatever they resolve to ...
 _SPECIAL_ROOTS = ("/dev/", "/proc/")
@@ -124,11 +124,20 @@ def write_bytes(path, data):
         Path(temporary).write_bytes(data)
 
 
-def write_text(path, text, newline=None):
-    """Writes `text` (UTF-8) to the output `path` (`output_path`); `newline` as `open`'s."""
+@contextlib.contextmanager
+def output_stream(path, newline=None):
+    """Yields a text stream (UTF-8; `newline` as `open`'s) to write the output `path` piece by
+    piece (`translate`, chunk by chunk): what it holds becomes `path` when the block succeeds
+    (`output_path`: a regular file is replaced then, whole or not at all)."""
     with output_path(path) as temporary:
         with open(temporary, "w", encoding="utf-8", newline=newline) as stream:
-            stream.write(text)
+            yield stream
+
+
+def write_text(path, text, newline=None):
+    """Writes `text` (UTF-8) to the output `path` (`output_stream`); `newline` as `open`'s."""
+    with output_stream(path, newline) as stream:
+        stream.write(text)
 
 
 def write_json(path, value, indent=None):

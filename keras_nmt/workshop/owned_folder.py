@@ -9,7 +9,7 @@ never at the cost of a file we did not write.
   A partial of another container on a shared volume, or of another host, is kept ("no such PID
   here" is not "dead" there). The owner is in the name, so it exists from the partial's first
   instant. A partial without an owner (``.NAME.partial-RANDOM``, made by earlier versions or by
-  the textbook's `save_translator`, which take no lock, so no lock can speak for them) proves
+  `translators.save_translator`, which take no lock, so no lock can speak for them) proves
   nothing about its writer; it is deleted once neither it nor anything in it has changed for
   `OWNERLESS_AGE` (7 days): no keras-nmt writer works that long without writing a file.
 - **One writer per folder.** `FolderWriter` holds an OS lock (`fcntl.flock`) on

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.atomic_file import atomic_path
+from keras_nmt.workshop.atomic_file import atomic_path
 from keras_nmt.workshop.cli import evaluate as evaluate_app
 from keras_nmt.workshop.cli import export as export_app
 from keras_nmt.workshop.cli import main as cli_main
@@ -237,6 +237,85 @@ def test_a_damaged_ctranslate2_vocabulary_is_named(made, tmp_path, capsys):
     assert str(vocabulary) in one_error_line(capsys)
 
 
+def test_a_ctranslate2_model_bin_of_other_weights_is_named(made, tmp_path, capsys):
+    """A CTranslate2 export's `model.bin` was bound to nothing: one of other weights (here one
+    value changed) beside the export's tokenizers and record translated without a word."""
+    export = shutil.copytree(needs_ctranslate2(made), tmp_path / "ct2")
+    record = json.loads((export / "provenance.json").read_text())
+    assert set(record["engine_files"]) >= {"model.bin", "config.json"}
+    model = export / "model.bin"
+    data = bytearray(model.read_bytes())
+    data[len(data) // 2] ^= 0x40  # a bit of a weight (the file is mostly weights)
+    model.write_bytes(bytes(data))
+    assert translate_app.main([str(export), "uno"]) == 1
+    assert one_error_line(capsys) == (
+        f"error: {model} is not the file this model was exported with (its SHA-256 differs "
+        f"from the one in {export / 'provenance.json'}): the weights are not those of the "
+        "tokenizers beside them. Copy the export's own files back, or export it again")
+
+
+def missing_record_warning(folder, model_name, way_out):
+    return (f"warning: {folder / 'provenance.json'} is missing (written by older code, or "
+            f"deleted): nothing binds {folder / model_name} to {folder / 'tokenizers'} but their "
+            "vocabulary sizes, and another model's tokenizers of those sizes would translate "
+            f"into nonsense without an error; {way_out}")
+
+
+def warnings_in(err):
+    return [line for line in err.splitlines() if line.startswith("warning: ")]
+
+
+def test_a_run_without_its_record_is_named_and_its_next_train_records_it(made, tmp_path,
+                                                                           capsys):
+    """A run without `provenance.json` (older code, or the file deleted) was opened without a
+    word, though nothing bound its model to its tokenizers but their sizes; a re-run of its
+    train command said "nothing to do" and left it unbound."""
+    run, data = own_run(made, tmp_path)
+    recorded = json.loads((run / "provenance.json").read_text())
+    (run / "provenance.json").unlink()
+    capsys.readouterr()
+    assert translate_app.main([str(run), "uno dos"]) == 0
+    assert warnings_in(capsys.readouterr().err) == [missing_record_warning(
+        run, "model.keras", f"if they are its own, `keras-nmt train --output-dir {run}` records "
+        "them as they are now (an import: import it again)")]
+    assert train_app.main(train_command(data, run)) is None  # finished: nothing to train
+    assert (f"recorded {run / 'provenance.json'}: the fingerprints of {run / 'model.keras'} "
+            "and of its tokenizers as they are now") in capsys.readouterr().out
+    again = json.loads((run / "provenance.json").read_text())
+    assert {k: again[k] for k in ("tokenizers", "tokenizer_files", "weights")} == {
+        k: recorded[k] for k in ("tokenizers", "tokenizer_files", "weights")}
+    assert translate_app.main([str(run), "uno dos"]) == 0
+    assert warnings_in(capsys.readouterr().err) == []
+
+
+def test_a_ctranslate2_export_without_its_record_is_named_in_a_warning(made, tmp_path, capsys):
+    export = shutil.copytree(needs_ctranslate2(made), tmp_path / "ct2")
+    (export / "provenance.json").unlink()
+    capsys.readouterr()
+    assert translate_app.main([str(export), "uno"]) == 0
+    assert warnings_in(capsys.readouterr().err) == [missing_record_warning(
+        export, "model.bin", "export it again from its run to record them")]
+
+
+def test_an_export_of_a_run_without_its_record_binds_what_it_carries(made, tmp_path, capsys):
+    """A CTranslate2 export of a run without `provenance.json` recorded no tokenizer
+    fingerprints: its own tokenizers could be swapped without a word."""
+    needs_ctranslate2(made)
+    run, _ = own_run(made, tmp_path)
+    (run / "provenance.json").unlink()
+    assert export_app.main([str(run), "--output-dir", str(tmp_path / "out"), "--name", "m",
+                            "--format", "ctranslate2"]) == 0
+    export = tmp_path / "out" / "m-ctranslate2"
+    record = json.loads((export / "provenance.json").read_text())
+    assert record["tokenizers"] == tokenizer_fingerprints(export / "tokenizers")
+    source, target = export / "tokenizers" / "source", export / "tokenizers" / "target"
+    for name in ("config.json", "vocab.txt"):  # the other side's files: each whole
+        shutil.copyfile(target / name, source / name)
+    capsys.readouterr()
+    assert translate_app.main([str(export), "uno"]) == 1
+    assert one_error_line(capsys).startswith(f"error: {source / 'config.json'} is not the file")
+
+
 def test_a_run_made_before_a_new_option_is_not_refused(made):
     """A config.json written before an option existed (here `accept_data`) resumes: the option
     takes its default."""
@@ -425,7 +504,7 @@ def test_evaluate_writes_nothing_into_an_export(which, made, tmp_path):
 # ------------------------------------------------------------------------------------------------
 def test_the_first_column_is_the_source_by_default(tmp_path):
     """Case 4 (column order): README's pairs.tsv is "source<TAB>target"; Tatoeba recipes say 1."""
-    from keras_nmt.models.configurations import configuration_fields  # noqa: PLC0415
+    from keras_nmt.workshop.run.train_config import configuration_fields  # noqa: PLC0415
 
     path = write_tsv(tmp_path / "pairs.tsv", [("hola", "hello")])
     assert read_tsv(path).pairs == [("hola", "hello")]
@@ -803,8 +882,10 @@ def test_a_run_and_its_exports_know_their_languages_and_tokenizers(made):
     assert run["tokenizers"] == tokenizer_fingerprints(made.run / "tokenizers")
     assert run["attribution"] is None  # trained here, from scratch
     assert model_data(made.saved).provenance == run
-    if made.ctranslate2 is not None:
-        assert model_data(made.ctranslate2).provenance == run
+    if made.ctranslate2 is not None:  # and the SHA-256 of CTranslate2's own files
+        exported = model_data(made.ctranslate2).provenance
+        assert set(exported.pop("engine_files")) >= {"model.bin", "config.json"}
+        assert exported == run
 
 
 @pytest.mark.parametrize("model", ["run", "saved", "ctranslate2"])

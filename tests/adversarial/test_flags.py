@@ -152,8 +152,8 @@ def test_an_export_name_is_refused_as_a_path_from_python_too(name, tmp_path):
 
 def test_every_reference_configuration_and_a_fine_tuning_run_read_what_they_are_given(
         tmp_path, capsys):
-    from keras_nmt.models.configurations import configuration_names
     from keras_nmt.workshop.cli.train import parse
+    from keras_nmt.workshop.run.train_config import configuration_names
 
     for name in configuration_names():  # their values become the defaults
         assert parse(["--configuration", name]).configuration == name

@@ -262,13 +262,42 @@ def test_tokenizers_and_record_of_another_model_are_refused_by_the_weights(run, 
         "another model's. Put the model's own files back together, or train or import it again")
 
 
+def another_models_weights(run, folder):
+    """A copy of `run` in `folder` whose `model.keras` holds other weights than its record's
+    (tokenizers and `provenance.json` copied from another model of the same sizes)."""
+    from keras_nmt.workshop.run.run_folder import RunFolder  # noqa: PLC0415
+
+    copy = shutil.copytree(run, folder)
+    other = RunFolder.load(copy).model
+    other.weights[0].assign(other.weights[0].numpy() + 0.5)
+    other.save(copy / "model.keras")
+    return copy
+
+
+def test_init_from_checks_the_record_of_the_run_it_starts_from(run, tmp_path, capsys):
+    """`train --init-from RUN` loaded RUN's weights without the checks translate, evaluate and
+    export make on opening it: another model's weights beside RUN's tokenizers and record were
+    fine-tuned without a word."""
+    start = another_models_weights(run, tmp_path / "start")
+    data = tmp_path / "train.tsv"
+    data.write_text("".join(f"{s}\t{s}\n" for s in SENTENCES * 10), encoding="utf-8")
+    tuned = tmp_path / "tuned"
+    assert cli_main(["train", "--init-from", str(start), "--data", str(data), "--accept-data",
+                     "--epochs", "1", "--verbose", "0", "--samples", "0",
+                     "--output-dir", str(tuned)]) == 1
+    assert one_error_line(capsys) == (
+        f"error: {start / 'model.keras'} is not the model {start / 'provenance.json'} records "
+        "(its weights' fingerprint differs): the tokenizers and the record beside it are "
+        "another model's. Put the model's own files back together, or train or import it again")
+    assert not tuned.exists()
+
+
 def test_a_model_without_a_record_is_refused_with_tokenizers_of_other_sizes(tmp_path, capsys):
     """A run without provenance.json (older) bound nothing: tokenizers of another size were
     taken, and translated into nonsense or failed deep in TensorFlow."""
     from tests.export.helpers import make_run_folder  # noqa: PLC0415
 
-    run = make_run_folder(tmp_path / "old", "lstm")
-    assert not (run / "provenance.json").exists()
+    run = make_run_folder(tmp_path / "old", "lstm", record=False)
     tokenizers = run / "tokenizers"
     shutil.rmtree(tokenizers / "target")
     shutil.copytree(tokenizers / "source", tokenizers / "target")  # the source's: other size

@@ -25,8 +25,8 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.atomic_file import atomic_path
 from keras_nmt.workshop import interruption
+from keras_nmt.workshop.atomic_file import atomic_path
 from keras_nmt.workshop.cli import common
 from keras_nmt.workshop.cli import evaluate as evaluate_app
 from keras_nmt.workshop.cli import export as export_app

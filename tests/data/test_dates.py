@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from keras_nmt.data import dates
-from keras_nmt.data.builtin import BUILTIN_DATASETS, builtin_pairs
+from keras_nmt.workshop.corpora import dates
+from keras_nmt.workshop.corpora.builtin import BUILTIN_DATASETS, builtin_pairs
 
 # strptime patterns of each format, applied after `_normalize` (lower-case, no commas, no
 # ordinal suffixes, day words replaced by numbers). dd_mon_yy is parsed by hand (century rule).

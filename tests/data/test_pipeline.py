@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.data.pipeline import make_dataset, measure_padding, tokenize_pairs
+from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
 from keras_nmt.data.tokenized_pairs import TokenizedPairs
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
+from keras_nmt.workshop.benchmarks.padding import measure_padding
 from keras_nmt.workshop.corpora.parallel_corpus import CorpusStats, ParallelCorpus
 
 
@@ -202,7 +203,7 @@ def test_tokenized_pairs_lengths(tiny_tokenizer):
 
 def test_with_real_char_tokenizer():
     text = pytest.importorskip("keras_nmt.text")
-    from keras_nmt.data.builtin import builtin_pairs
+    from keras_nmt.workshop.corpora.builtin import builtin_pairs
 
     pairs = builtin_pairs("dates", split="valid", size=200, seed=0)
     source = text.CharTokenizer().build([s for s, _ in pairs])

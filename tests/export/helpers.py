@@ -11,6 +11,7 @@ import tensorflow as tf
 from keras_nmt.inference.translator import Translator
 from keras_nmt.models.registry import build_model
 from keras_nmt.text import make_tokenizer
+from keras_nmt.workshop.run.provenance import record_run_provenance
 from keras_nmt.workshop.run.train_config import TrainConfig
 
 SOURCES = ["3rd of March 2021", "12/04/1999", "July 4, 1776", "on the 1st of May"]
@@ -42,8 +43,9 @@ def make_translator(name="lstm", api="functional", max_target_length=12, seed=0,
                       max_target_length=max_target_length, **options)
 
 
-def make_run_folder(path, name="lstm", api="functional"):
-    """A run folder as apps/train.py writes it, without training."""
+def make_run_folder(path, name="lstm", api="functional", record=True):
+    """A run folder as apps/train.py writes it, without training; `record=False` leaves out
+    its `provenance.json`, as a run written by older code."""
     model, source, target = make_model(name, api)
     path.mkdir(parents=True, exist_ok=True)
     TrainConfig(model=name, api=api, max_length=20, output=str(path), **{
@@ -51,6 +53,8 @@ def make_run_folder(path, name="lstm", api="functional"):
     source.save(path / "tokenizers" / "source")
     target.save(path / "tokenizers" / "target")
     model.save(path / "model.keras")
+    if record:
+        record_run_provenance(path, model=model)
     return path
 
 

@@ -11,13 +11,14 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.data.builtin import builtin_pairs
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.decoding.length_order import call_sizes
 from keras_nmt.decoding.loop import decode
 from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 from keras_nmt.text import make_tokenizer
+from keras_nmt.workshop.corpora.builtin import builtin_pairs
+from keras_nmt.workshop.run.provenance import record_run_provenance
 from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.translators.ctranslate2_translator import CTranslate2Translator
 from keras_nmt.workshop.translators.open_translator import open_translator
@@ -64,6 +65,7 @@ def make_transformer_run(path, api="functional", **variant):
     source.save(path / "tokenizers" / "source")
     target.save(path / "tokenizers" / "target")
     model.save(path / "model.keras")
+    record_run_provenance(path, model=model)  # as a training writes it
     return path
 
 
@@ -342,10 +344,10 @@ def test_the_export_translates_without_keras(post_norm_export):
     ours = json.loads(next(line for line in lines if line.startswith("OURS "))[5:])
     # `workshop` (its `keras_registration`): what `import keras_nmt` itself loads (its names are
     # imported on first use);
-    # `atomic_file`: the JSON reader of the tokenizers' config; `plural`: counts in the
-    # tokenizers' messages (both standard library only).
+    # `plural`, `saved_files`: counts in the tokenizers' messages, their config and checksums
+    # read back (standard library only).
     assert {m.split(".")[1] for m in ours if "." in m} == {
-        "atomic_file", "plural", "special_ids", "text", "workshop"}
+        "plural", "saved_files", "special_ids", "text", "workshop"}
     got = json.loads(next(line for line in lines if line.startswith("RESULT "))[7:])
     assert got == open_translator(export).translate_texts(texts)
 

@@ -79,7 +79,8 @@ def test_parallel_batches_run_at_once(lstm_export, monkeypatch):
 
 CONFIGURE = """
 import tensorflow as tf
-from keras_nmt.inference.batch_translator import configure_decoding_threads, parallel_batches
+from keras_nmt.inference.batch_translator import parallel_batches
+from keras_nmt.workshop.translators.decoding_threads import configure_decoding_threads
 if {ran_an_op}:
     tf.constant(1.0) + 1.0
 print(configure_decoding_threads(2), parallel_batches(),

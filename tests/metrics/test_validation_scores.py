@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from keras_nmt.metrics import corpus_bleu, corpus_cer
-from keras_nmt.metrics.validation_scores import ValidationScores
+from keras_nmt.workshop.run.validation_scores import ValidationScores
 
 SOURCES = ["Hola, mundo.", "Buenas noches.", "¿Cómo estás, Tom?"]
 REFERENCES = [

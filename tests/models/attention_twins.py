@@ -9,8 +9,8 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name
 from keras_nmt.special_ids import END_ID, START_ID
+from keras_nmt.workshop.copy_weights_by_layer_name import copy_weights_by_layer_name
 
 SRC_VOCAB, TGT_VOCAB = 20, 18
 
@@ -178,10 +178,10 @@ class AttentionTwins:
 
 def train_on_dates(cls, epochs=6, train_size=4000, valid_size=200, **options):
     """Trains a small char-level model on the built-in dates; returns model, tokenizers, pairs."""
-    from keras_nmt.data.builtin import builtin_pairs
     from keras_nmt.data.pipeline import make_dataset
     from keras_nmt.text import make_tokenizer
     from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
+    from keras_nmt.workshop.corpora.builtin import builtin_pairs
 
     keras.utils.set_random_seed(0)
     train_pairs = builtin_pairs("dates", "train", size=train_size, seed=0)

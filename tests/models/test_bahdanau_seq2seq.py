@@ -5,7 +5,7 @@ import pytest
 
 from keras_nmt.models.bahdanau.functional import BahdanauSeq2SeqFunctional
 from keras_nmt.models.bahdanau.subclassed import BahdanauSeq2SeqSubclassed
-from keras_nmt.models.copy_weights_by_layer_name import _leaf_layers_by_name
+from keras_nmt.workshop.copy_weights_by_layer_name import _leaf_layers_by_name
 from tests.models.attention_twins import AttentionTwins, learned_dates
 
 TWINS = AttentionTwins(BahdanauSeq2SeqFunctional, BahdanauSeq2SeqSubclassed)

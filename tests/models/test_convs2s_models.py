@@ -10,11 +10,11 @@ from keras import ops
 from keras_nmt.decoding.loop import decode
 from keras_nmt.models.convs2s.functional import ConvS2SFunctional
 from keras_nmt.models.convs2s.subclassed import ConvS2SSubclassed
-from keras_nmt.models.copy_weights_by_layer_name import (
+from keras_nmt.special_ids import END_ID, PAD_ID, START_ID, UNK_ID
+from keras_nmt.workshop.copy_weights_by_layer_name import (
     _leaf_layers_by_name,
     copy_weights_by_layer_name,
 )
-from keras_nmt.special_ids import END_ID, PAD_ID, START_ID, UNK_ID
 from tests.decoding.fake_models import VOCAB
 from tests.decoding.helpers import hypothesis, to_numpy
 from tests.decoding.test_beam_search import exhaustive

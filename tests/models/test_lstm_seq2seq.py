@@ -4,11 +4,11 @@ import keras
 import numpy as np
 import pytest
 
-from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name
 from keras_nmt.models.lstm.functional import LstmSeq2SeqFunctional
 from keras_nmt.models.lstm.subclassed import LstmSeq2SeqSubclassed
 from keras_nmt.special_ids import START_ID
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
+from keras_nmt.workshop.copy_weights_by_layer_name import copy_weights_by_layer_name
 
 SOURCE_VOCAB, TARGET_VOCAB = 19, 13
 CONFIGS = [

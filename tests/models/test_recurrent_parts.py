@@ -8,13 +8,13 @@ from keras_nmt.models.bahdanau.subclassed import BahdanauSeq2SeqSubclassed
 from keras_nmt.models.lstm.subclassed import LstmSeq2SeqSubclassed
 from keras_nmt.models.luong.subclassed import LuongSeq2SeqSubclassed
 from keras_nmt.models.recurrent_parts import (
-    cudnn_ineligibility,
     cudnn_setting,
     sequence_lstm,
     step_dropout_masks,
 )
 from keras_nmt.special_ids import START_ID
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
+from keras_nmt.workshop.hardware.cudnn import cudnn_ineligibility
 
 pytestmark = pytest.mark.jax
 

@@ -7,9 +7,9 @@ import tensorflow as tf
 from keras import ops
 
 from keras_nmt.decoding.loop import decode
-from keras_nmt.models.copy_weights_by_layer_name import copy_weights_by_layer_name
 from keras_nmt.models.transformer.functional import TransformerFunctional
 from keras_nmt.models.transformer.subclassed import TransformerSubclassed
+from keras_nmt.workshop.copy_weights_by_layer_name import copy_weights_by_layer_name
 
 START = 2
 SOURCE_VOCAB, TARGET_VOCAB = 19, 21

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from keras_nmt.models.lstm.functional import LstmSeq2SeqFunctional
-from keras_nmt.models.recurrent_parts import cudnn_ineligibility
 from keras_nmt.models.registry import APIS, MODEL_NAMES
+from keras_nmt.workshop.hardware.cudnn import cudnn_ineligibility
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -22,7 +22,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from keras_nmt.data.builtin import builtin_pairs  # noqa: E402
+from keras_nmt.workshop.corpora.builtin import builtin_pairs  # noqa: E402
 from keras_nmt.workshop.corpora.corpus import read_tsv  # noqa: E402
 
 try:  # the checkout after the change

@@ -11,7 +11,7 @@ import sys
 import time
 
 # Before any TensorFlow op: B's pools must be set first.
-from keras_nmt.inference.batch_translator import configure_decoding_threads
+from keras_nmt.workshop.translators.decoding_threads import configure_decoding_threads
 
 DATA = "/work/shared/data/spa-eng.test.tsv"
 config = sys.argv[1]

@@ -7,7 +7,7 @@
 import argparse
 import json
 
-from keras_nmt.inference.batch_translator import configure_decoding_threads
+from keras_nmt.workshop.translators.decoding_threads import configure_decoding_threads
 
 PARALLEL = configure_decoding_threads()  # before any TensorFlow op; outputs do not depend on it
 

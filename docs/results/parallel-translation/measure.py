@@ -33,7 +33,7 @@ CONFIGS = ("A", "B")
 
 def worker(args):
     # Before anything runs an op: B's pools must be set first.
-    from keras_nmt.inference.batch_translator import configure_decoding_threads
+    from keras_nmt.workshop.translators.decoding_threads import configure_decoding_threads
 
     parallel = configure_decoding_threads(args.threads) if args.config == "B" else 1
     if args.config == "B" and parallel != args.threads:

@@ -28,7 +28,7 @@ class BahdanauSeq2Seq(ConstructorConfig):
 
     The twins, `BahdanauSeq2SeqFunctional` (`functional.py`) and `BahdanauSeq2SeqSubclassed`
     (`subclassed.py`), take these arguments, make these layers (the same names, so weights copy
-    by name: `keras_nmt.models.copy_weights_by_layer_name`) and give the same numbers; they
+    by name: `keras_nmt.workshop.copy_weights_by_layer_name`) and give the same numbers; they
     differ only in how the layers are wired.
 
     Args:

@@ -112,9 +112,8 @@ def _sequence_losses(labels, logits, lengths, frame_lengths):
 
     Under TensorFlow the same loss comes from TensorFlow's C++ CTC kernel, which takes the
     labels as a sparse tensor: the dense code `keras.ops.ctc_loss` runs there is a loop of
-    graph ops over the frames, 15x slower on a 2-core CPU (1.19 s against 0.077 s for the loss
-    and its gradient on 64 sentences of 80 frames), and 68% of the spelling model's training
-    step (docs/results/spelling-ctc.md). The two agree (tested).
+    graph ops over the frames, an order of magnitude slower on a CPU and most of the spelling
+    model's training step (docs/results/spelling-ctc.md). The two agree (tested).
     """
     if keras.backend.backend() != "tensorflow":
         return ops.ctc_loss(labels, logits, lengths, frame_lengths, mask_index=BLANK)

@@ -26,7 +26,7 @@ class LuongSeq2Seq(LstmSeq2Seq):
 
     The twins, `LuongSeq2SeqFunctional` (`functional.py`) and `LuongSeq2SeqSubclassed`
     (`subclassed.py`), take these arguments, make these layers (the same names, so weights copy
-    by name: `keras_nmt.models.copy_weights_by_layer_name`) and give the same numbers; they
+    by name: `keras_nmt.workshop.copy_weights_by_layer_name`) and give the same numbers; they
     differ only in how the layers are wired.
 
     It takes the LSTM model's arguments (`LstmSeq2Seq`; `units` is also the width of `h̃_t`, and

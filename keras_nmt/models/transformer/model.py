@@ -47,7 +47,7 @@ class Transformer(ConstructorConfig):
       cross-attention averaged over heads.
 
     Layer names (shared by the twins, so weights copy by name:
-    `keras_nmt.models.copy_weights_by_layer_name`): `"source_embedding"` and `"target_embedding"`
+    `keras_nmt.workshop.copy_weights_by_layer_name`): `"source_embedding"` and `"target_embedding"`
     (one `"shared_embedding"` with `shared_embeddings=True`), `"source_embedding_dropout"`,
     `"target_embedding_dropout"`, `"encoder_block_{i}"`, `"decoder_block_{i}"`,
     `"encoder_final_norm"` and `"decoder_final_norm"` (pre-norm only), `"output_projection"`

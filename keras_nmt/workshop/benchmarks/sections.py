@@ -13,11 +13,12 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.data.pipeline import make_dataset, measure_padding, tokenize_pairs
+from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
 from keras_nmt.models.configurations import model_options
 from keras_nmt.models.registry import build_model
 from keras_nmt.plural import plural
 from keras_nmt.text import make_tokenizer
+from keras_nmt.workshop.benchmarks.padding import measure_padding
 from keras_nmt.workshop.benchmarks.speed import records_table
 from keras_nmt.workshop.benchmarks.train_section import (
     profile_table,

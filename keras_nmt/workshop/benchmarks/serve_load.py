@@ -44,10 +44,10 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from keras_nmt.data.builtin import builtin_pairs
 from keras_nmt.workshop import interruption
 from keras_nmt.workshop.arguments import check_outputs, new_parser, positive_float, positive_int
 from keras_nmt.workshop.benchmarks.load_clients import resident_mb
+from keras_nmt.workshop.corpora.builtin import builtin_pairs
 from keras_nmt.workshop.lines import input_lines
 from keras_nmt.workshop.markdown import table as markdown_table
 from keras_nmt.workshop.output_file import write_text
@@ -244,8 +244,8 @@ def main(argv=None):
         parser.exit(1, f"error: {error}\n")
     batches = client_requests(sentences, args.clients, args.requests)
     # TensorFlow's import, after the arguments: `--help` answers without it.
-    from keras_nmt.inference.batch_translator import configure_decoding_threads  # noqa: PLC0415
     from keras_nmt.workshop.hardware.machine import describe_machine, machine_summary  # noqa: PLC0415
+    from keras_nmt.workshop.translators.decoding_threads import configure_decoding_threads  # noqa: PLC0415
 
     workers = configure_decoding_threads()  # as `keras-nmt serve` does: its workers
     machine = describe_machine()

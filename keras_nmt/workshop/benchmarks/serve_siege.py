@@ -398,7 +398,7 @@ def main(argv=None):
         return role_main(json.load(sys.stdin))
     if not args.model or not Path(args.model).exists():
         parser.exit(1, f"error: {args.model}: no such run folder or export\n")
-    from keras_nmt.data.builtin import builtin_pairs  # noqa: PLC0415
+    from keras_nmt.workshop.corpora.builtin import builtin_pairs  # noqa: PLC0415
 
     sentences = [source for source, _ in builtin_pairs("dates", "test")][:2000]
     result = siege(args.model, args.pair, args.descriptors, args.idle, args.explorers,

@@ -18,7 +18,6 @@ import tensorflow as tf
 
 from keras_nmt.decoding.decoding_options import DecodingOptions
 from keras_nmt.decoding.loop import decode
-from keras_nmt.export.formats import CTRANSLATE2_MODELS
 from keras_nmt.inference.translator import Translator
 from keras_nmt.metrics.sacrebleu_scores import corpus_bleu
 from keras_nmt.workshop import markdown
@@ -33,6 +32,7 @@ from keras_nmt.workshop.timing import time_call, time_in_turn
 from keras_nmt.workshop.translators.ctranslate2_export import export_ctranslate2
 from keras_nmt.workshop.translators.ctranslate2_translator import CTranslate2Translator
 from keras_nmt.workshop.translators.export_translator import export_translator
+from keras_nmt.workshop.translators.formats import CTRANSLATE2_MODELS
 from keras_nmt.workshop.translators.open_translator import open_translator
 from keras_nmt.workshop.translators.saved_translator import SavedTranslator
 

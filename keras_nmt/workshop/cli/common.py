@@ -103,7 +103,7 @@ def use_parallel_batches(args):
     """Sets TensorFlow's thread pools for `--parallel-batches`; call it right after
     `start_tensorflow`, before any TensorFlow op (the pools are fixed from the first)."""
     if args.parallel_batches != 1:
-        from keras_nmt.inference.batch_translator import (  # noqa: PLC0415  (loads TensorFlow)
+        from keras_nmt.workshop.translators.decoding_threads import (  # noqa: PLC0415  (loads TF)
             configure_decoding_threads,
         )
 
@@ -272,12 +272,16 @@ class Progress:
     the command reports its speed itself (`finish(totals=False)`)."""
 
     def __init__(self, total):
+        """`total`: the sentences to come, or None when not known (an input read in chunks):
+        the bar then counts them."""
         self.total, self.done, self.start = total, 0, time.monotonic()
-        self.live = sys.stderr.isatty() and total > 0
+        self.live = sys.stderr.isatty() and (total is None or total > 0)
 
     def add(self, count):
         self.done += count
-        if self.live:
+        if self.live and self.total is None:
+            print(f"\r{plural(self.done, 'sentence')}", end="", file=sys.stderr, flush=True)
+        elif self.live:
             width = 30
             filled = width * self.done // self.total
             print(f"\r[{'=' * filled}{'.' * (width - filled)}] {self.done}/"

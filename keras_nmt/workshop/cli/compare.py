@@ -36,7 +36,6 @@ Examples:
 
 import sys
 
-from keras_nmt.models.configurations import options_read_by
 from keras_nmt.option_fields import flag_of
 from keras_nmt.workshop.arguments import new_parser, non_negative_int
 from keras_nmt.workshop.cli.common import (
@@ -51,6 +50,7 @@ from keras_nmt.workshop.cli.options import (
     TRAIN_FIELDS,
     add_options,
     config_fields,
+    options_read_by,
 )
 from keras_nmt.workshop.comparison.preset_registry import get_preset, preset_names
 from keras_nmt.workshop.run.train_config import TrainConfig

@@ -32,14 +32,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from keras_nmt.atomic_file import read_json
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
-from keras_nmt.export.formats import (
-    FORMATS,
-    QUANTIZATIONS,
-    check_ctranslate2_model,
-    check_model_name,
-)
+from keras_nmt.saved_files import read_json
 from keras_nmt.workshop.arguments import new_parser, non_negative_int, positive_int
 from keras_nmt.workshop.cli.common import (
     add_debug_flag,
@@ -47,6 +41,12 @@ from keras_nmt.workshop.cli.common import (
     exit_status,
     start_tensorflow,
     writing_to,
+)
+from keras_nmt.workshop.translators.formats import (
+    FORMATS,
+    QUANTIZATIONS,
+    check_ctranslate2_model,
+    check_model_name,
 )
 
 

@@ -17,9 +17,9 @@ import argparse
 import dataclasses
 import functools
 
-from keras_nmt.models.configurations import options_read_by
+from keras_nmt.models.configurations import MODEL_ARGUMENTS, learning_rate_schedule
 from keras_nmt.models.model_options import ModelOptions
-from keras_nmt.option_fields import flag_of, option_fields, parse_value, value_type
+from keras_nmt.option_fields import flag_of, option_fields, reason_refused, value_type
 from keras_nmt.workshop.run.train_config import TrainConfig
 
 # train's "model" group: the model, its twin and every `ModelOptions` field (a new model option
@@ -46,6 +46,33 @@ READ_ONLY_WITH = {
                       "--average-checkpoints above 1"),
     "max_bad_fraction": (lambda args: args.skip_bad_lines, "--skip-bad-lines"),
 }
+
+
+# The training option each schedule reads: a value given for the other one would be ignored.
+SCHEDULE_OPTIONS = {"constant": ("learning_rate",), "inverse_sqrt": ("warmup_steps",)}
+
+
+def options_read_by(model, fine_tuning=False):
+    """The model and schedule options training `model` reads: its constructor's arguments,
+    `max_length` (which also limits the data) and its schedule's (`SCHEDULE_OPTIONS`)."""
+    return {*MODEL_ARGUMENTS[model], "max_length",
+            *SCHEDULE_OPTIONS[learning_rate_schedule(model, fine_tuning)]}
+
+
+def parse_value(field, text):
+    """The value of flag text `text` for `field`, checked: `ValueError(reason)` (the parser
+    puts the flag and the text before the reason)."""
+    kind = value_type(field)
+    value = text
+    if kind in (int, float):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise ValueError(f"is not {'an integer' if kind is int else 'a number'}") from None
+    reason = reason_refused(field, value)
+    if reason:
+        raise ValueError(reason)
+    return value
 
 
 def unread_error(given, reader, reads):

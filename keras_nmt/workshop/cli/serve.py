@@ -155,10 +155,10 @@ def main(argv=None, prog=None):
     # serve extra (Starlette, uvicorn) is needed only here.
     import uvicorn  # noqa: PLC0415
 
-    from keras_nmt.inference.batch_translator import configure_decoding_threads  # noqa: PLC0415
     from keras_nmt.workshop.serve.app import BatchSettings, Limits, create_app
     from keras_nmt.workshop.serve.connections import ConnectionGuard, guarded_protocol
     from keras_nmt.workshop.serve.served_model import load_served_models
+    from keras_nmt.workshop.translators.decoding_threads import configure_decoding_threads  # noqa: PLC0415
 
     workers = configure_decoding_threads(args.workers)
     # The same number for a CTranslate2 export's threads: the batcher cuts a batch into

@@ -15,7 +15,6 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from keras_nmt.models.configurations import configuration_fields, configuration_names
 from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.workshop.arguments import add_renamed_flag, new_parser
 from keras_nmt.workshop.cli.common import (
@@ -25,7 +24,12 @@ from keras_nmt.workshop.cli.common import (
     start_tensorflow,
 )
 from keras_nmt.workshop.cli.options import MODEL_OPTIONS, add_options, unread_options
-from keras_nmt.workshop.run.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
+from keras_nmt.workshop.run.train_config import (
+    FINE_TUNING_LEARNING_RATE,
+    TrainConfig,
+    configuration_fields,
+    configuration_names,
+)
 
 # `verbose` is chosen from the terminal when not given (`main`).
 # `output` is named after the model when not given (`main`).
@@ -166,7 +170,7 @@ def oriented_to_start(config, stated):
     its source language feeds it, and a line says which; `stated`: `--source-column` was given
     (a contradiction is refused, not swapped)."""
     # After parsing, with TensorFlow loaded (`main`).
-    from keras_nmt.data.builtin import BUILTIN_DATASETS  # noqa: PLC0415
+    from keras_nmt.workshop.corpora.builtin import BUILTIN_DATASETS  # noqa: PLC0415
     from keras_nmt.workshop.corpora.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
     from keras_nmt.workshop.translators.column_fit import choose_columns  # noqa: PLC0415
     from keras_nmt.workshop.translators.open_translator import model_data  # noqa: PLC0415
@@ -201,6 +205,7 @@ def main(argv=None, prog=None):
         has_backup,
         prepare_run_folder,
         record_languages,
+        record_missing_provenance,
     )
     from keras_nmt.workshop.run.trainer import train  # noqa: PLC0415
     from keras_nmt.workshop.translators.export_translator import export_translator  # noqa: PLC0415
@@ -225,6 +230,10 @@ def main(argv=None, prog=None):
                      for a in arguments)
         config = oriented_to_start(config, stated)
     if prepare_run_folder(config, fresh=args.fresh):
+        recorded = record_missing_provenance(run)
+        if recorded:
+            print(f"recorded {recorded}: the fingerprints of {run / MODEL_FILE} and of its "
+                  "tokenizers as they are now")
         print(finished_message(config, finished_record(config.output)))
         return None
     try:

@@ -18,6 +18,8 @@ A glossary file holds one term a line: SOURCE<TAB>TARGET (the target term the tr
 use), or a term alone not to translate; # starts a comment (docs/serving.md, Glossaries).
 """
 
+import contextlib
+import itertools
 import os
 import sys
 from pathlib import Path
@@ -47,8 +49,8 @@ from keras_nmt.workshop.cli.common import (
 )
 from keras_nmt.workshop.cli.options import add_options
 from keras_nmt.workshop.corpora.data_profile import implausibility
-from keras_nmt.workshop.lines import input_lines, iter_lines, one_line, write_lines
-from keras_nmt.workshop.output_file import OutputError, output_kind, write_bytes
+from keras_nmt.workshop.lines import input_chunks, iter_lines, one_line
+from keras_nmt.workshop.output_file import OutputError, output_kind, output_stream, write_bytes
 from keras_nmt.workshop.translators.glossary import Glossary
 
 # Fewer sentences than this are not judged: a few words say little about a language.
@@ -86,12 +88,20 @@ def build_parser(prog=None):
     return parser
 
 
+# Lines read, translated and written at a time: memory holds one chunk, not the input, and
+# within a chunk the sentences are batched by length as before.
+CHUNK_LINES = 4096
+
+
 def read_sentences(args):
-    """The input lines: arguments, else --input FILE, else stdin (`keras_nmt.workshop.lines`).
+    """The input lines in chunks of `CHUNK_LINES`: the arguments, else --input FILE, else stdin
+    (`keras_nmt.workshop.lines.input_chunks`), each chunk read when it is asked for.
 
     Invalid UTF-8 becomes U+FFFD, from a file and from stdin alike, with a warning.
     """
-    return list(args.sentences) if args.sentences else input_lines(args.input, warn)
+    if args.sentences:
+        return iter([list(args.sentences)])
+    return input_chunks(args.input, CHUNK_LINES, warn)
 
 
 def language_prefix(translator, language):
@@ -148,11 +158,12 @@ def plot_name(directory, index):
     return Path(directory) / f"attention_{index:04d}.png"
 
 
-def check_plot_folder(directory, count=0):
+def check_plot_folder(directory, count=0, first=1):
     """Refuses, before the translation, an `--attention-plot` that is not a folder we may fill
-    (a file, or a folder that cannot be written), or whose plots for `count` sentences could
-    not be written (`attention_0001.png` a folder, a socket): found out after the work, it cost
-    the whole translation. Each plot is written as every output is (`output_file`)."""
+    (a file, or a folder that cannot be written), or whose plots for `count` sentences from
+    sentence `first` could not be written (`attention_0001.png` a folder, a socket): found out
+    after the work, it cost the whole translation. Each plot is written as every output is
+    (`output_file`)."""
     if not directory:
         return
     if os.path.exists(directory) and not os.path.isdir(directory):
@@ -164,7 +175,7 @@ def check_plot_folder(directory, count=0):
         raise ValueError(f"--attention-plot {directory}: {existing} is not a folder you can write"
                          " in; choose another folder")
     if os.path.isdir(directory):
-        for index in range(1, count + 1):
+        for index in range(first, first + count):
             try:
                 output_kind(plot_name(directory, index))
             except OutputError as error:
@@ -194,17 +205,17 @@ def decoder_layer_panels(translator, sentence, result):
         (result.weights, *tokens, "mean (what decoding returns)")]
 
 
-def write_attention_plots(results, directory, warn, panels_of=None):
-    """One PNG per result (translated with `return_attention`) in `directory`; returns the
-    paths written. `panels_of(index, result)`, when given, may return panels to draw side by
-    side instead (`decoder_layer_panels`)."""
+def write_attention_plots(results, directory, warn, panels_of=None, first=1):
+    """One PNG per result (translated with `return_attention`) in `directory`, numbered from
+    `first`; returns the paths written. `panels_of(index, result)`, when given, may return
+    panels to draw side by side instead (`decoder_layer_panels`)."""
     # Here, not at the top: Matplotlib's import costs every other translation a second.
     from keras_nmt.workshop.plots import plot_attention, plot_attention_grid, png  # noqa: PLC0415
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
-    for index, result in enumerate(results, start=1):
+    for index, result in enumerate(results, start=first):
         if not result.source_tokens or not result.target_tokens:
             warn(f"sentence {index} is empty: no attention plot")
             continue
@@ -221,9 +232,10 @@ def write_attention_plots(results, directory, warn, panels_of=None):
     return paths
 
 
-def format_results(results, n_best):
+def format_results(results, n_best, first=1):
+    """The output lines of `results` (sentences `first`, `first + 1`...)."""
     lines = []
-    for number, result in enumerate(results, start=1):
+    for number, result in enumerate(results, start=first):
         if n_best == 1:
             lines.append(result.text)
             continue
@@ -253,9 +265,11 @@ def main(argv=None, prog=None):
             parser.error("--glossary works on greedy decoding's word alignment: not with "
                          "--beam-size, --n-best or --strategy sample")
         glossary = Glossary.read(args.glossary)  # checked before the model loads
-    # Read (and checked) before the model loads: a wrong file fails before that wait.
-    sentences = None if typed else read_sentences(args)
-    check_plot_folder(args.attention_plot, len(sentences or ()))  # each plot's path too
+    # The first chunk is read (and checked) before the model loads: a wrong file fails before
+    # that wait; the next ones as the translation reaches them (`CHUNK_LINES`).
+    chunks = None if typed else read_sentences(args)
+    first = None if typed else next(chunks)
+    check_plot_folder(args.attention_plot, len(first or ()))  # each plot's path too
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.decoding.strategies import STRATEGIES  # noqa: PLC0415
     from keras_nmt.workshop.translators.open_translator import (
@@ -272,9 +286,7 @@ def main(argv=None, prog=None):
     if typed:
         interactive(translator, options, warn, prefix)
         return 0
-    warn_if_implausible(sentences, model_data(args.model).profile, args.input, warn)
-    sentences = [prefix + sentence for sentence in sentences]
-    translator.warn_if_truncated(sentences, warn)
+    warn_if_implausible(first, model_data(args.model).profile, args.input, warn)
     plots = bool(args.attention_plot) and has_attention(translator)
     greedy = options.chosen_strategy == "greedy"
     if args.attention_plot and not plots:
@@ -283,26 +295,47 @@ def main(argv=None, prog=None):
     elif plots and not greedy:
         warn(f"--attention-plot draws greedy decoding's attention, each plot titled with its "
              f"translation, not {STRATEGIES[options.chosen_strategy].title}'s")
-    progress = Progress(len(sentences))
+    # The total is known when the input is one chunk.
+    progress = Progress(len(first) if args.sentences or len(first) < CHUNK_LINES else None)
+    with contextlib.ExitStack() as outputs:
+        if args.output:  # a file is replaced when every chunk is written (`output_path`)
+            outputs.enter_context(writing_to(args.output))
+            stream = outputs.enter_context(output_stream(args.output, newline="\n"))
+        else:
+            stream = sys.stdout
+        done = 0  # the sentences before this chunk
+        for chunk in itertools.chain([first], chunks):
+            if done:
+                check_plot_folder(args.attention_plot, len(chunk), done + 1)
+            lines = translate_chunk(translator, [prefix + s for s in chunk], done, options,
+                                    args, progress, glossary, plots)
+            stream.write("".join(one_line(line) + "\n" for line in lines))
+            stream.flush()
+            done += len(chunk)
+    progress.finish()
+    return 0
+
+
+def translate_chunk(translator, sentences, done, options, args, progress, glossary, plots):
+    """The output lines of one chunk of `sentences` (`done` sentences before it), each
+    translated as in one call over the whole input: its sentences numbered and sampled by
+    their place in the input, its attention plots named so."""
+    greedy = options.chosen_strategy == "greedy"
+    translator.warn_if_truncated(sentences, warn, first=done + 1)
     results = translator.translate_batch(
         sentences, options, batch_size=args.batch_size, on_batch=progress.add,
+        indices=range(done, done + len(sentences)),
         return_attention=(plots or glossary is not None) and greedy)
-    progress.finish()
     if glossary is not None:
         for sentence, result in zip(sentences, results, strict=True):
             result.texts = [glossary.apply(sentence, result)]
     if plots:  # attention comes with greedy decoding only: the printed translations' if greedy
         write_attention_plots(results if greedy else translator.translate_batch(
             sentences, return_attention=True, batch_size=args.batch_size),
-            args.attention_plot, warn, panels_of=lambda index, result: decoder_layer_panels(
-                translator, sentences[index - 1], result))
-    lines = format_results(results, args.n_best)
-    if args.output:
-        with writing_to(args.output):
-            write_lines(args.output, lines)
-    else:
-        sys.stdout.write("".join(one_line(line) + "\n" for line in lines))
-    return 0
+            args.attention_plot, warn, first=done + 1,
+            panels_of=lambda index, result: decoder_layer_panels(
+                translator, sentences[index - done - 1], result))
+    return format_results(results, args.n_best, first=done + 1)
 
 
 if __name__ == "__main__":

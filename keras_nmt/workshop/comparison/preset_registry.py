@@ -23,16 +23,13 @@ fresh noise every epoch), see `Preset`.
 import importlib
 
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
-from keras_nmt.models.configurations import (
-    REFERENCE_DEFAULTS,
-    reference_configuration,
-    reference_description,
-)
+from keras_nmt.models.configurations import REFERENCE_CONFIGURATIONS, reference_configuration
 from keras_nmt.models.registry import MODEL_NAMES
 from keras_nmt.models.transformer import CHECKPOINT_AVERAGE
 from keras_nmt.workshop.comparison.configuration import Configuration
 from keras_nmt.workshop.comparison.preset import Preset
 from keras_nmt.workshop.corpora.corpus import shared_data_dir
+from keras_nmt.workshop.run.train_config import REFERENCE_DEFAULTS
 
 _PRESETS = {}
 # name -> "module:function" of presets registered lazily (imported on first use).
@@ -260,7 +257,7 @@ def spa_eng_preset():
         "references, greedy and beam 5.",
         tuple(
             Configuration(model, {"model": model}, reference_configuration("spa-eng", model),
-                          reference_description("spa-eng", model))
+                          REFERENCE_CONFIGURATIONS["spa-eng"][model]["description"])
             for model in MODEL_NAMES
         ),
         variants=tuple(

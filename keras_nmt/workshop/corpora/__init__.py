@@ -9,5 +9,8 @@
 - `data_profile`: what a training set looks like (words and characters per side) and its files'
   fingerprints, so that a file checked later against a model is known to fit it or not.
 
-The textbook's data is `keras_nmt.data`: the built-in dates and the tf.data pipeline.
+- `builtin.builtin_pairs("dates", split, size, seed)`: the built-in data set, generated
+  (`dates`: dates in human formats -> ISO ``YYYY-MM-DD``), an example task as spelling is.
+
+The textbook's data is `keras_nmt.data`: the tf.data pipeline these pairs go into.
 """

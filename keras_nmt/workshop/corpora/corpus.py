@@ -32,7 +32,7 @@ import zipfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from keras_nmt.data.builtin import BUILTIN_DATASETS, builtin_pairs
+from keras_nmt.workshop.corpora.builtin import BUILTIN_DATASETS, builtin_pairs
 from keras_nmt.workshop.corpora.corpus_checks import compressed_file_errors, visible
 from keras_nmt.workshop.corpora.data_profile import looks_like_header
 from keras_nmt.workshop.corpora.download import download
@@ -435,7 +435,7 @@ def load_corpus(
 
     ``spec`` is tried in this order:
 
-    1. a built-in dataset name (``"dates"``, see `keras_nmt.data.builtin.BUILTIN_DATASETS`):
+    1. a built-in dataset name (``"dates"``, see `builtin.BUILTIN_DATASETS`):
        ``split`` (``"train"``, the default, ``"valid"`` or ``"test"``), ``size`` (default:
        the split's default size) and ``seed`` are passed to `builtin_pairs`;
     2. a path containing ``{split}``, e.g. ``../shared/data/spa-eng.{split}.tsv``: formatted with

@@ -28,7 +28,7 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
-from keras_nmt.atomic_file import sha256_of
+from keras_nmt.saved_files import sha256_of
 
 # The most frequent words kept per side (a few hundred kilobytes of JSON at most).
 MAX_WORDS = 20_000

@@ -4,4 +4,5 @@
 * `peak`: the measured matmul FLOP/s in a given dtype (the MFU denominator), and how much faster
   bf16 multiplies given shapes than float32 (`--precision auto`), timed by
   `keras_nmt.workshop.timing`.
+* `cudnn`: why an LSTM layer could not run on cuDNN (`cudnn_ineligibility`; none of ours).
 """

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from keras_nmt.atomic_file import write_json
 from keras_nmt.models.registry import build_model
 from keras_nmt.special_ids import RESERVED_TOKENS
+from keras_nmt.workshop.atomic_file import write_json
 from keras_nmt.workshop.marian_tokenizer import MarianTokenizer
 from keras_nmt.workshop.owned_folder import FolderWriter, manifest
 from keras_nmt.workshop.pretrained.marian_checkpoint import (

@@ -6,7 +6,7 @@ from pathlib import Path
 import keras
 import numpy as np
 
-from keras_nmt.atomic_file import atomic_path
+from keras_nmt.workshop.atomic_file import atomic_path
 
 # The suffix of each checkpoint (`{step:09d}.npz`; the folder: `run_folder.AVERAGE_DIR`).
 _SUFFIX = ".npz"

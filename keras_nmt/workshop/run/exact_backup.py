@@ -31,7 +31,7 @@ from pathlib import Path
 import keras
 import numpy as np
 
-from keras_nmt.atomic_file import atomic_path
+from keras_nmt.workshop.atomic_file import atomic_path
 from keras_nmt.workshop.run.divergence import WAY_OUT, TrainingDiverged, where_kept
 from keras_nmt.workshop.run.run_folder import (
     BACKUP_STATE_FILE,

@@ -15,7 +15,12 @@ credit. Every format records it and every command reads it the same way.
   together with the record from another run are refused too (the record then names other
   weights). Any model, recorded or not (older runs), is refused with tokenizers whose sizes are
   not its embeddings' (`check_model_binding`). What cannot be bound: an older run without a
-  record, given other tokenizers of its very sizes (nothing of the pairing was kept).
+  record, given other tokenizers of its very sizes (nothing of the pairing was kept): opening
+  one says so in a warning (`warn_unrecorded`), and its next `keras-nmt train` writes the
+  record of what it holds then.
+- **An export's engine files**: the SHA-256 of each file CTranslate2 wrote (`model.bin`, its
+  `config.json` and vocabularies: `engine_files`), checked whenever the export is opened, so
+  that its weights are bound to the tokenizers beside them as `model.keras` is.
 - **Attribution**: for a model that started from someone else's (an imported OPUS-MT model, and
   every run fine-tuned from it or exported from those), its name, licence, source and what was
   changed, so that the credit a licence such as CC-BY asks for travels with it.
@@ -33,13 +38,15 @@ Example:
 """
 
 import hashlib
+import sys
 from pathlib import Path
 
 import numpy as np
 
-from keras_nmt.atomic_file import read_json, sha256_of, write_json
-from keras_nmt.data.builtin import BUILTIN_DATASETS
 from keras_nmt.plural import plural
+from keras_nmt.saved_files import read_json, sha256_of
+from keras_nmt.workshop.atomic_file import write_json
+from keras_nmt.workshop.corpora.builtin import BUILTIN_DATASETS
 from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 
 PROVENANCE_FILE = "provenance.json"
@@ -99,6 +106,34 @@ def check_tokenizers(tokenizers, record, record_file):
                         f"fingerprint differs from the one in {record_file})")
             raise ValueError(f"{what}: its ids would mean other tokens. Copy the model's own "
                              "tokenizers back, or export or import it again")
+
+
+def engine_files(folder):
+    """`{file name: SHA-256}` of every file directly in `folder`: what an inference engine
+    wrote of a model (a CTranslate2 export's `model.bin`, `config.json` and vocabularies),
+    recorded as `"engine_files"` so that the weights it reads are bound to the tokenizers
+    beside them as a run's `model.keras` is (`weights`)."""
+    return {path.name: sha256_of(path) for path in sorted(Path(folder).iterdir())
+            if path.is_file()}
+
+
+def check_engine_files(folder, record, record_file):
+    """Raises `ValueError` naming the first file of `folder` that `record_file` (`record`:
+    its dict) lists under `"engine_files"` and that is missing or not the file recorded (an
+    export older than the record lists none: nothing is checked)."""
+    recorded = record.get("engine_files")
+    if not isinstance(recorded, dict):
+        return
+    for name, digest in sorted(recorded.items()):
+        path = Path(folder) / name
+        if not path.is_file():
+            raise ValueError(f"{path} is missing: {record_file} records it as part of this "
+                             "model. Copy it back, or export the model again")
+        if sha256_of(path) != digest:
+            raise ValueError(
+                f"{path} is not the file this model was exported with (its SHA-256 differs "
+                f"from the one in {record_file}): the weights are not those of the tokenizers "
+                "beside them. Copy the export's own files back, or export it again")
 
 
 def weights_fingerprint(model):
@@ -174,6 +209,22 @@ def language_name(side, role="source"):
     if side.get("data") in BUILTIN_DATASETS:
         return f"the built-in {side['data']}' {role}s"
     return "unknown"
+
+
+def warn_unrecorded(folder, model_name, way_out):
+    """Prints one `warning:` line (stderr) when `folder` (a run folder or an export) has no
+    `PROVENANCE_FILE` (written by older code, or the file was deleted): nothing then binds its
+    model (`model_name`, e.g. `model.keras`) to the tokenizers beside it but their vocabulary
+    sizes, so another model's tokenizers of those sizes would translate into nonsense without
+    an error. `way_out`: how to write the record. Returns whether it warned."""
+    folder = Path(folder)
+    if (folder / PROVENANCE_FILE).is_file():
+        return False
+    print(f"warning: {folder / PROVENANCE_FILE} is missing (written by older code, or "
+          f"deleted): nothing binds {folder / model_name} to {folder / TOKENIZERS_DIR} but "
+          "their vocabulary sizes, and another model's tokenizers of those sizes would "
+          f"translate into nonsense without an error; {way_out}", file=sys.stderr)
+    return True
 
 
 def read_provenance(path):

@@ -37,7 +37,7 @@ the names. Layout (see docs/architecture.md):
     hypotheses.txt     written by `evaluate`: its translations of the test sources
     imported.json      written by `import`: the imported model's name, licence, source, credit
 
-A file is written whole or not at all (`keras_nmt.atomic_file`): a kill mid-write leaves at most
+A file is written whole or not at all (`workshop.atomic_file`): a kill mid-write leaves at most
 a temporary `.NAME` (or `NAME.partial` in backup/ and average/), which `--fresh` also deletes.
 """
 
@@ -47,9 +47,9 @@ from pathlib import Path
 import keras
 import numpy as np
 
-from keras_nmt.atomic_file import read_json
 from keras_nmt.inference.translator import Translator
 from keras_nmt.models.registry import register_models
+from keras_nmt.saved_files import read_json
 from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 from keras_nmt.workshop.run.provenance import (
     IMPORT_FILE,
@@ -58,6 +58,7 @@ from keras_nmt.workshop.run.provenance import (
     check_model_binding,
     check_tokenizers,
     read_provenance,
+    warn_unrecorded,
 )
 
 CONFIG_FILE = "config.json"
@@ -122,7 +123,7 @@ def check_finite_weights(model, path):
 
 
 def temporary_name(name):
-    """The name `keras_nmt.atomic_file.atomic_path` writes `name` under before renaming it."""
+    """The name `atomic_file.atomic_path` writes `name` under before renaming it."""
     return f".{name}"
 
 
@@ -158,6 +159,8 @@ class RunFolder:
                 f"{path} is not a finished run folder (missing {', '.join(missing)}); "
                 "train one with keras-nmt train --output-dir DIR"
             )
+        warn_unrecorded(path, MODEL_FILE, f"if they are its own, `keras-nmt train --output-dir "
+                        f"{path}` records them as they are now (an import: import it again)")
         check_tokenizers(path / TOKENIZERS_DIR,
                          read_provenance(path / PROVENANCE_FILE), path / PROVENANCE_FILE)
         register_models()

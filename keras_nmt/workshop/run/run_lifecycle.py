@@ -19,12 +19,18 @@ import json
 import shutil
 from pathlib import Path
 
-from keras_nmt.atomic_file import read_json, temporary_pattern, write_json
 from keras_nmt.plural import plural
+from keras_nmt.saved_files import read_json
+from keras_nmt.workshop.atomic_file import temporary_pattern, write_json
 from keras_nmt.workshop.corpora.corpus import corpus_paths, first_line_is_header, has_splits
 from keras_nmt.workshop.corpora.data_profile import changed_file, file_fingerprint, profile_pairs
 from keras_nmt.workshop.owned_folder import folder_lock
 from keras_nmt.workshop.run.precision import PrecisionChoice, resolve_precision
+from keras_nmt.workshop.run.provenance import (
+    PROVENANCE_FILE,
+    record_run_provenance,
+    run_attribution,
+)
 from keras_nmt.workshop.run.run_folder import (
     BACKUP_DIR,
     BACKUP_STATE_FILE,
@@ -35,6 +41,7 @@ from keras_nmt.workshop.run.run_folder import (
     MODEL_FILE,
     PRECISION_FILE,
     TRAIN_FILES,
+    RunFolder,
     run_columns,
     temporary_name,
 )
@@ -178,6 +185,21 @@ def is_finished(config, record):
         return False
     stopped_by = record.get("time_budget")
     return stopped_by is None or (config.time_budget or float("inf")) <= stopped_by
+
+
+def record_missing_provenance(run):
+    """Writes the `provenance.json` a finished run lacks (written by older code, or deleted):
+    its tokenizers' fingerprints and its weights' as they are now, after opening it as every
+    command does (`RunFolder.load`: their sizes must be the model's), so that from now on
+    another model's tokenizers are refused. Returns the file written, or None (the run has
+    its record, or no model)."""
+    run = Path(run)
+    if (run / PROVENANCE_FILE).exists() or not (run / MODEL_FILE).exists():
+        return None
+    with lock_run_folder(run):
+        model = RunFolder.load(run).model
+        record_run_provenance(run, run_attribution(run), model)
+    return run / PROVENANCE_FILE
 
 
 def finished_message(config, record):

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import keras
 
-from keras_nmt.atomic_file import write_json
+from keras_nmt.workshop.atomic_file import write_json
 
 
 class RunState(keras.callbacks.Callback):

@@ -34,8 +34,8 @@ import abc
 
 import numpy as np
 
-from keras_nmt.data.builtin import BUILTIN_DATASETS
 from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
+from keras_nmt.workshop.corpora.builtin import BUILTIN_DATASETS
 from keras_nmt.workshop.corpora.corpus import has_splits, load_corpus
 from keras_nmt.workshop.corpora.corpus_checks import check_bad_lines
 

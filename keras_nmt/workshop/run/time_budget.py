@@ -5,7 +5,7 @@ from pathlib import Path
 
 import keras
 
-from keras_nmt.atomic_file import atomic_path, write_json
+from keras_nmt.workshop.atomic_file import atomic_path, write_json
 from keras_nmt.workshop.run.run_state import RunState
 
 

@@ -5,13 +5,13 @@ import json
 import re
 from pathlib import Path
 
-from keras_nmt.atomic_file import write_json
-from keras_nmt.models.configurations import configuration_fields
+from keras_nmt.models.configurations import REFERENCE_CONFIGURATIONS, reference_configuration
 from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.models.registry import ALIGNED_MODEL_NAMES, APIS, MODEL_NAMES
 from keras_nmt.option_fields import option
 from keras_nmt.special_ids import SUBWORD_MODELS, TOKENIZER_KINDS
 from keras_nmt.training.teacher_forcing_values import teacher_forcing_values
+from keras_nmt.workshop.atomic_file import write_json
 
 # The learning rate of a run started from another's weights (`init_from`), constant: the
 # from-scratch warm-up schedule peaks near 1e-3 and wrecks a pretrained model (transformers'
@@ -19,6 +19,40 @@ from keras_nmt.training.teacher_forcing_values import teacher_forcing_values
 FINE_TUNING_LEARNING_RATE = 5e-5
 # Keras dtype policies a run may ask for; `auto` is resolved by `precision.py`.
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
+
+# The options of a reference configuration that are not its models': data, tokens, lengths,
+# budget. `keras-nmt train --configuration NAME/MODEL` and the comparison of that name share them.
+REFERENCE_DEFAULTS = {
+    "spa-eng": {
+        "source_column": 1,
+        "tokenizer": "subword",
+        "vocab_size": 8000,
+        "max_length": 64,
+        "epochs": 1000,
+        "time_budget": 45.0,
+    },
+}
+
+
+def configuration_names():
+    """`NAME/MODEL` of every trainable reference configuration, e.g. ``spa-eng/transformer``."""
+    return tuple(f"{name}/{model}" for name in REFERENCE_DEFAULTS
+                 for model in REFERENCE_CONFIGURATIONS[name])
+
+
+def configuration_fields(configuration):
+    """The `TrainConfig` fields of reference configuration ``NAME/MODEL``: the model, the data
+    and budget options of NAME (`REFERENCE_DEFAULTS`) and the model's reference configuration.
+
+    Example:
+        >>> configuration_fields("spa-eng/transformer")["d_model"]
+        256
+    """
+    name, _, model = configuration.partition("/")
+    if name not in REFERENCE_DEFAULTS:
+        raise ValueError(f"unknown reference configuration {configuration!r}; choose from "
+                         f"{', '.join(configuration_names())}")
+    return {"model": model, **REFERENCE_DEFAULTS[name], **reference_configuration(name, model)}
 
 
 # A language code as LibreTranslate clients send it: ISO 639 letters, an optional region or
@@ -227,7 +261,7 @@ class TrainConfig(ModelOptions):
     @classmethod
     def from_configuration(cls, configuration, **options):
         """The `TrainConfig` of reference configuration ``NAME/MODEL``, with `options` on top
-        (its fields: `keras_nmt.models.configurations.configuration_fields`).
+        (its fields: `configuration_fields`).
 
         Example:
             >>> config = TrainConfig.from_configuration("spa-eng/transformer", data="x.{split}.tsv")

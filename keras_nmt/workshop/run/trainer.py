@@ -11,12 +11,10 @@ from pathlib import Path
 import keras
 import numpy as np
 
-from keras_nmt.atomic_file import atomic_path, write_json
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.inference.translator import Translator
 from keras_nmt.metrics import group_references
 from keras_nmt.metrics.evaluation import score_all
-from keras_nmt.metrics.validation_scores import ValidationScores
 from keras_nmt.models.configurations import learning_rate_schedule
 from keras_nmt.models.registry import build_model
 from keras_nmt.plural import plural
@@ -24,6 +22,7 @@ from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.text import SubwordTokenizer, make_tokenizer
 from keras_nmt.training.fit import compile_model
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
+from keras_nmt.workshop.atomic_file import atomic_path, write_json
 from keras_nmt.workshop.corpora.corpus import has_splits
 from keras_nmt.workshop.corpora.data_profile import MAX_MEASURED, implausibility
 from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
@@ -35,9 +34,7 @@ from keras_nmt.workshop.run.exact_backup import ExactBackup, fit_from
 from keras_nmt.workshop.run.precision import step_matmul_shapes
 from keras_nmt.workshop.run.provenance import (
     PROVENANCE_FILE,
-    check_tokenizers,
     derived_attribution,
-    read_provenance,
     record_run_provenance,
     record_weights,
     run_attribution,
@@ -71,6 +68,7 @@ from keras_nmt.workshop.run.run_state import RunState, read_history
 from keras_nmt.workshop.run.sample_translations import SampleTranslations
 from keras_nmt.workshop.run.task import TranslationTask
 from keras_nmt.workshop.run.time_budget import TimeBudget
+from keras_nmt.workshop.run.validation_scores import ValidationScores
 
 # Training tokens unknown to the run's own vocabulary: refused above MAX_UNKNOWN_TOKENS (a
 # --vocab-size that leaves almost nothing), a warning above WARN_UNKNOWN_TOKENS.
@@ -133,10 +131,10 @@ def make_tokenizers(config, train_pairs, run):
     if (directory / "source").exists() and (directory / "target").exists():
         return load_run_tokenizer(directory / "source"), load_run_tokenizer(directory / "target")
     if config.init_from:
-        # Fine-tuning keeps the vocabularies the weights were trained with (those, not others).
-        record = Path(config.init_from) / PROVENANCE_FILE
-        check_tokenizers(Path(config.init_from) / TOKENIZERS_DIR,
-                         read_provenance(record), record)
+        # Fine-tuning keeps the vocabularies the weights were trained with (those, not others):
+        # the run is opened as every command opens one (its tokenizers against its record, its
+        # weights finite and the ones the record fingerprints, their sizes its tokenizers').
+        RunFolder.load(config.init_from)
         for side in ("source", "target"):
             partial = directory / temporary_name(side)
             shutil.rmtree(partial, ignore_errors=True)

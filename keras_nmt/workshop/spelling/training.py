@@ -10,8 +10,8 @@ the fixed test pairs with `keras_nmt.workshop.spelling.report.spelling_report` a
 import dataclasses
 from pathlib import Path
 
-from keras_nmt.atomic_file import write_json
 from keras_nmt.decoding.decoding_options import GREEDY
+from keras_nmt.workshop.atomic_file import write_json
 from keras_nmt.workshop.lines import write_lines
 from keras_nmt.workshop.run.run_folder import SPELLING_FILE, SPELLING_TEST_FILE
 from keras_nmt.workshop.run.trainer import train

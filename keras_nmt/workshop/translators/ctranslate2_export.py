@@ -34,8 +34,10 @@ Layout of the directory written:
                                            (`keras_nmt.workshop.translators.open_translator`
                                            recognizes the directory by this file)
     data.json                              the run's data fingerprints and profile
-    provenance.json                        its languages, tokenizers' fingerprints and
+    provenance.json                        its languages, tokenizers' fingerprints,
                                            attribution (`keras_nmt.workshop.run.provenance`)
+                                           and the SHA-256 of each of CTranslate2's files
+                                           (`engine_files`: model.bin...), checked on opening
 
 Example:
     >>> export_ctranslate2("runs/transformer", "exports/transformer-int8", quantization="int8")
@@ -50,11 +52,16 @@ from pathlib import Path
 
 import numpy as np
 
-from keras_nmt.atomic_file import write_json
-from keras_nmt.export.formats import QUANTIZATIONS, check_ctranslate2_model
+from keras_nmt.workshop.atomic_file import write_json
 from keras_nmt.workshop.interruption import deferred
 from keras_nmt.workshop.owned_folder import FolderWriter, manifest
-from keras_nmt.workshop.run.provenance import PROVENANCE_FILE, run_provenance
+from keras_nmt.workshop.run.provenance import (
+    PROVENANCE_FILE,
+    engine_files,
+    run_provenance,
+    tokenizer_files,
+    tokenizer_fingerprints,
+)
 from keras_nmt.workshop.run.run_folder import (
     CONFIG_FILE,
     DATA_FILE,
@@ -67,6 +74,7 @@ from keras_nmt.workshop.translators.ctranslate2_translator import (
     METADATA_FILE,
     is_ctranslate2_export,
 )
+from keras_nmt.workshop.translators.formats import QUANTIZATIONS, check_ctranslate2_model
 
 # Fields of config.json copied into the metadata (the data a model was trained on).
 _CONFIG_FIELDS = ("source_column", "target_column", "data", "tokenizer", "max_length")
@@ -299,10 +307,17 @@ def _write_export(run_dir, output_dir, temporary, quantization):
     metadata["source_column"], metadata["target_column"] = run_columns(run.config)
     with deferred():  # a signal raised inside the converter's native code killed Python
         spec.save(str(temporary))
+    written = engine_files(temporary)  # CTranslate2's files alone: model.bin, vocabularies
     _copy_tree(run_dir / TOKENIZERS_DIR, temporary / TOKENIZERS_DIR, output_dir)
     write_json(temporary / METADATA_FILE, metadata, indent=2)
-    # Its languages, tokenizers' fingerprints and attribution travel with it.
-    write_json(temporary / PROVENANCE_FILE, run_provenance(run_dir, run.config), indent=2)
+    # Its languages and attribution travel with it; the fingerprints of the tokenizers it
+    # carries (the run's record, checked as the run loaded; a run older than its record has
+    # none: the export binds what it copied) and the SHA-256 of `model.bin`, checked whenever
+    # the export is opened.
+    copied = temporary / TOKENIZERS_DIR
+    write_json(temporary / PROVENANCE_FILE, {
+        **run_provenance(run_dir, run.config), "tokenizers": tokenizer_fingerprints(copied),
+        "tokenizer_files": tokenizer_files(copied), "engine_files": written}, indent=2)
     if (run_dir / DATA_FILE).is_file():  # the run's data fingerprints and profile
         shutil.copyfile(run_dir / DATA_FILE, temporary / DATA_FILE)
     for root, _, files in os.walk(temporary):  # readable to a server

@@ -11,14 +11,15 @@ import contextlib
 import shutil
 from pathlib import Path
 
-from keras_nmt.atomic_file import write_json
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
-from keras_nmt.export.formats import check_model_name
-from keras_nmt.export.saved_model import check_version, next_version, write_saved_model
+from keras_nmt.export.saved_model import write_saved_model
 from keras_nmt.inference.translator import Translator
+from keras_nmt.workshop.atomic_file import write_json
 from keras_nmt.workshop.owned_folder import FolderError, FolderWriter
 from keras_nmt.workshop.run.provenance import PROVENANCE_FILE, run_provenance
 from keras_nmt.workshop.run.run_folder import DATA_FILE, TOKENIZERS_DIR, RunFolder, run_columns
+from keras_nmt.workshop.translators.formats import check_model_name
+from keras_nmt.workshop.translators.save_translator import check_version, next_version
 
 # What a SavedModel version folder holds (a folder with the first, written before manifests,
 # is an export's).

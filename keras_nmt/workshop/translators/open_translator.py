@@ -6,13 +6,15 @@ import warnings
 import zipfile
 from pathlib import Path
 
-from keras_nmt.atomic_file import read_json
 from keras_nmt.inference.translator import METADATA_FILE as SAVED_METADATA
+from keras_nmt.saved_files import read_json
 from keras_nmt.workshop.run.provenance import (
     PROVENANCE_FILE,
+    check_engine_files,
     check_tokenizers,
     read_provenance,
     run_provenance,
+    warn_unrecorded,
 )
 from keras_nmt.workshop.run.run_folder import (
     CONFIG_FILE,
@@ -129,7 +131,10 @@ def open_translator(path, weights=None, parallel=None):
     if is_ctranslate2_export(path):
         if weights is not None:
             raise ValueError(f"{path} is a CTranslate2 export: its weights are fixed")
+        warn_unrecorded(path, "model.bin", "export it again from its run to record them")
         _check_export_tokenizers(path)
+        record = path / PROVENANCE_FILE
+        check_engine_files(path, read_provenance(record), record)  # model.bin is theirs
         return CTranslate2Translator(path, **ctranslate2_threads(parallel))
     saved = find_saved_model(path)
     if saved is not None:

@@ -8,7 +8,7 @@ Example:
 
 from __future__ import annotations
 
-from keras_nmt.data import dates
+from keras_nmt.workshop.corpora import dates
 
 # name -> generator(split, size, seed) -> list of (source, target); None size = default size.
 BUILTIN_DATASETS = {
@@ -27,7 +27,7 @@ def builtin_pairs(
 
     Args:
         name: a key of `BUILTIN_DATASETS` (``"dates"``: human-written dates -> ISO
-            ``YYYY-MM-DD``; see `keras_nmt.data.dates`).
+            ``YYYY-MM-DD``; see `keras_nmt.workshop.corpora.dates`).
         split: ``"train"``, ``"valid"`` or ``"test"``; splits never share an underlying
             example (for dates: a calendar day), nor a source string.
         size: number of pairs; ``None``: `BUILTIN_DEFAULT_SIZES` (dates: 20,000 / 1,000 / 1,000).

@@ -1,6 +1,5 @@
-"""Files written whole or not at all: a killed run never leaves half of one behind; the one
-reader of the JSON files, which names a damaged file and the way out; and the one checksum
-(`sha256_of`) by which a file written earlier is known to be unchanged.
+"""Files written whole or not at all: a killed run never leaves half of one behind. (They are
+read back by `keras_nmt.saved_files`, which names a damaged one.)
 
 Example:
     >>> with atomic_path("runs/a/history.json") as temporary:  # .history.json-PID-RANDOM.json
@@ -8,7 +7,6 @@ Example:
 """
 
 import contextlib
-import hashlib
 import json
 import os
 import secrets
@@ -70,39 +68,3 @@ def write_json(path, value, indent=None):
     """Writes `value` as JSON (one trailing newline) to `path` through `atomic_path`."""
     with atomic_path(path) as temporary:
         temporary.write_text(json.dumps(value, indent=indent) + "\n")
-
-
-def read_json(path, remedy, expect=None, error=ValueError):
-    """The JSON value in `path`; a damaged file raises `error` naming it and `remedy`.
-
-    Files are written whole (`write_json`), so a damaged one was cut short or changed by hand
-    (a failed copy, a full disk): the message says which file and what to do, in one line.
-
-    Args:
-        path: the file.
-        remedy: the way out, e.g. ``"add --fresh to start again"``.
-        expect: the type the value must have (e.g. `dict`), or None for any.
-        error: the exception class raised.
-
-    Example:
-        >>> read_json("runs/a/config.json", "train again", expect=dict)  # doctest: +SKIP
-        ValueError: runs/a/config.json is damaged (empty); train again
-    """
-    path = Path(path)
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as cause:
-        state = "empty" if not path.stat().st_size else f"not JSON: {cause}"
-        raise error(f"{path} is damaged ({state}); {remedy}") from None
-    if expect is not None and not isinstance(value, expect):
-        raise error(f"{path} is damaged (not a JSON {expect.__name__}); {remedy}")
-    return value
-
-
-def sha256_of(path):
-    """The SHA-256 of the file at `path`, in hex (read in 1 MiB blocks)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
