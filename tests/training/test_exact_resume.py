@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import keras
@@ -16,7 +17,9 @@ import pytest
 
 from keras_nmt.models.registry import register_models
 from keras_nmt.workshop.cli import train as train_app
+from keras_nmt.workshop.cli.common import exit_status
 from keras_nmt.workshop.comparison.runner import learning_curve
+from keras_nmt.workshop.run import exact_backup, run_state
 
 ROOT = Path(__file__).resolve().parents[2]
 # 192 pairs / 32 = 6 batches per epoch, a backup every 2 batches and at each epoch's end; a
@@ -94,16 +97,31 @@ def finish(process):
     return process.returncode, output
 
 
+def train_here(output, monkeypatch):
+    """`DRIVER` with nothing killed, in this process: the uninterrupted reference run (a
+    fresh process would only add TensorFlow's start-up)."""
+    batches, origin = [0], 1000.0 * os.getpid()
+
+    def counted(self, index, logs=None):
+        batches[0] += 1
+
+    with monkeypatch.context() as patch:
+        patch.setattr(run_state, "time", types.SimpleNamespace(
+            monotonic=lambda: origin + batches[0]))
+        patch.setattr(exact_backup.ExactBackup, "on_train_batch_begin", counted, raising=False)
+        assert exit_status(train_app.main([*COMMAND, "--output-dir", str(output)])) == 0
+
+
 def weights(run):
     register_models()  # the package imports its modules on first use: the classes load here
     return keras.models.load_model(run / "model.keras", compile=False).get_weights()
 
 
 @pytest.mark.slow
-def test_sigkill_at_random_points_then_rerun_gives_the_same_weights(tmp_path, capsys):
+def test_sigkill_at_random_points_then_rerun_gives_the_same_weights(tmp_path, capsys,
+                                                                    monkeypatch):
     full, killed = tmp_path / "full", tmp_path / "killed"
-    uninterrupted = start(full)
-    assert finish(uninterrupted)[0] == 0
+    train_here(full, monkeypatch)
     # 1. Mid-epoch: 3 of epoch 1's 6 batches trained, the last backup holds 2 of them.
     assert finish(start(killed, "batch:1,3"))[0] == -signal.SIGKILL
     # 2. During a backup write (the re-run's third backup file is left half-written).
