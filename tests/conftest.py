@@ -84,3 +84,22 @@ def no_debugging_left_behind():
     before = quiet_start._DEBUG["on"]
     yield
     quiet_start._DEBUG["on"] = before
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Prints the seconds each test folder took (set-up, call and tear-down of its tests, summed
+    over the workers), so that every run of the suite says where its time goes."""
+    seconds = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if hasattr(report, "duration") and hasattr(report, "nodeid"):
+                parts = report.nodeid.split("::")[0].split("/")
+                folder = "/".join(parts[:2]) if len(parts) > 2 else parts[0]
+                seconds[folder] = seconds.get(folder, 0.0) + report.duration
+    if not seconds:
+        return
+    total = sum(seconds.values())
+    terminalreporter.write_sep("=", "seconds per test folder (all workers)")
+    for folder, spent in sorted(seconds.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line(f"{spent:8.1f} s {100 * spent / total:5.1f}%  {folder}")
+    terminalreporter.write_line(f"{total:8.1f} s in all")
