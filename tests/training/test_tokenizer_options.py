@@ -6,6 +6,7 @@ import pytest
 from keras_nmt.text import load_tokenizer
 from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.run.trainer import make_tokenizers, train
+from tests.export.helpers import make_run_folder
 
 PAIRS = [("abc", "xyz"), ("bca", "zyx"), ("cab", "yzx")]
 
@@ -46,8 +47,7 @@ def test_options_that_would_mean_nothing_are_refused(options, message):
 
 def test_shared_embeddings_from_a_run_with_two_vocabularies_are_refused(tmp_path):
     """Fine-tuning keeps the vocabularies of --init-from: they must be one."""
-    start = tmp_path / "start"
-    make_tokenizers(TrainConfig(output=str(start)), PAIRS, start)
+    start = make_run_folder(tmp_path / "start")  # its character vocabularies: two
     config = TrainConfig(model="transformer", shared_embeddings=True, init_from=str(start),
                          train_size=20, valid_size=4, output=str(tmp_path / "tuned"))
     with pytest.raises(ValueError, match="source and target vocabularies of .*start differ"):
