@@ -57,12 +57,21 @@ TOKENIZERS_DIR = "tokenizers"  # in a run folder and a CTranslate2 export (`run_
 SIDES = ("source", "target")
 
 
+def file_digests(folder):
+    """`{file name: SHA-256}` of every file directly in `folder`, in name order: a tokenizer
+    side's files (`tokenizer_files`), or what an inference engine wrote of a model (a
+    CTranslate2 export's `model.bin`, `config.json` and vocabularies, recorded as
+    `"engine_files"` so that the weights it reads are bound to the tokenizers beside them as a
+    run's `model.keras` is by `"weights"`)."""
+    return {path.name: sha256_of(path) for path in sorted(Path(folder).iterdir())
+            if path.is_file()}
+
+
 def tokenizer_fingerprint(directory):
     """The SHA-256 of a tokenizer folder: every file's name and content, in name order."""
     digest = hashlib.sha256()
-    for path in sorted(Path(directory).iterdir()):
-        if path.is_file():
-            digest.update(f"{path.name}\0{sha256_of(path)}\n".encode())
+    for name, file_digest in file_digests(directory).items():
+        digest.update(f"{name}\0{file_digest}\n".encode())
     return digest.hexdigest()
 
 
@@ -74,9 +83,14 @@ def tokenizer_fingerprints(tokenizers):
 def tokenizer_files(tokenizers):
     """`{"source": {file name: SHA-256}, "target": ...}` of a `tokenizers/` folder: by which a
     mismatch is named down to the file."""
-    return {side: {path.name: sha256_of(path) for path in sorted((Path(tokenizers) / side)
-                                                                  .iterdir()) if path.is_file()}
-            for side in SIDES}
+    return {side: file_digests(Path(tokenizers) / side) for side in SIDES}
+
+
+def tokenizer_record(tokenizers):
+    """The record's part about a `tokenizers/` folder: `{"tokenizers": tokenizer_fingerprints,
+    "tokenizer_files": tokenizer_files}`."""
+    return {"tokenizers": tokenizer_fingerprints(tokenizers),
+            "tokenizer_files": tokenizer_files(tokenizers)}
 
 
 def check_tokenizers(tokenizers, record, record_file):
@@ -106,15 +120,6 @@ def check_tokenizers(tokenizers, record, record_file):
                         f"fingerprint differs from the one in {record_file})")
             raise ValueError(f"{what}: its ids would mean other tokens. Copy the model's own "
                              "tokenizers back, or export or import it again")
-
-
-def engine_files(folder):
-    """`{file name: SHA-256}` of every file directly in `folder`: what an inference engine
-    wrote of a model (a CTranslate2 export's `model.bin`, `config.json` and vocabularies),
-    recorded as `"engine_files"` so that the weights it reads are bound to the tokenizers
-    beside them as a run's `model.keras` is (`weights`)."""
-    return {path.name: sha256_of(path) for path in sorted(Path(folder).iterdir())
-            if path.is_file()}
 
 
 def check_engine_files(folder, record, record_file):
@@ -238,9 +243,7 @@ def read_provenance(path):
 def record_run_provenance(run, attribution=None, model=None):
     """Writes `run`'s `PROVENANCE_FILE`: its tokenizers' fingerprints, `attribution` and, for
     a `model` given (already saved in `run`), its `weights_fingerprint`."""
-    record = {"tokenizers": tokenizer_fingerprints(Path(run) / TOKENIZERS_DIR),
-              "tokenizer_files": tokenizer_files(Path(run) / TOKENIZERS_DIR),
-              "attribution": attribution}
+    record = {**tokenizer_record(Path(run) / TOKENIZERS_DIR), "attribution": attribution}
     if model is not None:
         record["weights"] = weights_fingerprint(model)
     write_json(Path(run) / PROVENANCE_FILE, record, indent=2)

@@ -57,10 +57,9 @@ from keras_nmt.workshop.interruption import deferred
 from keras_nmt.workshop.owned_folder import FolderWriter, manifest
 from keras_nmt.workshop.run.provenance import (
     PROVENANCE_FILE,
-    engine_files,
+    file_digests,
     run_provenance,
-    tokenizer_files,
-    tokenizer_fingerprints,
+    tokenizer_record,
 )
 from keras_nmt.workshop.run.run_folder import (
     CONFIG_FILE,
@@ -307,7 +306,7 @@ def _write_export(run_dir, output_dir, temporary, quantization):
     metadata["source_column"], metadata["target_column"] = run_columns(run.config)
     with deferred():  # a signal raised inside the converter's native code killed Python
         spec.save(str(temporary))
-    written = engine_files(temporary)  # CTranslate2's files alone: model.bin, vocabularies
+    written = file_digests(temporary)  # CTranslate2's files alone: model.bin, vocabularies
     _copy_tree(run_dir / TOKENIZERS_DIR, temporary / TOKENIZERS_DIR, output_dir)
     write_json(temporary / METADATA_FILE, metadata, indent=2)
     # Its languages and attribution travel with it; the fingerprints of the tokenizers it
@@ -316,8 +315,8 @@ def _write_export(run_dir, output_dir, temporary, quantization):
     # the export is opened.
     copied = temporary / TOKENIZERS_DIR
     write_json(temporary / PROVENANCE_FILE, {
-        **run_provenance(run_dir, run.config), "tokenizers": tokenizer_fingerprints(copied),
-        "tokenizer_files": tokenizer_files(copied), "engine_files": written}, indent=2)
+        **run_provenance(run_dir, run.config), **tokenizer_record(copied),
+        "engine_files": written}, indent=2)
     if (run_dir / DATA_FILE).is_file():  # the run's data fingerprints and profile
         shutil.copyfile(run_dir / DATA_FILE, temporary / DATA_FILE)
     for root, _, files in os.walk(temporary):  # readable to a server
