@@ -87,7 +87,7 @@ def test_a_folder_that_appears_meanwhile_is_never_deleted(tmp_path):
 
 def test_a_folder_of_our_names_that_appears_meanwhile_is_not_replaced_without_force(
         tmp_path):
-    """A writer that takes no lock (an earlier keras-nmt, `save_translator`)
+    """A writer that takes no lock (an earlier keras-nmt)
     moved its folder in while we worked: its names look like ours, but without --force nothing
     of it was asked to be replaced (it was)."""
     final = tmp_path / "1"

@@ -5,8 +5,7 @@ The lesson is one call: ``tf.saved_model.save(translator, path, signatures=...)`
 (``serving_default`` greedy, ``beam_search``, ``attention``; `keras_nmt/inference/translator.py`
 defines them), so the SavedModel holds the whole path from strings to strings and reloads with
 plain TensorFlow and tensorflow-text. TensorFlow Serving's layout (``base_dir/name/version/``)
-and a write whole or not at all are the workshop's (`keras_nmt.workshop.translators`:
-`save_translator`, `export_translator`).
+and a write whole or not at all are the workshop's (`keras_nmt.workshop.translators.export_translator`).
 
 Example:
     >>> write_saved_model(translator, "saved_models/dates/1")
@@ -37,8 +36,8 @@ def write_saved_model(translator, folder, metadata=None, write_extra=None):
     The lesson's one call, ``tf.saved_model.save``, with the `Translator`'s signatures, plus
     ``assets.extra/METADATA_FILE`` (the translator's `metadata()` and `metadata`) and whatever
     `write_extra` writes there; every folder 0755 and file 0644, so a server can read them.
-    Nothing here is atomic: the workshop's `save_translator` and folder writer write into a
-    hidden folder and move it into place.
+    Nothing here is atomic: the workshop's folder writer (`export_translator`) writes into a
+    hidden folder and moves it into place.
 
     Args:
         translator: a `keras_nmt.inference.translator.Translator`.

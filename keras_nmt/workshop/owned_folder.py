@@ -8,8 +8,8 @@ never at the cost of a file we did not write.
   provably dead: same host, same PID namespace, and that PID gone or started at another time.
   A partial of another container on a shared volume, or of another host, is kept ("no such PID
   here" is not "dead" there). The owner is in the name, so it exists from the partial's first
-  instant. A partial without an owner (``.NAME.partial-RANDOM``, made by earlier versions or by
-  `translators.save_translator`, which take no lock, so no lock can speak for them) proves
+  instant. A partial without an owner (``.NAME.partial-RANDOM``, made by earlier versions, which
+  took no lock, so no lock can speak for them) proves
   nothing about its writer; it is deleted once neither it nor anything in it has changed for
   `OWNERLESS_AGE` (7 days): no keras-nmt writer works that long without writing a file.
 - **One writer per folder.** `FolderWriter` holds an OS lock (`fcntl.flock`) on
@@ -50,7 +50,7 @@ PARTIAL = ".partial-"
 # An ownerless partial untouched this long (seconds) is a killed writer's (`owner_is_dead`).
 OWNERLESS_AGE = 7 * 24 * 3600
 # The ownerless partials' tails keras-nmt wrote: `tempfile.mkdtemp`'s 8 characters, after a PID
-# in earlier exports, and `save_translator`'s 16 hex digits. Nothing else is taken for ours.
+# in earlier exports, and an earlier unlocked export's 16 hex digits. Nothing else is taken for ours.
 _OWNERLESS = re.compile(r"(\d+-)?[a-z0-9_]{8}|[0-9a-f]{16}")
 
 

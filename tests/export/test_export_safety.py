@@ -79,7 +79,7 @@ def test_an_export_beside_another_takes_the_next_version_or_is_refused_at_once(
 
 def test_a_version_written_meanwhile_without_a_lock_is_never_replaced(one_beam, tmp_path,
                                                                       monkeypatch):
-    """A writer that takes no lock (`save_translator`, an earlier keras-nmt)
+    """A writer that takes no lock (an earlier keras-nmt)
     renames its version into place while we work: it is kept, ours refused, nothing left."""
     save = tf.saved_model.save
 

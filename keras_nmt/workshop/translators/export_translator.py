@@ -9,6 +9,7 @@ name carrying its owner, moved in whole, and with `force` replacing only what an
 
 import contextlib
 import shutil
+from numbers import Integral
 from pathlib import Path
 
 from keras_nmt.decoding.decoding_options import DEFAULT_MAX_BEAM_SIZE
@@ -19,7 +20,6 @@ from keras_nmt.workshop.owned_folder import FolderError, FolderWriter
 from keras_nmt.workshop.run.provenance import PROVENANCE_FILE, run_provenance
 from keras_nmt.workshop.run.run_folder import DATA_FILE, TOKENIZERS_DIR, RunFolder, run_columns
 from keras_nmt.workshop.translators.formats import check_model_name
-from keras_nmt.workshop.translators.save_translator import check_version, next_version
 
 # What a SavedModel version folder holds (a folder with the first, written before manifests,
 # is an export's).
@@ -34,6 +34,20 @@ def _as_translator(run_dir_or_translator, max_beam_size):
     path = Path(run_dir_or_translator)
     run = RunFolder.load(path)
     return run.translator(max_beam_size=max_beam_size), path.resolve().name, run_data(run)
+
+
+def next_version(model_dir):
+    """1 + the largest integer version directory under `model_dir` (1 when there is none)."""
+    model_dir = Path(model_dir)
+    versions = [int(p.name) for p in model_dir.glob("*") if p.is_dir() and p.name.isdigit()]
+    return max(versions, default=0) + 1
+
+
+def check_version(version):
+    """Refuses a version that is not a positive integer (`int(1.5)` exported version 1)."""
+    if version is not None and (isinstance(version, bool) or not isinstance(version, Integral)
+                                or version < 1):
+        raise ValueError(f"version must be a positive integer, got {version!r}")
 
 
 @contextlib.contextmanager
