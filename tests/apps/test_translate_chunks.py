@@ -81,3 +81,21 @@ def test_the_input_is_read_a_chunk_at_a_time(run, monkeypatch, capsys):
     assert [size for size, _ in calls] == [5, 5, 5, 5, 3]
     # Each chunk is translated once it is read (and the next line looked at), not after all.
     assert [given for _, given in calls] == [5, 10, 15, 20, 23]
+
+
+def test_a_bad_line_in_a_later_chunk_keeps_the_existing_output(run, tmp_path, monkeypatch,
+                                                               capsys):
+    """The first chunk is checked before the model loads; a later one only when the
+    translation reaches it, with earlier chunks already written: the output file the user had
+    is still replaced whole or not at all, and nothing hidden is left beside it."""
+    path = tmp_path / "in.txt"
+    path.write_text("".join(f"{line}\n" for line in sentences()[:7]) + "x" * (2 << 20) + "\n",
+                    encoding="utf-8")
+    output = tmp_path / "out.txt"
+    output.write_text("the user's\n", encoding="utf-8")
+    monkeypatch.setattr(translate_app, "CHUNK_LINES", 5)
+    capsys.readouterr()
+    assert translate_app.main([str(run), "--input", str(path), "--output", str(output)]) == 1
+    assert f"{path}, line 8: longer than" in capsys.readouterr().err
+    assert output.read_text(encoding="utf-8") == "the user's\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt", "out.txt"]
