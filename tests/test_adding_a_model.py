@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.models.configurations import MODEL_ARGUMENTS, TRAINING_RECIPES
 from keras_nmt.models.model_card import REFERENCE_NAMES
 from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.models.registry import (
@@ -27,6 +26,7 @@ from keras_nmt.models.registry import (
     MODEL_NAMES,
     model_class,
 )
+from keras_nmt.workshop.configurations import MODEL_ARGUMENTS, TRAINING_RECIPES
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "keras_nmt" / "models"
@@ -103,7 +103,7 @@ from keras_nmt.workshop.cli import main
 from keras_nmt.workshop.comparison.preset_registry import get_preset
 from keras_nmt.decoding.loop import decode
 from keras_nmt.workshop.copy_weights_by_layer_name import copy_weights_by_layer_name
-from keras_nmt.models.configurations import model_options
+from keras_nmt.workshop.configurations import model_options
 from keras_nmt.workshop.cli.options import options_read_by
 from keras_nmt.models.registry import MODEL_NAMES, build_model
 from keras_nmt.workshop.run.precision import step_matmul_shapes

@@ -36,9 +36,9 @@ import sacrebleu
 from scipy.stats import spearmanr
 
 from keras_nmt.decoding.decoding_options import GREEDY
+from keras_nmt.workshop.translators.glossary import Glossary
 from keras_nmt.workshop.translators.open_translator import open_translator
 from keras_nmt.workshop.translators.word_alignment import confidence
-from keras_nmt.workshop.translators.glossary import Glossary
 
 WORD = re.compile(r"\w+")
 

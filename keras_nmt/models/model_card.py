@@ -69,3 +69,13 @@ class ModelCard:
     sizes: dict = dataclasses.field(default_factory=dict)
     forward_flops: Callable | None = None
     aligned_class: tuple[str, str] | None = None
+
+    def schedule(self, fine_tuning=False):
+        """The learning-rate schedule the model trains with: its recipe's, constant when
+        fine-tuning (a warm-up is for weights that start random).
+
+        Example:
+            >>> card("transformer").schedule(), card("transformer").schedule(fine_tuning=True)
+            ('inverse_sqrt', 'constant')
+        """
+        return "constant" if fine_tuning else self.recipe["schedule"]

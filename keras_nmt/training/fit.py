@@ -10,7 +10,7 @@ computes the loss of every target position at once,
 `Perplexity` (exp of the loss) are counted on the same positions. The optimizer is Adam with
 gradient clipping; the Transformer's learning rate follows the inverse square root schedule of
 Vaswani et al. 2017 (`InverseSqrtSchedule`), the others' is constant (each model's recipe on its
-card, `keras_nmt.models.configurations.TRAINING_RECIPES`).
+card, `ModelCard.recipe`).
 
 A whole training run (its folder, backups, resumption, time budget) is the workshop's
 `train`; this module is what it compiles.
@@ -21,8 +21,7 @@ Example:
     >>> model.fit(make_dataset(pairs, source_tokenizer, target_tokenizer, batch_size=32))
 """
 
-from keras_nmt.models.configurations import TRAINING_RECIPES, learning_rate_schedule
-from keras_nmt.models.registry import ALIGNED_MODEL_NAMES
+from keras_nmt.models.registry import ALIGNED_MODEL_NAMES, card
 from keras_nmt.training.fused_adam import FusedAdam
 from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
 from keras_nmt.training.masked_accuracy import MaskedAccuracy
@@ -44,14 +43,14 @@ def loss_and_metrics(config):
 
 
 def compile_model(model, config):
-    """Compiles with the masked loss and metrics and the model's recipe (`TRAINING_RECIPES`);
+    """Compiles with the masked loss and metrics and the model's recipe (`ModelCard.recipe`);
     a run started from another's weights (`init_from`) keeps a constant learning rate."""
-    recipe = TRAINING_RECIPES[config.model]
-    if learning_rate_schedule(config.model, bool(config.init_from)) == "inverse_sqrt":
+    model_card = card(config.model)
+    if model_card.schedule(fine_tuning=bool(config.init_from)) == "inverse_sqrt":
         learning_rate = InverseSqrtSchedule(config.d_model, warmup_steps=config.warmup_steps)
     else:
         learning_rate = config.learning_rate
-    optimizer = FusedAdam(learning_rate, clipnorm=config.clipnorm, **recipe["adam"])
+    optimizer = FusedAdam(learning_rate, clipnorm=config.clipnorm, **model_card.recipe["adam"])
     loss, metrics = loss_and_metrics(config)
     model.compile(
         optimizer=optimizer,

@@ -35,7 +35,7 @@ def table(titles, rows, align=None):
 
 
 def scores_table(scores):
-    """A Markdown table of `keras_nmt.metrics.evaluation.score_all`'s result (plus any extra
+    """A Markdown table of `keras_nmt.workshop.evaluation.score_all`'s result (plus any extra
     numeric entries), then the sacreBLEU signatures and the Unicode normalization both sides
     were scored in."""
     rows = [

@@ -12,9 +12,9 @@ from keras import ops
 
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.loop import decode
-from keras_nmt.models.configurations import model_options
 from keras_nmt.models.registry import APIS, MODEL_NAMES, build_model
 from keras_nmt.special_ids import START_ID
+from keras_nmt.workshop.configurations import model_options
 from tests.decoding.fake_models import VOCAB, FakeModel, random_table
 
 SOURCE_VOCAB, TARGET_VOCAB = 13, 11

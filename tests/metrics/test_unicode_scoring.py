@@ -5,9 +5,9 @@ import unicodedata
 
 import pytest
 
-from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.metrics.sacrebleu_scores import corpus_bleu
 from keras_nmt.workshop import markdown
+from keras_nmt.workshop.evaluation import score_all
 
 SENTENCES = ["Le café à Noël était très agréable.", "Où est la fenêtre ?", "Ça coûte 5 €."]
 

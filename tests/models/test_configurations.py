@@ -6,14 +6,14 @@ import inspect
 
 import pytest
 
-from keras_nmt.models.configurations import (
+from keras_nmt.models.registry import APIS, MODEL_NAMES, model_class
+from keras_nmt.workshop.configurations import (
     MODEL_ARGUMENTS,
     OPTION_DEFAULTS,
     REFERENCE_CONFIGURATIONS,
     model_options,
     reference_configuration,
 )
-from keras_nmt.models.registry import APIS, MODEL_NAMES, model_class
 from keras_nmt.workshop.run.train_config import TrainConfig
 
 FIELDS = {field.name: field.default for field in dataclasses.fields(TrainConfig)}

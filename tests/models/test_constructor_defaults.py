@@ -4,8 +4,8 @@ import inspect
 
 import pytest
 
-from keras_nmt.models.configurations import MODEL_ARGUMENTS, OPTION_DEFAULTS
 from keras_nmt.models.registry import APIS, MODEL_NAMES, model_class
+from keras_nmt.workshop.configurations import MODEL_ARGUMENTS, OPTION_DEFAULTS
 
 
 @pytest.mark.parametrize("name", MODEL_NAMES)

@@ -11,12 +11,12 @@ from keras import ops
 
 from keras_nmt.decoding.aligned import AlignedModel
 from keras_nmt.decoding.loop import decode
-from keras_nmt.models.configurations import MODEL_ARGUMENTS, OPTION_DEFAULTS
 from keras_nmt.models.ctc.ctc_decoding import beam_decode, best_path_decode
 from keras_nmt.models.ctc.ctc_loss import BLANK, ctc_loss, frames_needed
 from keras_nmt.models.ctc.ctc_model import CtcModel
 from keras_nmt.models.registry import build_model, model_class
 from keras_nmt.special_ids import END_ID, PAD_ID
+from keras_nmt.workshop.configurations import MODEL_ARGUMENTS, OPTION_DEFAULTS
 
 A, B = 4, 5  # two labels; 0 is the blank
 

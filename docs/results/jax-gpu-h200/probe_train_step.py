@@ -24,6 +24,11 @@ os.environ.setdefault("KERAS_BACKEND", "jax")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
+from keras_nmt.models.registry import build_model  # noqa: E402
+from keras_nmt.training.fused_adam import FusedAdam  # noqa: E402
+from keras_nmt.training.masked_accuracy import MaskedAccuracy  # noqa: E402
+from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy  # noqa: E402
+from keras_nmt.training.perplexity import Perplexity  # noqa: E402
 from keras_nmt.workshop.benchmarks import jax_benchmark  # noqa: E402
 from keras_nmt.workshop.benchmarks.speed import (  # noqa: E402
     _fit,
@@ -31,13 +36,8 @@ from keras_nmt.workshop.benchmarks.speed import (  # noqa: E402
     token_batches,
     train_measurement,
 )
+from keras_nmt.workshop.configurations import TRAINING_RECIPES, model_options  # noqa: E402
 from keras_nmt.workshop.hardware.peak import measure_peak_matmul  # noqa: E402
-from keras_nmt.models.configurations import TRAINING_RECIPES, model_options  # noqa: E402
-from keras_nmt.models.registry import build_model  # noqa: E402
-from keras_nmt.training.fused_adam import FusedAdam  # noqa: E402
-from keras_nmt.training.masked_accuracy import MaskedAccuracy  # noqa: E402
-from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy  # noqa: E402
-from keras_nmt.training.perplexity import Perplexity  # noqa: E402
 
 START = time.perf_counter()
 

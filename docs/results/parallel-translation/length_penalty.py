@@ -12,7 +12,7 @@ from keras_nmt.workshop.translators.decoding_threads import configure_decoding_t
 PARALLEL = configure_decoding_threads()  # before any TensorFlow op; outputs do not depend on it
 
 from keras_nmt.metrics import group_references  # noqa: E402
-from keras_nmt.metrics.evaluation import score_all  # noqa: E402
+from keras_nmt.workshop.evaluation import score_all  # noqa: E402
 from keras_nmt.workshop.run.task import load_pairs  # noqa: E402
 from keras_nmt.workshop.run.train_config import TrainConfig  # noqa: E402
 from keras_nmt.workshop.translators.open_translator import open_translator  # noqa: E402

@@ -17,7 +17,6 @@ import keras
 import numpy as np
 
 from keras_nmt.decoding.loop import decode
-from keras_nmt.models.configurations import TRAINING_RECIPES, model_options
 from keras_nmt.models.registry import build_model
 from keras_nmt.plural import plural
 from keras_nmt.training.fused_adam import FusedAdam
@@ -37,6 +36,7 @@ from keras_nmt.workshop.benchmarks.speed import (
     train_measurement,
     write_outputs,
 )
+from keras_nmt.workshop.configurations import TRAINING_RECIPES, model_options
 from keras_nmt.workshop.hardware.peak import measure_peak_matmul
 
 # The model sizes of each preset: a `REFERENCE_CONFIGURATIONS` entry (every registered model has

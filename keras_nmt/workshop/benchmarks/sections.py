@@ -14,7 +14,6 @@ import numpy as np
 import tensorflow as tf
 
 from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
-from keras_nmt.models.configurations import model_options
 from keras_nmt.models.registry import build_model
 from keras_nmt.plural import plural
 from keras_nmt.text import make_tokenizer
@@ -34,6 +33,7 @@ from keras_nmt.workshop.benchmarks.translation_section import (
     run_translation,
     translation_table,
 )
+from keras_nmt.workshop.configurations import model_options
 from keras_nmt.workshop.corpora.corpus import read_tsv
 from keras_nmt.workshop.hardware.machine import describe_machine, machine_summary
 from keras_nmt.workshop.hardware.peak import measure_peak_matmul

@@ -5,7 +5,7 @@
                kind (building the vocabularies is not timed).
     train      real target tokens/s of train_on_batch (after an untimed pass over the fixed
                batches) per model x API x precision x XLA at the `benchmark` sizes of
-               keras_nmt.models.configurations; MFU = model FLOPs
+               keras_nmt.workshop.configurations; MFU = model FLOPs
                (keras_nmt.workshop.benchmarks.flops: real tokens only) x tokens/s / the matmul peak
                measured in this run.
     profile    where a training step's time goes (forward, loss and metrics, backward, Adam):

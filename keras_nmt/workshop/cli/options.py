@@ -17,9 +17,10 @@ import argparse
 import dataclasses
 import functools
 
-from keras_nmt.models.configurations import MODEL_ARGUMENTS, learning_rate_schedule
 from keras_nmt.models.model_options import ModelOptions
+from keras_nmt.models.registry import card
 from keras_nmt.option_fields import flag_of, option_fields, reason_refused, value_type
+from keras_nmt.workshop.configurations import MODEL_ARGUMENTS
 from keras_nmt.workshop.run.train_config import TrainConfig
 
 # train's "model" group: the model, its twin and every `ModelOptions` field (a new model option
@@ -56,7 +57,7 @@ def options_read_by(model, fine_tuning=False):
     """The model and schedule options training `model` reads: its constructor's arguments,
     `max_length` (which also limits the data) and its schedule's (`SCHEDULE_OPTIONS`)."""
     return {*MODEL_ARGUMENTS[model], "max_length",
-            *SCHEDULE_OPTIONS[learning_rate_schedule(model, fine_tuning)]}
+            *SCHEDULE_OPTIONS[card(model).schedule(fine_tuning)]}
 
 
 def parse_value(field, text):

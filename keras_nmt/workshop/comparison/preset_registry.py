@@ -23,11 +23,11 @@ fresh noise every epoch), see `Preset`.
 import importlib
 
 from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
-from keras_nmt.models.configurations import REFERENCE_CONFIGURATIONS, reference_configuration
 from keras_nmt.models.registry import MODEL_NAMES
 from keras_nmt.models.transformer import CHECKPOINT_AVERAGE
 from keras_nmt.workshop.comparison.configuration import Configuration
 from keras_nmt.workshop.comparison.preset import Preset
+from keras_nmt.workshop.configurations import REFERENCE_CONFIGURATIONS, reference_configuration
 from keras_nmt.workshop.corpora.corpus import shared_data_dir
 from keras_nmt.workshop.run.train_config import REFERENCE_DEFAULTS
 

@@ -14,9 +14,7 @@ import numpy as np
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.inference.translator import Translator
 from keras_nmt.metrics import group_references
-from keras_nmt.metrics.evaluation import score_all
-from keras_nmt.models.configurations import learning_rate_schedule
-from keras_nmt.models.registry import build_model
+from keras_nmt.models.registry import build_model, card
 from keras_nmt.plural import plural
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.text import SubwordTokenizer, make_tokenizer
@@ -25,6 +23,7 @@ from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
 from keras_nmt.workshop.atomic_file import atomic_path, write_json
 from keras_nmt.workshop.corpora.corpus import has_splits
 from keras_nmt.workshop.corpora.data_profile import MAX_MEASURED, implausibility
+from keras_nmt.workshop.evaluation import score_all
 from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 from keras_nmt.workshop.run.checkpoint_average import CheckpointAverage
 from keras_nmt.workshop.run.distribution import make_distribution
@@ -237,8 +236,8 @@ def make_callbacks(config, translator, sources, references, state, backup, batch
                                     config.average_every)
         validate = average.wrap(translator.translate_texts)  # val_* scores the averaged model
     callbacks = [
-        StopOnDivergence(run, backup, None if learning_rate_schedule(
-            config.model, bool(config.init_from)) == "inverse_sqrt" else config.learning_rate),
+        StopOnDivergence(run, backup, None if card(config.model).schedule(
+            fine_tuning=bool(config.init_from)) == "inverse_sqrt" else config.learning_rate),
         ValidationScores(validate, sources, references, max_sentences=config.validation_sentences),
         SampleTranslations(
             validate, sources[: config.samples],

@@ -4,8 +4,8 @@ from collections.abc import Callable, Sequence
 
 import keras
 
-from keras_nmt.metrics.evaluation import score_all
 from keras_nmt.metrics.references import References, as_reference_lists
+from keras_nmt.workshop.evaluation import score_all
 
 LOGGED = ("bleu", "chrf", "cer", "exact_match")  # the `score_all` entries written to the logs
 

@@ -2,9 +2,8 @@
 
 Each model's card (`keras_nmt/models/<name>/__init__.py`, `ModelCard`) holds its own: the
 arguments it takes, the options it brings, its recipe and its reference sizes. This module gives
-them by model and configuration name: `TrainConfig` extends `ModelOptions` (the defaults,
-`OPTION_DEFAULTS`), `build_model` and `ConstructorConfig` pass and save the arguments named in
-`MODEL_ARGUMENTS`, `compile_model` follows `TRAINING_RECIPES`, and the comparison presets, the
+them to the workshop by model and configuration name: the command line reads `MODEL_ARGUMENTS`
+and `OPTION_DEFAULTS`, the JAX benchmark `TRAINING_RECIPES`, and the comparison presets, the
 benchmarks (`keras-nmt benchmark`, also with `--backend jax`) and the tests' tiny models read
 their model sizes from `REFERENCE_CONFIGURATIONS` (KerasHub keeps such data in `*_presets.py`;
 here "preset" means only a comparison of `keras-nmt compare --preset`).
@@ -39,17 +38,6 @@ TRAINING_RECIPES = {model.name: model.recipe for model in CARDS + ALIGNED_CARDS}
 REFERENCE_CONFIGURATIONS = {
     name: {model.name: model.sizes[name] for model in CARDS} for name in REFERENCE_NAMES
 }
-
-def learning_rate_schedule(model, fine_tuning=False):
-    """The schedule `model` trains with: its recipe's, constant when fine-tuning (a warm-up is
-    for weights that start random).
-
-    Example:
-        >>> learning_rate_schedule("transformer"), learning_rate_schedule("transformer", True)
-        ('inverse_sqrt', 'constant')
-    """
-    return "constant" if fine_tuning else TRAINING_RECIPES[model]["schedule"]
-
 
 def _reference(name, model):
     if name not in REFERENCE_CONFIGURATIONS:
