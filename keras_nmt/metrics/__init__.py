@@ -1,27 +1,27 @@
 """Evaluation metrics: BLEU and chrF (sacreBLEU), WER/CER, exact match (no TensorFlow import).
 
-    corpus_bleu, corpus_chrf, exact_match       `sacrebleu_scores` (sacreBLEU on detokenized text)
-    levenshtein, edit_distance_table,
-    corpus_error_rate, corpus_wer, corpus_cer   `edit_distance`
+    corpus_bleu, corpus_chrf, exact_match,
+    CorpusScore                                 `sacrebleu_scores` (sacreBLEU on detokenized text)
+    levenshtein, edit_distance_table, Alignment,
+    corpus_error_rate, corpus_wer, corpus_cer,
+    ErrorRate                                   `edit_distance`
     group_references, reference_streams         `references`
-    CorpusScore, Alignment, ErrorRate           result dataclasses
 
 The callback that scores translations during `fit` is a training run's
 (`keras_nmt.workshop.run.validation_scores.ValidationScores`).
 """
 
-from keras_nmt.metrics.alignment import Alignment
-from keras_nmt.metrics.corpus_score import CorpusScore
 from keras_nmt.metrics.edit_distance import (
+    Alignment,
+    ErrorRate,
     corpus_cer,
     corpus_error_rate,
     corpus_wer,
     edit_distance_table,
     levenshtein,
 )
-from keras_nmt.metrics.error_rate import ErrorRate
 from keras_nmt.metrics.references import as_reference_lists, group_references, reference_streams
-from keras_nmt.metrics.sacrebleu_scores import corpus_bleu, corpus_chrf, exact_match
+from keras_nmt.metrics.sacrebleu_scores import CorpusScore, corpus_bleu, corpus_chrf, exact_match
 
 __all__ = [
     "Alignment",

@@ -24,10 +24,84 @@ References:
 """
 
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 
-from keras_nmt.metrics.alignment import Alignment
-from keras_nmt.metrics.error_rate import ErrorRate
 from keras_nmt.metrics.references import References, as_reference_lists
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """The result of `levenshtein(a, b)`.
+
+    The counts describe one optimal alignment that turns sequence ``a`` into sequence ``b``: a
+    deletion removes an item of ``a``, an insertion adds an item of ``b``, a substitution replaces
+    an item of ``a`` by a different item of ``b`` and a hit keeps an item. With ``a`` the
+    reference and ``b`` the hypothesis these are the deletions and insertions of WER.
+
+    Invariants: ``hits + substitutions + deletions == len(a)``,
+    ``hits + substitutions + insertions == len(b)`` and
+    ``distance == substitutions * substitution_cost + deletions * deletion_cost
+    + insertions * insertion_cost``.
+
+    Attributes:
+        distance: Total cost of the alignment under the costs it was computed with.
+        substitutions: Number of substituted items.
+        deletions: Number of items of ``a`` deleted.
+        insertions: Number of items of ``b`` inserted.
+        hits: Number of items kept unchanged.
+
+    Example:
+        >>> Alignment(distance=1, substitutions=0, deletions=1, insertions=0, hits=5).edits
+        1
+    """
+
+    distance: float
+    substitutions: int
+    deletions: int
+    insertions: int
+    hits: int
+
+    @property
+    def edits(self) -> int:
+        """Number of edit operations, ``substitutions + deletions + insertions`` (unit costs)."""
+        return self.substitutions + self.deletions + self.insertions
+
+
+@dataclass(frozen=True)
+class ErrorRate:
+    """A corpus-level error rate (WER, CER, token error rate) and its parts.
+
+    ``rate = edits / max(reference_length, 1)`` where both counts are summed over the whole corpus
+    (not the mean of sentence-level rates, which would let short sentences weigh as much as long
+    ones). The rate is a fraction (0.25 means 25 %), and can exceed 1 when the hypotheses insert a
+    lot. With an empty reference corpus the denominator is 1, so the rate is the number of inserted
+    items (0 when the hypotheses are empty too).
+
+    Attributes:
+        rate: ``edits / max(reference_length, 1)``, a Python float.
+        edits: ``substitutions + deletions + insertions``.
+        substitutions: Total substitutions over the corpus.
+        deletions: Total deletions (reference items missing from the hypotheses).
+        insertions: Total insertions (hypothesis items not in the references).
+        reference_length: Total number of reference words (characters).
+
+    Example:
+        >>> str(ErrorRate(0.25, 1, 1, 0, 0, 4))
+        '0.2500 (1 edits = S 1 + D 0 + I 0, over 4 reference items)'
+    """
+
+    rate: float
+    edits: int
+    substitutions: int
+    deletions: int
+    insertions: int
+    reference_length: int
+
+    def __str__(self) -> str:
+        return (
+            f"{self.rate:.4f} ({self.edits} edits = S {self.substitutions} + D {self.deletions}"
+            f" + I {self.insertions}, over {self.reference_length} reference items)"
+        )
 
 
 def edit_distance_table(

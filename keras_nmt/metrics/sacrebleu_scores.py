@@ -5,6 +5,11 @@ sacreBLEU's own tokenization (``13a`` by default) and mixed case, so that they a
 published numbers and carry a signature (Post, 2018, "A Call for Clarity in Reporting BLEU Scores").
 Nothing here tokenizes, lower-cases or otherwise touches the strings before sacreBLEU.
 
+Every function takes ``hypotheses``, one detokenized string per sentence, and ``references``,
+one reference string or a sequence of them per sentence (the count may vary: see
+`references.reference_streams`); an empty corpus, a length mismatch or a sentence without a
+reference raises ``ValueError``.
+
 References:
     Papineni, Roukos, Ward, Zhu (2002). BLEU: a Method for Automatic Evaluation of Machine
     Translation. ACL.
@@ -13,11 +18,42 @@ References:
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sacrebleu.metrics import BLEU, CHRF
 
-from keras_nmt.metrics.corpus_score import CorpusScore
 from keras_nmt.metrics.references import References, as_reference_lists, reference_streams
+
+
+@dataclass(frozen=True)
+class CorpusScore:
+    """A corpus-level score and the signature that makes it reproducible.
+
+    sacreBLEU (Post, 2018, "A Call for Clarity in Reporting BLEU Scores") asks that every reported
+    score carry its signature (number of references, case, tokenization, smoothing, version), since
+    BLEU numbers computed with different settings are not comparable.
+
+    Attributes:
+        name: The metric's name as sacreBLEU prints it, e.g. ``"BLEU"``, ``"chrF2"``, ``"chrF2++"``.
+        score: The score on sacreBLEU's 0-100 scale, a Python float.
+        signature: sacreBLEU's signature string, e.g.
+            ``"nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"``; ``nrefs:var`` when the
+            number of references differs from sentence to sentence.
+        details: sacreBLEU's own one-line report (for BLEU: n-gram precisions, brevity penalty and
+            lengths), empty when not available.
+
+    Example:
+        >>> str(CorpusScore("BLEU", 34.5, "nrefs:1|case:mixed|tok:13a|version:2.6.0"))
+        'BLEU = 34.50 (nrefs:1|case:mixed|tok:13a|version:2.6.0)'
+    """
+
+    name: str
+    score: float
+    signature: str
+    details: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.name} = {self.score:.2f} ({self.signature})"
 
 
 def _check_hypotheses(hypotheses: Sequence[str], references: References) -> None:
@@ -38,17 +74,11 @@ def corpus_bleu(
     """Corpus BLEU (Papineni et al., 2002) computed by sacreBLEU.
 
     Args:
-        hypotheses: ``num_sentences`` detokenized hypothesis strings.
-        references: ``num_sentences`` entries, each one reference string or a sequence of reference
-            strings (the count may vary per sentence; see `references.reference_streams`).
         tokenize: sacreBLEU tokenizer (``"13a"``, the WMT standard; ``"intl"``, ``"char"``, ...).
         lowercase: Case-insensitive BLEU when True (the default, mixed case, is the standard).
 
     Returns:
         `CorpusScore` with name ``"BLEU"``, the score on 0-100 and sacreBLEU's signature.
-
-    Raises:
-        ValueError: Empty corpus, length mismatch, or a sentence without reference.
 
     Example:
         >>> corpus_bleu(["The cat sat on the mat."], ["The cat sat on the mat."]).score
@@ -71,8 +101,6 @@ def corpus_chrf(
     exact word matches, and meaningful on single sentences and short texts.
 
     Args:
-        hypotheses: ``num_sentences`` detokenized hypothesis strings.
-        references: ``num_sentences`` entries, each one reference string or a sequence of them.
         char_order: Maximum character n-gram order (6 in the paper).
         word_order: Maximum word n-gram order (0: chrF; 2: chrF++).
         beta: Weight of recall relative to precision (2 in the paper).
@@ -80,9 +108,6 @@ def corpus_chrf(
     Returns:
         `CorpusScore` with sacreBLEU's name (``"chrF2"``, ``"chrF2++"``), the score on 0-100 and
         the signature.
-
-    Raises:
-        ValueError: Empty corpus, length mismatch, or a sentence without reference.
 
     Example:
         >>> corpus_chrf(["Hello world!"], ["Hello world!"]).score
@@ -109,15 +134,8 @@ def exact_match(hypotheses: Sequence[str], references: References) -> float:
 
     Only surrounding whitespace is ignored: case, punctuation and inner spacing must match.
 
-    Args:
-        hypotheses: ``num_sentences`` hypothesis strings.
-        references: ``num_sentences`` entries, each one reference string or a sequence of them.
-
     Returns:
         A Python float in [0, 1].
-
-    Raises:
-        ValueError: Empty corpus, length mismatch, or a sentence without reference.
 
     Example:
         >>> exact_match(["Hi. ", "Bye"], [["Hello.", "Hi."], "Bye!"])
