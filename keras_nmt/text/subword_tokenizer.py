@@ -13,7 +13,6 @@ from typing import Any
 import sentencepiece as spm
 import tensorflow as tf
 import tensorflow_text as tf_text
-from sentencepiece import sentencepiece_model_pb2
 from tensorflow_text.python.ops import sentencepiece_tokenizer
 
 from keras_nmt.plural import plural
@@ -126,42 +125,6 @@ class SubwordTokenizer(Tokenizer):
                              "and the 4 reserved tokens need a piece each)") from None
         self._set_model(model.getvalue())
         return self
-
-    @classmethod
-    def from_model_file(cls, path, lowercase: bool = False) -> SubwordTokenizer:
-        """A tokenizer on a SentencePiece model trained elsewhere, built as it is.
-
-        Its first pieces must be our reserved tokens: train it with ``spm_train ... --pad_id=0
-        --unk_id=1 --bos_id=2 --eos_id=3`` (SentencePiece's default names them ``<pad>``,
-        ``<unk>``, ``<s>``, ``</s>``). Its own normalization runs after ours (NFKC).
-
-        Example:
-            >>> tok = SubwordTokenizer.from_model_file("spm/joint.model")  # doctest: +SKIP
-        """
-        try:
-            proto = Path(path).read_bytes()
-        except OSError as error:
-            raise ValueError(f"{path}: cannot read this SentencePiece model "
-                             f"({error.strerror or error})") from None
-        try:
-            with _native_info_discarded():
-                spec = spm.SentencePieceProcessor(model_proto=proto)
-            pieces = [spec.id_to_piece(i) for i in range(min(4, spec.get_piece_size()))]
-        except (RuntimeError, OSError) as error:
-            raise ValueError(f"{path}: not a SentencePiece model ({error})") from None
-        if tuple(pieces) != RESERVED_TOKENS:
-            raise ValueError(
-                f"{path}: its first pieces are {pieces}, keras_nmt needs {list(RESERVED_TOKENS)}; "
-                "train it with spm_train ... --pad_id=0 --unk_id=1 --bos_id=2 --eos_id=3")
-        model = sentencepiece_model_pb2.ModelProto.FromString(proto)
-        model_type = sentencepiece_model_pb2.TrainerSpec.ModelType.Name(
-            model.trainer_spec.model_type).lower()
-        tokenizer = cls(vocab_size=spec.get_piece_size(),
-                        model_type=model_type if model_type in SUBWORD_MODELS else "unigram",
-                        lowercase=lowercase,
-                        character_coverage=model.trainer_spec.character_coverage or 1.0)
-        tokenizer._set_model(proto)
-        return tokenizer
 
     # ----------------------------------------------------------------------------------------------
     def _set_model(self, model_proto: bytes) -> None:

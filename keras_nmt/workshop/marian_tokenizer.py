@@ -1,5 +1,6 @@
-"""The tokenizer of imported Marian (OPUS-MT) models: SentencePiece pieces, Marian's vocabulary;
-and `load_run_tokenizer`, which reads it or any kind built from text."""
+"""Tokenizers on SentencePiece models made elsewhere: that of imported Marian (OPUS-MT) models
+(SentencePiece pieces, Marian's vocabulary) and one's own model (`sentencepiece_model_tokenizer`);
+and `load_run_tokenizer`, which reads any kind a run folder holds."""
 
 from __future__ import annotations
 
@@ -9,10 +10,15 @@ from typing import Any
 import sentencepiece as spm
 import tensorflow as tf
 import tensorflow_text as tf_text
+from sentencepiece import sentencepiece_model_pb2
 
-from keras_nmt.special_ids import END_ID, UNK_ID
+from keras_nmt.special_ids import END_ID, RESERVED_TOKENS, SUBWORD_MODELS, UNK_ID
 from keras_nmt.text import TOKENIZER_CLASSES, load_tokenizer
-from keras_nmt.text.subword_tokenizer import _SharedSentencepieceResource
+from keras_nmt.text.subword_tokenizer import (
+    SubwordTokenizer,
+    _native_info_discarded,
+    _SharedSentencepieceResource,
+)
 from keras_nmt.text.tokenizer import Tokenizer, _as_string_batch, _constant_column
 
 SENTENCEPIECE_FILE = "sentencepiece.model"
@@ -149,3 +155,41 @@ def load_run_tokenizer(directory):
     """A tokenizer of a run folder or an export, of any kind it may hold
     (`keras_nmt.text.load_tokenizer` over `RUN_TOKENIZER_CLASSES`)."""
     return load_tokenizer(directory, RUN_TOKENIZER_CLASSES)
+
+
+def sentencepiece_model_tokenizer(path, lowercase=False):
+    """A `SubwordTokenizer` on a SentencePiece model trained elsewhere (`train
+    --sentencepiece-model`), built as it is.
+
+    Its first pieces must be our reserved tokens: train it with ``spm_train ... --pad_id=0
+    --unk_id=1 --bos_id=2 --eos_id=3`` (SentencePiece's default names them ``<pad>``,
+    ``<unk>``, ``<s>``, ``</s>``). Its own normalization runs after ours (NFKC).
+
+    Example:
+        >>> tok = sentencepiece_model_tokenizer("spm/joint.model")  # doctest: +SKIP
+    """
+    try:
+        proto = Path(path).read_bytes()
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read this SentencePiece model "
+                         f"({error.strerror or error})") from None
+    try:
+        with _native_info_discarded():
+            spec = spm.SentencePieceProcessor(model_proto=proto)
+        pieces = [spec.id_to_piece(i) for i in range(min(4, spec.get_piece_size()))]
+    except (RuntimeError, OSError) as error:
+        raise ValueError(f"{path}: not a SentencePiece model ({error})") from None
+    if tuple(pieces) != RESERVED_TOKENS:
+        raise ValueError(
+            f"{path}: its first pieces are {pieces}, keras_nmt needs {list(RESERVED_TOKENS)}; "
+            "train it with spm_train ... --pad_id=0 --unk_id=1 --bos_id=2 --eos_id=3")
+    model = sentencepiece_model_pb2.ModelProto.FromString(proto)
+    model_type = sentencepiece_model_pb2.TrainerSpec.ModelType.Name(
+        model.trainer_spec.model_type).lower()
+    tokenizer = SubwordTokenizer(vocab_size=spec.get_piece_size(),
+                                 model_type=model_type if model_type in SUBWORD_MODELS
+                                 else "unigram",
+                                 lowercase=lowercase,
+                                 character_coverage=model.trainer_spec.character_coverage or 1.0)
+    tokenizer._set_model(proto)
+    return tokenizer

@@ -17,14 +17,14 @@ from keras_nmt.metrics import group_references
 from keras_nmt.models.registry import build_model, card
 from keras_nmt.plural import plural
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
-from keras_nmt.text import SubwordTokenizer, make_tokenizer
+from keras_nmt.text import make_tokenizer
 from keras_nmt.training.fit import compile_model
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
 from keras_nmt.workshop.atomic_file import atomic_path, write_json
 from keras_nmt.workshop.corpora.corpus import has_splits
 from keras_nmt.workshop.corpora.data_profile import MAX_MEASURED, implausibility
 from keras_nmt.workshop.evaluation import score_all
-from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
+from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer, sentencepiece_model_tokenizer
 from keras_nmt.workshop.run.checkpoint_average import CheckpointAverage
 from keras_nmt.workshop.run.distribution import make_distribution
 from keras_nmt.workshop.run.divergence import StopOnDivergence
@@ -148,7 +148,7 @@ def make_tokenizers(config, train_pairs, run):
                        character_coverage=config.character_coverage)
     sides = {"source": [s for s, _ in train_pairs], "target": [t for _, t in train_pairs]}
     if config.sentencepiece_model:  # one's own models, one for both sides or one each
-        models = [SubwordTokenizer.from_model_file(file, lowercase=config.lowercase)
+        models = [sentencepiece_model_tokenizer(file, lowercase=config.lowercase)
                   for file in config.sentencepiece_model.split(",")]
         built = dict(zip(sides, models * 2 if len(models) == 1 else models, strict=True))
     elif config.joint_vocabulary:  # one vocabulary of both sides' texts, saved for each side
