@@ -27,37 +27,14 @@ SMALLEST_TEMPERATURE = 1.1754944e-38
 
 @dataclasses.dataclass(frozen=True)
 class DecodingOptions:
-    """A decoding strategy and its options (``keras_nmt.decoding.loop.decode`` says what each
-    means), with the one set of defaults of the project.
+    """A decoding strategy and its options, with the one set of defaults of the project.
 
-    The same value travels from the apps' flags through ``Translator.translate_batch`` (and the
-    SavedModel-backed translator) to ``decode``, and names the decodings of a comparison preset.
-    ``to_dict()`` / ``from_dict()`` give plain JSON-ready values; ``options()`` gives the keyword
-    arguments of the chosen strategy only.
-
-    Attributes:
-        strategy: a ``STRATEGIES`` name (``"greedy"``, ``"beam"``, ``"sample"``); ``None``
-            (the default) chooses from ``beam_size``: beam search when it is above 1, else
-            greedy decoding.
-        max_length: the most tokens per hypothesis, ``END`` included (``None``:
-            ``DEFAULT_MAX_LENGTH``, or the
-            model's own ``max_length`` when smaller).
-        max_length_a: ``a`` of the per-sentence limit ``ceil(a * source_len + b)``.
-        max_length_b: ``b`` of that limit.
-        return_attention: also return attention weights (attention models; greedy only in a
-            Translator).
-        trim: cut outputs to the longest hypothesis.
-        batch_cache: size the model's caches to the batch's longest limit (not ``max_length``).
-        beam_size: beam search width (1: greedy decoding when ``strategy`` is ``None``).
-        n_best: hypotheses returned per sentence (at most ``beam_size``; ``None``: all of them).
-        normalization: ``"none"``, ``"average"`` or ``"gnmt"``.
-        length_penalty: GNMT ``alpha`` (Wu et al. 2016, §7); 0 ranks hypotheses by their plain
-            sum of log-probabilities.
-        coverage_penalty: GNMT ``beta``.
-        temperature: sampling temperature (0: arg-max).
-        top_k: sampling top-k (``None`` or 0: off; 0 is stored as ``None``).
-        top_p: sampling nucleus mass (``None`` or 1: off; 1 is stored as ``None``).
-        seed: sampling seed (python int, or ``None`` for a fresh draw each call).
+    The same value travels from the command line (each ``option`` field is a flag, its help
+    text beside it) through ``Translator.translate_batch`` (and the SavedModel-backed
+    translator) to ``decode``, whose docstring says what each option means, and names the
+    decodings of a comparison preset. ``strategy=None`` chooses from ``beam_size``: beam search
+    when it is above 1, else greedy decoding. ``to_dict()`` / ``from_dict()`` give plain
+    JSON-ready values; ``options()`` gives the keyword arguments of the chosen strategy only.
 
     Example:
         >>> DecodingOptions(beam_size=4, length_penalty=0.6).chosen_strategy

@@ -18,15 +18,9 @@ ROW_CHARACTERS = 10
 
 
 def length_order(texts):
-    """The indices of ``texts`` shortest first (stable: ties keep their input order).
-
-    Characters stand in for tokens: no tokenizer call, and subword counts follow them closely.
-
-    Args:
-        texts: a sequence of strings (or bytes).
-
-    Returns:
-        A list of ``len(texts)`` indices; ``[texts[i] for i in order]`` is sorted by length.
+    """The indices of ``texts`` (strings or bytes) shortest first (stable: ties keep their input
+    order). Characters stand in for tokens: no tokenizer call, and subword counts follow them
+    closely.
 
     Example:
         >>> length_order(["a b c", "a", "a b"])
@@ -36,14 +30,8 @@ def length_order(texts):
 
 
 def restore_order(items, order):
-    """Undoes ``length_order``: ``items[j]`` belongs to input ``order[j]``.
-
-    Args:
-        items: one result per index of ``order``, in ``order``'s order.
-        order: the list returned by ``length_order``.
-
-    Returns:
-        A list with the item of input ``i`` at position ``i``.
+    """Undoes ``length_order``: ``items[j]`` belongs to input ``order[j]``; returns the item of
+    input ``i`` at position ``i``.
 
     Example:
         >>> restore_order(["x1", "x2", "x0"], [1, 2, 0])
@@ -72,11 +60,8 @@ def call_sizes(lengths, batch_size, calls=None, row_cost=ROW_CHARACTERS):
     """Sizes of the consecutive calls sorted `lengths` are cut into: `batch_size` sentences
     each, or, given `calls`, at most that many calls (more only where `batch_size` needs them)
     of at most `batch_size` sentences each, whose costliest call costs least, a call of `n`
-    rows whose longest is `m` costing `n * (m + row_cost)`.
-
-    The calls of one batch decoded at once, one per core, finish together only if they cost
-    alike: with equal counts the call of long sentences has more work and the others wait for
-    it; balanced, the calls of short sentences take more rows.
+    rows whose longest is `m` costing `n * (m + row_cost)` (balanced, the calls of short
+    sentences take more rows: see the module).
 
     Args:
         lengths: source lengths, sorted ascending (`length_order`).
