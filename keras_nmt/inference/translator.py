@@ -66,19 +66,13 @@ class _Untracked:
         self.functions = {}
 
 
-def _assert_valid_length_penalty(length_penalty):
-    tf.debugging.assert_greater_equal(
-        length_penalty, 0.0, message="length_penalty (GNMT alpha) must be >= 0"
-    )
-    tf.debugging.assert_all_finite(length_penalty, "length_penalty must be finite")
-
-
-def _beam_outputs(texts, scores, empty):
-    """The `beam_search` outputs: empty inputs get "" and score 0 in every column."""
-    return {
-        "translations": tf.where(empty[:, None], tf.constant(""), texts),
-        "scores": tf.where(empty[:, None], tf.zeros_like(scores), scores),
-    }
+def _outputs(texts, scores, empty, names=("translation", "score")):
+    """A signature's texts and scores by name: an empty input (nothing to condition on) gets ""
+    and score 0 (in every column of beam search's `(batch, beam)`)."""
+    if texts.shape.rank == 2:
+        empty = empty[:, None]
+    return {names[0]: tf.where(empty, tf.constant(""), texts),
+            names[1]: tf.where(empty, tf.zeros_like(scores), scores)}
 
 
 class Translator(BatchTranslator, tf.Module):
@@ -178,12 +172,7 @@ class Translator(BatchTranslator, tf.Module):
         """Greedy: `text (batch,)` -> `translation` string and `score` float32, `(batch,)`."""
         ids, empty = self.source_ids(text)
         result = decode(self.model, ids, "greedy", max_length=self.max_target_length)
-        translation = self.detokenize(result.tokens)
-        return {
-            # An empty input translates to an empty string (nothing to condition on).
-            "translation": tf.where(empty, tf.constant(""), translation),
-            "score": tf.where(empty, tf.zeros_like(result.scores), result.scores),
-        }
+        return _outputs(self.detokenize(result.tokens), result.scores, empty)
 
     @_graph_function(
         input_signature=[
@@ -224,12 +213,14 @@ class Translator(BatchTranslator, tf.Module):
             experimental_attributes={"_noinline": True},
         )
         def beam(text, length_penalty):
-            _assert_valid_length_penalty(length_penalty)
+            tf.debugging.assert_greater_equal(
+                length_penalty, 0.0, message="length_penalty (GNMT alpha) must be >= 0")
+            tf.debugging.assert_all_finite(length_penalty, "length_penalty must be finite")
             ids, empty = self.source_ids(text)
             result = decode(self.model, ids, "beam", beam_size=beam_size,
                             length_penalty=length_penalty, max_length=self.max_target_length)
             texts, scores = self._pad_beam(result, beam_size)
-            return _beam_outputs(texts, scores, empty)
+            return _outputs(texts, scores, empty, ("translations", "scores"))
 
         return beam
 
@@ -252,14 +243,9 @@ class Translator(BatchTranslator, tf.Module):
         source = tf.RaggedTensor.from_tensor(ids, padding=PAD_ID)
         source_tokens = self.source_tokenizer.ids_to_tokens(source)
         source_tokens = source_tokens.to_tensor(default_value="", shape=[batch, source_len])
-        translation = self.detokenize(result.tokens)
-        return {
-            "translation": tf.where(empty, tf.constant(""), translation),
-            "score": tf.where(empty, tf.zeros_like(result.scores), result.scores),
-            "tokens": tf.where(empty[:, None], tf.constant(""), tokens),
-            "source_tokens": source_tokens,
-            "weights": weights,
-        }
+        return {**_outputs(self.detokenize(result.tokens), result.scores, empty),
+                "tokens": tf.where(empty[:, None], tf.constant(""), tokens),
+                "source_tokens": source_tokens, "weights": weights}
 
     @_graph_function(input_signature=[_TEXT])
     def source_lengths(self, text):
@@ -305,11 +291,7 @@ class Translator(BatchTranslator, tf.Module):
             def run(text, index):
                 ids, empty = self.source_ids(text)
                 result = decode(self.model, ids, options, sentence_ids=index).best()
-                translation = self.detokenize(result.tokens)
-                return {
-                    "translation": tf.where(empty, tf.constant(""), translation),
-                    "score": tf.where(empty, tf.zeros_like(result.scores), result.scores),
-                }
+                return _outputs(self.detokenize(result.tokens), result.scores, empty)
 
             cache[key] = run
         return cache[key]
