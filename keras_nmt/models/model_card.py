@@ -3,17 +3,6 @@
 import dataclasses
 from collections.abc import Callable
 
-# The reference configurations every card gives sizes for, and who reads them.
-REFERENCE_NAMES = {
-    "spa-eng": "the reference translation run (`keras-nmt compare --preset spa-eng`, "
-               "`keras-nmt train --configuration spa-eng/MODEL`)",
-    "benchmark": "the speed measurements of `keras-nmt benchmark`",
-    "benchmark-quick": "`keras-nmt benchmark --quick`: tiny sizes for tests and smoke runs",
-    "benchmark-gpu": "`keras-nmt benchmark --backend jax --size gpu`",
-    "benchmark-jax-quick": "`keras-nmt benchmark --backend jax --size quick`",
-    "tiny": "the tests' inference-contract models (`tests/decoding/test_decoding_model.py`)",
-}
-
 
 @dataclasses.dataclass(frozen=True)
 class ModelCard:
@@ -43,7 +32,8 @@ class ModelCard:
             options (a `TrainConfig` as a dict), `rows` the target tokens of a batch,
             `sentences` its sentences, `vocab` the target vocabulary.
         class_stem: a seq2seq model's twins' class names without `Functional` / `Subclassed`.
-        sizes: a seq2seq model's reference configurations, one per name of `REFERENCE_NAMES`:
+        sizes: a seq2seq model's reference configurations, one per name of the workshop's
+            `keras_nmt.workshop.configurations.REFERENCE_NAMES`:
             `{name: {"description": one line, "config": the TrainConfig fields it sets}}`.
         forward_flops: a seq2seq model's `(config, s, t) -> float`, the forward FLOPs of a
             batch: `config` the model's `get_config()`, `s` and `t` the real source and target

@@ -17,9 +17,19 @@ Example:
 
 import dataclasses
 
-from keras_nmt.models.model_card import REFERENCE_NAMES
 from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.models.registry import ALIGNED_CARDS, CARDS
+
+# The reference configurations every card gives sizes for, and who reads them.
+REFERENCE_NAMES = {
+    "spa-eng": "the reference translation run (`keras-nmt compare --preset spa-eng`, "
+               "`keras-nmt train --configuration spa-eng/MODEL`)",
+    "benchmark": "the speed measurements of `keras-nmt benchmark`",
+    "benchmark-quick": "`keras-nmt benchmark --quick`: tiny sizes for tests and smoke runs",
+    "benchmark-gpu": "`keras-nmt benchmark --backend jax --size gpu`",
+    "benchmark-jax-quick": "`keras-nmt benchmark --backend jax --size quick`",
+    "tiny": "the tests' inference-contract models (`tests/decoding/test_decoding_model.py`)",
+}
 
 # Every model option, by its training-option (`TrainConfig` field) name, with its default.
 OPTION_DEFAULTS = dataclasses.asdict(ModelOptions())
