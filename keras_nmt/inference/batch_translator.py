@@ -46,22 +46,13 @@ def _text_and_index(text, index):
 class BatchTranslator:
     """`translate_batch`, `translate_texts` and `warn_if_truncated` over a translator's signatures.
 
-    Subclasses set `max_beam_size` and `max_source_length` (or `None`) and have the signatures
-    `serving_default`, `attention` and `beam_search` (callables taking the signature's inputs as
-    keywords and returning its outputs by name; `Translator`'s own methods, a SavedModel's
-    signatures), `beam_functions` (`Translator.beam_functions`, one per beam size),
-    `source_lengths(text)` (source tokens per input before truncation,
-    or `None` when the translator cannot tell) and `_decoder(options)` (a callable as a
-    signature, for the strategies without a signature: sampling and any other registered in
-    `keras_nmt.decoding.strategies`). `export` names the export it reads (a
-    `strategies.EXPORTS` key; `None` in process, where every strategy runs). A file's sentences
-    are translated in length order (fewer padded positions and decoding steps per batch) and the
-    results returned in input order.
-
-    `calls_per_worker`: the calls a server cuts each batch into, per worker (`calls` of
-    `translate_batch`). One: a graph call has a large fixed cost (the steps of the decoding
-    loop), so fewer, fuller calls are faster, although a sorted batch cut in two still mixes
-    lengths within each half.
+    Subclasses set `max_beam_size` and `max_source_length` (or `None`) and have `Translator`'s
+    signatures (`serving_default`, `attention`, `beam_search`: callables taking the inputs by
+    keyword and returning the outputs by name), `beam_functions`, `source_lengths(text)` (or
+    `None`) and `_decoder(options)` (a callable as a signature, for the strategies without one).
+    `export` names the export it reads (a `strategies.EXPORTS` key; `None` in process, where
+    every strategy runs). `calls_per_worker`: the calls a server cuts each batch into, per
+    worker (one: a graph call has a large fixed cost, so fewer, fuller calls are faster).
     """
 
     export = None
