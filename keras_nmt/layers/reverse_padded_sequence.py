@@ -22,13 +22,32 @@ class ReversePaddedSequence(keras.layers.Layer):
     """
 
     def call(self, tokens):
-        # tokens: (batch, seq_len)
-        seq_len = ops.shape(tokens)[1]
-        lengths = ops.sum(ops.cast(ops.not_equal(tokens, PAD_ID), "int32"), axis=1, keepdims=True)
-        positions = ops.expand_dims(ops.arange(seq_len, dtype="int32"), 0)  # (1, seq_len)
-        source_index = ops.where(positions < lengths, lengths - 1 - positions, positions)
-        return ops.take_along_axis(tokens, source_index, axis=1)  # (batch, seq_len)
+        return reverse_padded(tokens, ops.not_equal(tokens, PAD_ID))  # (batch, seq_len)
 
     def compute_output_spec(self, tokens):
         # The ids keep their dtype (Keras' default spec would give the float compute dtype).
         return keras.KerasTensor(tokens.shape, dtype=tokens.dtype)
+
+
+def reverse_padded(sequence, mask):
+    """Reverses each row's real prefix along time, leaving the padding on the right.
+
+    `ReversePaddedSequence` reverses a source this way; a model that ran a reversed source
+    through its encoder puts the encoder outputs back in source order with it, so that
+    attention weights line up with the source tokens (and with `mask`).
+
+    Args:
+        sequence: `(batch, seq_len)` or `(batch, seq_len, dim)`.
+        mask: `(batch, seq_len)` bool, True at real (right-padded) positions.
+
+    Returns:
+        `sequence`'s shape and dtype.
+    """
+    mask = ops.cast(mask, "int32")
+    lengths = ops.sum(mask, axis=1, keepdims=True)  # (batch, 1)
+    # A cumulative sum rather than `arange`: works on symbolic tensors of unknown length.
+    positions = ops.cumsum(ops.ones_like(mask), axis=1) - 1  # (batch, seq_len)
+    index = ops.where(positions < lengths, lengths - 1 - positions, positions)  # (batch, seq_len)
+    if len(sequence.shape) == 3:
+        index = ops.expand_dims(index, -1)
+    return ops.take_along_axis(sequence, index, axis=1)

@@ -199,24 +199,3 @@ class ScheduledSamplingModel(keras.Model):
             dropout_masks=dropout_masks,
         )
 
-
-def reverse_padded_steps(sequence, source_mask):
-    """Reverses each sequence's real prefix along time, leaving the padding on the right.
-
-    The attention models run a reversed source (`reverse_source`) through the encoder and use
-    this to put the encoder outputs back in source order, so that attention weights line up with
-    the source tokens (and with `source_mask`).
-
-    Args:
-        sequence: `(batch, seq_len, dim)`.
-        source_mask: `(batch, seq_len)` bool, True at real (right-padded) positions.
-
-    Returns:
-        `(batch, seq_len, dim)`.
-    """
-    mask = ops.cast(source_mask, "int32")
-    lengths = ops.sum(mask, axis=1, keepdims=True)  # (batch, 1)
-    # A cumulative sum rather than `arange`: works on symbolic tensors of unknown length.
-    positions = ops.cumsum(ops.ones_like(mask), axis=1) - 1  # (batch, seq_len)
-    index = ops.where(positions < lengths, lengths - 1 - positions, positions)  # (batch, seq_len)
-    return ops.take_along_axis(sequence, ops.expand_dims(index, -1), axis=1)

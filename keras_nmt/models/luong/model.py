@@ -4,8 +4,8 @@ import keras
 from keras import ops
 
 from keras_nmt.layers.attention import LuongAttention
+from keras_nmt.layers.reverse_padded_sequence import reverse_padded
 from keras_nmt.models.lstm.model import LstmSeq2Seq
-from keras_nmt.models.recurrent_parts import reverse_padded_steps
 from keras_nmt.special_ids import PAD_ID
 
 
@@ -80,7 +80,7 @@ class LuongSeq2Seq(LstmSeq2Seq):
         """The LSTM model's encoder, its outputs `(batch, src, units)` in source order."""
         x, states = super()._encoder(tokens, source_mask, training)
         if self.reverse:
-            x = reverse_padded_steps(x, ops.not_equal(tokens, PAD_ID))  # back in source order
+            x = reverse_padded(x, ops.not_equal(tokens, PAD_ID))  # back in source order
         return x, states
 
     # --- attention ---
