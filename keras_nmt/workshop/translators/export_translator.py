@@ -8,6 +8,7 @@ version is refused at once; one without `--version` takes the next free number),
 name carrying its owner, moved in whole, and with `force` replacing only what an export wrote."""
 
 import contextlib
+import os
 import shutil
 from numbers import Integral
 from pathlib import Path
@@ -124,6 +125,15 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
             shutil.copytree(run.path / TOKENIZERS_DIR, extra / TOKENIZERS_DIR)
 
     with version_folder(Path(base_dir) / name, version, force) as writer:
-        write_saved_model(translator, writer.partial, metadata=facts,
-                          write_extra=write_run_facts)
+        write_saved_model(translator, writer.partial, metadata=facts)
+        write_run_facts(writer.partial / "assets.extra")
+        _make_readable(writer.partial)
     return writer.final
+
+
+def _make_readable(directory):
+    """The usual 0755 folders and 0644 files (mkdtemp makes 0700, unreadable to a server)."""
+    for root, _, files in os.walk(directory):
+        os.chmod(root, 0o755)
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o644)
