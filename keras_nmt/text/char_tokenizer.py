@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import tensorflow as tf
 
-from keras_nmt.text.tokenizer import Tokenizer, select_by_count
+from keras_nmt.text.tokenizer import Tokenizer
 
 
 class CharTokenizer(Tokenizer):
@@ -51,6 +50,3 @@ class CharTokenizer(Tokenizer):
     def _split(self, normalized: tf.Tensor) -> tf.RaggedTensor:
         # (batch,) -> (batch, None) code points as UTF-8 strings; input is valid UTF-8 by now.
         return tf.strings.unicode_split(normalized, "UTF-8")
-
-    def _select_vocabulary(self, counts: Counter) -> list[str]:
-        return select_by_count(counts, self.min_count, self.max_vocab)

@@ -162,9 +162,6 @@ class SubwordTokenizer(Tokenizer):
     def _load_files(self, directory: Path, files: dict[str, str]) -> None:
         self._set_model((directory / files["model_file"]).read_bytes())
 
-    def _select_vocabulary(self, counts):  # pragma: no cover - build() is overridden
-        raise NotImplementedError
-
 
 class _SharedSentencepieceResource(sentencepiece_tokenizer._SentencepieceModelResource):
     """The SentencePiece model resource under a shared name, so it outlives its kernel.

@@ -246,8 +246,18 @@ class Tokenizer(tf.Module):
         raise NotImplementedError
 
     def _select_vocabulary(self, counts: Counter) -> list[str]:
-        """Chooses the (non-reserved) tokens, most frequent first, from byte-string counts."""
-        raise NotImplementedError
+        """The vocabulary from byte-string counts: the reserved tokens, then the tokens seen at
+        least ``min_count`` times, most frequent first (ties by token), cut so that the whole
+        vocabulary has at most ``max_vocab`` entries (the char and word tokenizers' rule)."""
+        reserved = {t.encode("utf-8") for t in RESERVED_TOKENS}
+        items = [(tok, n) for tok, n in counts.items()
+                 if n >= self.min_count and tok not in reserved]
+        items.sort(key=lambda item: (-item[1], item[0]))
+        if self.max_vocab is not None:
+            if self.max_vocab <= NUM_RESERVED:
+                raise ValueError(f"max_vocab must exceed the {NUM_RESERVED} reserved ids")
+            items = items[: self.max_vocab - NUM_RESERVED]
+        return list(RESERVED_TOKENS) + [tok.decode("utf-8") for tok, _ in items]
 
     def _postprocess(self, joined: tf.Tensor) -> tf.Tensor:
         """Fixes the joined token surfaces (word spacing); identity by default."""
@@ -355,19 +365,6 @@ def read_config(directory: str | os.PathLike) -> dict[str, Any]:
         raise FileNotFoundError(f"no tokenizer {CONFIG_FILE} in {directory}")
     return read_json(path, "copy the tokenizers again from where they were trained, or train "
                      "again", expect=dict)
-
-
-def select_by_count(counts: Counter, min_count: int, max_vocab: int | None) -> list[str]:
-    """Non-reserved tokens with ``count >= min_count``, most frequent first (ties by token), cut
-    so that the whole vocabulary (reserved ids included) has at most ``max_vocab`` entries."""
-    reserved = {t.encode("utf-8") for t in RESERVED_TOKENS}
-    items = [(tok, n) for tok, n in counts.items() if n >= min_count and tok not in reserved]
-    items.sort(key=lambda item: (-item[1], item[0]))
-    if max_vocab is not None:
-        if max_vocab <= NUM_RESERVED:
-            raise ValueError(f"max_vocab must exceed the {NUM_RESERVED} reserved ids")
-        items = items[: max_vocab - NUM_RESERVED]
-    return list(RESERVED_TOKENS) + [tok.decode("utf-8") for tok, _ in items]
 
 
 def _normalized_chunks(tokenizer: Tokenizer, texts: Iterable[str]):

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import tensorflow as tf
 
-from keras_nmt.text.tokenizer import Tokenizer, select_by_count
+from keras_nmt.text.tokenizer import Tokenizer
 
 # A "word character": letters, combining marks, digits, underscore (RE2's \w is ASCII only).
 _W = r"[\p{L}\p{M}\p{N}_]"
@@ -140,6 +139,3 @@ class WordTokenizer(Tokenizer):
         text = tf.strings.regex_replace(text, close, r"\1")
         text = tf.strings.regex_replace(text, open_, r"\1")
         return tf.strings.regex_replace(text, _DOUBLE_QUOTES, r'"\1"')
-
-    def _select_vocabulary(self, counts: Counter) -> list[str]:
-        return select_by_count(counts, self.min_count, self.max_vocab)
