@@ -21,10 +21,9 @@ class FusedAdam(keras.optimizers.Adam):
     embedding's gradient (`tf.IndexedSlices`, a slice per token occurrence) is summed into a
     dense gradient first, as under JAX, where gradients are dense; Keras' own TensorFlow update
     squares the slices before adding up a repeated row's (`v` gains the sum of squares, not the
-    square of the sum). On the reference Transformer (11.7M weights, 2 AVX-512 cores) a
-    training step is about 5% shorter (docs/decisions.md). Everything else (gradient clipping,
-    schedules, loss scaling, `tf.distribute`, the variables a checkpoint holds) is Keras'
-    Adam's. `amsgrad` and backends other than TensorFlow use Keras' update.
+    square of the sum). A training step is shorter (docs/decisions.md). Everything else
+    (gradient clipping, schedules, loss scaling, `tf.distribute`, the variables a checkpoint
+    holds) is Keras' Adam's. `amsgrad` and backends other than TensorFlow use Keras' update.
 
     Args:
         Those of `keras.optimizers.Adam`.

@@ -50,7 +50,8 @@ PARTIAL = ".partial-"
 # An ownerless partial untouched this long (seconds) is a killed writer's (`owner_is_dead`).
 OWNERLESS_AGE = 7 * 24 * 3600
 # The ownerless partials' tails keras-nmt wrote: `tempfile.mkdtemp`'s 8 characters, after a PID
-# in earlier exports, and an earlier unlocked export's 16 hex digits. Nothing else is taken for ours.
+# in earlier exports, and an earlier unlocked export's 16 hex digits. Nothing else is taken for
+# ours.
 _OWNERLESS = re.compile(r"(\d+-)?[a-z0-9_]{8}|[0-9a-f]{16}")
 
 
