@@ -212,15 +212,11 @@ def make_dataset(
         source_tokenizer: tokenizer of the source side (see CONTRIBUTING.md).
         target_tokenizer: tokenizer of the target side.
         batch_size: pairs per batch (ignored with ``batch_tokens``).
-        batch_tokens: instead of ``batch_size`` pairs, batches of as many length-bucketed pairs
-            as keep ``pairs x (longest source + longest decoder row)``, the padded source +
-            target tokens, at or under this (fairseq's ``--max-tokens``): short sentences
-            come in large batches, long ones in small. The batches are cut once from the
-            length-sorted corpus; each epoch shuffles their order. Every pair must fit alone.
+        batch_tokens: instead of ``batch_size`` pairs, token batches of at most this many
+            padded source + target tokens (see the module); every pair must fit alone.
         shuffle: shuffle pairs (and, with ``bucket``, batches) every epoch.
         seed: shuffle seed; the same seed gives the same batches in the same order.
-        bucket: group pairs of similar length into batches (sort within windows of
-            ``bucket_window`` batches) to reduce padding.
+        bucket: sort within windows of ``bucket_window`` batches (see the module).
         max_length: drop pairs with a row longer than this many tokens, START/END included
             (see `tokenize_pairs`); the count is logged and kept in `TokenizedPairs`.
         cache: when ``shuffle`` is False the batches never change, so keep the padded batches in

@@ -21,18 +21,9 @@ from keras_nmt.decoding.decoding_options import DEFAULT_MAX_LENGTH
 def within_model_limit(model: DecodingModel, length, default, name="max_length"):
     """A length limit that a model with its own ``max_length`` can honour.
 
-    A model with a ``max_length`` attribute (a Transformer's table of positions) cannot encode
+    A model with a python int ``max_length`` (a Transformer's table of positions) cannot encode
     or decode past it: ``length=None`` becomes ``min(default, model.max_length)`` and a larger
-    explicit value raises.
-
-    Args:
-        model: keeps the inference contract; may have a python int ``max_length``.
-        length: python int, or ``None`` for the default.
-        default: python int, the limit for a model without one of its own.
-        name: the option's name, for the error message.
-
-    Returns:
-        A python int (``length`` itself when given).
+    explicit ``length`` raises (naming the option ``name``); a given one is returned as it is.
     """
     model_limit = getattr(model, "max_length", None)
     if length is None:
@@ -43,18 +34,9 @@ def within_model_limit(model: DecodingModel, length, default, name="max_length")
 
 
 def resolve_length_options(model: DecodingModel, max_length, max_length_a, max_length_b):
-    """Validates the length options (python values, at trace time) and returns the global cap.
-
-    Args:
-        model: keeps the inference contract; may have a python int ``max_length``.
-        max_length: python int, or ``None``: ``DEFAULT_MAX_LENGTH`` within the model's own
-            limit (see ``within_model_limit``).
-        max_length_a: python float ``a`` of the per-sentence limit.
-        max_length_b: python float ``b``.
-
-    Returns:
-        ``max_length`` as a python int.
-    """
+    """Validates the length options (python values, at trace time) and returns the global cap,
+    a python int: ``max_length``, or for ``None`` ``DEFAULT_MAX_LENGTH`` within the model's own
+    limit (``within_model_limit``)."""
     if max_length is not None and (
         not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 1
     ):
@@ -84,14 +66,8 @@ def encode_source(model: DecodingModel, encoder_tokens, max_length, max_length_a
 
 
 def source_lengths(source_mask):
-    """Number of real (non-padding) source tokens.
-
-    Args:
-        source_mask: bool ``(batch, src_len)``.
-
-    Returns:
-        int32 ``(batch,)``.
-    """
+    """The number of real (non-padding) source tokens: bool ``(batch, src_len)`` -> int32
+    ``(batch,)``."""
     return ops.sum(ops.cast(source_mask, "int32"), axis=1)
 
 
