@@ -60,10 +60,10 @@ def read_bytes(path):
 
 
 def read_lines(path):
-    """The lines of the text file at `path` (`stream_lines`: UTF-8, or UTF-16 with its mark;
+    """The lines of the text file at `path` (`each_line`: UTF-8, or UTF-16 with its mark;
     plain or compressed), read line by line."""
     with open_binary(path) as stream, compressed_file_errors(path, stream):
-        return stream_lines(stream, str(path))[0]
+        return list(each_line(stream, str(path), []))
 
 
 def lines_not_utf8(data):
@@ -130,17 +130,6 @@ class _Utf16:
                 return text
 
 
-def stream_lines(stream, name):
-    """The lines of a binary stream, read line by line in bounded memory (`each_line`).
-
-    Returns:
-        ``(lines, bad)``: the lines (str), and the 1-based numbers of the lines that were not
-        valid UTF-8 (their bad bytes read as U+FFFD, the line kept in its place).
-    """
-    bad = []
-    return list(each_line(stream, name, bad)), bad
-
-
 def each_line(stream, name, bad):
     """Yields the lines of a binary stream one by one, in bounded memory
     (`keras_nmt.workshop.corpora.raw_lines`: a line longer than its limit, such as all of
@@ -192,29 +181,19 @@ def one_sentence_per_line(lines, name, first=1):
 
 
 def input_lines(path=None, warn=None):
-    """The sentences of a command's input, one per line (`one_sentence_per_line`): the file at
-    `path` (plain or compressed), or stdin when `path` is None, read line by line
-    (`stream_lines`). Lines that are not UTF-8 are read all the same; `warn(message)`, if
-    given, is told (`warn_bad`)."""
-    if path is not None:
-        # A cut .gz (or .xz) is named, with the file: EOFError said neither.
-        with open_binary(path) as stream, compressed_file_errors(path, stream):
-            lines, bad = stream_lines(stream, str(path))
-        name = str(path)
-    else:
-        # Bytes: the text layer may not be UTF-8.
-        name = "stdin"
-        lines, bad = stream_lines(getattr(sys.stdin, "buffer", sys.stdin), name)
-    if warn is not None:
-        warn_bad(bad, name, warn)
-    return one_sentence_per_line(lines, name)
+    """The sentences of a command's input, one per line: the file at `path` (plain or
+    compressed), or stdin when `path` is None, read whole (`input_chunks` in one chunk)."""
+    return next(input_chunks(path, None, warn))
 
 
 def input_chunks(path=None, size=4096, warn=None):
-    """The sentences of a command's input as `input_lines` reads them, in lists of `size`
-    lines at most, each read as it is asked for: a command that translates chunk by chunk holds
-    one chunk, not the input (`translate`). Each chunk is checked by `one_sentence_per_line`;
-    `warn(message)`, if given, is told of the lines that are not UTF-8 (`warn_bad`): those of
+    """The sentences of a command's input, one per line, in lists of `size` lines at most (all
+    of them when `size` is None), each read as it is asked for: a command that translates chunk
+    by chunk holds one chunk, not the input (`translate`).
+
+    The file at `path` (plain or compressed), or stdin when `path` is None, is read line by line
+    (`each_line`); each chunk is checked by `one_sentence_per_line`. Lines that are not UTF-8
+    are read all the same; `warn(message)`, if given, is told of them (`warn_bad`): those of
     the first chunk once it is read, any later ones together at the end."""
     name = "stdin" if path is None else str(path)
     with contextlib.ExitStack() as stack:
