@@ -199,14 +199,9 @@ class Translator(BatchTranslator, tf.Module):
         return {key: value[:, :beam_size] for key, value in outputs.items()}
 
     def _beam_function(self, beam_size):
-        """Beam search of one Python `beam_size`: `text (batch,)`, `length_penalty` -> outputs.
-
-        The outputs are `beam_search`'s, padded to `max_beam_size` columns ("" and score 0) so
-        that every size has one shape. A function call the graph does not inline, so that one
-        size can be prepared (optimized) alone: the Python API of a loaded SavedModel calls a
-        size's function directly, where the `beam_search` signature's `switch_case` prepares all
-        of them on its first call.
-        """
+        """Beam search of one Python `beam_size`: `text (batch,)`, `length_penalty` -> the
+        `beam_search` outputs padded to `max_beam_size` columns (see "Beam size dispatch" in the
+        module). Not inlined, so that one size can be prepared alone."""
 
         @_graph_function(
             input_signature=[_TEXT, tf.TensorSpec([], tf.float32, name="length_penalty")],
