@@ -13,17 +13,8 @@ References = Sequence[str | Sequence[str]]
 def as_reference_lists(
     references: References, num_hypotheses: int | None = None
 ) -> list[list[str]]:
-    """Normalizes ``references`` to one list of reference strings per hypothesis.
-
-    Args:
-        references: Length ``num_sentences``; each element is a string or a sequence of strings.
-        num_hypotheses: When given, checks that there is one element per hypothesis.
-
-    Returns:
-        ``list[list[str]]`` of length ``num_sentences``, each inner list non-empty.
-
-    Raises:
-        ValueError: On a length mismatch or a sentence without any reference.
+    """``references`` as one non-empty list of reference strings per sentence; ``ValueError``
+    for a sentence without any, or when ``num_hypotheses`` is given and differs.
 
     Example:
         >>> as_reference_lists(["a b", ["c", "d"]])
@@ -50,12 +41,8 @@ def reference_streams(references: References) -> list[list[str | None]]:
     an actual (empty) reference and would change the brevity penalty, so missing references are
     padded with ``None``. Each sentence's own references come first, so stream 0 is always full.
 
-    Args:
-        references: Length ``num_sentences``; a string or a sequence of strings per sentence.
-
-    Returns:
-        ``max_refs`` streams, each of length ``num_sentences``, with ``None`` where sentence ``i``
-        has fewer than ``k + 1`` references.
+    Returns ``max_refs`` streams of ``num_sentences`` entries, ``None`` where sentence ``i`` has
+    fewer than ``k + 1`` references.
 
     Example:
         >>> reference_streams([["a", "b"], "c"])
@@ -78,12 +65,8 @@ def group_references(pairs: Iterable[tuple[str, str]]) -> tuple[list[str], list[
     chrF except the reference count in the signature). Strings are compared as given (no
     normalization).
 
-    Args:
-        pairs: Iterable of ``(source, target)`` strings.
-
-    Returns:
-        ``(sources, references)``: ``sources`` is ``list[str]`` of length ``num_distinct``,
-        ``references`` is ``list[list[str]]`` of the same length, each inner list non-empty.
+    Returns ``(sources, references)``: the distinct sources, and a non-empty list of references
+    for each.
 
     Example:
         >>> group_references([("Hola.", "Hi."), ("Adiós.", "Bye."), ("Hola.", "Hello.")])
