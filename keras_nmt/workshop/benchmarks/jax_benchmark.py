@@ -6,7 +6,7 @@ ones, and MFU is measured against a matmul peak taken in the same run. The comma
 module only after setting KERAS_BACKEND=jax (Keras reads it on import); its functions work under
 any backend.
 
-`PRESETS` (`--size`) name a configuration of models/configurations.py (`benchmark`: the
+`PRESETS` (`--size`) name a configuration of workshop/configurations.py (`benchmark`: the
 reference sizes; `benchmark-gpu`: the Transformer GPU-sized, d_model 512, 6+6 layers; tiny ones
 for a smoke test), the padded-token budget of a training batch and the vocabulary size.
 """

@@ -244,7 +244,7 @@ def decoding_preset():
 @register_preset("spa-eng")
 def spa_eng_preset():
     """The reference translation run: each model's `spa-eng` configuration
-    (`models/configurations.py`).
+    (`keras_nmt/workshop/configurations.py`).
 
     The variants (`_SPA_ENG_VARIANTS`) are the alternatives measured against the references,
     kept reproducible; docs/results/spa-eng-references.md reports each.
