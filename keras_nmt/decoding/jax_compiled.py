@@ -95,20 +95,10 @@ def pad_to_bucket(encoder_tokens):
 
 
 def compiled_decode(decode, model, strategy, encoder_tokens, options, sentence_ids=None):
-    """Runs `decode(model, encoder_tokens, strategy, **options)` through the cached jitted
-    function.
-
-    Args:
-        decode: `keras_nmt.decoding.loop.decode`, traced inside the jitted function.
-        model: keeps the inference contract; built.
-        strategy: the strategy's name (part of the cache key).
-        encoder_tokens: int `(batch, src_len)`, an array (not a tracer).
-        options: the strategy's keyword arguments (hashable values); `trim` is applied here.
-        sentence_ids: int `(batch,)` or `None` (an input of the jitted function).
-
-    Returns:
-        The `DecodeResult` the eager call gives.
-    """
+    """The `DecodeResult` of `decode(model, encoder_tokens, strategy, **options,
+    sentence_ids=sentence_ids)` (`decode` is `keras_nmt.decoding.loop.decode`, traced inside),
+    through the cached jitted function of `model`, `strategy` and `options` (hashable values;
+    `trim` is applied here, outside); `encoder_tokens` is an array, not a tracer."""
     options = dict(options)
     trim = options.pop("trim", True)
     run, variables = _jitted(decode, model, strategy, options)
