@@ -106,16 +106,6 @@ def uniforms(seed, sentences, step):
     return top * (1.0 / (1 << 24))
 
 
-def check_sampling(temperature, top_k, top_p):
-    """Raises ``ValueError`` for sampling options out of range (see ``sampling_options``)."""
-    if not math.isfinite(temperature) or temperature < 0:
-        raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
-    if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
-        raise ValueError(f"top_k must be a python int >= 1 or None, got {top_k!r}")
-    if top_p is not None and not 0.0 < top_p <= 1.0:
-        raise ValueError(f"top_p must be in (0, 1] or None, got {top_p!r}")
-
-
 def draw(logits, u, temperature, top_k=None, top_p=None):
     """One token per row, drawn from ``softmax(logits / temperature)`` filtered by top-k, then
     top-p, by inverse-CDF sampling with the uniform number ``u`` of the row.
@@ -162,7 +152,12 @@ def sampling_options(temperature=1.0, top_k=None, top_p=None, seed=None):
     Returns:
         The keyword arguments of `sample_step`, the seed an int or an int32 tensor.
     """
-    check_sampling(temperature, top_k, top_p)
+    if not math.isfinite(temperature) or temperature < 0:
+        raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
+    if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
+        raise ValueError(f"top_k must be a python int >= 1 or None, got {top_k!r}")
+    if top_p is not None and not 0.0 < top_p <= 1.0:
+        raise ValueError(f"top_p must be in (0, 1] or None, got {top_p!r}")
     if temperature >= SMALLEST_TEMPERATURE and (
         seed is None or isinstance(seed, keras.random.SeedGenerator)
     ):
