@@ -11,10 +11,8 @@ from pathlib import Path
 
 
 def read_json(path, remedy, expect=None, error=ValueError):
-    """The JSON value in `path`; a damaged file raises `error` naming it and `remedy`.
-
-    Files are written whole (`write_json`), so a damaged one was cut short or changed by hand
-    (a failed copy, a full disk): the message says which file and what to do, in one line.
+    """The JSON value in `path`; a damaged file raises `error` naming it and `remedy` in one
+    line (see the module).
 
     Args:
         path: the file.
