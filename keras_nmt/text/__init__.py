@@ -32,15 +32,9 @@ TOKENIZER_CLASSES: dict[str, type[Tokenizer]] = dict(
 
 
 def make_tokenizer(kind: str, **options) -> Tokenizer:
-    """Makes an unbuilt tokenizer of ``kind`` (``"char"``, ``"word"`` or ``"subword"``).
-
-    Args:
-        kind: the tokenizer kind.
-        **options: constructor arguments of that class (e.g. ``vocab_size=8000`` for subwords).
-
-    Returns:
-        The tokenizer; call ``build(texts)`` on it.
-    """
+    """An unbuilt tokenizer of ``kind`` (``"char"``, ``"word"`` or ``"subword"``) made with the
+    constructor arguments ``options`` (e.g. ``vocab_size=8000`` for subwords); call
+    ``build(texts)`` on it."""
     if kind not in TOKENIZER_KINDS:
         raise ValueError(
             f"unknown tokenizer kind {kind!r}; expected one of {list(TOKENIZER_KINDS)}"
