@@ -3,8 +3,6 @@
 import keras
 from keras import ops
 
-from keras_nmt.training.fused_adam import FusedAdam
-
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
 class InverseSqrtSchedule(keras.optimizers.schedules.LearningRateSchedule):
@@ -21,7 +19,7 @@ class InverseSqrtSchedule(keras.optimizers.schedules.LearningRateSchedule):
 
     Example:
         >>> schedule = InverseSqrtSchedule(d_model=256, warmup_steps=4000)
-        >>> optimizer = InverseSqrtSchedule.adam(d_model=256)  # the paper's Adam on this schedule
+        >>> optimizer = keras.optimizers.Adam(schedule, beta_1=0.9, beta_2=0.98, epsilon=1e-9)
 
     References:
         Vaswani et al., 2017, "Attention Is All You Need", https://arxiv.org/abs/1706.03762
@@ -39,23 +37,3 @@ class InverseSqrtSchedule(keras.optimizers.schedules.LearningRateSchedule):
 
     def get_config(self):
         return {"d_model": self.d_model, "warmup_steps": self.warmup_steps}
-
-    @classmethod
-    def adam(cls, d_model, warmup_steps=4000, **kwargs):
-        """The paper's optimizer: Adam with beta_1 0.9, beta_2 0.98, epsilon 1e-9 on this schedule.
-
-        Args:
-            d_model: model width.
-            warmup_steps: steps of linear warm-up.
-            **kwargs: more `FusedAdam` (`keras.optimizers.Adam`) arguments (e.g. `clipnorm`).
-
-        Returns:
-            A `FusedAdam`.
-        """
-        return FusedAdam(
-            learning_rate=cls(d_model, warmup_steps),
-            beta_1=0.9,
-            beta_2=0.98,
-            epsilon=1e-9,
-            **kwargs,
-        )

@@ -1,9 +1,11 @@
-"""InverseSqrtSchedule (the Transformer's learning rate) and the paper's Adam."""
+"""InverseSqrtSchedule (the Transformer's learning rate) and the paper's Adam it trains with."""
 
 import keras
 import numpy as np
 
+from keras_nmt.training.fit import compile_model
 from keras_nmt.training.inverse_sqrt_schedule import InverseSqrtSchedule
+from keras_nmt.workshop.run.train_config import TrainConfig
 
 
 def paper_rate(step, d_model, warmup):
@@ -29,12 +31,15 @@ def test_schedule_serializes():
     np.testing.assert_allclose(float(clone(50)), float(schedule(50)), rtol=1e-7)
 
 
-def test_paper_adam_uses_the_schedule():
-    optimizer = InverseSqrtSchedule.adam(d_model=64, warmup_steps=100, clipnorm=1.0)
-    config = optimizer.get_config()
+def test_the_transformer_trains_with_the_papers_adam_on_the_schedule():
+    model = keras.Sequential([keras.layers.Dense(1)])
+    compile_model(model, TrainConfig(model="transformer", d_model=64, warmup_steps=100,
+                                     clipnorm=1.0))
+    config = model.optimizer.get_config()
     assert (config["beta_1"], config["beta_2"], config["epsilon"]) == (0.9, 0.98, 1e-9)
     assert config["clipnorm"] == 1.0
     assert config["learning_rate"]["registered_name"] == "keras_nmt>InverseSqrtSchedule"
     assert config["learning_rate"]["config"] == {"d_model": 64, "warmup_steps": 100}
     # Before any update, the optimizer's rate is the schedule's step-1 rate.
-    np.testing.assert_allclose(float(optimizer.learning_rate), paper_rate(1, 64, 100), rtol=1e-5)
+    np.testing.assert_allclose(float(model.optimizer.learning_rate), paper_rate(1, 64, 100),
+                               rtol=1e-5)
