@@ -80,7 +80,9 @@ def made(tmp_path_factory):
     base = tmp_path_factory.mktemp("adversarial")
     data = write_tsv(base / "pairs.tsv", toy_pairs(80, seed=0))
     test = write_tsv(base / "test.tsv", toy_pairs(12, seed=1))
-    run = base / "run"
+    # Trained into a folder of the user's files (`test_a_folder_of_other_files_takes_a_run_and_
+    # keeps_them` checks they are kept): one training serves both.
+    run = users_folder(base, "results/")
     assert train_app.main(train_command(data, run)) is not None
     saved_models = base / "saved"
     assert export_app.main([str(run), "--output-dir", str(saved_models), "--name", "m",
@@ -406,9 +408,8 @@ def test_a_folder_holding_a_runs_names_but_no_run_is_refused(fresh, made, tmp_pa
     assert tree(folder) == before
 
 
-def test_a_folder_of_other_files_takes_a_run_and_keeps_them(made, tmp_path):
-    folder = users_folder(tmp_path, "results/")
-    assert train_app.main(train_command(made.data, folder)) is not None
+def test_a_folder_of_other_files_takes_a_run_and_keeps_them(made):
+    folder = made.run  # the module's run, trained into a folder holding notes.txt and results/
     assert (folder / "notes.txt").read_text() == "mine\n"
     assert (folder / "results" / "mine.txt").read_text() == "mine\n"
     assert (folder / "model.keras").is_file()
