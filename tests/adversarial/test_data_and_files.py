@@ -458,6 +458,20 @@ def hypotheses_of(model, test, tmp_path, *flags):
     return read_lines(output)
 
 
+@pytest.fixture(scope="module")
+def plain_hypotheses(made, tmp_path_factory):
+    """`hypotheses_of(model, made.test)`, computed once per model for the module: the
+    reference the column and header tests compare other inputs and formats with."""
+    folder, computed = tmp_path_factory.mktemp("hypotheses"), {}
+
+    def of(model):
+        if model not in computed:
+            computed[model] = hypotheses_of(model, made.test, folder)
+        return computed[model]
+
+    return of
+
+
 def test_exports_record_the_runs_columns(made):
     saved = json.loads((made.saved / "assets.extra" / "keras_nmt.json").read_text())
     assert (saved["source_column"], saved["target_column"]) == (0, 1)
@@ -469,11 +483,12 @@ def test_exports_record_the_runs_columns(made):
     assert (export / "data.json").is_file()
 
 
-def test_evaluate_feeds_a_saved_model_its_own_columns(made, tmp_path, capsys):
+def test_evaluate_feeds_a_saved_model_its_own_columns(made, plain_hypotheses, tmp_path,
+                                                     capsys):
     """Case 2: a SavedModel is scored as its run is; a --source-column naming the column of its
     target language is refused, naming the file and the column that fits."""
-    expected = hypotheses_of(made.run, made.test, tmp_path)
-    assert hypotheses_of(made.saved, made.test, tmp_path) == expected
+    expected = plain_hypotheses(made.run)
+    assert plain_hypotheses(made.saved) == expected
     assert hypotheses_of(made.saved.parent, made.test, tmp_path) == expected  # its model folder
     assert evaluate_app.main([str(made.saved), "--data", str(made.test),
                               "--source-column", "1"]) == 1
@@ -481,11 +496,12 @@ def test_evaluate_feeds_a_saved_model_its_own_columns(made, tmp_path, capsys):
     assert str(made.test) in line and "column 0 reads like the model's source language" in line
 
 
-def test_evaluate_feeds_a_ctranslate2_export_its_own_columns(made, tmp_path, capsys):
+def test_evaluate_feeds_a_ctranslate2_export_its_own_columns(made, plain_hypotheses, tmp_path,
+                                                             capsys):
     """Case 1: evaluate read CTranslate2's own config.json, fed the export the other language
     and refused the correct --source-column."""
     export = needs_ctranslate2(made)
-    expected = hypotheses_of(made.run, made.test, tmp_path)
+    expected = plain_hypotheses(made.run)
     assert hypotheses_of(export, made.test, tmp_path, "--source-column", "0") == expected
     assert evaluate_app.main([str(export), "--data", str(made.test), "--source-column", "1"]) == 1
     assert str(made.test) in one_error_line(capsys)
@@ -537,10 +553,11 @@ def test_evaluate_feeds_the_source_language_whatever_the_column_order(made, tmp_
 
 
 @pytest.mark.parametrize("model", ["run", "saved", "ctranslate2"])
-def test_every_format_feeds_the_source_language_of_a_reversed_file(model, made, tmp_path, capsys):
+def test_every_format_feeds_the_source_language_of_a_reversed_file(model, made, plain_hypotheses,
+                                                                   tmp_path, capsys):
     path = {"run": made.run, "saved": made.saved}.get(model) or needs_ctranslate2(made)
     reversed_test = write_tsv(tmp_path / "reversed.tsv", swapped(toy_pairs(12, seed=1)))
-    assert hypotheses_of(path, reversed_test, tmp_path) == hypotheses_of(path, made.test, tmp_path)
+    assert hypotheses_of(path, reversed_test, tmp_path) == plain_hypotheses(path)
     assert f"{reversed_test}: column 1 fed the model" in capsys.readouterr().err
 
 
@@ -618,11 +635,11 @@ def test_a_header_line_is_recognised(fields, header):
     assert looks_like_header(fields) is header
 
 
-def test_evaluate_skips_a_header_line_and_says_so(made, tmp_path, capsys):
+def test_evaluate_skips_a_header_line_and_says_so(made, plain_hypotheses, tmp_path, capsys):
     """Case 5: a header line was scored as a sentence (and trained on)."""
     pairs = toy_pairs(12, seed=1)
     headed = write_tsv(tmp_path / "headed.tsv", pairs, header="source\ttarget")
-    plain = hypotheses_of(made.run, made.test, tmp_path)
+    plain = plain_hypotheses(made.run)
     capsys.readouterr()
     assert hypotheses_of(made.run, headed, tmp_path) == plain
     assert f"warning: {headed}, line 1 reads as column names" in capsys.readouterr().err
