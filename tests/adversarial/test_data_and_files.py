@@ -451,22 +451,27 @@ def test_an_empty_run_folder_is_refused_from_python_too():
 # ------------------------------------------------------------------------------------------------
 # Exports carry the run's columns and direction; evaluate uses them whatever the format
 # ------------------------------------------------------------------------------------------------
-def hypotheses_of(model, test, tmp_path, *flags):
+def hypotheses_of(model, test, tmp_path, *flags, scores=None):
+    """The hypotheses `evaluate` writes for `test`; its scores go into the dict `scores`."""
     output = tmp_path / f"hypotheses-{len(list(tmp_path.iterdir()))}.txt"
-    scores = evaluate_app.main([str(model), "--data", str(test), "--output", str(output), *flags])
-    assert isinstance(scores, dict), scores
+    scored = evaluate_app.main([str(model), "--data", str(test), "--output", str(output), *flags])
+    assert isinstance(scored, dict), scored
+    (scores if scores is not None else {}).update(scored)
     return read_lines(output)
 
 
 @pytest.fixture(scope="module")
-def plain_hypotheses(made, tmp_path_factory):
-    """`hypotheses_of(model, made.test)`, computed once per model for the module: the
-    reference the column and header tests compare other inputs and formats with."""
+def plain(made, tmp_path_factory):
+    """`evaluate`'s hypotheses and scores of `made.test` by `model`, computed once per model
+    for the module: the reference the column and header tests compare other inputs and
+    formats with."""
     folder, computed = tmp_path_factory.mktemp("hypotheses"), {}
 
     def of(model):
         if model not in computed:
-            computed[model] = hypotheses_of(model, made.test, folder)
+            scores = {}
+            lines = hypotheses_of(model, made.test, folder, scores=scores)
+            computed[model] = types.SimpleNamespace(hypotheses=lines, scores=scores)
         return computed[model]
 
     return of
@@ -483,12 +488,12 @@ def test_exports_record_the_runs_columns(made):
     assert (export / "data.json").is_file()
 
 
-def test_evaluate_feeds_a_saved_model_its_own_columns(made, plain_hypotheses, tmp_path,
+def test_evaluate_feeds_a_saved_model_its_own_columns(made, plain, tmp_path,
                                                      capsys):
     """Case 2: a SavedModel is scored as its run is; a --source-column naming the column of its
     target language is refused, naming the file and the column that fits."""
-    expected = plain_hypotheses(made.run)
-    assert plain_hypotheses(made.saved) == expected
+    expected = plain(made.run).hypotheses
+    assert plain(made.saved).hypotheses == expected
     assert hypotheses_of(made.saved.parent, made.test, tmp_path) == expected  # its model folder
     assert evaluate_app.main([str(made.saved), "--data", str(made.test),
                               "--source-column", "1"]) == 1
@@ -496,12 +501,12 @@ def test_evaluate_feeds_a_saved_model_its_own_columns(made, plain_hypotheses, tm
     assert str(made.test) in line and "column 0 reads like the model's source language" in line
 
 
-def test_evaluate_feeds_a_ctranslate2_export_its_own_columns(made, plain_hypotheses, tmp_path,
+def test_evaluate_feeds_a_ctranslate2_export_its_own_columns(made, plain, tmp_path,
                                                              capsys):
     """Case 1: evaluate read CTranslate2's own config.json, fed the export the other language
     and refused the correct --source-column."""
     export = needs_ctranslate2(made)
-    expected = plain_hypotheses(made.run)
+    expected = plain(made.run).hypotheses
     assert hypotheses_of(export, made.test, tmp_path, "--source-column", "0") == expected
     assert evaluate_app.main([str(export), "--data", str(made.test), "--source-column", "1"]) == 1
     assert str(made.test) in one_error_line(capsys)
@@ -533,31 +538,31 @@ def test_the_first_column_is_the_source_by_default(tmp_path):
 # ------------------------------------------------------------------------------------------------
 # Plausibility: reversed, foreign or headed data is never silently trained on or scored
 # ------------------------------------------------------------------------------------------------
-def test_evaluate_feeds_the_source_language_whatever_the_column_order(made, tmp_path, capsys):
+def test_evaluate_feeds_the_source_language_whatever_the_column_order(made, plain, tmp_path,
+                                                                      capsys):
     """Case 4, then issue 68: swapped columns scored BLEU 0.37 instead of 99.3 without a word,
     then were refused ("add --accept-data"), with no flag to score them. A file's columns are
     its own: the column of the model's source language feeds it, and a line says which."""
     reversed_test = write_tsv(tmp_path / "reversed.tsv", swapped(toy_pairs(12, seed=1)))
-    expected = evaluate_app.main([str(made.run), "--data", str(made.test), "--output",
-                                  str(tmp_path / "as-trained.txt")])
+    expected = plain(made.run).scores  # of made.test, its columns as trained
     capsys.readouterr()
     scores = evaluate_app.main([str(made.run), "--data", str(reversed_test), "--output",
                                 str(tmp_path / "reversed.txt")])
     err = capsys.readouterr().err
     assert f"{reversed_test}: column 1 fed the model (its source" in err
     assert (scores["bleu"], scores["sentences"]) == (expected["bleu"], expected["sentences"])
-    assert read_lines(tmp_path / "reversed.txt") == read_lines(tmp_path / "as-trained.txt")
+    assert read_lines(tmp_path / "reversed.txt") == plain(made.run).hypotheses
     # Said about that file: its column 1 is the source.
     assert evaluate_app.main([str(made.run), "--data", str(reversed_test), "--source-column", "1",
                               "--output", str(tmp_path / "told.txt")])["bleu"] == expected["bleu"]
 
 
 @pytest.mark.parametrize("model", ["run", "saved", "ctranslate2"])
-def test_every_format_feeds_the_source_language_of_a_reversed_file(model, made, plain_hypotheses,
+def test_every_format_feeds_the_source_language_of_a_reversed_file(model, made, plain,
                                                                    tmp_path, capsys):
     path = {"run": made.run, "saved": made.saved}.get(model) or needs_ctranslate2(made)
     reversed_test = write_tsv(tmp_path / "reversed.tsv", swapped(toy_pairs(12, seed=1)))
-    assert hypotheses_of(path, reversed_test, tmp_path) == plain_hypotheses(path)
+    assert hypotheses_of(path, reversed_test, tmp_path) == plain(path).hypotheses
     assert f"{reversed_test}: column 1 fed the model" in capsys.readouterr().err
 
 
@@ -635,13 +640,13 @@ def test_a_header_line_is_recognised(fields, header):
     assert looks_like_header(fields) is header
 
 
-def test_evaluate_skips_a_header_line_and_says_so(made, plain_hypotheses, tmp_path, capsys):
+def test_evaluate_skips_a_header_line_and_says_so(made, plain, tmp_path, capsys):
     """Case 5: a header line was scored as a sentence (and trained on)."""
     pairs = toy_pairs(12, seed=1)
     headed = write_tsv(tmp_path / "headed.tsv", pairs, header="source\ttarget")
-    plain = plain_hypotheses(made.run)
+    expected = plain(made.run).hypotheses
     capsys.readouterr()
-    assert hypotheses_of(made.run, headed, tmp_path) == plain
+    assert hypotheses_of(made.run, headed, tmp_path) == expected
     assert f"warning: {headed}, line 1 reads as column names" in capsys.readouterr().err
 
 
