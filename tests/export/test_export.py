@@ -105,11 +105,11 @@ def test_a_convs2s_export_gives_the_runs_translations_scores_and_attention(every
         np.testing.assert_allclose(got.weights.sum(axis=1), 1.0, atol=1e-5)
 
 
-def test_layout_and_versions(lstm_export, tmp_path):
+def test_layout_and_versions(lstm_export, lstm_saved):
     _, path = lstm_export
     assert path.name == "1" and (path / "saved_model.pb").exists()
     assert (path / "assets.extra" / "keras_nmt.json").exists()
-    saved = SavedTranslator(path)
+    saved = lstm_saved
     assert {"serving_default", "beam_search", "attention"} <= set(saved.signatures)
     assert saved.attention_scores  # a confidence can be given (the server refuses it else)
     # The model's variables, not its Keras objects (whose own serving functions the export
@@ -126,9 +126,8 @@ def test_layout_and_versions(lstm_export, tmp_path):
     np.testing.assert_allclose([r.scores for r in results], signature["scores"].numpy())
 
 
-def test_bad_inputs_never_crash(lstm_export):
-    _, path = lstm_export
-    saved = SavedTranslator(path)
+def test_bad_inputs_never_crash(lstm_saved):
+    saved = lstm_saved
     results = saved.translate_batch(BAD_INPUTS)
     assert [r.text for r in results[:2]] == ["", ""] and results[0].score == 0.0
     assert all(isinstance(r.text, str) and np.isfinite(r.score) for r in results)
@@ -144,9 +143,8 @@ def test_bad_inputs_never_crash(lstm_export):
     assert attention["weights"].shape[1:] == (attention["tokens"].shape[1], 20)
 
 
-def test_out_of_range_options_give_clear_errors(lstm_export):
-    translator, path = lstm_export
-    saved = SavedTranslator(path)
+def test_out_of_range_options_give_clear_errors(lstm_export, lstm_saved):
+    translator, saved = lstm_export[0], lstm_saved
     for beam_size in (0, 3):
         with pytest.raises(tf.errors.InvalidArgumentError, match="beam_size must be in"):
             saved.signatures["beam_search"](
@@ -228,19 +226,19 @@ def test_interrupted_export_leaves_nothing(lstm_export, tmp_path, monkeypatch):
         export_translator(translator, tmp_path, name="m", version=4)
 
 
-def test_speed_measure(lstm_export):
-    translator, path = lstm_export
+def test_speed_measure(lstm_export, lstm_saved):
+    translator = lstm_export[0]
     texts = SOURCES * 16
     ours = time_translation(translator, texts, batch_size=32)
-    theirs = time_translation(SavedTranslator(path), texts, batch_size=32)
+    theirs = time_translation(lstm_saved, texts, batch_size=32)
     assert ours["sentences"] == theirs["sentences"] == 64
     assert ours["sentences_per_second"] > 0 and theirs["sentences_per_second"] > 0
     print("saved/in-process speed ratio",
           theirs["sentences_per_second"] / ours["sentences_per_second"])
 
 
-def test_length_sorted_batches_return_results_in_input_order():
-    translator = make_translator("lstm")
+def test_length_sorted_batches_return_results_in_input_order(lstm_export):
+    translator = lstm_export[0]  # make_translator("lstm"), traced once for the module's tests
     texts = ["July 4, 1776", "3", "on the 1st of May 2021", "", "12/04/1999"]
     alone = [translator.translate_batch([text])[0].text for text in texts]
     assert [r.text for r in translator.translate_batch(texts, batch_size=2)] == alone

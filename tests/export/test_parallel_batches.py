@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from keras_nmt.decoding.length_order import call_sizes
-from keras_nmt.workshop.translators.saved_translator import SavedTranslator
 from tests.export.helpers import SOURCES
 
 # Inputs of many lengths, so that the length-sorted batches differ from the input order.
@@ -27,9 +26,8 @@ def same_results(ours, theirs):
 
 
 @pytest.mark.parametrize("kind", ["in-process", "saved"])
-def test_parallel_batches_give_the_same_results_in_input_order(lstm_export, kind):
-    translator, path = lstm_export
-    translator = translator if kind == "in-process" else SavedTranslator(path)
+def test_parallel_batches_give_the_same_results_in_input_order(lstm_export, lstm_saved, kind):
+    translator = lstm_export[0] if kind == "in-process" else lstm_saved
     for options in ({}, {"beam_size": 2, "n_best": 2, "length_penalty": 0.6},
                     {"return_attention": True}):  # fmt: skip
         one_by_one = translator.translate_batch(TEXTS, batch_size=4, parallel=1, **options)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from keras_nmt.workshop.pretrained.marian_import import import_marian
+from keras_nmt.workshop.run.run_folder import RunFolder
 from tests.pretrained.opus_layout import write_opus_folder
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -47,6 +48,20 @@ def imported(tmp_path_factory):
                 source = write_opus_folder(HF_DIR, base / "opus-mt")
             runs[api, layout] = import_marian(source, base / f"{api}-{layout}", api=api,
                                               force=True)
+        return runs[api, layout]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def loaded(imported):
+    """`loaded(api, layout)`: `imported(api, layout)`'s run folder loaded (its model and
+    tokenizers), once per worker, for the tests that only read and run it."""
+    runs = {}
+
+    def get(api="functional", layout="huggingface"):
+        if (api, layout) not in runs:
+            runs[api, layout] = RunFolder.load(imported(api, layout).run_dir)
         return runs[api, layout]
 
     return get

@@ -10,7 +10,6 @@ import pytest
 
 from keras_nmt.decoding.loop import decode
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
-from keras_nmt.workshop.run.run_folder import RunFolder
 from tests.conftest import SHARED_DATA
 from tests.pretrained.conftest import MAX_NEW_TOKENS
 
@@ -27,9 +26,8 @@ def to_ours(result, marian_ids, reference, start=False):
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("api", APIS)
-def test_teacher_forced_logits_equal_transformers(imported, reference, api, layout):
-    result = imported(api, layout)
-    run = RunFolder.load(result.run_dir)
+def test_teacher_forced_logits_equal_transformers(imported, loaded, reference, api, layout):
+    result, run = imported(api, layout), loaded(api, layout)
     arrays = reference.arrays
     logits = np.asarray(run.model({
         "encoder_tokens": to_ours(result, arrays["teacher_sources"], reference),
@@ -43,8 +41,8 @@ def test_teacher_forced_logits_equal_transformers(imported, reference, api, layo
     assert np.abs(theirs[..., produced]).max() > 1.0  # the comparison is not of near-zeros
 
 
-def decoded_in_marian_ids(result, reference, strategy, **options):
-    run = RunFolder.load(result.run_dir)
+def decoded_in_marian_ids(result, run, reference, strategy, **options):
+    """`run` (`result`'s run folder, loaded) decoding the reference sentences, in Marian ids."""
     sources = run.source_tokenizer.tokenize(reference.sentences).to_tensor().numpy()
     decoded = decode(run.model, sources, strategy, max_length=MAX_NEW_TOKENS, max_length_a=0.0,
                      max_length_b=MAX_NEW_TOKENS, **options)
@@ -56,8 +54,8 @@ def decoded_in_marian_ids(result, reference, strategy, **options):
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("api", APIS)
-def test_greedy_is_token_identical(imported, reference, api, layout):
-    ours = decoded_in_marian_ids(imported(api, layout), reference, "greedy")
+def test_greedy_is_token_identical(imported, loaded, reference, api, layout):
+    ours = decoded_in_marian_ids(imported(api, layout), loaded(api, layout), reference, "greedy")
     theirs = reference.rows("greedy")
     assert len(theirs) == 240
     assert len({tuple(row) for row in theirs}) > 150  # outputs differ from input to input
@@ -65,12 +63,12 @@ def test_greedy_is_token_identical(imported, reference, api, layout):
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_beam_4_is_token_identical_within_the_length_limit(imported, reference, api):
+def test_beam_4_is_token_identical_within_the_length_limit(imported, loaded, reference, api):
     """Sum of log-probabilities (length_penalty 0 in both). Where the best hypothesis is still
     unfinished at the 24-token limit, transformers ranks the hypotheses cut there with the
     finished ones, while our beam search returns a finished one when it has one: those
     sentences (2 of the 42 cut at the limit here) differ: ours ends, theirs is cut."""
-    ours = decoded_in_marian_ids(imported(api), reference, "beam", beam_size=4,
+    ours = decoded_in_marian_ids(imported(api), loaded(api), reference, "beam", beam_size=4,
                                  length_penalty=0.0)
     theirs = reference.rows("beam")
     finished = [row[-1] == 0 for row in theirs]  # Marian's </s> is id 0
@@ -83,29 +81,27 @@ def test_beam_4_is_token_identical_within_the_length_limit(imported, reference, 
     assert all(a[-1] == end and b[-1] != 0 for a, b in differ)  # ours finished, theirs cut
 
 
-def test_source_ids_equal_marian_tokenizer(imported, reference):
-    result = imported()
-    run = RunFolder.load(result.run_dir)
+def test_source_ids_equal_marian_tokenizer(imported, loaded, reference):
+    result, run = imported(), loaded()
     ours = run.source_tokenizer.tokenize(reference.sentences).to_list()
     theirs = reference.rows("source_ids", "source_lengths")
     assert [result.source_order[row].tolist() for row in ours] == theirs
 
 
-def test_source_ids_equal_marian_tokenizer_on_the_shared_test_set(imported, reference):
+def test_source_ids_equal_marian_tokenizer_on_the_shared_test_set(imported, loaded, reference):
     path = SHARED_DATA / "spa-eng.test.tsv"
     if not path.exists() or "shared_test_ids" not in reference.arrays:
         pytest.skip(f"{path} absent")
     spanish = [line.split("\t")[1] for line in path.read_text("utf-8").split("\n")[:-1]]
-    run = RunFolder.load(imported().run_dir)
-    ours = run.source_tokenizer.tokenize(spanish).to_list()
+    ours = loaded().source_tokenizer.tokenize(spanish).to_list()
     theirs = reference.rows("shared_test_ids", "shared_test_lengths")
     assert len(theirs) == len(spanish) == 2000
     assert [imported().source_order[row].tolist() for row in ours] == theirs
 
 
-def test_both_layouts_import_the_same_weights(imported):
-    hf = RunFolder.load(imported("functional", "huggingface").run_dir).model
-    opus = RunFolder.load(imported("functional", "opus-mt").run_dir).model
+def test_both_layouts_import_the_same_weights(loaded):
+    hf = loaded("functional", "huggingface").model
+    opus = loaded("functional", "opus-mt").model
     assert [w.path for w in hf.weights] == [w.path for w in opus.weights]
     for a, b in zip(hf.weights, opus.weights, strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b), err_msg=a.path)
