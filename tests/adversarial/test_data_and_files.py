@@ -80,7 +80,9 @@ def made(tmp_path_factory):
     base = tmp_path_factory.mktemp("adversarial")
     data = write_tsv(base / "pairs.tsv", toy_pairs(80, seed=0))
     test = write_tsv(base / "test.tsv", toy_pairs(12, seed=1))
-    run = base / "run"
+    # Trained into a folder of the user's files (`test_a_folder_of_other_files_takes_a_run_and_
+    # keeps_them` checks they are kept): one training serves both.
+    run = users_folder(base, "results/")
     assert train_app.main(train_command(data, run)) is not None
     saved_models = base / "saved"
     assert export_app.main([str(run), "--output-dir", str(saved_models), "--name", "m",
@@ -406,9 +408,8 @@ def test_a_folder_holding_a_runs_names_but_no_run_is_refused(fresh, made, tmp_pa
     assert tree(folder) == before
 
 
-def test_a_folder_of_other_files_takes_a_run_and_keeps_them(made, tmp_path):
-    folder = users_folder(tmp_path, "results/")
-    assert train_app.main(train_command(made.data, folder)) is not None
+def test_a_folder_of_other_files_takes_a_run_and_keeps_them(made):
+    folder = made.run  # the module's run, trained into a folder holding notes.txt and results/
     assert (folder / "notes.txt").read_text() == "mine\n"
     assert (folder / "results" / "mine.txt").read_text() == "mine\n"
     assert (folder / "model.keras").is_file()
@@ -450,11 +451,30 @@ def test_an_empty_run_folder_is_refused_from_python_too():
 # ------------------------------------------------------------------------------------------------
 # Exports carry the run's columns and direction; evaluate uses them whatever the format
 # ------------------------------------------------------------------------------------------------
-def hypotheses_of(model, test, tmp_path, *flags):
+def hypotheses_of(model, test, tmp_path, *flags, scores=None):
+    """The hypotheses `evaluate` writes for `test`; its scores go into the dict `scores`."""
     output = tmp_path / f"hypotheses-{len(list(tmp_path.iterdir()))}.txt"
-    scores = evaluate_app.main([str(model), "--data", str(test), "--output", str(output), *flags])
-    assert isinstance(scores, dict), scores
+    scored = evaluate_app.main([str(model), "--data", str(test), "--output", str(output), *flags])
+    assert isinstance(scored, dict), scored
+    (scores if scores is not None else {}).update(scored)
     return read_lines(output)
+
+
+@pytest.fixture(scope="module")
+def plain(made, tmp_path_factory):
+    """`evaluate`'s hypotheses and scores of `made.test` by `model`, computed once per model
+    for the module: the reference the column and header tests compare other inputs and
+    formats with."""
+    folder, computed = tmp_path_factory.mktemp("hypotheses"), {}
+
+    def of(model):
+        if model not in computed:
+            scores = {}
+            lines = hypotheses_of(model, made.test, folder, scores=scores)
+            computed[model] = types.SimpleNamespace(hypotheses=lines, scores=scores)
+        return computed[model]
+
+    return of
 
 
 def test_exports_record_the_runs_columns(made):
@@ -468,11 +488,12 @@ def test_exports_record_the_runs_columns(made):
     assert (export / "data.json").is_file()
 
 
-def test_evaluate_feeds_a_saved_model_its_own_columns(made, tmp_path, capsys):
+def test_evaluate_feeds_a_saved_model_its_own_columns(made, plain, tmp_path,
+                                                     capsys):
     """Case 2: a SavedModel is scored as its run is; a --source-column naming the column of its
     target language is refused, naming the file and the column that fits."""
-    expected = hypotheses_of(made.run, made.test, tmp_path)
-    assert hypotheses_of(made.saved, made.test, tmp_path) == expected
+    expected = plain(made.run).hypotheses
+    assert plain(made.saved).hypotheses == expected
     assert hypotheses_of(made.saved.parent, made.test, tmp_path) == expected  # its model folder
     assert evaluate_app.main([str(made.saved), "--data", str(made.test),
                               "--source-column", "1"]) == 1
@@ -480,11 +501,12 @@ def test_evaluate_feeds_a_saved_model_its_own_columns(made, tmp_path, capsys):
     assert str(made.test) in line and "column 0 reads like the model's source language" in line
 
 
-def test_evaluate_feeds_a_ctranslate2_export_its_own_columns(made, tmp_path, capsys):
+def test_evaluate_feeds_a_ctranslate2_export_its_own_columns(made, plain, tmp_path,
+                                                             capsys):
     """Case 1: evaluate read CTranslate2's own config.json, fed the export the other language
     and refused the correct --source-column."""
     export = needs_ctranslate2(made)
-    expected = hypotheses_of(made.run, made.test, tmp_path)
+    expected = plain(made.run).hypotheses
     assert hypotheses_of(export, made.test, tmp_path, "--source-column", "0") == expected
     assert evaluate_app.main([str(export), "--data", str(made.test), "--source-column", "1"]) == 1
     assert str(made.test) in one_error_line(capsys)
@@ -516,30 +538,31 @@ def test_the_first_column_is_the_source_by_default(tmp_path):
 # ------------------------------------------------------------------------------------------------
 # Plausibility: reversed, foreign or headed data is never silently trained on or scored
 # ------------------------------------------------------------------------------------------------
-def test_evaluate_feeds_the_source_language_whatever_the_column_order(made, tmp_path, capsys):
+def test_evaluate_feeds_the_source_language_whatever_the_column_order(made, plain, tmp_path,
+                                                                      capsys):
     """Case 4, then issue 68: swapped columns scored BLEU 0.37 instead of 99.3 without a word,
     then were refused ("add --accept-data"), with no flag to score them. A file's columns are
     its own: the column of the model's source language feeds it, and a line says which."""
     reversed_test = write_tsv(tmp_path / "reversed.tsv", swapped(toy_pairs(12, seed=1)))
-    expected = evaluate_app.main([str(made.run), "--data", str(made.test), "--output",
-                                  str(tmp_path / "as-trained.txt")])
+    expected = plain(made.run).scores  # of made.test, its columns as trained
     capsys.readouterr()
     scores = evaluate_app.main([str(made.run), "--data", str(reversed_test), "--output",
                                 str(tmp_path / "reversed.txt")])
     err = capsys.readouterr().err
     assert f"{reversed_test}: column 1 fed the model (its source" in err
     assert (scores["bleu"], scores["sentences"]) == (expected["bleu"], expected["sentences"])
-    assert read_lines(tmp_path / "reversed.txt") == read_lines(tmp_path / "as-trained.txt")
+    assert read_lines(tmp_path / "reversed.txt") == plain(made.run).hypotheses
     # Said about that file: its column 1 is the source.
     assert evaluate_app.main([str(made.run), "--data", str(reversed_test), "--source-column", "1",
                               "--output", str(tmp_path / "told.txt")])["bleu"] == expected["bleu"]
 
 
 @pytest.mark.parametrize("model", ["run", "saved", "ctranslate2"])
-def test_every_format_feeds_the_source_language_of_a_reversed_file(model, made, tmp_path, capsys):
+def test_every_format_feeds_the_source_language_of_a_reversed_file(model, made, plain,
+                                                                   tmp_path, capsys):
     path = {"run": made.run, "saved": made.saved}.get(model) or needs_ctranslate2(made)
     reversed_test = write_tsv(tmp_path / "reversed.tsv", swapped(toy_pairs(12, seed=1)))
-    assert hypotheses_of(path, reversed_test, tmp_path) == hypotheses_of(path, made.test, tmp_path)
+    assert hypotheses_of(path, reversed_test, tmp_path) == plain(path).hypotheses
     assert f"{reversed_test}: column 1 fed the model" in capsys.readouterr().err
 
 
@@ -617,13 +640,13 @@ def test_a_header_line_is_recognised(fields, header):
     assert looks_like_header(fields) is header
 
 
-def test_evaluate_skips_a_header_line_and_says_so(made, tmp_path, capsys):
+def test_evaluate_skips_a_header_line_and_says_so(made, plain, tmp_path, capsys):
     """Case 5: a header line was scored as a sentence (and trained on)."""
     pairs = toy_pairs(12, seed=1)
     headed = write_tsv(tmp_path / "headed.tsv", pairs, header="source\ttarget")
-    plain = hypotheses_of(made.run, made.test, tmp_path)
+    expected = plain(made.run).hypotheses
     capsys.readouterr()
-    assert hypotheses_of(made.run, headed, tmp_path) == plain
+    assert hypotheses_of(made.run, headed, tmp_path) == expected
     assert f"warning: {headed}, line 1 reads as column names" in capsys.readouterr().err
 
 
