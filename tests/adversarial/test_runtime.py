@@ -566,3 +566,20 @@ def test_signal_trials_small():
     from tests.adversarial import signal_trials  # noqa: PLC0415
 
     assert signal_trials.main(["--trials", "2", "--commands", "translate"]) == 0
+
+
+def test_a_signal_a_library_swallowed_ends_the_command_in_its_one_line(capsys):
+    """A SIGTERM whose exception a library swallowed (or that is being delivered again) while
+    the work went on: the command's totals are not printed before the interruption's line (the
+    signal trials saw translate print both, two lines)."""
+
+    def work():
+        progress = common.Progress(2)
+        progress.add(2)
+        interruption._received.append(signal.SIGTERM)  # what the handler records; nothing raised
+        progress.finish()
+        return 0
+
+    assert interruption.run(work) == interruption.EXIT_TERMINATED
+    assert capsys.readouterr().err.splitlines() == [
+        "terminated (SIGTERM): nothing was left half-written"]

@@ -269,7 +269,9 @@ def start_tensorflow(debug=False):
 
 class Progress:
     """A bar on a terminal (stderr), nothing otherwise; then one line of totals on stderr, unless
-    the command reports its speed itself (`finish(totals=False)`)."""
+    the command reports its speed itself (`finish(totals=False)`) or a signal has arrived (a
+    library swallowed it and the work went on: the command's one line is the interruption's,
+    `interruption.run`)."""
 
     def __init__(self, total):
         """`total`: the sentences to come, or None when not known (an input read in chunks):
@@ -291,7 +293,7 @@ class Progress:
         seconds = time.monotonic() - self.start
         if self.live:
             print(file=sys.stderr)
-        if not totals:
+        if not totals or interruption.received() is not None:
             return
         rate = self.done / seconds if seconds > 0 else 0.0
         print(f"{plural(self.done, 'sentence')} in {seconds:.1f} s ({rate:.1f} sentences/s)",
