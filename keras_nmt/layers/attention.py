@@ -33,6 +33,7 @@ import keras
 from keras import ops
 
 from keras_nmt.layers.key_value_cache import attended_positions, write_position
+from keras_nmt.layers.layer_config import ArgumentsConfig
 from keras_nmt.layers.weight_norm_dense import WeightNormDense
 
 # ---------------------------------------------------------------------------------------------
@@ -272,7 +273,7 @@ def _project(dense, x):
 # ---------------------------------------------------------------------------------------------
 
 
-class SourceAttention(keras.layers.Layer):
+class SourceAttention(ArgumentsConfig, keras.layers.Layer):
     """A decoder state attends over the encoder outputs (the memory); subclasses give the score.
 
         α_t = masked_softmax(score(h_t, h̄_s)) over the source positions s,
@@ -417,6 +418,8 @@ class BahdanauAttention(SourceAttention):
         (TensorShape([2, 16]), TensorShape([2, 7]))
     """
 
+    config_arguments = ("units", "normalize")
+
     def __init__(self, units, normalize=False, **kwargs):
         super().__init__(**kwargs)
         if int(units) <= 0:
@@ -465,11 +468,6 @@ class BahdanauAttention(SourceAttention):
             hidden = hidden + self.b
             v = self.g * v * ops.rsqrt(ops.sum(ops.square(v)))  # (units,), norm g
         return ops.sum(ops.tanh(hidden) * ops.cast(v, hidden.dtype), axis=-1)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update({"units": self.units, "normalize": self.normalize})
-        return config
 
 
 # ---------------------------------------------------------------------------------------------
@@ -524,6 +522,8 @@ class LuongAttention(SourceAttention):
         >>> keys = attention.project_memory(memory)               # once per source sentence
         >>> context, weights = attention(query, memory, projected_memory=keys)
     """
+
+    config_arguments = ("score", "scale", "units")
 
     def __init__(self, score="dot", scale=False, units=None, **kwargs):
         super().__init__(**kwargs)
@@ -618,11 +618,6 @@ class LuongAttention(SourceAttention):
             scores = scores * ops.cast(self.scale_weight, scores.dtype)
         return scores
 
-    def get_config(self):
-        config = super().get_config()
-        config.update({"score": self.score, "scale": self.scale, "units": self.units})
-        return config
-
 
 # ---------------------------------------------------------------------------------------------
 # 7. A ConvS2S decoder layer's attention
@@ -632,7 +627,7 @@ SQRT_HALF = math.sqrt(0.5)
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class ConvS2SAttention(keras.layers.Layer):
+class ConvS2SAttention(ArgumentsConfig, keras.layers.Layer):
     """The attention of one ConvS2S decoder layer over the encoder (Gehring et al. 2017, §3.3).
 
     With `h_i` the layer's convolution output at target position `i` (width `c`), `g_i` the
@@ -675,6 +670,8 @@ class ConvS2SAttention(keras.layers.Layer):
         >>> out, weights = attention(h, g, keys, values, memory_mask=src != 0)
     """
 
+    config_arguments = ("embedding_dim",)
+
     def __init__(self, embedding_dim, **kwargs):
         super().__init__(**kwargs)
         self.embedding_dim = embedding_dim
@@ -707,8 +704,3 @@ class ConvS2SAttention(keras.layers.Layer):
 
     def compute_mask(self, inputs, *args, **kwargs):
         return None
-
-    def get_config(self):
-        config = super().get_config()
-        config["embedding_dim"] = self.embedding_dim
-        return config

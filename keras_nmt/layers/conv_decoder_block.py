@@ -7,12 +7,13 @@ from keras import ops
 
 from keras_nmt.layers.attention import ConvS2SAttention
 from keras_nmt.layers.gated_convolution import GatedConvolution
+from keras_nmt.layers.layer_config import ArgumentsConfig
 
 SQRT_HALF = math.sqrt(0.5)
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class ConvDecoderBlock(keras.layers.Layer):
+class ConvDecoderBlock(ArgumentsConfig, keras.layers.Layer):
     """`h^l = (attend(GLU(causal_conv(dropout(h^{l-1})))) + h^{l-1}) · √½` (Gehring et al. 2017).
 
     A causal convolution (`GatedConvolution(causal=True)`: position `i` sees the layer inputs
@@ -53,6 +54,8 @@ class ConvDecoderBlock(keras.layers.Layer):
         Gehring et al., 2017, "Convolutional Sequence to Sequence Learning",
         https://arxiv.org/abs/1705.03122
     """
+
+    config_arguments = ("channels", "kernel_size", "embedding_dim", "dropout")
 
     def __init__(self, channels, kernel_size, embedding_dim, dropout=0.0, **kwargs):
         super().__init__(**kwargs)
@@ -103,9 +106,3 @@ class ConvDecoderBlock(keras.layers.Layer):
 
     def compute_mask(self, inputs, *args, **kwargs):
         return None
-
-    def get_config(self):
-        config = super().get_config()
-        config.update({"channels": self.channels, "kernel_size": self.kernel_size,
-                       "embedding_dim": self.embedding_dim, "dropout": self.dropout})
-        return config

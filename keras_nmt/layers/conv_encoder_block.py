@@ -6,12 +6,13 @@ import keras
 from keras import ops
 
 from keras_nmt.layers.gated_convolution import GatedConvolution
+from keras_nmt.layers.layer_config import ArgumentsConfig
 
 SQRT_HALF = math.sqrt(0.5)
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class ConvEncoderBlock(keras.layers.Layer):
+class ConvEncoderBlock(ArgumentsConfig, keras.layers.Layer):
     """`z^l = (GLU(conv(dropout(z^{l-1}))) + z^{l-1}) · √½` (Gehring et al. 2017, §3.2, §3.4).
 
     A convolution that sees `kernel_size` positions around each one (`GatedConvolution`,
@@ -44,6 +45,8 @@ class ConvEncoderBlock(keras.layers.Layer):
         https://arxiv.org/abs/1705.03122
     """
 
+    config_arguments = ("channels", "kernel_size", "dropout")
+
     def __init__(self, channels, kernel_size, dropout=0.0, **kwargs):
         super().__init__(**kwargs)
         self.channels = channels
@@ -69,9 +72,3 @@ class ConvEncoderBlock(keras.layers.Layer):
 
     def compute_output_shape(self, inputs_shape):
         return tuple(inputs_shape)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update({"channels": self.channels, "kernel_size": self.kernel_size,
-                       "dropout": self.dropout})
-        return config

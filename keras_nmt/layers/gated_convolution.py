@@ -5,11 +5,12 @@ import math
 import keras
 from keras import ops
 
+from keras_nmt.layers.layer_config import ArgumentsConfig
 from keras_nmt.layers.weight_norm_dense import normalized_kernel
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class GatedConvolution(keras.layers.Layer):
+class GatedConvolution(ArgumentsConfig, keras.layers.Layer):
     """`[A B] = conv(X)`, `h = A ⊗ σ(B)`: a convolution and a gated linear unit (GLU).
 
     Gehring et al. (2017), §3.2: a kernel `W ∈ R^{2c × k·d}` maps `k` consecutive input
@@ -56,6 +57,8 @@ class GatedConvolution(keras.layers.Layer):
         https://arxiv.org/abs/1705.03122; Dauphin et al., 2017, "Language Modeling with Gated
         Convolutional Networks", https://arxiv.org/abs/1612.08083
     """
+
+    config_arguments = ("channels", "kernel_size", "causal", "input_dropout")
 
     def __init__(self, channels, kernel_size, causal=False, input_dropout=0.0, **kwargs):
         super().__init__(**kwargs)
@@ -115,9 +118,3 @@ class GatedConvolution(keras.layers.Layer):
 
     def compute_output_shape(self, inputs_shape):
         return tuple(inputs_shape[:-1]) + (self.channels,)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update({"channels": self.channels, "kernel_size": self.kernel_size,
-                       "causal": self.causal, "input_dropout": self.input_dropout})
-        return config

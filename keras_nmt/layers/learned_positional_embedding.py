@@ -3,6 +3,7 @@
 import keras
 from keras import ops
 
+from keras_nmt.layers.layer_config import ArgumentsConfig
 from keras_nmt.special_ids import PAD_ID
 
 # The paper's initialisation of both tables (Gehring et al. 2017, §3.4): N(0, 0.1).
@@ -10,7 +11,7 @@ EMBEDDING_STDDEV = 0.1
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class LearnedPositionalEmbedding(keras.layers.Layer):
+class LearnedPositionalEmbedding(ArgumentsConfig, keras.layers.Layer):
     """`e_j = w_j + p_j`: the embedding of token `x_j` plus the learned embedding of position `j`.
 
     Gehring et al. (2017), §3.1: a convolution does not know where in the sentence it is, so
@@ -44,6 +45,8 @@ class LearnedPositionalEmbedding(keras.layers.Layer):
         Gehring et al., 2017, "Convolutional Sequence to Sequence Learning",
         https://arxiv.org/abs/1705.03122
     """
+
+    config_arguments = ("vocab_size", "embedding_dim", "max_length", "mask_zero")
 
     def __init__(self, vocab_size, embedding_dim, max_length, mask_zero=True, **kwargs):
         super().__init__(**kwargs)
@@ -80,9 +83,3 @@ class LearnedPositionalEmbedding(keras.layers.Layer):
 
     def compute_output_shape(self, inputs_shape):
         return tuple(inputs_shape) + (self.embedding_dim,)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update({"vocab_size": self.vocab_size, "embedding_dim": self.embedding_dim,
-                       "max_length": self.max_length, "mask_zero": self.mask_zero})
-        return config

@@ -3,9 +3,11 @@
 import keras
 from keras import ops
 
+from keras_nmt.layers.layer_config import ArgumentsConfig
+
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class LogitsBias(keras.layers.Layer):
+class LogitsBias(ArgumentsConfig, keras.layers.Layer):
     """Adds a learned vector `b` (one value per vocabulary id) to logits: `logits + b`.
 
     A tied output projection (`logits = h · E^T`, Press & Wolf, 2017) has no bias of its own;
@@ -34,6 +36,8 @@ class LogitsBias(keras.layers.Layer):
         https://arxiv.org/abs/1608.05859
     """
 
+    config_arguments = ("vocab_size",)
+
     def __init__(self, vocab_size, **kwargs):
         super().__init__(**kwargs)
         self.vocab_size = vocab_size
@@ -48,8 +52,3 @@ class LogitsBias(keras.layers.Layer):
 
     def compute_output_shape(self, inputs_shape):
         return tuple(inputs_shape)
-
-    def get_config(self):
-        config = super().get_config()
-        config["vocab_size"] = self.vocab_size
-        return config

@@ -6,6 +6,8 @@ import keras
 import numpy as np
 from keras import ops
 
+from keras_nmt.layers.layer_config import ArgumentsConfig
+
 # How the sines and cosines of the position table are laid out along the model dimension.
 POSITION_LAYOUTS = ("interleaved", "halves")
 
@@ -31,7 +33,7 @@ def _sinusoid_table(max_length, d_model, layout="interleaved"):
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class PositionalEmbedding(keras.layers.Layer):
+class PositionalEmbedding(ArgumentsConfig, keras.layers.Layer):
     """Token embedding times sqrt(d_model) plus sinusoidal position encoding.
 
     `PE(pos, 2i) = sin(pos / 10000^(2i/d_model))`, `PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model))`
@@ -72,6 +74,9 @@ class PositionalEmbedding(keras.layers.Layer):
     References:
         Vaswani et al., 2017, "Attention Is All You Need", https://arxiv.org/abs/1706.03762
     """
+
+    config_arguments = ("vocab_size", "d_model", "max_length", "mask_zero", "position_layout",
+                        "scale")
 
     def __init__(
         self,
@@ -141,17 +146,3 @@ class PositionalEmbedding(keras.layers.Layer):
         if len(inputs_shape) == 3:
             return tuple(inputs_shape[:2]) + (self.vocab_size,)
         return tuple(inputs_shape) + (self.d_model,)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(
-            {
-                "vocab_size": self.vocab_size,
-                "d_model": self.d_model,
-                "max_length": self.max_length,
-                "mask_zero": self.mask_zero,
-                "position_layout": self.position_layout,
-                "scale": self.scale,
-            }
-        )
-        return config

@@ -5,6 +5,8 @@ import math
 import keras
 from keras import ops
 
+from keras_nmt.layers.layer_config import ArgumentsConfig
+
 
 def normalized_kernel(direction, gain, axes):
     """`w = g · v / ‖v‖`: each output unit's weights rescaled to the norm `g` (Salimans and
@@ -14,7 +16,7 @@ def normalized_kernel(direction, gain, axes):
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class WeightNormDense(keras.layers.Layer):
+class WeightNormDense(ArgumentsConfig, keras.layers.Layer):
     """`y = x · w + b` with `w = g · v / ‖v‖` (weight normalization), as every ConvS2S projection.
 
     Weight normalization (Salimans and Kingma 2016) learns each output unit's direction `v`
@@ -49,6 +51,8 @@ class WeightNormDense(keras.layers.Layer):
         https://arxiv.org/abs/1705.03122
     """
 
+    config_arguments = ("units", "input_dropout")
+
     def __init__(self, units, input_dropout=0.0, **kwargs):
         super().__init__(**kwargs)
         self.units = units
@@ -79,8 +83,3 @@ class WeightNormDense(keras.layers.Layer):
 
     def compute_output_shape(self, inputs_shape):
         return tuple(inputs_shape[:-1]) + (self.units,)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update({"units": self.units, "input_dropout": self.input_dropout})
-        return config
