@@ -3,12 +3,12 @@
 import keras
 from keras import ops
 
-from keras_nmt.layers.attention import MultiHeadAttention
 from keras_nmt.layers.key_value_cache import grown_caches
+from keras_nmt.layers.transformer_encoder_block import TransformerEncoderBlock, key_mask
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class TransformerDecoderBlock(keras.layers.Layer):
+class TransformerDecoderBlock(TransformerEncoderBlock):
     """Transformer decoder layer (Vaswani et al., 2017, section 3.1) with incremental decoding.
 
     Three sub-layers: causal multi-head self-attention, multi-head cross-attention over the encoder
@@ -27,16 +27,8 @@ class TransformerDecoderBlock(keras.layers.Layer):
     instead of rerunning the prefix. Cross-attention reads the memory's keys and values from
     `cross_attention_cache(memory)`, projected once per sentence.
 
-    Args:
-        d_model: model width.
-        num_heads: attention heads; `d_model` must be divisible by it.
-        ff_dim: inner size of the feed-forward network.
-        dropout: dropout rate on attention weights and on each sub-layer's output.
-        pre_norm: LayerNorm before each sub-layer instead of after the residual sum.
-        activation: the feed-forward network's inner activation, a Keras name: `"relu"` (the
-            paper) or `"swish"` (`x * sigmoid(x)`, Marian's OPUS-MT models).
-        norm_epsilon: the LayerNorms' epsilon (transformers' Marian models use 1e-5).
-        **kwargs: base `Layer` arguments.
+    Args: those of `TransformerEncoderBlock`, whose sub-layers, residual sums and norms this
+    block reuses; it adds the cross-attention (`attentions`).
 
     Call arguments:
         inputs: `(batch, tgt_len, d_model)`.
@@ -64,62 +56,7 @@ class TransformerDecoderBlock(keras.layers.Layer):
         https://arxiv.org/abs/2002.04745
     """
 
-    def __init__(
-        self,
-        d_model,
-        num_heads,
-        ff_dim,
-        dropout=0.1,
-        pre_norm=False,
-        activation="relu",
-        norm_epsilon=1e-6,
-        **kwargs,
-    ):
-        super().__init__(**kwargs)
-        if d_model % num_heads:
-            raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
-        self.d_model = d_model
-        self.num_heads = num_heads
-        self.ff_dim = ff_dim
-        self.dropout = dropout
-        self.pre_norm = pre_norm
-        self.activation = activation
-        self.norm_epsilon = norm_epsilon
-        self.head_dim = d_model // num_heads
-        self.supports_masking = True
-        policy = self.dtype_policy
-        self.self_attention = MultiHeadAttention(
-            num_heads, self.head_dim, dropout=dropout, dtype=policy, name="self_attention"
-        )
-        self.self_attention_norm = keras.layers.LayerNormalization(
-            epsilon=norm_epsilon, dtype=policy, name="self_attention_norm"
-        )
-        self.cross_attention = MultiHeadAttention(
-            num_heads, self.head_dim, dropout=dropout, dtype=policy, name="cross_attention"
-        )
-        self.cross_attention_norm = keras.layers.LayerNormalization(
-            epsilon=norm_epsilon, dtype=policy, name="cross_attention_norm"
-        )
-        self.ffn_inner = keras.layers.Dense(
-            ff_dim, activation=activation, dtype=policy, name="ffn_inner"
-        )
-        self.ffn_outer = keras.layers.Dense(d_model, dtype=policy, name="ffn_outer")
-        self.ffn_norm = keras.layers.LayerNormalization(
-            epsilon=norm_epsilon, dtype=policy, name="ffn_norm"
-        )
-        self.dropout_layer = keras.layers.Dropout(dropout, dtype=policy, name="dropout")
-
-    def build(self, inputs_shape):
-        # The memory has the same width as the inputs, so the inputs' shape builds everything.
-        inputs_shape = tuple(inputs_shape)
-        self.self_attention.build(inputs_shape, inputs_shape)
-        self.self_attention_norm.build(inputs_shape)
-        self.cross_attention.build(inputs_shape, inputs_shape)
-        self.cross_attention_norm.build(inputs_shape)
-        self.ffn_inner.build(inputs_shape)
-        self.ffn_outer.build(inputs_shape[:-1] + (self.ff_dim,))
-        self.ffn_norm.build(inputs_shape)
-        self.built = True
+    attentions = ("self_attention", "cross_attention")
 
     def call(
         self,
@@ -143,7 +80,7 @@ class TransformerDecoderBlock(keras.layers.Layer):
         h, scores = self.cross_attention(
             self._before(self.cross_attention_norm, x),
             memory,
-            attention_mask=_key_mask(memory_mask),
+            attention_mask=key_mask(memory_mask),
             return_attention_scores=True,
             training=training,
         )
@@ -196,7 +133,7 @@ class TransformerDecoderBlock(keras.layers.Layer):
         h, scores, _, _ = self.cross_attention(
             self._before(self.cross_attention_norm, x),
             None,
-            attention_mask=_key_mask(memory_mask),
+            attention_mask=key_mask(memory_mask),
             key_cache=cross_key,
             value_cache=cross_value,
             return_attention_scores=True,
@@ -206,40 +143,3 @@ class TransformerDecoderBlock(keras.layers.Layer):
 
         x = self._feed_forward(x, training=False)
         return x, scores, key_cache, value_cache
-
-    def _before(self, norm, x):
-        """A sub-layer's input: `norm(x)` with pre-norm, `x` with post-norm."""
-        return norm(x) if self.pre_norm else x
-
-    def _after(self, norm, x, h, training):
-        """The residual sum `x + dropout(h)` of a sub-layer's output; then `norm` if post-norm."""
-        x = x + self.dropout_layer(h, training=training)
-        return x if self.pre_norm else norm(x)
-
-    def _feed_forward(self, x, training):
-        """The position-wise feed-forward sub-layer, with its residual sum and norm."""
-        h = self.ffn_outer(self.ffn_inner(self._before(self.ffn_norm, x)))  # via (.., ff_dim)
-        return self._after(self.ffn_norm, x, h, training)
-
-    def compute_mask(self, inputs, previous_mask=None):
-        return previous_mask
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(
-            {
-                "d_model": self.d_model,
-                "num_heads": self.num_heads,
-                "ff_dim": self.ff_dim,
-                "dropout": self.dropout,
-                "pre_norm": self.pre_norm,
-                "activation": self.activation,
-                "norm_epsilon": self.norm_epsilon,
-            }
-        )
-        return config
-
-
-def _key_mask(memory_mask):
-    """`(batch, src_len)` -> `(batch, 1, src_len)`: every query row sees the same keys."""
-    return None if memory_mask is None else ops.cast(memory_mask, "bool")[:, None, :]

@@ -4,10 +4,11 @@ import keras
 from keras import ops
 
 from keras_nmt.layers.attention import MultiHeadAttention
+from keras_nmt.layers.layer_config import ArgumentsConfig
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class TransformerEncoderBlock(keras.layers.Layer):
+class TransformerEncoderBlock(ArgumentsConfig, keras.layers.Layer):
     """Transformer encoder layer (Vaswani et al., 2017, section 3.1).
 
     Two sub-layers, multi-head self-attention (`MultiHeadAttention`, `attention.py`, where the
@@ -49,6 +50,12 @@ class TransformerEncoderBlock(keras.layers.Layer):
         https://arxiv.org/abs/2002.04745
     """
 
+    config_arguments = ("d_model", "num_heads", "ff_dim", "dropout", "pre_norm", "activation",
+                        "norm_epsilon")
+    # The attention sub-layers, each with the LayerNorm `<name>_norm` of its residual sum, made
+    # and built in this order before the feed-forward network (the decoder adds cross-attention).
+    attentions = ("self_attention",)
+
     def __init__(
         self,
         d_model,
@@ -72,12 +79,11 @@ class TransformerEncoderBlock(keras.layers.Layer):
         self.norm_epsilon = norm_epsilon
         self.supports_masking = True
         policy = self.dtype_policy
-        self.self_attention = MultiHeadAttention(
-            num_heads, d_model // num_heads, dropout=dropout, dtype=policy, name="self_attention"
-        )
-        self.self_attention_norm = keras.layers.LayerNormalization(
-            epsilon=norm_epsilon, dtype=policy, name="self_attention_norm"
-        )
+        for name in self.attentions:
+            setattr(self, name, MultiHeadAttention(
+                num_heads, d_model // num_heads, dropout=dropout, dtype=policy, name=name))
+            setattr(self, f"{name}_norm", keras.layers.LayerNormalization(
+                epsilon=norm_epsilon, dtype=policy, name=f"{name}_norm"))
         self.ffn_inner = keras.layers.Dense(
             ff_dim, activation=activation, dtype=policy, name="ffn_inner"
         )
@@ -88,50 +94,40 @@ class TransformerEncoderBlock(keras.layers.Layer):
         self.dropout_layer = keras.layers.Dropout(dropout, dtype=policy, name="dropout")
 
     def build(self, inputs_shape):
+        # A memory has the inputs' width, so the inputs' shape builds everything.
         inputs_shape = tuple(inputs_shape)
-        self.self_attention.build(inputs_shape, inputs_shape)
-        self.self_attention_norm.build(inputs_shape)
+        for name in self.attentions:
+            getattr(self, name).build(inputs_shape, inputs_shape)
+            getattr(self, f"{name}_norm").build(inputs_shape)
         self.ffn_inner.build(inputs_shape)
         self.ffn_outer.build(inputs_shape[:-1] + (self.ff_dim,))
         self.ffn_norm.build(inputs_shape)
         self.built = True
 
     def call(self, inputs, mask=None, training=None):
-        attention_mask = None
-        if mask is not None:
-            attention_mask = ops.cast(mask, "bool")[:, None, :]  # (batch, 1, src_len): keys only
-        x = inputs  # (batch, src_len, d_model)
+        h = self._before(self.self_attention_norm, inputs)  # (batch, src_len, d_model)
+        h = self.self_attention(h, h, attention_mask=key_mask(mask), training=training)
+        x = self._after(self.self_attention_norm, inputs, h, training)
+        return self._feed_forward(x, training)  # (batch, src_len, d_model)
 
-        h = self.self_attention_norm(x) if self.pre_norm else x
-        h = self.self_attention(h, h, attention_mask=attention_mask, training=training)
-        x = x + self.dropout_layer(h, training=training)
-        if not self.pre_norm:
-            x = self.self_attention_norm(x)
+    def _before(self, norm, x):
+        """A sub-layer's input: `norm(x)` with pre-norm, `x` with post-norm."""
+        return norm(x) if self.pre_norm else x
 
-        h = self.ffn_norm(x) if self.pre_norm else x
-        h = self.ffn_outer(self.ffn_inner(h))  # (batch, src_len, ff_dim) -> (.., d_model)
+    def _after(self, norm, x, h, training):
+        """The residual sum `x + dropout(h)` of a sub-layer's output; then `norm` if post-norm."""
         x = x + self.dropout_layer(h, training=training)
-        if not self.pre_norm:
-            x = self.ffn_norm(x)
-        return x  # (batch, src_len, d_model)
+        return x if self.pre_norm else norm(x)
+
+    def _feed_forward(self, x, training):
+        """The position-wise feed-forward sub-layer, with its residual sum and norm."""
+        h = self.ffn_outer(self.ffn_inner(self._before(self.ffn_norm, x)))  # via (.., ff_dim)
+        return self._after(self.ffn_norm, x, h, training)
 
     def compute_mask(self, inputs, mask=None):
         return mask
 
-    def compute_output_shape(self, inputs_shape):
-        return tuple(inputs_shape)
 
-    def get_config(self):
-        config = super().get_config()
-        config.update(
-            {
-                "d_model": self.d_model,
-                "num_heads": self.num_heads,
-                "ff_dim": self.ff_dim,
-                "dropout": self.dropout,
-                "pre_norm": self.pre_norm,
-                "activation": self.activation,
-                "norm_epsilon": self.norm_epsilon,
-            }
-        )
-        return config
+def key_mask(mask):
+    """`(batch, len)` -> `(batch, 1, len)`: every query row sees the same keys (None: all)."""
+    return None if mask is None else ops.cast(mask, "bool")[:, None, :]
