@@ -26,27 +26,16 @@ class BahdanauSeq2Seq(ConstructorConfig):
       `[s_t; c_t; E y_{t-1}]` as in the paper's deep output, whose maxout is replaced by tanh),
       then `logits = output_projection(t_t)`.
 
-    The twins, `BahdanauSeq2SeqFunctional` (`functional.py`) and `BahdanauSeq2SeqSubclassed`
-    (`subclassed.py`), take these arguments, make these layers (the same names, so weights copy
-    by name: `keras_nmt.workshop.copy_weights_by_layer_name`) and give the same numbers; they
-    differ only in how the layers are wired.
+    The twins: `functional.py`, `subclassed.py` (what every model's twins share:
+    `ConstructorConfig`).
 
     Args:
-        source_vocab_size: size of the source vocabulary (id 0 is padding).
-        target_vocab_size: size of the target vocabulary (id 0 is padding).
+        source_vocab_size, target_vocab_size: the vocabularies' sizes (id 0 is padding).
         embedding_dim: width of both embeddings.
         units: decoder LSTM width, and encoder width per direction.
         dropout: dropout on the annotations and before the output projection.
         attention_units: hidden size of the alignment model; `None` means `units`.
         deep_output: also feed `E y_{t-1}` to the output layer (the paper's deep output).
-
-    The defaults are the training defaults (the cards' options), so the class built without
-    arguments is the model `keras-nmt train --model bahdanau` trains.
-
-    Call:
-        inputs: `{"encoder_tokens": (batch, source_len) int32,
-            "decoder_tokens": (batch, target_len) int32}`.
-        returns: logits `(batch, target_len, target_vocab_size)` float32.
 
     Inference (the contract of `keras_nmt.decoding`): `encode(encoder_tokens)` -> memory
     `{"source_mask": (batch, src) bool, "encoder_outputs": (batch, src, 2 * units) (the
@@ -76,13 +65,7 @@ class BahdanauSeq2Seq(ConstructorConfig):
         name="bahdanau_seq2seq",
         **kwargs,
     ):
-        self.source_vocab_size = source_vocab_size
-        self.target_vocab_size = target_vocab_size
-        self.embedding_dim = embedding_dim
-        self.units = units
-        self.dropout = dropout
-        self.attention_units = attention_units
-        self.deep_output = deep_output
+        self._store_arguments(locals())
         # --- layers (the same names in both twins) ---
         self.source_embedding = keras.layers.Embedding(
             source_vocab_size, embedding_dim, mask_zero=True, name="source_embedding"

@@ -54,17 +54,11 @@ class ConvS2S(ConstructorConfig):
     train with Adam, as the other models: the card's recipe). CTranslate2 runs no ConvS2S, so
     the model exports to a SavedModel only.
 
-    The twins, `ConvS2SFunctional` (`functional.py`) and `ConvS2SSubclassed` (`subclassed.py`),
-    take these arguments, make these layers (the same names, so weights copy by name:
-    `"source_embedding"`, `"source_embedding_dropout"`, `"encoder_input"`,
-    `"encoder_block_{i}"`, `"encoder_output"`, `"target_embedding"`,
-    `"target_embedding_dropout"`, `"decoder_input"`, `"decoder_block_{i}"`, `"output_hidden"`,
-    `"output_dropout"`, `"output_projection"`) and give the same numbers; they differ only in
-    how the layers are wired.
+    The twins: `functional.py`, `subclassed.py` (what every model's twins share:
+    `ConstructorConfig`).
 
     Args:
-        source_vocab_size: number of source token ids (id 0 is padding).
-        target_vocab_size: number of target token ids (id 0 is padding).
+        source_vocab_size, target_vocab_size: the vocabularies' sizes (id 0 is padding).
         embedding_dim: width of the embeddings, the attention and the output layer.
         channels: width of every convolution layer.
         kernel_size: positions each convolution sees (at least 2).
@@ -72,14 +66,6 @@ class ConvS2S(ConstructorConfig):
         dropout: dropout rate (embeddings, convolution inputs, before the output projection).
         max_length: the longest source, target or decoded sequence (rows of the position
             tables).
-
-    The defaults are the training defaults (the cards' options), so the class built without
-    arguments is the model `keras-nmt train --model convs2s` trains.
-
-    Call:
-        inputs: `{"encoder_tokens": (batch, src_len) int32, "decoder_tokens": (batch, tgt_len)
-            int32}`, padded with 0.
-        returns: logits `(batch, tgt_len, target_vocab_size)` float32.
 
     Inference (the contract of `keras_nmt.decoding`): `encode(encoder_tokens)` -> memory
     `{"keys": z_j, "values": (z_j + e_j) · √½, both (batch, src_len, embedding_dim),
@@ -128,14 +114,7 @@ class ConvS2S(ConstructorConfig):
         if num_layers < 1:
             raise ValueError(f"num_layers={num_layers}: a ConvS2S needs at least one layer per "
                              "side")
-        self.source_vocab_size = source_vocab_size
-        self.target_vocab_size = target_vocab_size
-        self.embedding_dim = embedding_dim
-        self.channels = channels
-        self.kernel_size = kernel_size
-        self.num_layers = num_layers
-        self.dropout = dropout
-        self.max_length = max_length
+        self._store_arguments(locals())
         # --- layers (the same names in both twins); each projection knows the dropout on its
         # input, for its initialisation ---
         self.source_embedding = LearnedPositionalEmbedding(

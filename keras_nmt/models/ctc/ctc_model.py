@@ -51,8 +51,8 @@ class CtcModel(ConstructorConfig, keras.Model):
     changes neither the loss nor any decoding, even one that ignores the lengths.
 
     Args:
-        source_vocab_size: size of the source vocabulary (id 0 is padding).
-        target_vocab_size: size of the target vocabulary; id 0 (padding) is the blank.
+        source_vocab_size, target_vocab_size: the vocabularies' sizes; id 0 is padding, and
+            the target's the blank.
         embedding_dim: width of the source embedding.
         units: encoder width (`units // 2` per direction) and frame width; even.
         num_layers: bidirectional LSTM layers.
@@ -105,13 +105,7 @@ class CtcModel(ConstructorConfig, keras.Model):
             upsampling * units, activation="relu", name="upsampling"
         )
         self.output_projection = keras.layers.Dense(target_vocab_size, name="output_projection")
-        self.source_vocab_size = source_vocab_size
-        self.target_vocab_size = target_vocab_size
-        self.embedding_dim = embedding_dim
-        self.units = units
-        self.num_layers = num_layers
-        self.dropout = dropout
-        self.upsampling = upsampling
+        self._store_arguments(locals())
 
     def build(self, input_shape=None):
         self.frame_logits(ops.ones((1, 1), dtype="int32"))  # makes every layer's weights

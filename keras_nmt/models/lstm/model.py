@@ -18,14 +18,11 @@ class LstmSeq2Seq(ConstructorConfig):
     through those states. The Luong model (`keras_nmt/models/luong/model.py`) is this one with
     attention on the decoder's output: it subclasses this class.
 
-    The twins, `LstmSeq2SeqFunctional` (`functional.py`) and `LstmSeq2SeqSubclassed`
-    (`subclassed.py`), take these arguments, make these layers (the same names, so weights copy
-    by name: `keras_nmt.workshop.copy_weights_by_layer_name`) and give the same numbers; they
-    differ only in how the layers are wired.
+    The twins: `functional.py`, `subclassed.py` (what every model's twins share:
+    `ConstructorConfig`).
 
     Args:
-        source_vocab_size: size of the source vocabulary (id 0 is padding).
-        target_vocab_size: size of the target vocabulary (id 0 is padding).
+        source_vocab_size, target_vocab_size: the vocabularies' sizes (id 0 is padding).
         embedding_dim: width of both embeddings.
         units: LSTM width (with `bidirectional`, each direction has `units // 2`, as in OpenNMT's
             "brnn", so the concatenated states fit the decoder).
@@ -33,14 +30,6 @@ class LstmSeq2Seq(ConstructorConfig):
         dropout: dropout on the inputs of the upper LSTM layers and before the output layer.
         reverse_source: feed the source backwards (Sutskever et al. §3.3).
         bidirectional: bidirectional encoder layers.
-
-    The defaults are the training defaults (the card's `LstmOptions`), so the class built without
-    arguments is the model `keras-nmt train --model lstm` trains.
-
-    Call:
-        inputs: `{"encoder_tokens": (batch, source_len) int32,
-            "decoder_tokens": (batch, target_len) int32}`.
-        returns: logits `(batch, target_len, target_vocab_size)` float32.
 
     Inference (the contract of `keras_nmt.decoding`): `encode(encoder_tokens)` -> memory
     `{"source_mask": (batch, src) bool, "encoder_states": [h_0, c_0, h_1, c_1, ...] each
@@ -69,14 +58,7 @@ class LstmSeq2Seq(ConstructorConfig):
         name="lstm_seq2seq",
         **kwargs,
     ):
-        self.source_vocab_size = source_vocab_size
-        self.target_vocab_size = target_vocab_size
-        self.embedding_dim = embedding_dim
-        self.units = units
-        self.num_layers = num_layers
-        self.dropout = dropout
-        self.reverse_source = reverse_source
-        self.bidirectional = bidirectional
+        self._store_arguments(locals())
         # --- layers (the same names in both twins) ---
         self.source_embedding = keras.layers.Embedding(
             source_vocab_size, embedding_dim, mask_zero=True, name="source_embedding"

@@ -24,10 +24,8 @@ class LuongSeq2Seq(LstmSeq2Seq):
     embedded input of the first decoder layer (`h̃_0 = 0`), so `decoder_lstm_0` reads
     `embedding_dim + units` features. It needs a step loop: only the subclassed twin takes it.
 
-    The twins, `LuongSeq2SeqFunctional` (`functional.py`) and `LuongSeq2SeqSubclassed`
-    (`subclassed.py`), take these arguments, make these layers (the same names, so weights copy
-    by name: `keras_nmt.workshop.copy_weights_by_layer_name`) and give the same numbers; they
-    differ only in how the layers are wired.
+    The twins: `functional.py`, `subclassed.py` (what every model's twins share:
+    `ConstructorConfig`).
 
     It takes the LSTM model's arguments (`LstmSeq2Seq`; `units` is also the width of `h̃_t`, and
     with `reverse_source` the encoder outputs are put back in source order, so that attention
@@ -37,9 +35,6 @@ class LuongSeq2Seq(LstmSeq2Seq):
         attention_score: `"dot"`, `"general"` or `"concat"` (Luong eq. 8).
         input_feeding: feed `h̃_{t-1}` into the first decoder layer (Luong §3.3); subclassed
             twin only.
-
-    The defaults are the training defaults (the cards' options), so the class built without
-    arguments is the model `keras-nmt train --model luong` trains. Call: as `LstmSeq2Seq`.
 
     Inference (the contract of `keras_nmt.decoding`): `encode(encoder_tokens)` -> memory
     `{"source_mask": (batch, src) bool, "encoder_outputs": (batch, src, units), "keys": (batch,

@@ -23,12 +23,8 @@ class Transformer(ConstructorConfig):
     `MultiHeadAttention`: the heads, the scaled dot products and the softmax are in
     `keras_nmt/layers/attention.py`, the decoder's key/value cache in `key_value_cache.py`.
 
-    The twins, `TransformerFunctional` (`functional.py`) and `TransformerSubclassed`
-    (`subclassed.py`), take these arguments, make these layers and give the same numbers; they
-    differ only in how the layers are wired.
-
-    Training call: `model({"encoder_tokens": (batch, src_len) int32, "decoder_tokens":
-    (batch, tgt_len) int32}) -> logits (batch, tgt_len, target_vocab_size)` float32; padding id 0.
+    The twins: `functional.py`, `subclassed.py` (what every model's twins share:
+    `ConstructorConfig`).
 
     Inference (the contract of `keras_nmt.decoding`):
 
@@ -46,19 +42,8 @@ class Transformer(ConstructorConfig):
       the caches and attends to positions `<= step`; `attention` is the last decoder layer's
       cross-attention averaged over heads.
 
-    Layer names (shared by the twins, so weights copy by name:
-    `keras_nmt.workshop.copy_weights_by_layer_name`): `"source_embedding"` and `"target_embedding"`
-    (one `"shared_embedding"` with `shared_embeddings=True`), `"source_embedding_dropout"`,
-    `"target_embedding_dropout"`, `"encoder_block_{i}"`, `"decoder_block_{i}"`,
-    `"encoder_final_norm"` and `"decoder_final_norm"` (pre-norm only), `"output_projection"`
-    (absent with `tied_output=True`), `"output_bias"` (with `output_bias=True`).
-
-    The defaults are the training defaults (the card's `TransformerOptions`), so the class built
-    without arguments is the model `keras-nmt train --model transformer` trains.
-
     Args:
-        source_vocab_size: number of source token ids.
-        target_vocab_size: number of target token ids.
+        source_vocab_size, target_vocab_size: the vocabularies' sizes (id 0 is padding).
         num_layers: encoder layers and decoder layers (each).
         d_model: model width.
         num_heads: attention heads; must divide `d_model`.
@@ -132,75 +117,39 @@ class Transformer(ConstructorConfig):
         if output_bias and not tied_output:
             raise ValueError("output_bias=True is for the tied output projection "
                              "(tied_output=True); the untied Dense projection has its own bias")
-        self.source_vocab_size = source_vocab_size
-        self.target_vocab_size = target_vocab_size
-        self.num_layers = num_layers
-        self.d_model = d_model
-        self.num_heads = num_heads
-        self.ff_dim = ff_dim
-        self.dropout = dropout
-        self.pre_norm = pre_norm
-        self.shared_embeddings = shared_embeddings
-        self.tied_output = tied_output
-        self.max_length = max_length
-        self.activation = activation
-        self.norm_epsilon = norm_epsilon
-        self.position_layout = position_layout
-        self.scale_embeddings = scale_embeddings
-        self.output_bias = output_bias
-
+        self._store_arguments(locals())
         # ---- Layers ----
-        embedding_options = {"position_layout": position_layout, "scale": scale_embeddings}
-        block_options = {"activation": activation, "norm_epsilon": norm_epsilon}
+        def embedding(vocab_size, name):
+            return PositionalEmbedding(vocab_size, d_model, max_length=max_length, name=name,
+                                       position_layout=position_layout, scale=scale_embeddings)
+
         if shared_embeddings:
-            self.source_embedding = self.target_embedding = PositionalEmbedding(
-                source_vocab_size, d_model, max_length=max_length, name="shared_embedding",
-                **embedding_options
-            )
+            self.source_embedding = self.target_embedding = embedding(source_vocab_size,
+                                                                      "shared_embedding")
         else:
-            self.source_embedding = PositionalEmbedding(
-                source_vocab_size, d_model, max_length=max_length, name="source_embedding",
-                **embedding_options
-            )
-            self.target_embedding = PositionalEmbedding(
-                target_vocab_size, d_model, max_length=max_length, name="target_embedding",
-                **embedding_options
-            )
+            self.source_embedding = embedding(source_vocab_size, "source_embedding")
+            self.target_embedding = embedding(target_vocab_size, "target_embedding")
         self.source_dropout = keras.layers.Dropout(dropout, name="source_embedding_dropout")
         self.target_dropout = keras.layers.Dropout(dropout, name="target_embedding_dropout")
-        self.encoder_blocks = [
-            TransformerEncoderBlock(
-                d_model, num_heads, ff_dim, dropout, pre_norm, name=f"encoder_block_{i}",
-                **block_options
-            )
-            for i in range(num_layers)
-        ]
-        self.decoder_blocks = [
-            TransformerDecoderBlock(
-                d_model, num_heads, ff_dim, dropout, pre_norm, name=f"decoder_block_{i}",
-                **block_options
-            )
-            for i in range(num_layers)
-        ]
+        block = {"d_model": d_model, "num_heads": num_heads, "ff_dim": ff_dim, "dropout": dropout,
+                 "pre_norm": pre_norm, "activation": activation, "norm_epsilon": norm_epsilon}
+        self.encoder_blocks = [TransformerEncoderBlock(**block, name=f"encoder_block_{i}")
+                               for i in range(num_layers)]
+        self.decoder_blocks = [TransformerDecoderBlock(**block, name=f"decoder_block_{i}")
+                               for i in range(num_layers)]
         self.encoder_norm = self.decoder_norm = None
         if pre_norm:
             # Pre-norm leaves the residual stream unnormalised: normalise once at the top.
-            self.encoder_norm = keras.layers.LayerNormalization(
-                epsilon=norm_epsilon, name="encoder_final_norm"
-            )
-            self.decoder_norm = keras.layers.LayerNormalization(
-                epsilon=norm_epsilon, name="decoder_final_norm"
-            )
+            self.encoder_norm = keras.layers.LayerNormalization(epsilon=norm_epsilon,
+                                                                name="encoder_final_norm")
+            self.decoder_norm = keras.layers.LayerNormalization(epsilon=norm_epsilon,
+                                                                name="decoder_final_norm")
         self.logits_bias = None
         if output_bias:
-            self.logits_bias = LogitsBias(
-                target_vocab_size, dtype="float32", name="output_bias"
-            )
+            self.logits_bias = LogitsBias(target_vocab_size, dtype="float32", name="output_bias")
         self.output_projection = None
         if not tied_output:
-            self.output_projection = keras.layers.Dense(
-                target_vocab_size, name="output_projection"
-            )
+            self.output_projection = keras.layers.Dense(target_vocab_size, name="output_projection")
         self._wire(name=name, **kwargs)  # each twin its own way: functional.py, subclassed.py
 
     # ---- What both twins wire alike: the functional twin once, on keras.Input tensors, the
