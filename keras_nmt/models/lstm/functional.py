@@ -40,19 +40,21 @@ class LstmSeq2SeqFunctional(LstmSeq2Seq, keras.Model):
         source = keras.Input((None,), dtype="int32", name="encoder_tokens")
         self.encoder_model = keras.Model(source, self._encoder(source)[1], name="encoder_model")
         token = keras.Input((1,), dtype="int32", name="token")
-        step_states = [
-            keras.Input((self.units,), name=f"state_{kind}_{depth}")
-            for depth in range(self.num_layers)
-            for kind in ("h", "c")
-        ]
+        step_states = self._state_inputs()
         step_logits, step_new_states = self._decoder(token, step_states)
         self.decoder_step_model = keras.Model(
             [token, *step_states], [step_logits, *step_new_states], name="decoder_step_model"
         )
 
+    def _state_inputs(self):
+        """The decoder step model's state inputs `[h_0, c_0, ...]`, each `(batch, units)`."""
+        return [keras.Input((self.units,), name=f"state_{kind}_{depth}")
+                for depth in range(self.num_layers) for kind in ("h", "c")]
+
     # --- decoder ---
-    def _decoder(self, tokens, states):
-        """Target ids `(batch, tgt)` and initial states -> logits `(batch, tgt, vocab)`, states."""
+    def _lstms(self, tokens, states):
+        """Target ids `(batch, tgt)` and initial states -> the top outputs `h_t` `(batch, tgt,
+        units)` and the final states."""
         x = self.target_embedding(tokens)  # (batch, tgt, emb)
         new_states = []
         for depth, lstm in enumerate(self.decoder_lstms):
@@ -60,7 +62,12 @@ class LstmSeq2SeqFunctional(LstmSeq2Seq, keras.Model):
                 x = self.decoder_dropout(x)
             x, h, c = lstm(x, initial_state=states[2 * depth : 2 * depth + 2])
             new_states.extend([h, c])
-        return self._logits(x), new_states  # x: (batch, tgt, units)
+        return x, new_states
+
+    def _decoder(self, tokens, states):
+        """Target ids `(batch, tgt)` and initial states -> logits `(batch, tgt, vocab)`, states."""
+        x, new_states = self._lstms(tokens, states)
+        return self._logits(x), new_states
 
     # --- inference contract (see CONTRIBUTING.md) ---
     def encode(self, encoder_tokens):

@@ -24,13 +24,17 @@ class LstmSeq2SeqSubclassed(LstmSeq2Seq, ScheduledSamplingModel):
         return keras.layers.LSTMCell(units, name=name)
 
     # --- decoder ---
-    def _step(self, token, states, masks=None):
-        """Token `(batch,)` and `[h_0, c_0, ...]` -> top output `(batch, units)` and new states.
+    def _embed(self, token):
+        """Token ids `(batch,)` -> embedded `(batch, emb)`."""
+        # A copy drops the Keras mask: a cell sees one token, there is nothing to mask.
+        return ops.copy(self.target_embedding(token))
+
+    def _cells(self, x, states, masks=None):
+        """The decoder LSTM layers on one step's input `x` `(batch, features)` and states
+        `[h_0, c_0, ...]` -> the top output `h_t` `(batch, units)` and the new states.
 
         `masks` (training only): `(num_layers - 1, batch, units)` dropout masks of this step.
         """
-        # A copy drops the Keras mask: a cell sees one token, there is nothing to mask.
-        x = ops.copy(self.target_embedding(token))  # (batch, emb)
         new_states = []
         for depth, cell in enumerate(self.decoder_lstms):
             if depth and masks is not None:
@@ -38,6 +42,10 @@ class LstmSeq2SeqSubclassed(LstmSeq2Seq, ScheduledSamplingModel):
             x, (h, c) = cell(x, states[2 * depth : 2 * depth + 2])
             new_states.extend([h, c])
         return x, new_states
+
+    def _step(self, token, states, masks=None):
+        """Token `(batch,)` and `[h_0, c_0, ...]` -> top output `(batch, units)` and new states."""
+        return self._cells(self._embed(token), states, masks)
 
     # --- training graph ---
     def call(self, inputs, training=None):

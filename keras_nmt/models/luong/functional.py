@@ -8,25 +8,22 @@ import keras
 from keras import ops
 
 from keras_nmt.models.functional_init import functional_init
+from keras_nmt.models.lstm.functional import LstmSeq2SeqFunctional
 from keras_nmt.models.luong.model import LuongSeq2Seq
-from keras_nmt.models.recurrent_parts import sequence_lstm
 from keras_nmt.special_ids import PAD_ID
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class LuongSeq2SeqFunctional(LuongSeq2Seq, keras.Model):
+class LuongSeq2SeqFunctional(LuongSeq2Seq, LstmSeq2SeqFunctional):
     """`LuongSeq2Seq` as a static functional graph with `mask_zero` masking.
 
-    The layers are wired once, on symbolic inputs. The decoder LSTM stack reads the whole target
-    (teacher forcing); then all target positions attend at once. Input feeding would feed
+    The layers are wired once, on symbolic inputs. The LSTM twin's decoder stack reads the whole
+    target (teacher forcing); then all target positions attend at once. Input feeding would feed
     `h̃_{t-1}` into the next step, which needs a step loop: this twin rejects
     `input_feeding=True`. From the same layer objects (shared weights) it also builds the
     inference models: `encoder_model` (source ids -> encoder outputs, attention keys, states) and
     `decoder_step_model` (one token + memory + states -> logits, attention, h̃, new states).
     """
-
-    def _decoder_lstm(self, units, name):
-        return sequence_lstm(units, name=name)
 
     def _wire(self, **kwargs):
         if self.input_feeding:
@@ -61,11 +58,7 @@ class LuongSeq2SeqFunctional(LuongSeq2Seq, keras.Model):
         memory_outputs = keras.Input((None, self.units), name="encoder_outputs")
         memory_keys = keras.Input((None, self.units), name="keys")
         memory_mask = keras.Input((None,), dtype="bool", name="source_mask")
-        step_states = [
-            keras.Input((self.units,), name=f"state_{kind}_{depth}")
-            for depth in range(self.num_layers)
-            for kind in ("h", "c")
-        ]
+        step_states = self._state_inputs()
         step_logits, step_weights, step_attentional, step_new_states = self._decoder(
             token, step_states, memory_outputs, memory_mask, keys=memory_keys
         )
@@ -79,13 +72,7 @@ class LuongSeq2SeqFunctional(LuongSeq2Seq, keras.Model):
     def _decoder(self, tokens, states, encoder_outputs, source_mask, keys=None):
         """Target ids `(batch, tgt)`, initial states and the memory -> logits `(batch, tgt,
         vocab)`, attention weights `(batch, tgt, src)`, `h̃` `(batch, tgt, units)`, states."""
-        x = self.target_embedding(tokens)  # (batch, tgt, emb)
-        new_states = []
-        for depth, lstm in enumerate(self.decoder_lstms):
-            if depth:
-                x = self.decoder_dropout(x)
-            x, h, c = lstm(x, initial_state=states[2 * depth : 2 * depth + 2])
-            new_states.extend([h, c])
+        x, new_states = self._lstms(tokens, states)
         # x = h_t: (batch, tgt, units); all target positions attend at once.
         attentional, weights = self._attentional(x, encoder_outputs, source_mask, keys)
         return self._logits(attentional), weights, attentional, new_states

@@ -8,14 +8,16 @@ softmax: `keras_nmt/layers/attention.py`, reached through `model.py`.
 import keras
 from keras import ops
 
+from keras_nmt.models.lstm.subclassed import LstmSeq2SeqSubclassed
 from keras_nmt.models.luong.model import LuongSeq2Seq
-from keras_nmt.models.recurrent_parts import ScheduledSamplingModel, step_dropout_masks
+from keras_nmt.models.recurrent_parts import step_dropout_masks
 from keras_nmt.special_ids import PAD_ID
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
-class LuongSeq2SeqSubclassed(LuongSeq2Seq, ScheduledSamplingModel):
-    """`LuongSeq2Seq` stepping through `LSTMCell`s one token at a time, with input feeding.
+class LuongSeq2SeqSubclassed(LuongSeq2Seq, LstmSeq2SeqSubclassed):
+    """`LuongSeq2Seq` stepping through the LSTM twin's `LSTMCell`s one token at a time, with
+    input feeding.
 
     The wiring runs in `call`, `encode` and `decode_step` each time they are called. The step
     loop (a `keras.ops.scan` over target positions) adds scheduled sampling
@@ -27,41 +29,18 @@ class LuongSeq2SeqSubclassed(LuongSeq2Seq, ScheduledSamplingModel):
     after it, in larger matmuls.
     """
 
-    def _decoder_lstm(self, units, name):
-        return keras.layers.LSTMCell(units, name=name)
-
     # --- decoder ---
-    def _embed(self, token):
-        """Token ids `(batch,)` -> embedded `(batch, emb)`."""
-        # A copy drops the Keras mask: a cell sees one token, there is nothing to mask.
-        return ops.copy(self.target_embedding(token))
-
-    def _cells(self, x, states, masks=None):
-        """The decoder LSTM layers on one step's input `x` -> top output `h_t`, new states.
-
-        `x` is `(batch, emb)` (with input feeding `(batch, emb + units)`), `states`
-        `[h_0, c_0, ...]` each `(batch, units)`; `masks` (training only): `(num_layers - 1,
-        batch, units)` dropout masks of this step.
-        """
-        new_states = []
-        for depth, cell in enumerate(self.decoder_lstms):
-            if depth and masks is not None:
-                x = x * masks[depth - 1]  # decoder_dropout, its masks drawn before the loop
-            x, (h, c) = cell(x, states[2 * depth : 2 * depth + 2])
-            new_states.extend([h, c])
-        return x, new_states  # x = h_t: (batch, units)
-
     def _attend(self, h, memory):
         """`h_t` -> `h̃_t` and the weights, over the memory dict of `encode`."""
         return self._attentional(
             h, memory["encoder_outputs"], memory["source_mask"], memory["keys"]
         )
 
-    def _step(self, token, state, memory, masks=None):
+    def _attentive_step(self, token, state, memory, masks=None):
         """Token `(batch,)`, state and memory -> `h̃_t` `(batch, units)`, new state, weights.
 
         `state` is `{"states": [h_0, c_0, ...], "attentional": h̃_{t-1} (batch, units)}`; the
-        weights are `(batch, source_len)`. `masks`: as in `_cells`.
+        weights are `(batch, source_len)`. `masks`: as in `_cells` (the LSTM twin's).
         """
         x = self._embed(token)  # (batch, emb)
         if self.input_feeding:
@@ -77,20 +56,17 @@ class LuongSeq2SeqSubclassed(LuongSeq2Seq, ScheduledSamplingModel):
         if self.input_feeding:
             # h̃_{t-1} feeds the next step: the attention runs inside the loop.
             def step(token, state, masks):
-                attentional, state, _ = self._step(token, state, memory, masks)
+                attentional, state, _ = self._attentive_step(token, state, memory, masks)
                 return attentional, state
 
             project, initial = self.output_projection, self.initial_state(memory)
         else:
             # Only a fed prediction needs h̃_t inside the loop; the loop emits h_t and all target
             # positions attend at once after it (the functional twin's shape, larger matmuls).
-            def step(token, states, masks):
-                return self._cells(self._embed(token), states, masks)
-
             def project(h):
                 return self.output_projection(self._attend(h, memory)[0])
 
-            initial = list(memory["encoder_states"])
+            step, initial = self._step, list(memory["encoder_states"])
 
         masks = step_dropout_masks(
             self.decoder_dropout, decoder_tokens, self.num_layers - 1, self.units, training
@@ -117,5 +93,5 @@ class LuongSeq2SeqSubclassed(LuongSeq2Seq, ScheduledSamplingModel):
 
     def decode_step(self, token, state, memory):
         """One step: token `(batch,)` -> logits `(batch, vocab)` float32, state, attention."""
-        attentional, new_state, weights = self._step(token, state, memory)
+        attentional, new_state, weights = self._attentive_step(token, state, memory)
         return self._logits(attentional), new_state, ops.cast(weights, "float32")
