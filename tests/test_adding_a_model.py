@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.models.registry import (
     ALIGNED_CARDS,
     ALIGNED_MODEL_NAMES,
@@ -25,7 +24,12 @@ from keras_nmt.models.registry import (
     MODEL_NAMES,
     model_class,
 )
-from keras_nmt.workshop.configurations import MODEL_ARGUMENTS, REFERENCE_NAMES, TRAINING_RECIPES
+from keras_nmt.workshop.configurations import (
+    MODEL_ARGUMENTS,
+    REFERENCE_NAMES,
+    TRAINING_RECIPES,
+    ModelOptions,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "keras_nmt" / "models"

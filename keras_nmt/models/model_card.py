@@ -20,7 +20,7 @@ class ModelCard:
         package: the folder as a module name (`__name__` of its `__init__.py`): the twins are
             its modules `functional` and `subclassed`.
         arguments: the constructor's arguments after the two vocabulary sizes, in order: fields
-            of `ModelOptions`, passed by `build_model` and saved by `get_config`.
+            of the workshop's `ModelOptions`, passed by `build_model` and saved by `get_config`.
         options: a dataclass of the `ModelOptions` fields this model brings (each made with
             `keras_nmt.option_fields.option`, hence a flag of `keras-nmt train`), or None when
             it only takes options other models bring.

@@ -17,10 +17,9 @@ import argparse
 import dataclasses
 import functools
 
-from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.models.registry import card
 from keras_nmt.option_fields import flag_of, option_fields, reason_refused, value_type
-from keras_nmt.workshop.configurations import MODEL_ARGUMENTS
+from keras_nmt.workshop.configurations import MODEL_ARGUMENTS, ModelOptions
 from keras_nmt.workshop.run.train_config import TrainConfig
 
 # train's "model" group: the model, its twin and every `ModelOptions` field (a new model option

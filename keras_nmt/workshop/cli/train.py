@@ -15,7 +15,6 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.workshop.arguments import add_renamed_flag, new_parser
 from keras_nmt.workshop.cli.common import (
     add_debug_flag,
@@ -24,6 +23,7 @@ from keras_nmt.workshop.cli.common import (
     start_tensorflow,
 )
 from keras_nmt.workshop.cli.options import MODEL_OPTIONS, add_options, unread_options
+from keras_nmt.workshop.configurations import ModelOptions
 from keras_nmt.workshop.run.train_config import (
     FINE_TUNING_LEARNING_RATE,
     TrainConfig,

@@ -5,13 +5,16 @@ import json
 import re
 from pathlib import Path
 
-from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.models.registry import ALIGNED_MODEL_NAMES, APIS, MODEL_NAMES
 from keras_nmt.option_fields import option
 from keras_nmt.special_ids import SUBWORD_MODELS, TOKENIZER_KINDS
 from keras_nmt.training.teacher_forcing_values import teacher_forcing_values
 from keras_nmt.workshop.atomic_file import write_json
-from keras_nmt.workshop.configurations import REFERENCE_CONFIGURATIONS, reference_configuration
+from keras_nmt.workshop.configurations import (
+    REFERENCE_CONFIGURATIONS,
+    ModelOptions,
+    reference_configuration,
+)
 
 # The learning rate of a run started from another's weights (`init_from`), constant: the
 # from-scratch warm-up schedule peaks near 1e-3 and wrecks a pretrained model (transformers'
