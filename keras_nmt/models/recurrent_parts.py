@@ -50,6 +50,21 @@ def final_states(layer_states, bidirectional):
     return [ops.concatenate([h_fw, h_bw], axis=-1), ops.concatenate([c_fw, c_bw], axis=-1)]
 
 
+def attention_memory(source_mask, encoder_outputs, keys, encoder_states):
+    """The memory `encode` returns in the recurrent attention models (Luong, Bahdanau): the
+    encoder outputs, the attention's `keys` (`project_memory`, once per sentence) and the
+    decoder's initial states. Copies drop the Keras masks: `source_mask` carries the padding."""
+    return {"source_mask": source_mask, "encoder_outputs": ops.copy(encoder_outputs),
+            "keys": ops.copy(keys), "encoder_states": encoder_states}
+
+
+def attention_step_inputs(token, state, memory):
+    """A functional attention twin's `decoder_step_model` inputs: `[token (batch, 1), encoder
+    outputs, keys, source mask, *states]`."""
+    return [ops.expand_dims(token, 1), memory["encoder_outputs"], memory["keys"],
+            memory["source_mask"], *state["states"]]
+
+
 def step_dropout_masks(dropout_layer, decoder_tokens, count, width, training):
     """Dropout masks for the inner layers of a step loop, drawn once before the loop.
 

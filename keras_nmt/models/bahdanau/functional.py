@@ -10,6 +10,7 @@ from keras import ops
 from keras_nmt.layers.bahdanau_decoder_rnn import BahdanauDecoderRNN
 from keras_nmt.models.bahdanau.model import BahdanauSeq2Seq
 from keras_nmt.models.functional_init import functional_init
+from keras_nmt.models.recurrent_parts import attention_memory, attention_step_inputs
 from keras_nmt.special_ids import PAD_ID
 
 
@@ -80,23 +81,10 @@ class BahdanauSeq2SeqFunctional(BahdanauSeq2Seq, keras.Model):
     def encode(self, encoder_tokens):
         """Encodes `(batch, source_len)` ids into the memory dict the decoder attends over."""
         annotations, keys, *states = self.encoder_model(encoder_tokens)
-        # Copies drop the Keras masks: `source_mask` carries the padding explicitly.
-        return {
-            "source_mask": ops.not_equal(encoder_tokens, PAD_ID),
-            "encoder_outputs": ops.copy(annotations),
-            "keys": ops.copy(keys),
-            "encoder_states": states,
-        }
+        return attention_memory(ops.not_equal(encoder_tokens, PAD_ID), annotations, keys, states)
 
     def decode_step(self, token, state, memory):
         """One step: token `(batch,)` -> logits `(batch, vocab)` float32, state, attention."""
         logits, weights, *states = self.decoder_step_model(
-            [
-                ops.expand_dims(token, 1),
-                memory["encoder_outputs"],
-                memory["keys"],
-                memory["source_mask"],
-                *state["states"],
-            ]
-        )
+            attention_step_inputs(token, state, memory))
         return logits[:, 0], {"states": states}, ops.cast(weights[:, 0], "float32")

@@ -9,7 +9,7 @@ import keras
 from keras import ops
 
 from keras_nmt.models.bahdanau.model import BahdanauSeq2Seq
-from keras_nmt.models.recurrent_parts import ScheduledSamplingModel
+from keras_nmt.models.recurrent_parts import ScheduledSamplingModel, attention_memory
 from keras_nmt.special_ids import PAD_ID
 
 
@@ -63,14 +63,9 @@ class BahdanauSeq2SeqSubclassed(BahdanauSeq2Seq, ScheduledSamplingModel):
         """Encodes `(batch, source_len)` ids into the memory dict the decoder attends over."""
         source_mask = ops.not_equal(encoder_tokens, PAD_ID)  # (batch, src)
         annotations, states = self._encoder(encoder_tokens, source_mask, training)
-        # A copy drops the Keras mask: `source_mask` carries the padding explicitly.
-        annotations = ops.copy(annotations)  # (batch, src, 2 * units)
-        return {
-            "source_mask": source_mask,
-            "encoder_outputs": annotations,
-            "keys": self.attention.project_memory(annotations),
-            "encoder_states": states,  # (batch, units) each
-        }
+        # annotations: (batch, src, 2 * units); states: (batch, units) each
+        return attention_memory(source_mask, annotations,
+                                self.attention.project_memory(annotations), states)
 
     def decode_step(self, token, state, memory):
         """One step: token `(batch,)` -> logits `(batch, vocab)` float32, state, attention."""

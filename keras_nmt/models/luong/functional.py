@@ -10,6 +10,7 @@ from keras import ops
 from keras_nmt.models.functional_init import functional_init
 from keras_nmt.models.lstm.functional import LstmSeq2SeqFunctional
 from keras_nmt.models.luong.model import LuongSeq2Seq
+from keras_nmt.models.recurrent_parts import attention_memory, attention_step_inputs
 from keras_nmt.special_ids import PAD_ID
 
 
@@ -81,24 +82,12 @@ class LuongSeq2SeqFunctional(LuongSeq2Seq, LstmSeq2SeqFunctional):
     def encode(self, encoder_tokens):
         """Encodes `(batch, source_len)` ids into the memory dict the decoder attends over."""
         encoder_outputs, keys, *states = self.encoder_model(encoder_tokens)
-        # Copies drop the Keras masks: `source_mask` carries the padding explicitly.
-        return {
-            "source_mask": ops.not_equal(encoder_tokens, PAD_ID),
-            "encoder_outputs": ops.copy(encoder_outputs),
-            "keys": ops.copy(keys),
-            "encoder_states": states,
-        }
+        return attention_memory(ops.not_equal(encoder_tokens, PAD_ID), encoder_outputs, keys,
+                                states)
 
     def decode_step(self, token, state, memory):
         """One step: token `(batch,)` -> logits `(batch, vocab)` float32, state, attention."""
         logits, weights, attentional, *states = self.decoder_step_model(
-            [
-                ops.expand_dims(token, 1),
-                memory["encoder_outputs"],
-                memory["keys"],
-                memory["source_mask"],
-                *state["states"],
-            ]
-        )
+            attention_step_inputs(token, state, memory))
         new_state = {"states": states, "attentional": attentional[:, 0]}
         return logits[:, 0], new_state, ops.cast(weights[:, 0], "float32")

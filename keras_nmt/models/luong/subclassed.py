@@ -10,7 +10,7 @@ from keras import ops
 
 from keras_nmt.models.lstm.subclassed import LstmSeq2SeqSubclassed
 from keras_nmt.models.luong.model import LuongSeq2Seq
-from keras_nmt.models.recurrent_parts import step_dropout_masks
+from keras_nmt.models.recurrent_parts import attention_memory, step_dropout_masks
 from keras_nmt.special_ids import PAD_ID
 
 
@@ -81,15 +81,8 @@ class LuongSeq2SeqSubclassed(LuongSeq2Seq, LstmSeq2SeqSubclassed):
     def encode(self, encoder_tokens, training=None):
         """Encodes `(batch, source_len)` ids into the memory dict the decoder attends over."""
         source_mask = ops.not_equal(encoder_tokens, PAD_ID)  # (batch, src)
-        x, states = self._encoder(encoder_tokens, source_mask, training)
-        # A copy drops the Keras mask: `source_mask` carries the padding explicitly.
-        x = ops.copy(x)
-        return {
-            "source_mask": source_mask,
-            "encoder_outputs": x,
-            "keys": self.attention.project_memory(x),
-            "encoder_states": states,
-        }
+        x, states = self._encoder(encoder_tokens, source_mask, training)  # (batch, src, units)
+        return attention_memory(source_mask, x, self.attention.project_memory(x), states)
 
     def decode_step(self, token, state, memory):
         """One step: token `(batch,)` -> logits `(batch, vocab)` float32, state, attention."""
