@@ -204,16 +204,14 @@ class MultiHeadAttention(keras.layers.MultiHeadAttention):
         if key is None:
             key = value
         query = _heads(self._query_dense, query)  # Q W^Q: (batch, heads, query_len, key_dim)
-        attended_mask = attention_mask
         if key_cache is None:
             if cache_update_index is not None:
                 raise ValueError("`cache_update_index` needs `key_cache` and `value_cache`.")
             key, value = self.project_key_value(key, value)  # (batch, heads, key_len, key_dim)
-            attended_key, attended_value = key, value
         elif cache_update_index is None:
             key, value = key_cache, value_cache  # static cache, already projected
-            attended_key, attended_value = key, value
-        else:
+        attended_key, attended_value, attended_mask = key, value, attention_mask
+        if cache_update_index is not None:
             # The new position's key and value join the caches; the query reads what is written.
             index = ops.reshape(ops.cast(cache_update_index, "int32"), (-1,))  # (batch,)
             key, value = write_position(
@@ -359,19 +357,13 @@ class SourceAttention(ArgumentsConfig, keras.layers.Layer):
 
 def _resolve_masks(query_mask, memory_mask, mask):
     """Picks the explicit masks first, then Keras' implicit `mask=[query_mask, memory_mask]`."""
-    if mask is not None:
-        if isinstance(mask, (list, tuple)):
-            implicit_query_mask = mask[0] if len(mask) > 0 else None
-            implicit_memory_mask = mask[1] if len(mask) > 1 else None
-        else:
-            # A single mask tensor can only be meant for the memory: the query mask only zeroes
-            # outputs, whereas a memory mask changes which positions are attended.
-            implicit_query_mask, implicit_memory_mask = None, mask
-        if query_mask is None:
-            query_mask = implicit_query_mask
-        if memory_mask is None:
-            memory_mask = implicit_memory_mask
-    return query_mask, memory_mask
+    if not isinstance(mask, (list, tuple)):
+        # A single mask tensor can only be meant for the memory: the query mask only zeroes
+        # outputs, whereas a memory mask changes which positions are attended.
+        mask = [None, mask]
+    implicit_query_mask, implicit_memory_mask = [*mask, None, None][:2]
+    return (implicit_query_mask if query_mask is None else query_mask,
+            implicit_memory_mask if memory_mask is None else memory_mask)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,15 +1,11 @@
 """One ConvS2S decoder layer: causal convolution with GLU, its own attention, residual sum."""
 
-import math
-
 import keras
 from keras import ops
 
-from keras_nmt.layers.attention import ConvS2SAttention
+from keras_nmt.layers.attention import SQRT_HALF, ConvS2SAttention
 from keras_nmt.layers.gated_convolution import GatedConvolution
 from keras_nmt.layers.layer_config import ArgumentsConfig
-
-SQRT_HALF = math.sqrt(0.5)
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")

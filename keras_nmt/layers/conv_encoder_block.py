@@ -1,14 +1,11 @@
 """One ConvS2S encoder layer: dropout, convolution with GLU, scaled residual sum."""
 
-import math
-
 import keras
 from keras import ops
 
+from keras_nmt.layers.attention import SQRT_HALF
 from keras_nmt.layers.gated_convolution import GatedConvolution
 from keras_nmt.layers.layer_config import ArgumentsConfig
-
-SQRT_HALF = math.sqrt(0.5)
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
