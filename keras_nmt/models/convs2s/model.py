@@ -40,14 +40,10 @@ class ConvS2S(ConstructorConfig):
       by twice the number of attentive decoder layers (it feeds each of them), the forward
       pass unchanged (`keys_and_values`); the source embeddings excluded.
 
-    **Initialisation and weight normalization.** Keras has no weight-normalization wrapper, so
-    our layers normalise their own kernels: every projection (`WeightNormDense`) and
-    convolution (`GatedConvolution`) computes `w = g · v / ‖v‖` per output unit at each call
-    (Salimans and Kingma 2016), as the paper (§3.4) and fairseq's `fconv` do. `v` starts as the
-    paper's N(0, sqrt((1 - p) / fan_in)) for a projection and N(0, sqrt(4 (1 - p) / (k ·
-    fan_in))) for a convolution (`p`: the dropout on the layer's input; the 4 makes up for the
-    GLU), `g` at the expected norm of those columns, biases at 0, the embeddings N(0, 0.1)
-    (docs/decisions.md).
+    **Initialisation and weight normalization** (§3.4, as fairseq's `fconv`): every projection
+    (`WeightNormDense`) and convolution (`GatedConvolution`) computes `w = g · v / ‖v‖` per
+    output unit at each call (Salimans and Kingma 2016), from the paper's start, which keeps the
+    variance of activations (their docstrings); the embeddings start as N(0, 0.1).
 
     **Not here**: fairseq's per-layer widths and kernel sizes (every layer here has `channels`
     and `kernel_size`), its adaptive softmax and its Nesterov SGD at learning rate 0.25 (we
@@ -141,19 +137,13 @@ class ConvS2S(ConstructorConfig):
         self._wire(name=name, **kwargs)  # each twin its own way: functional.py, subclassed.py
 
     def keys_and_values(self, encoder_output, source_embedding, source_mask):
-        """The encoder's memory for the attention: keys `z_j` and values `(z_j + e_j) · √½`.
+        """The encoder's memory for the attention: keys `z_j` and values `(z_j + e_j) · √½`,
+        each `(batch, src_len, embedding_dim)`, from the `encoder_output` layer's output, the
+        source embedding `e` (after dropout) and the source mask.
 
-        `z` (the encoder output) is 0 at padding, and its gradient is divided by
-        `2 · num_layers`: each of the `num_layers` decoder layers attends to it (§3.4; fairseq
-        scales by `1 / (2 · attention layers)`). The embeddings `e` keep their gradient.
-
-        Args:
-            encoder_output: `(batch, src_len, embedding_dim)`, after the `encoder_output` layer.
-            source_embedding: `e`, `(batch, src_len, embedding_dim)` (after dropout).
-            source_mask: bool `(batch, src_len)`.
-
-        Returns:
-            `(keys, values)`, each `(batch, src_len, embedding_dim)`.
+        `z` is 0 at padding, and its gradient is divided by `2 · num_layers`: each of the
+        `num_layers` decoder layers attends to it (§3.4; fairseq scales by `1 / (2 · attention
+        layers)`). The embeddings `e` keep their gradient.
         """
         z = encoder_output * ops.cast(source_mask, encoder_output.dtype)[..., None]
         z = scale_gradient(z, 1.0 / (2.0 * self.num_layers))
@@ -181,16 +171,9 @@ class ConvS2S(ConstructorConfig):
 
     # --- inference contract (see CONTRIBUTING.md) ---
     def initial_state(self, memory, max_length):
-        """Position 0 and zero windows (the causal border) for every row.
-
-        Args:
-            memory: the dict returned by `encode`.
-            max_length: the decoding steps to come (at most the model's `max_length`: the
-                position table's rows); the windows do not grow with it.
-
-        Returns:
-            `{"step": (batch,) int32, "window_{i}": (batch, kernel_size - 1, channels)}`.
-        """
+        """`{"step": 0, "window_{i}": zeros}` for every row of `memory` (the class docstring):
+        the causal border. `max_length`, the steps to come, is at most the model's (the position
+        table's rows); the windows do not grow with it."""
         if isinstance(max_length, int) and max_length > self.max_length:
             raise ValueError(f"max_length={max_length} exceeds the model's {self.max_length}")
         batch = ops.shape(memory["source_mask"])[0]

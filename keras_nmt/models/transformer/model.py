@@ -220,17 +220,9 @@ class Transformer(ConstructorConfig):
 
     # ---- Inference contract ----
     def initial_state(self, memory, max_length):
-        """Zero self-attention caches of `max_length` positions and `"step"` 0 for every row.
-
-        Args:
-            memory: the dict returned by `encode`.
-            max_length: python int, or int32 scalar tensor (e.g. the batch's own length limit,
-                not checked here), the number of decoding steps the caches hold (at most the
-                model's `max_length`).
-
-        Returns:
-            The state dict (see the class docstring).
-        """
+        """Zero self-attention caches for `max_length` decoding steps (a python int, at most the
+        model's `max_length`, or an int32 scalar tensor, e.g. the batch's own limit, not checked
+        here) and `"step"` 0 for every row of `memory`: the state of the class docstring."""
         if isinstance(max_length, int) and max_length > self.max_length:
             raise ValueError(f"max_length={max_length} exceeds the model's {self.max_length}")
         batch = ops.shape(memory["source_mask"])[0]
