@@ -57,6 +57,8 @@ class TransformerDecoderBlock(TransformerEncoderBlock):
     """
 
     attentions = ("self_attention", "cross_attention")
+    # Keras' own: the output spec is traced from `call` (which may also return the scores).
+    compute_output_shape = keras.layers.Layer.compute_output_shape
 
     def call(
         self,

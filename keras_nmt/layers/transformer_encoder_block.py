@@ -127,6 +127,9 @@ class TransformerEncoderBlock(ArgumentsConfig, keras.layers.Layer):
     def compute_mask(self, inputs, mask=None):
         return mask
 
+    def compute_output_shape(self, inputs_shape):
+        return tuple(inputs_shape)
+
 
 def key_mask(mask):
     """`(batch, len)` -> `(batch, 1, len)`: every query row sees the same keys (None: all)."""
