@@ -45,10 +45,16 @@ def step_matmuls(options, rows, sentences, vocab):
 # The sizes of the benchmarks, which the attention models share.
 BENCHMARK = {"description": "embedding 256, units 512, one layer per side",
              "config": {"embedding_dim": 256, "units": 512, "num_layers": 1}}
-BENCHMARK_QUICK = {"description": "embedding 16, units 32",
-                   "config": {"embedding_dim": 16, "units": 32, "num_layers": 1}}
-BENCHMARK_JAX_QUICK = {"description": "embedding 8, units 16",
-                       "config": {"embedding_dim": 8, "units": 16, "num_layers": 1}}
+BENCHMARKS = {
+    "benchmark": BENCHMARK,
+    "benchmark-quick": {"description": "embedding 16, units 32",
+                        "config": {"embedding_dim": 16, "units": 32, "num_layers": 1}},
+    "benchmark-gpu": BENCHMARK,
+    "benchmark-jax-quick": {"description": "embedding 8, units 16",
+                            "config": {"embedding_dim": 8, "units": 16, "num_layers": 1}},
+}
+TINY = {"description": "embedding 8, units 8",
+        "config": {"embedding_dim": 8, "units": 8, "num_layers": 1}}
 # The spa-eng references of the recurrent models use no dropout: the epochs 45 minutes buy on
 # two cores do not overfit, and the attention models learned faster per epoch without it
 # (docs/decisions.md).
@@ -68,12 +74,8 @@ CARD = ModelCard(
             "description": "1-layer LSTM, reversed source (Sutskever et al. 2014), no dropout",
             "config": {**SPA_ENG, "num_layers": 1, "reverse_source": True},
         },
-        "benchmark": BENCHMARK,
-        "benchmark-quick": BENCHMARK_QUICK,
-        "benchmark-gpu": BENCHMARK,
-        "benchmark-jax-quick": BENCHMARK_JAX_QUICK,
-        "tiny": {"description": "embedding 8, units 8",
-                 "config": {"embedding_dim": 8, "units": 8, "num_layers": 1}},
+        **BENCHMARKS,
+        "tiny": TINY,
     },
     forward_flops=forward_flops,
     step_matmuls=step_matmuls,
