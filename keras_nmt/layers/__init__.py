@@ -21,19 +21,8 @@ from keras_nmt.layers.transformer_encoder_block import TransformerEncoderBlock
 from keras_nmt.layers.weight_norm_dense import WeightNormDense
 
 __all__ = [
-    "BahdanauAttention",
-    "BahdanauDecoderRNN",
-    "ConvDecoderBlock",
-    "ConvEncoderBlock",
-    "ConvS2SAttention",
-    "GatedConvolution",
-    "LearnedPositionalEmbedding",
-    "LogitsBias",
-    "LuongAttention",
-    "MultiHeadAttention",
-    "PositionalEmbedding",
-    "ReversePaddedSequence",
-    "TransformerDecoderBlock",
-    "TransformerEncoderBlock",
-    "WeightNormDense",
+    "BahdanauAttention", "BahdanauDecoderRNN", "ConvDecoderBlock", "ConvEncoderBlock",
+    "ConvS2SAttention", "GatedConvolution", "LearnedPositionalEmbedding", "LogitsBias",
+    "LuongAttention", "MultiHeadAttention", "PositionalEmbedding", "ReversePaddedSequence",
+    "TransformerDecoderBlock", "TransformerEncoderBlock", "WeightNormDense"
 ]

@@ -36,9 +36,7 @@ from keras_nmt.layers.key_value_cache import attended_positions, write_position
 from keras_nmt.layers.layer_config import ArgumentsConfig
 from keras_nmt.layers.weight_norm_dense import WeightNormDense
 
-# ---------------------------------------------------------------------------------------------
-# 1. The masked softmax
-# ---------------------------------------------------------------------------------------------
+# 1. The masked softmax -----------------------------------------------------------------------
 
 
 def masked_softmax(scores, mask=None):
@@ -74,9 +72,7 @@ def _large_negative(dtype):
     return -3e4 if keras.backend.standardize_dtype(dtype) == "float16" else -1e9
 
 
-# ---------------------------------------------------------------------------------------------
-# 2. Scaled dot-product attention
-# ---------------------------------------------------------------------------------------------
+# 2. Scaled dot-product attention -------------------------------------------------------------
 
 
 def scaled_dot_product_attention(query, key, value, mask=None, dropout=None, training=None):
@@ -123,9 +119,7 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None, tra
     return output, weights
 
 
-# ---------------------------------------------------------------------------------------------
-# 3. Multi-head attention
-# ---------------------------------------------------------------------------------------------
+# 3. Multi-head attention ---------------------------------------------------------------------
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
@@ -266,9 +260,7 @@ def _project(dense, x):
     return ops.reshape(rows, (*batch_length, *rows.shape[2:]))
 
 
-# ---------------------------------------------------------------------------------------------
-# 4. A recurrent decoder's attention over the source
-# ---------------------------------------------------------------------------------------------
+# 4. A recurrent decoder's attention over the source ------------------------------------------
 
 
 class SourceAttention(ArgumentsConfig, keras.layers.Layer):
@@ -366,9 +358,7 @@ def _resolve_masks(query_mask, memory_mask, mask):
             implicit_memory_mask if memory_mask is None else memory_mask)
 
 
-# ---------------------------------------------------------------------------------------------
-# 5. Bahdanau's additive score
-# ---------------------------------------------------------------------------------------------
+# 5. Bahdanau's additive score ----------------------------------------------------------------
 
 
 @keras.saving.register_keras_serializable(package="keras_nmt")
@@ -462,9 +452,7 @@ class BahdanauAttention(SourceAttention):
         return ops.sum(ops.tanh(hidden) * ops.cast(v, hidden.dtype), axis=-1)
 
 
-# ---------------------------------------------------------------------------------------------
-# 6. Luong's scores
-# ---------------------------------------------------------------------------------------------
+# 6. Luong's scores ---------------------------------------------------------------------------
 
 _SCORES = ("dot", "general", "concat")
 
@@ -611,9 +599,7 @@ class LuongAttention(SourceAttention):
         return scores
 
 
-# ---------------------------------------------------------------------------------------------
-# 7. A ConvS2S decoder layer's attention
-# ---------------------------------------------------------------------------------------------
+# 7. A ConvS2S decoder layer's attention ------------------------------------------------------
 
 SQRT_HALF = math.sqrt(0.5)
 
