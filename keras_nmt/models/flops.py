@@ -11,9 +11,8 @@ Conventions (those of Kaplan et al. 2020 and the PaLM MFU definition, Chowdhery 
 * training ~= 3 x forward (the backward pass costs two matmuls per forward matmul: the gradient
   with respect to the input and the one with respect to the weights).
 
-A card's `forward_flops(config, s, t)` takes the model's `get_config()` and two float64 NumPy
-arrays, the real source and target tokens of each sentence, and returns the forward FLOPs of
-that batch; `keras_nmt.workshop.benchmarks.flops` turns them into MFU.
+A card's `forward_flops` (`ModelCard`) adds them up; `keras_nmt.workshop.benchmarks.flops` turns
+the count into MFU.
 """
 
 
