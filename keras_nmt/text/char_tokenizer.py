@@ -33,13 +33,8 @@ class CharTokenizer(Tokenizer):
     kind = "char"
     _join_separator = ""
 
-    def __init__(
-        self,
-        min_count: int = 1,
-        max_vocab: int | None = None,
-        lowercase: bool = False,
-        name: str | None = None,
-    ):
+    def __init__(self, min_count: int = 1, max_vocab: int | None = None, lowercase: bool = False,
+                 name: str | None = None):
         super().__init__(lowercase=lowercase, name=name)
         self.min_count = int(min_count)
         self.max_vocab = None if max_vocab is None else int(max_vocab)
