@@ -98,20 +98,13 @@ class ErrorRate:
     reference_length: int
 
     def __str__(self) -> str:
-        return (
-            f"{self.rate:.4f} ({self.edits} edits = S {self.substitutions} + D {self.deletions}"
-            f" + I {self.insertions}, over {self.reference_length} reference items)"
-        )
+        return (f"{self.rate:.4f} ({self.edits} edits = S {self.substitutions} + D {self.deletions}"
+                f" + I {self.insertions}, over {self.reference_length} reference items)")
 
 
-def edit_distance_table(
-    a: Sequence[Hashable],
-    b: Sequence[Hashable],
-    *,
-    substitution_cost: float = 1,
-    insertion_cost: float = 1,
-    deletion_cost: float = 1,
-) -> list[list[float]]:
+def edit_distance_table(a: Sequence[Hashable], b: Sequence[Hashable], *,
+                        substitution_cost: float = 1, insertion_cost: float = 1,
+                        deletion_cost: float = 1) -> list[list[float]]:
     """The full Wagner-Fischer table of costs between prefixes of ``a`` and ``b``.
 
     Args:
@@ -143,14 +136,9 @@ def edit_distance_table(
     return table
 
 
-def levenshtein(
-    a: Sequence[Hashable],
-    b: Sequence[Hashable],
-    *,
-    substitution_cost: float = 1,
-    insertion_cost: float = 1,
-    deletion_cost: float = 1,
-) -> Alignment:
+def levenshtein(a: Sequence[Hashable], b: Sequence[Hashable], *,
+                substitution_cost: float = 1, insertion_cost: float = 1,
+                deletion_cost: float = 1) -> Alignment:
     """Edit distance from ``a`` to ``b`` and the operation counts of one optimal alignment.
 
     Time and memory are O(len(a) * len(b)), fine for sentences (not for whole documents).
@@ -174,13 +162,8 @@ def levenshtein(
         >>> levenshtein("the cat sat".split(), "the cat".split())
         Alignment(distance=1, substitutions=0, deletions=1, insertions=0, hits=2)
     """
-    table = edit_distance_table(
-        a,
-        b,
-        substitution_cost=substitution_cost,
-        insertion_cost=insertion_cost,
-        deletion_cost=deletion_cost,
-    )
+    table = edit_distance_table(a, b, substitution_cost=substitution_cost,
+                                insertion_cost=insertion_cost, deletion_cost=deletion_cost)
     substitutions = deletions = insertions = hits = 0
     i, j = len(a), len(b)
     while i > 0 or j > 0:
@@ -198,13 +181,7 @@ def levenshtein(
         else:  # the only move left: the table was filled from these three
             insertions += 1
             j -= 1
-    return Alignment(
-        distance=table[len(a)][len(b)],
-        substitutions=substitutions,
-        deletions=deletions,
-        insertions=insertions,
-        hits=hits,
-    )
+    return Alignment(table[len(a)][len(b)], substitutions, deletions, insertions, hits)
 
 
 def words(text: str) -> list[str]:
@@ -225,10 +202,8 @@ def characters(text: str) -> list[str]:
     return list(" ".join(text.split()))
 
 
-def corpus_error_rate(
-    hypotheses: Sequence[Sequence[Hashable]],
-    references: Sequence[Sequence[Sequence[Hashable]]],
-) -> ErrorRate:
+def corpus_error_rate(hypotheses: Sequence[Sequence[Hashable]],
+                      references: Sequence[Sequence[Sequence[Hashable]]]) -> ErrorRate:
     """Corpus error rate of already split sequences: total edits / total reference length.
 
     Unit costs. With several references for a sentence, the hypothesis is scored against the
@@ -263,25 +238,17 @@ def corpus_error_rate(
         insertions += best.insertions
         reference_length += len(best_ref)
     edits = substitutions + deletions + insertions
-    return ErrorRate(
-        rate=edits / max(reference_length, 1),
-        edits=edits,
-        substitutions=substitutions,
-        deletions=deletions,
-        insertions=insertions,
-        reference_length=reference_length,
-    )
+    return ErrorRate(edits / max(reference_length, 1), edits, substitutions, deletions, insertions,
+                     reference_length)
 
 
-def _string_error_rate(
-    hypotheses: Sequence[str], references: References, split: Callable[[str], list[str]]
-) -> ErrorRate:
+def _string_error_rate(hypotheses: Sequence[str], references: References,
+                       split: Callable[[str], list[str]]) -> ErrorRate:
     if isinstance(hypotheses, str):
         raise TypeError("hypotheses must be a sequence of strings, not one string")
     lists = as_reference_lists(references, len(hypotheses))
-    return corpus_error_rate(
-        [split(h) for h in hypotheses], [[split(r) for r in refs] for refs in lists]
-    )
+    return corpus_error_rate([split(h) for h in hypotheses],
+                             [[split(r) for r in refs] for refs in lists])
 
 
 def corpus_wer(hypotheses: Sequence[str], references: References) -> ErrorRate:

@@ -13,7 +13,6 @@ import numpy as np
 
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.inference.translator import Translator
-from keras_nmt.metrics import group_references
 from keras_nmt.models.registry import build_model, card
 from keras_nmt.plural import plural
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
@@ -23,7 +22,7 @@ from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
 from keras_nmt.workshop.atomic_file import atomic_path, write_json
 from keras_nmt.workshop.corpora.corpus import has_splits
 from keras_nmt.workshop.corpora.data_profile import MAX_MEASURED, implausibility
-from keras_nmt.workshop.evaluation import score_all
+from keras_nmt.workshop.evaluation import group_references, score_all
 from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer, sentencepiece_model_tokenizer
 from keras_nmt.workshop.run.checkpoint_average import CheckpointAverage
 from keras_nmt.workshop.run.distribution import make_distribution
