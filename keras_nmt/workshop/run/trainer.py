@@ -66,6 +66,7 @@ from keras_nmt.workshop.run.run_state import RunState, read_history
 from keras_nmt.workshop.run.sample_translations import SampleTranslations
 from keras_nmt.workshop.run.task import TranslationTask
 from keras_nmt.workshop.run.time_budget import TimeBudget
+from keras_nmt.workshop.run.train_config import teacher_forcing_values
 from keras_nmt.workshop.run.validation_scores import ValidationScores
 
 # Training tokens unknown to the run's own vocabulary: refused above MAX_UNKNOWN_TOKENS (a
@@ -345,7 +346,7 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         print_fn(f"warning: {precision.warning}")
     keras.mixed_precision.set_global_policy(precision.policy)
 
-    schedule = TeacherForcingSchedule.parse(config.teacher_forcing)
+    schedule = TeacherForcingSchedule(*teacher_forcing_values(config.teacher_forcing))
     if not schedule.is_plain_teacher_forcing and config.api != "subclassed":
         raise ValueError("scheduled teacher forcing needs --api subclassed (a step loop)")
     # Data errors come before anything is written (and a new run failing later is undone).
