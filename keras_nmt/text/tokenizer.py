@@ -149,9 +149,9 @@ class Tokenizer(tf.Module):
         self._check_built()
         ids = tf.cast(self._encode(self.normalize(strings)), tf.int32)
         batch = ids.nrows(out_type=tf.int64)
-        parts = [_constant_column(batch, START_ID)] * add_start + [ids] + [
-            _constant_column(batch, END_ID)] * add_end
-        return tf.concat(parts, axis=1) if len(parts) > 1 else ids
+        start = [_constant_column(batch, START_ID)] if add_start else []
+        end = [_constant_column(batch, END_ID)] if add_end else []
+        return tf.concat(start + [ids] + end, axis=1) if start or end else ids
 
     def detokenize(self, ids) -> tf.Tensor:
         """Maps ids back to text.
