@@ -15,7 +15,7 @@ memory (this is the "cache of tokenized data": tokenization never runs again, ep
 epoch). Each epoch, a handful of vectorized ops on index vectors (a stateless permutation, one
 sort, a split into batches) decides the whole epoch's batches, and each padded batch is then
 built with two ragged ``gather`` + ``to_tensor`` calls. No tf.data op runs once per pair: a
-per-element ``shuffle``/``unbatch``/``batch`` chain costed more than the batching itself.
+per-element ``shuffle``/``unbatch``/``batch`` chain costs more than the batching itself.
 
 Bucketing is "sort within a window" (as in fairseq/tensor2tensor token batching) rather than
 ``Dataset.bucket_by_sequence_length`` with fixed boundaries: the epoch's permutation is cut into

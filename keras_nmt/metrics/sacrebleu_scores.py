@@ -29,9 +29,8 @@ from keras_nmt.metrics.references import References, as_reference_lists, referen
 class CorpusScore:
     """A corpus-level score and the signature that makes it reproducible.
 
-    sacreBLEU (Post, 2018, "A Call for Clarity in Reporting BLEU Scores") asks that every reported
-    score carry its signature (number of references, case, tokenization, smoothing, version), since
-    BLEU numbers computed with different settings are not comparable.
+    Every reported score carries its signature (number of references, case, tokenization,
+    smoothing, version): BLEU computed with other settings is not comparable (Post, 2018).
 
     Attributes:
         name: The metric's name as sacreBLEU prints it, e.g. ``"BLEU"``, ``"chrF2"``, ``"chrF2++"``.

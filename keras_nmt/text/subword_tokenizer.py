@@ -160,7 +160,7 @@ class _SharedSentencepieceResource(sentencepiece_tokenizer._SentencepieceModelRe
 
     tensorflow-text creates the resource private to the op kernel that made it, and
     `tf.random.set_seed` (hence `keras.utils.set_random_seed`) clears the eager kernel cache:
-    every later `tokenize` then failed with "Resource ..._SentencepieceOp... does not exist".
+    every later `tokenize` would fail with "Resource ..._SentencepieceOp... does not exist".
     A resource with a `shared_name` lives in the resource manager instead. The name derives from
     the model bytes, so equal models share one resource.
     """
