@@ -43,19 +43,12 @@ class Alignment:
     ``distance == substitutions * substitution_cost + deletions * deletion_cost
     + insertions * insertion_cost``.
 
-    Attributes:
-        distance: Total cost of the alignment under the costs it was computed with.
-        substitutions: Number of substituted items.
-        deletions: Number of items of ``a`` deleted.
-        insertions: Number of items of ``b`` inserted.
-        hits: Number of items kept unchanged.
-
     Example:
         >>> Alignment(distance=1, substitutions=0, deletions=1, insertions=0, hits=5).edits
         1
     """
 
-    distance: float
+    distance: float  # the total cost, under the costs it was computed with
     substitutions: int
     deletions: int
     insertions: int
@@ -77,25 +70,17 @@ class ErrorRate:
     lot. With an empty reference corpus the denominator is 1, so the rate is the number of inserted
     items (0 when the hypotheses are empty too).
 
-    Attributes:
-        rate: ``edits / max(reference_length, 1)``, a Python float.
-        edits: ``substitutions + deletions + insertions``.
-        substitutions: Total substitutions over the corpus.
-        deletions: Total deletions (reference items missing from the hypotheses).
-        insertions: Total insertions (hypothesis items not in the references).
-        reference_length: Total number of reference words (characters).
-
     Example:
         >>> str(ErrorRate(0.25, 1, 1, 0, 0, 4))
         '0.2500 (1 edits = S 1 + D 0 + I 0, over 4 reference items)'
     """
 
-    rate: float
-    edits: int
-    substitutions: int
-    deletions: int
-    insertions: int
-    reference_length: int
+    rate: float  # a Python float
+    edits: int  # substitutions + deletions + insertions
+    substitutions: int  # summed over the corpus, as the two below
+    deletions: int  # reference items missing from the hypotheses
+    insertions: int  # hypothesis items not in the references
+    reference_length: int  # reference words (characters) in all
 
     def __str__(self) -> str:
         return (f"{self.rate:.4f} ({self.edits} edits = S {self.substitutions} + D {self.deletions}"

@@ -40,9 +40,6 @@ def reference_streams(references: References) -> list[list[str | None]]:
     an actual (empty) reference and would change the brevity penalty, so missing references are
     padded with ``None``. Each sentence's own references come first, so stream 0 is always full.
 
-    Returns ``max_refs`` streams of ``num_sentences`` entries, ``None`` where sentence ``i`` has
-    fewer than ``k + 1`` references.
-
     Example:
         >>> reference_streams([["a", "b"], "c"])
         [['a', 'c'], ['b', None]]
