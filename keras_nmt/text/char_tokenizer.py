@@ -20,8 +20,7 @@ class CharTokenizer(Tokenizer):
     Args:
         min_count: minimum number of occurrences in the training text to get an id.
         max_vocab: maximum vocabulary size, reserved ids included; ``None`` for no limit.
-        lowercase: lower-case in :meth:`normalize`.
-        name: name of the ``tf.Module``.
+        lowercase, name: as in :class:`Tokenizer`.
 
     Example:
         >>> tok = CharTokenizer().build(["¿Qué tal?", "Très bien."])

@@ -47,10 +47,9 @@ class SubwordTokenizer(Tokenizer):
         vocab_size: requested number of pieces, reserved ids included (an upper bound: small
             corpora give fewer, see :attr:`vocab_size` after :meth:`build`).
         model_type: ``"unigram"`` or ``"bpe"``.
-        lowercase: lower-case in :meth:`normalize`.
+        lowercase, name: as in :class:`Tokenizer`.
         character_coverage: fraction of characters covered by the model (1.0: all seen ones).
         input_sentence_size: at most this many training sentences are sampled (0: all).
-        name: name of the ``tf.Module``.
 
     Example:
         >>> tok = SubwordTokenizer(vocab_size=1000).build(english_sentences)

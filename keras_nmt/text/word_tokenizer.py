@@ -79,9 +79,8 @@ class WordTokenizer(Tokenizer):
     Args:
         max_vocab: maximum vocabulary size, reserved ids included; ``None`` for no limit.
         min_count: minimum number of occurrences in the training text to get an id.
-        lowercase: lower-case in :meth:`normalize`.
+        lowercase, name: as in :class:`Tokenizer`.
         french_spacing: detokenize with French spacing around ``! ? : ; % « »``.
-        name: name of the ``tf.Module``.
 
     Example:
         >>> tok = WordTokenizer(max_vocab=100).build(["¿Dónde está l'homme?"])
