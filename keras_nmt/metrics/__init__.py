@@ -12,13 +12,13 @@ The callback that scores translations during `fit` is a training run's
 """
 
 from keras_nmt.metrics.edit_distance import (
-                                             Alignment,
-                                             ErrorRate,
-                                             corpus_cer,
-                                             corpus_error_rate,
-                                             corpus_wer,
-                                             edit_distance_table,
-                                             levenshtein,
+    Alignment,
+    ErrorRate,
+    corpus_cer,
+    corpus_error_rate,
+    corpus_wer,
+    edit_distance_table,
+    levenshtein,
 )
 from keras_nmt.metrics.references import as_reference_lists, reference_streams
 from keras_nmt.metrics.sacrebleu_scores import CorpusScore, corpus_bleu, corpus_chrf, exact_match
