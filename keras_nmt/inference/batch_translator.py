@@ -8,12 +8,11 @@ the `DecodingOptions`, batching, dispatching to a signature and unpacking the ou
 import concurrent.futures
 import os
 
-import numpy as np
 import tensorflow as tf
 
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.decoding.length_order import call_sizes, cut, length_order, restore_order
-from keras_nmt.decoding.strategies import STRATEGIES, check_served
+from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.inference.translation_result import results_from_outputs
 
 # Options a translator fixes itself (its own `max_target_length`, GNMT scoring without coverage):
@@ -44,32 +43,26 @@ def _text_and_index(text, index):
 
 
 class BatchTranslator:
-    """`translate_batch`, `translate_texts` and `warn_if_truncated` over a translator's signatures.
+    """`translate_batch` and `translate_texts` over a translator's signatures.
 
     Subclasses set `max_beam_size` and `max_source_length` (or `None`) and have `Translator`'s
     signatures (`serving_default`, `attention`, `beam_search`: callables taking the inputs by
-    keyword and returning the outputs by name), `beam_functions`, `source_lengths(text)` (or
-    `None`) and `_decoder(options)` (a callable as a signature, for the strategies without one).
-    `export` names the export it reads (a `strategies.EXPORTS` key; `None` in process, where
-    every strategy runs). `calls_per_worker`: the calls a server cuts each batch into, per
-    worker (one: a graph call has a large fixed cost, so fewer, fuller calls are faster).
+    keyword and returning the outputs by name), `beam_functions` and `_decoder(options)` (a callable as a signature, for the strategies without one).
+    `calls_per_worker`: the calls a server cuts each batch into, per worker (one: a graph call
+    has a large fixed cost, so fewer, fuller calls are faster).
     """
 
-    export = None
     calls_per_worker = 1
 
     def check_options(self, options):
         """Raises `ValueError` for `DecodingOptions` this translator cannot honour."""
-        strategy = options.chosen_strategy
-        if self.export is not None:
-            check_served(strategy, self.export)
         changed = [n for n in _FIXED_OPTIONS if getattr(options, n) != getattr(GREEDY, n)]
         if changed:
             raise ValueError(
                 f"a translator decodes with its own {', '.join(changed)} (see `decode` for them)"
             )
         self.check_sizes(options)
-        if options.return_attention and strategy != "greedy":
+        if options.return_attention and options.chosen_strategy != "greedy":
             raise ValueError("attention weights come with greedy decoding only (beam_size=1)")
 
     def check_sizes(self, options):
@@ -178,16 +171,3 @@ class BatchTranslator:
     def translate_texts(self, texts, batch_size=64):
         """Translates a Python list of strings in batches (greedy); returns a list of strings."""
         return [r.text for r in self.translate_batch(list(texts), batch_size=batch_size)]
-
-    def warn_if_truncated(self, texts, warn, first=1):
-        """Calls `warn(message)` for each text with more than `max_source_length` tokens
-        (`texts[0]` is input `first`)."""
-        if self.max_source_length is None or self.source_lengths is None or not len(texts):
-            return
-        lengths = self.source_lengths(tf.constant(list(texts), tf.string))
-        lengths = np.asarray(lengths)
-        for index in np.flatnonzero(lengths > self.max_source_length):
-            warn(
-                f"input {index + first} has {lengths[index]} tokens; only the first "
-                f"{self.max_source_length} are translated"
-            )

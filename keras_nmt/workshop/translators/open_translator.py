@@ -120,8 +120,8 @@ def open_translator(path, weights=None, parallel=None):
 
     Returns:
         A `Translator` (run folder), a `SavedTranslator` or a `CTranslate2Translator`; all
-        offer `translate_batch`, `translate_texts`, `warn_if_truncated` and calls on a list of
-        strings (`BatchTranslator`).
+        offer `translate_batch`, `translate_texts` and calls on a list of strings
+        (`BatchTranslator`).
 
     Raises:
         ValueError: ``weights`` for a SavedModel, or weights of another model; a damaged
