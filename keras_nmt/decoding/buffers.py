@@ -1,9 +1,8 @@
-"""Fixed-shape output buffers of the decoding loops: written one step at a time, cut at the end.
+"""Fixed-shape output buffers of the decoding loop, written one step at a time
+(`DecodeResult.trimmed` cuts them at the end).
 
 Example:
-    >>> tokens = write_at(ops.zeros((2, 5), "int32"), ops.array([7, 8]), t=1, axis=1)
-    >>> tuple(trim_to_longest(ops.array([2, 1]), tokens, None, axis=1)[0].shape)
-    (2, 2)
+    >>> write_at(ops.zeros((2, 5), "int32"), ops.array([7, 8]), t=1, axis=1)  # [[0, 7, 0, ...
 """
 
 from keras import ops
@@ -33,27 +32,4 @@ def write_at(buffer, values, t, axis):
     if not isinstance(values, int | float):
         values = ops.expand_dims(values, axis)
     return ops.where(hit, values, buffer)
-
-
-def trim_to_longest(lengths, *buffers, axis):
-    """Cuts the time axis of each buffer to the longest hypothesis (``None`` passes through).
-
-    Args:
-        lengths: int32 tensor of hypothesis lengths (any shape).
-        *buffers: tensors whose ``axis`` is the time axis, or ``None``.
-        axis: python int >= 0, the time axis (the same for every buffer).
-
-    Returns:
-        A tuple of the cut buffers.
-    """
-    longest = ops.max(lengths, initial=1)
-    out = []
-    for buffer in buffers:
-        if buffer is None:
-            out.append(None)
-            continue
-        index = [slice(None)] * len(buffer.shape)
-        index[axis] = slice(None, longest)
-        out.append(buffer[tuple(index)])
-    return tuple(out)
 

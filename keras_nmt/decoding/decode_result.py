@@ -58,3 +58,13 @@ class DecodeResult(NamedTuple):
             return None if x is None else ops.take(x, 0, axis=1)
 
         return DecodeResult(*(first(x) for x in self))
+
+    def trimmed(self) -> "DecodeResult":
+        """The time axis of ``tokens`` and ``attention`` cut to the longest hypothesis."""
+        time = (slice(None),) * len(self.lengths.shape)  # (batch,) or (batch, n_best)
+        longest = ops.max(self.lengths, initial=1)
+
+        def cut(x):
+            return None if x is None else x[(*time, slice(None, longest))]
+
+        return self._replace(tokens=cut(self.tokens), attention=cut(self.attention))

@@ -16,7 +16,6 @@ import weakref
 import keras
 import numpy as np
 
-from keras_nmt.decoding.buffers import trim_to_longest
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.special_ids import PAD_ID
@@ -112,10 +111,4 @@ def compiled_decode(decode, model, strategy, encoder_tokens, options, sentence_i
     result = DecodeResult(*(None if x is None else x[:batch] for x in outputs))
     if result.attention is not None:
         result = result._replace(attention=result.attention[..., :length])
-    if trim:
-        time_axis = len(result.lengths.shape)  # 1 for (batch, L), 2 for (batch, n_best, L)
-        tokens, attention = trim_to_longest(
-            result.lengths, result.tokens, result.attention, axis=time_axis
-        )
-        result = result._replace(tokens=tokens, attention=attention)
-    return result
+    return result.trimmed() if trim else result

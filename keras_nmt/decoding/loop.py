@@ -24,7 +24,7 @@ import keras
 from keras import ops
 
 from keras_nmt.decoding.aligned import AlignedModel, aligned_decode
-from keras_nmt.decoding.buffers import trim_to_longest, write_at
+from keras_nmt.decoding.buffers import write_at
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.decoding_options import COMMON_OPTIONS, GREEDY, DecodingOptions
@@ -166,12 +166,10 @@ def decode(
     else:
         _, carry = ops.while_loop(cond, body, loop_vars)
     result = search.finish(carry["hypotheses"], held)
-    tokens, attention = result["tokens"], result["attention"]
-    if loop["trim"]:
-        time_axis = len(result["lengths"].shape)  # (batch, L) or (batch, n_best, L)
-        tokens, attention = trim_to_longest(result["lengths"], tokens, attention, axis=time_axis)
-    return DecodeResult(tokens=tokens, lengths=result["lengths"], scores=result["scores"],
-                        log_probs=result["log_probs"], attention=attention)
+    result = DecodeResult(tokens=result["tokens"], lengths=result["lengths"],
+                          scores=result["scores"], log_probs=result["log_probs"],
+                          attention=result["attention"])
+    return result.trimmed() if loop["trim"] else result
 
 
 def _strategy_options(strategy, options):

@@ -45,11 +45,11 @@ def _text_and_index(text, index):
 class BatchTranslator:
     """`translate_batch` and `translate_texts` over a translator's signatures.
 
-    Subclasses set `max_beam_size` and `max_source_length` (or `None`) and have `Translator`'s
-    signatures (`serving_default`, `attention`, `beam_search`: callables taking the inputs by
-    keyword and returning the outputs by name), `beam_functions` and `_decoder(options)` (a callable as a signature, for the strategies without one).
-    `calls_per_worker`: the calls a server cuts each batch into, per worker (one: a graph call
-    has a large fixed cost, so fewer, fuller calls are faster).
+    Subclasses set `max_beam_size` and have `Translator`'s signatures (`serving_default`,
+    `attention`, `beam_search`: callables taking the inputs by keyword and returning the outputs
+    by name), `beam_functions` and `_decoder(options)` (a callable as a signature, for the
+    strategies without one). `calls_per_worker`: the calls a server cuts each batch into, per
+    worker (one: a graph call has a large fixed cost, so fewer, fuller calls are faster).
     """
 
     calls_per_worker = 1
