@@ -85,13 +85,12 @@ def gather_beams(x, beams):
 
 
 def beam_step(alive_log_probs, log_probs, active):
-    """Ranks the ``k * vocab`` extensions of each sentence's ``k`` live hypotheses.
+    """Ranks the ``k * vocab`` extensions of each sentence's ``k`` live hypotheses (the step
+    rule of the module docstring).
 
-    Extensions are ranked by raw log-probability (as in fairseq). Those by ``END_ID`` that rank
-    within the top ``k`` of all extensions finish; the next live beams are the ``k`` best
-    extensions by any other token, so the beam never shrinks. One ``top_k(2k)`` serves both:
-    each beam has one ``END`` extension, so at most ``k`` of the ``2k`` best end, and the ``k``
-    best non-``END`` extensions are among them. Ties go to the lower index (beam, then token).
+    One ``top_k(2k)`` serves both the finished and the live ones: each beam has one ``END``
+    extension, so at most ``k`` of the ``2k`` best end, and the ``k`` best non-``END``
+    extensions are among them. Ties go to the lower index (beam, then token).
 
     Args:
         alive_log_probs: float32 ``(batch, k)``, the live hypotheses' raw log-probabilities

@@ -1,9 +1,5 @@
-"""How long each sentence may decode, and the model's encoding of the batch (``keras.ops`` only).
-
-The decoding loop starts with `encode_source`: it checks the length options
-(`resolve_length_options`, within the model's own limit: `within_model_limit`), encodes the
-batch and gives each sentence its limit ``min(max_length, ceil(a * source_len + b))``
-(`sentence_max_lengths`); `cache_length` sizes the model's decoding caches from those limits.
+"""How long each sentence may decode, ``min(max_length, ceil(a * source_len + b))``, and the
+model's encoding of the batch (`encode_source`, the decoding loop's first step).
 
 Example:
     >>> max_length, memory, batch, src_len, limits = encode_source(model, ids, 200, 1.5, 10.0)

@@ -23,10 +23,8 @@ from keras_nmt.inference.translator import METADATA_FILE
 
 
 def write_saved_model(translator, folder, metadata=None):
-    """Writes the `Translator` `translator` as a SavedModel into `folder` (made when missing):
-    the lesson's one call, ``tf.saved_model.save``, with its signatures, plus
-    ``assets.extra/METADATA_FILE`` (the translator's `metadata()` and the entries of
-    `metadata`)."""
+    """Writes `translator` as a SavedModel into `folder`, plus ``assets.extra/METADATA_FILE``
+    (the translator's `metadata()` and the entries of `metadata`)."""
     folder = Path(folder)
     tf.saved_model.save(translator, str(folder), signatures=translator.signatures())
     extra = folder / "assets.extra"

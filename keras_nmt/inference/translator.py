@@ -24,15 +24,12 @@ graph holds one beam search per supported size `1 .. max_beam_size` (default 8) 
 run time with `tf.switch_case(beam_size - 1)`. Each branch pads its n-best to `max_beam_size`
 columns so all branches have one output shape, and the result is sliced back to `beam_size`
 columns. A `beam_size` outside `[1, max_beam_size]` (or a negative or non-finite
-`length_penalty`) fails with an `InvalidArgumentError` naming the allowed range. The branches are
-the module's `beam_functions` (one `tf.function` per size, saved with the SavedModel):
-`translate_batch`, in-process or on a reloaded SavedModel, calls the one size it needs, so a
-fresh process prepares only that size (the signature's first call prepares all of them).
-
-Tokenizing (`source_ids`) and detokenizing (`detokenize`) are functions of their own, traced once
-and called by every signature and beam function (saved with the SavedModel too).
-
-Length penalty: passed to `keras_nmt.decoding` as a scalar tensor, so any `alpha >= 0` works.
+`length_penalty`, passed to decoding as a scalar tensor) fails with an `InvalidArgumentError`
+naming the allowed range. The branches are the module's `beam_functions` (one `tf.function` per
+size, saved with the SavedModel): `translate_batch`, in-process or on a reloaded SavedModel,
+calls the one size it needs, so a fresh process prepares only that size (the signature's first
+call prepares all of them). Tokenizing (`source_ids`) and detokenizing (`detokenize`) are
+functions of their own, traced once and called by all (saved with the SavedModel too).
 
 Bad input never crashes: invalid UTF-8 becomes U+FFFD and unknown characters `<unk>` (the
 tokenizers normalize), inputs longer than `max_source_length` tokens are truncated, and empty or
@@ -122,9 +119,7 @@ class Translator(BatchTranslator, tf.Module):
         self.max_beam_size = int(max_beam_size)
         if self.max_beam_size < 1:
             raise ValueError(f"max_beam_size must be >= 1, got {max_beam_size!r}")
-        # One beam search per size, tracked so that the SavedModel keeps each as a function of
-        # its own: in-process and reloaded, a beam size is traced or prepared on its first use
-        # only (the `beam_search` signature dispatches to them).
+        # One beam search per size, kept by the SavedModel ("Beam size dispatch" above).
         self.beam_functions = [self._beam_function(k) for k in range(1, self.max_beam_size + 1)]
 
     @property
@@ -132,11 +127,7 @@ class Translator(BatchTranslator, tf.Module):
         """The Keras model (not part of the SavedModel's object graph: its variables are)."""
         return self._untracked.model
 
-    # ----------------------------------------------------------------------------------------------
-    # Graph pieces
-    # ----------------------------------------------------------------------------------------------
-    # The same in every signature and beam size: one function, traced once and called by all
-    # (fewer graph ops for an export to trace).
+    # Graph pieces, the same in every signature and beam size: traced once, called by all.
     @_graph_function(input_signature=[_TEXT])
     def source_ids(self, text):
         """`text (batch,)` -> ids `(batch, max(1, longest))` int32 and `(batch,)` emptiness."""
@@ -164,9 +155,7 @@ class Translator(BatchTranslator, tf.Module):
         scores = tf.pad(tf.cast(result.scores, tf.float32), padding)
         return texts, scores
 
-    # ----------------------------------------------------------------------------------------------
     # Signatures
-    # ----------------------------------------------------------------------------------------------
     @_graph_function(input_signature=[_TEXT])
     def serving_default(self, text):
         """Greedy: `text (batch,)` -> `translation` string and `score` float32, `(batch,)`."""
@@ -199,9 +188,8 @@ class Translator(BatchTranslator, tf.Module):
         return {key: value[:, :beam_size] for key, value in outputs.items()}
 
     def _beam_function(self, beam_size):
-        """Beam search of one Python `beam_size`: `text (batch,)`, `length_penalty` -> the
-        `beam_search` outputs padded to `max_beam_size` columns (see "Beam size dispatch" in the
-        module). Not inlined, so that one size can be prepared alone."""
+        """Beam search of one Python `beam_size`, its outputs padded to `max_beam_size` columns
+        ("Beam size dispatch" above); not inlined, so that one size can be prepared alone."""
 
         @_graph_function(
             input_signature=[_TEXT, tf.TensorSpec([], tf.float32, name="length_penalty")],
@@ -267,9 +255,7 @@ class Translator(BatchTranslator, tf.Module):
             "model_class": type(self.model).__name__,
         }
 
-    # ----------------------------------------------------------------------------------------------
     # Python API
-    # ----------------------------------------------------------------------------------------------
     def _decoder(self, options):
         """A cached `tf.function` decoding with these (Python) `DecodingOptions`: the strategies
         without a signature of their own (sampling, any strategy registered in
