@@ -359,11 +359,7 @@ class BeamSearch:
 
 
 def _where_active(active, updated, old):
-    """``updated`` for the hypotheses of active sentences, ``old`` for the others.
-
-    Args:
-        active: bool ``(batch,)``.
-        updated, old: ``(batch, ...)`` of the same shape.
-    """
+    """``updated`` (``(batch, ...)``) for the sentences ``active`` (bool ``(batch,)``), else
+    ``old``."""
     mask = ops.reshape(active, (-1,) + (1,) * (len(old.shape) - 1))
     return ops.where(mask, updated, old)

@@ -33,8 +33,9 @@ class DecodingOptions:
     text beside it) through ``Translator.translate_batch`` (and the SavedModel-backed
     translator) to ``decode``, whose docstring says what each option means, and names the
     decodings of a comparison preset. ``strategy=None`` chooses from ``beam_size``: beam search
-    when it is above 1, else greedy decoding. ``to_dict()`` / ``from_dict()`` give plain
-    JSON-ready values; ``options()`` gives the keyword arguments of the chosen strategy only.
+    when it is above 1, else greedy decoding. ``to_dict()`` gives plain JSON-ready values
+    (``DecodingOptions(**values)`` reads them back); ``options()`` the keyword arguments of the
+    chosen strategy only.
 
     Example:
         >>> DecodingOptions(beam_size=4, length_penalty=0.6).chosen_strategy
@@ -107,11 +108,6 @@ class DecodingOptions:
     def to_dict(self) -> dict[str, Any]:
         """Every field as a plain python value."""
         return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> "DecodingOptions":
-        """Inverse of ``to_dict``; unknown keys raise ``TypeError``."""
-        return cls(**values)
 
     def replace(self, **changes) -> "DecodingOptions":
         """A copy with some fields changed."""

@@ -61,12 +61,6 @@ def encode_source(model: DecodingModel, encoder_tokens, max_length, max_length_a
     return max_length, memory, ops.shape(encoder_tokens)[0], ops.shape(source_mask)[1], limits
 
 
-def source_lengths(source_mask):
-    """The number of real (non-padding) source tokens: bool ``(batch, src_len)`` -> int32
-    ``(batch,)``."""
-    return ops.sum(ops.cast(source_mask, "int32"), axis=1)
-
-
 def sentence_max_lengths(source_mask, max_length, max_length_a, max_length_b):
     """Per-sentence limit on the number of emitted tokens (``END`` included).
 
@@ -81,7 +75,7 @@ def sentence_max_lengths(source_mask, max_length, max_length_a, max_length_b):
     Returns:
         int32 ``(batch,)``.
     """
-    length = ops.cast(source_lengths(source_mask), "float32")
+    length = ops.sum(ops.cast(source_mask, "float32"), axis=1)  # real source tokens
     limit = ops.ceil(length * float(max_length_a) + float(max_length_b))
     limit = ops.clip(limit, 1.0, float(max_length))
     return ops.cast(limit, "int32")

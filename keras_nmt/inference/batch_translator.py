@@ -31,17 +31,6 @@ def parallel_batches():
     return tf.config.threading.get_inter_op_parallelism_threads() or os.cpu_count() or 1
 
 
-def _text(text, index):
-    """The inputs of a signature that takes the texts alone."""
-    del index
-    return {"text": text}
-
-
-def _text_and_index(text, index):
-    """The inputs of a function that takes each text's index too (sampling)."""
-    return {"text": text, "index": index}
-
-
 class BatchTranslator:
     """`translate_batch` and `translate_texts` over a translator's signatures.
 
@@ -146,12 +135,13 @@ class BatchTranslator:
         (or function) to call, the kind of its outputs (see `results_from_outputs`) and
         `inputs(text, index)`, its keyword arguments for a batch's texts and their indices."""
         strategy = options.chosen_strategy
-        if "savedmodel" not in STRATEGIES[strategy].exports:  # no signature of its own
-            return self._decoder(options), "greedy", _text_and_index
+        if "savedmodel" not in STRATEGIES[strategy].exports:  # no signature: takes the indices
+            return self._decoder(options), "greedy", lambda text, index: {"text": text,
+                                                                           "index": index}
         if options.return_attention:
-            return self.attention, "attention", _text
+            return self.attention, "attention", lambda text, index: {"text": text}
         if strategy != "beam":
-            return self.serving_default, "greedy", _text
+            return self.serving_default, "greedy", lambda text, index: {"text": text}
         # The function of that one beam size: the `beam_search` signature would prepare all.
         length_penalty = tf.constant(options.length_penalty, tf.float32)
         return self.beam_functions[options.beam_size - 1], "beam", (
