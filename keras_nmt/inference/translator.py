@@ -50,8 +50,6 @@ from keras_nmt.special_ids import PAD_ID
 # too), so AutoGraph would only re-parse it, and make an export trace longer.
 _graph_function = functools.partial(tf.function, autograph=False)
 _TEXT = tf.TensorSpec([None], tf.string, name="text")
-# Where an export keeps `Translator.metadata()`: its assets.extra/ (ignored by TF Serving).
-METADATA_FILE = "keras_nmt.json"
 
 
 class _Untracked:
@@ -243,16 +241,6 @@ class Translator(BatchTranslator, tf.Module):
             "serving_default": self.serving_default,
             "beam_search": self.beam_search,
             "attention": self.attention,
-        }
-
-    def metadata(self):
-        """JSON-ready facts a reloaded SavedModel needs (written to `assets.extra/`)."""
-        return {
-            "max_source_length": self.max_source_length,
-            "max_target_length": self.max_target_length,
-            "max_beam_size": self.max_beam_size,
-            "has_attention": bool(getattr(self.model, "has_attention", False)),
-            "model_class": type(self.model).__name__,
         }
 
     # Python API

@@ -7,8 +7,8 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the tf-text ops the exported tokenizers use)
 
 from keras_nmt.inference.batch_translator import BatchTranslator
-from keras_nmt.inference.translator import METADATA_FILE
 from keras_nmt.workshop.quiet_start import quiet_native_output
+from keras_nmt.workshop.translators.export_translator import METADATA_FILE
 from keras_nmt.workshop.translators.served_strategies import check_served
 
 
