@@ -91,15 +91,8 @@ class Translator(BatchTranslator, tf.Module):
         >>> translator.translate_batch(["3rd of March 2021"], beam_size=4, n_best=2)[0].texts
     """
 
-    def __init__(
-        self,
-        model,
-        source_tokenizer,
-        target_tokenizer,
-        max_source_length=None,
-        max_target_length=None,
-        max_beam_size=DEFAULT_MAX_BEAM_SIZE,
-    ):
+    def __init__(self, model, source_tokenizer, target_tokenizer, max_source_length=None,
+                 max_target_length=None, max_beam_size=DEFAULT_MAX_BEAM_SIZE):
         super().__init__(name="translator")
         # A plain object, not an attribute: tf.Module would track the model (and each Keras
         # layer's own serving function, traced again by `tf.saved_model.save`) in the export.
@@ -161,27 +154,18 @@ class Translator(BatchTranslator, tf.Module):
         result = decode(self.model, ids, "greedy", max_length=self.max_target_length)
         return _outputs(self.detokenize(result.tokens), result.scores, empty)
 
-    @_graph_function(
-        input_signature=[
-            _TEXT,
-            tf.TensorSpec([], tf.int32, name="beam_size"),
-            tf.TensorSpec([], tf.float32, name="length_penalty"),
-        ]
-    )
+    @_graph_function(input_signature=[_TEXT, tf.TensorSpec([], tf.int32, name="beam_size"),
+                                      tf.TensorSpec([], tf.float32, name="length_penalty")])
     def beam_search(self, text, beam_size, length_penalty):
         """Beam search: -> `translations` string, `scores` float32, `(batch, beam_size)`."""
         tf.debugging.assert_greater_equal(
-            beam_size, 1, message=f"beam_size must be in [1, {self.max_beam_size}]"
-        )
-        tf.debugging.assert_less_equal(
-            beam_size, self.max_beam_size,
-            message=f"beam_size must be in [1, {self.max_beam_size}] in this export",
-        )
+            beam_size, 1, message=f"beam_size must be in [1, {self.max_beam_size}]")
+        tf.debugging.assert_less_equal(beam_size, self.max_beam_size, message=(
+            f"beam_size must be in [1, {self.max_beam_size}] in this export"))
         # length_penalty is checked by the beam function the switch runs.
         index = tf.clip_by_value(beam_size - 1, 0, self.max_beam_size - 1)
-        branches = [
-            functools.partial(function, text, length_penalty) for function in self.beam_functions
-        ]
+        branches = [functools.partial(function, text, length_penalty)
+                    for function in self.beam_functions]
         outputs = tf.switch_case(index, branches)
         return {key: value[:, :beam_size] for key, value in outputs.items()}
 
@@ -237,11 +221,8 @@ class Translator(BatchTranslator, tf.Module):
         """The functions to export, by signature name (each with its input signature)."""
         # Not their concrete functions: `tf.saved_model.save` traces every function again in
         # its save context, so tracing them before would double the work.
-        return {
-            "serving_default": self.serving_default,
-            "beam_search": self.beam_search,
-            "attention": self.attention,
-        }
+        return {"serving_default": self.serving_default, "beam_search": self.beam_search,
+                "attention": self.attention}
 
     # Python API
     def _decoder(self, options):
