@@ -47,13 +47,6 @@ def _any_batch(tensor):
     return tf.TensorShape([None]).concatenate(shape[1:])
 
 
-def write_back(out, values, index):
-    """``out`` (full-size) with ``values`` (same structure, one row per ``index``) at ``index``."""
-    return tf.nest.map_structure(
-        lambda full, part: tf.tensor_scatter_nd_update(full, index[:, None], part), out, values
-    )
-
-
 def plan(done, original, batch, group=ROW_MULTIPLE, rows_per_sentence=1):
     """Whether to compact, and which sentences to keep, in whole blocks as ``ROW_MULTIPLE`` says.
 
@@ -153,4 +146,6 @@ class Compaction:
 
     def result(self, carry):
         """The full-size hypotheses: ``out`` with those held written at their index."""
-        return write_back(carry["out"], carry["hypotheses"], carry["held"]["index"])
+        index = carry["held"]["index"][:, None]
+        return tf.nest.map_structure(lambda full, part: tf.tensor_scatter_nd_update(
+            full, index, part), carry["out"], carry["hypotheses"])
