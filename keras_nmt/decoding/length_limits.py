@@ -1,8 +1,7 @@
-"""How long each sentence may decode, ``min(max_length, ceil(a * source_len + b))``, and the
-model's encoding of the batch (`encode_source`, the decoding loop's first step).
+"""How long each sentence may decode: ``min(max_length, ceil(a * source_len + b))`` tokens.
 
 Example:
-    >>> max_length, memory, batch, src_len, limits = encode_source(model, ids, 200, 1.5, 10.0)
+    >>> sentence_max_lengths(memory["source_mask"], 200, 1.5, 10.0)  # int32 (batch,)
 """
 
 import math
@@ -43,22 +42,6 @@ def resolve_length_options(model: DecodingModel, max_length, max_length_a, max_l
     if not math.isfinite(max_length_b):
         raise ValueError(f"max_length_b must be finite, got {max_length_b!r}")
     return max_length
-
-
-def encode_source(model: DecodingModel, encoder_tokens, max_length, max_length_a, max_length_b):
-    """What the decoding loop does first: resolve the length options and encode the batch.
-
-    Returns:
-        ``(max_length, memory, batch, src_len, limits)``: the resolved python ``max_length``, the
-        model's memory (with ``"source_mask"`` ``(batch, src_len)``), the batch size and source
-        length, and each sentence's length limit ``(batch,)`` (`sentence_max_lengths`).
-    """
-    max_length = resolve_length_options(model, max_length, max_length_a, max_length_b)
-    encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
-    memory = model.encode(encoder_tokens)
-    source_mask = memory["source_mask"]
-    limits = sentence_max_lengths(source_mask, max_length, max_length_a, max_length_b)
-    return max_length, memory, ops.shape(encoder_tokens)[0], ops.shape(source_mask)[1], limits
 
 
 def sentence_max_lengths(source_mask, max_length, max_length_a, max_length_b):

@@ -29,7 +29,11 @@ from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.decoding_options import COMMON_OPTIONS, GREEDY, DecodingOptions
 from keras_nmt.decoding.jax_compiled import can_compile, compiled_decode
-from keras_nmt.decoding.length_limits import cache_length, encode_source
+from keras_nmt.decoding.length_limits import (
+    cache_length,
+    resolve_length_options,
+    sentence_max_lengths,
+)
 from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 
@@ -109,10 +113,14 @@ def decode(
     search = (chosen.hypotheses or OneEach)(chosen.step, model.has_attention,
                                             loop["return_attention"], **options)
     search.record = record
-    max_length, memory, batch, src_len, limits = encode_source(
-        model, encoder_tokens, loop["max_length"], loop["max_length_a"], loop["max_length_b"]
-    )
+    max_length = resolve_length_options(model, loop["max_length"], loop["max_length_a"],
+                                        loop["max_length_b"])
+    encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
+    memory = model.encode(encoder_tokens)
     source_mask = memory["source_mask"]
+    batch, src_len = ops.shape(encoder_tokens)[0], ops.shape(source_mask)[1]
+    limits = sentence_max_lengths(source_mask, max_length, loop["max_length_a"],
+                                  loop["max_length_b"])
     if search.beams > 1:  # each beam of a sentence shares its memory: row b * beams + j
         tile = ops.repeat(ops.arange(batch, dtype="int32"), search.beams, axis=0)
         memory = keras.tree.map_structure(lambda x: ops.take(x, tile, axis=0), memory)
