@@ -57,7 +57,7 @@ import numpy as np
 from keras import ops
 
 from keras_nmt.decoding import scoring
-from keras_nmt.decoding.buffers import write_at
+from keras_nmt.decoding.decode_result import write_at
 from keras_nmt.decoding.decoding_options import DEFAULT_LENGTH_PENALTY
 from keras_nmt.special_ids import END_ID
 

@@ -24,8 +24,7 @@ import keras
 from keras import ops
 
 from keras_nmt.decoding.aligned import AlignedModel, aligned_decode
-from keras_nmt.decoding.buffers import write_at
-from keras_nmt.decoding.decode_result import DecodeResult
+from keras_nmt.decoding.decode_result import DecodeResult, write_at
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.decoding_options import COMMON_OPTIONS, GREEDY, DecodingOptions
 from keras_nmt.decoding.jax_compiled import can_compile, compiled_decode
