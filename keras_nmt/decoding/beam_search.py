@@ -318,9 +318,8 @@ class BeamSearch:
         if self.normalization != "none":
             bound = bound / scoring.length_normalizer(held["limits"], self.normalization,
                                                       self.length_penalty)
-        settled = ops.logical_and(
-            ops.greater(worst_finished, _NEG_INF), ops.less_equal(bound, worst_finished)
-        )
+        settled = ops.logical_and(ops.greater(worst_finished, _NEG_INF),
+                                  ops.less_equal(bound, worst_finished))
         if self.record is not None:
             self.record.append({
                 **{key: np.asarray(ops.convert_to_numpy(value)) for key, value in step.items()},
@@ -350,10 +349,8 @@ class BeamSearch:
 
         alive = {**alive, "lengths": alive_lengths, "scores": alive_scores}
         alive = gather_beams({key: alive[key] for key in finished}, alive_order)
-        best = gather_beams(
-            {key: ops.concatenate([finished[key], alive[key]], axis=1) for key in finished},
-            pick,
-        )
+        best = gather_beams({key: ops.concatenate([finished[key], alive[key]], axis=1)
+                             for key in finished}, pick)
         return {"tokens": best["tokens"], "lengths": best["lengths"], "scores": best["scores"],
                 "log_probs": best["log_probs"], "attention": best.get("attention")}
 

@@ -73,9 +73,8 @@ def plan(done, original, batch, group=ROW_MULTIPLE, rows_per_sentence=1):
     remaining = tf.reduce_sum(tf.cast(still, tf.int32))
     partial = tf.reduce_sum(tf.cast(tf.logical_not(in_groups), tf.int32))
     size = -(-remaining // group) * group
-    shrink = tf.logical_and(
-        tf.logical_not(tf.reduce_all(done)), 2 * (size + partial) <= tf.shape(done)[0]
-    )
+    shrink = tf.logical_and(tf.logical_not(tf.reduce_all(done)),
+                            2 * (size + partial) <= tf.shape(done)[0])
     shrink = tf.logical_and(shrink, (batch % group) * rows_per_sentence < ROW_MULTIPLE)
     # Stopped sentences after the others, and the partial group last (stable: in order).
     key = tf.cast(done, tf.int32) + 2 * tf.cast(tf.logical_not(in_groups), tf.int32)
@@ -113,15 +112,11 @@ class Compaction:
         batch dimension of every leaf may change, but not the full-size ``out``'s. A partial
         function, so that the loop calls ``tf.while_loop`` itself."""
         t, carry = loop_vars
-        invariants = {
-            key: tf.nest.map_structure(
-                (lambda x: tf.TensorShape(x.shape)) if key == "out" else _any_batch, value
-            )
-            for key, value in carry.items()
-        }
-        return functools.partial(
-            tf.while_loop, shape_invariants=(tf.TensorShape(t.shape), invariants)
-        )
+        invariants = {key: tf.nest.map_structure(
+            (lambda x: tf.TensorShape(x.shape)) if key == "out" else _any_batch, value)
+            for key, value in carry.items()}
+        return functools.partial(tf.while_loop,
+                                 shape_invariants=(tf.TensorShape(t.shape), invariants))
 
     def compact(self, carry):
         """``carry`` gathered to the sentences `plan` keeps, when it at least halves the

@@ -99,10 +99,8 @@ def decode(
     if isinstance(model, AlignedModel):  # CTC: labels every position at once, no steps
         return aligned_decode(model, encoder_tokens, name, **options)
     if not isinstance(model, DecodingModel):
-        raise TypeError(
-            f"{type(model).__name__} does not keep the inference contract "
-            "(encode, initial_state, decode_step, has_attention)"
-        )
+        raise TypeError(f"{type(model).__name__} does not keep the inference contract "
+                        "(encode, initial_state, decode_step, has_attention)")
     if record is None and can_compile(model, name, encoder_tokens, options):
         return compiled_decode(decode, model, name, encoder_tokens, options, sentence_ids)
     chosen = STRATEGIES[name]

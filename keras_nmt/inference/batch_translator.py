@@ -47,9 +47,8 @@ class BatchTranslator:
         """Raises `ValueError` for `DecodingOptions` this translator cannot honour."""
         changed = [n for n in _FIXED_OPTIONS if getattr(options, n) != getattr(GREEDY, n)]
         if changed:
-            raise ValueError(
-                f"a translator decodes with its own {', '.join(changed)} (see `decode` for them)"
-            )
+            raise ValueError(f"a translator decodes with its own {', '.join(changed)} (see "
+                             "`decode` for them)")
         self.check_sizes(options)
         if options.return_attention and options.chosen_strategy != "greedy":
             raise ValueError("attention weights come with greedy decoding only (beam_size=1)")
@@ -58,16 +57,13 @@ class BatchTranslator:
         """Raises `ValueError` for a beam size or n-best this translator cannot give."""
         strategy, beam_size, n_best = options.chosen_strategy, options.beam_size, options.n_best
         if not isinstance(beam_size, int) or not 1 <= beam_size <= self.max_beam_size:
-            raise ValueError(
-                f"beam_size must be an int in [1, {self.max_beam_size}], got {beam_size!r}"
-            )
+            raise ValueError(f"beam_size must be an int in [1, {self.max_beam_size}], got "
+                             f"{beam_size!r}")
         if n_best is not None and (not isinstance(n_best, int) or not 1 <= n_best <= beam_size):
             raise ValueError(f"n_best must be an int in [1, beam_size={beam_size}], got {n_best!r}")
         if "beam_size" not in STRATEGIES[strategy].options and beam_size > 1:
-            raise ValueError(
-                f"{STRATEGIES[strategy].title} gives one translation per sentence: beam_size "
-                "(--beam-size) must be 1"
-            )
+            raise ValueError(f"{STRATEGIES[strategy].title} gives one translation per "
+                             "sentence: beam_size (--beam-size) must be 1")
 
     def translate_batch(
         self, texts, options=None, *, batch_size=64, calls=None, on_batch=None, parallel=None,

@@ -173,10 +173,8 @@ class Translator(BatchTranslator, tf.Module):
         """Beam search of one Python `beam_size`, its outputs padded to `max_beam_size` columns
         ("Beam size dispatch" above); not inlined, so that one size can be prepared alone."""
 
-        @_graph_function(
-            input_signature=[_TEXT, tf.TensorSpec([], tf.float32, name="length_penalty")],
-            experimental_attributes={"_noinline": True},
-        )
+        @_graph_function(experimental_attributes={"_noinline": True}, input_signature=[
+            _TEXT, tf.TensorSpec([], tf.float32, name="length_penalty")])
         def beam(text, length_penalty):
             tf.debugging.assert_greater_equal(
                 length_penalty, 0.0, message="length_penalty (GNMT alpha) must be >= 0")
