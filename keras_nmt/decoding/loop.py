@@ -41,10 +41,8 @@ from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 COMPACT = True
 
 
-def decode(
-    model: DecodingModel, encoder_tokens, strategy: "str | DecodingOptions" = "greedy", *,
-    sentence_ids=None, record=None, **options
-) -> DecodeResult:
+def decode(model: DecodingModel, encoder_tokens, strategy: "str | DecodingOptions" = "greedy",
+           *, sentence_ids=None, record=None, **options) -> DecodeResult:
     """Decodes a batch with the chosen strategy, through the model inference contract only.
 
     Args:

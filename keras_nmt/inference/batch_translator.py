@@ -65,10 +65,8 @@ class BatchTranslator:
             raise ValueError(f"{STRATEGIES[strategy].title} gives one translation per "
                              "sentence: beam_size (--beam-size) must be 1")
 
-    def translate_batch(
-        self, texts, options=None, *, batch_size=64, calls=None, on_batch=None, parallel=None,
-        indices=None, **changes,
-    ):
+    def translate_batch(self, texts, options=None, *, batch_size=64, calls=None, on_batch=None,
+                        parallel=None, indices=None, **changes):
         """Translates a list of strings; returns one `TranslationResult` per input.
 
         Args:
