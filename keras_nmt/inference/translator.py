@@ -136,16 +136,6 @@ class Translator(BatchTranslator, tf.Module):
         """Target ids `(batch, length)` int32 -> translations, string `(batch,)`."""
         return self.target_tokenizer.detokenize(tokens)
 
-    def _pad_beam(self, result, beam_size):
-        """Beam search's texts and scores, padded to `max_beam_size` columns."""
-        batch = tf.shape(result.tokens)[0]
-        flat = tf.reshape(result.tokens, [batch * beam_size, -1])
-        texts = tf.reshape(self.detokenize(flat), [batch, beam_size])
-        padding = [[0, 0], [0, self.max_beam_size - beam_size]]
-        texts = tf.pad(texts, padding, constant_values="")
-        scores = tf.pad(tf.cast(result.scores, tf.float32), padding)
-        return texts, scores
-
     # Signatures
     @_graph_function(input_signature=[_TEXT])
     def serving_default(self, text):
@@ -182,7 +172,13 @@ class Translator(BatchTranslator, tf.Module):
             ids, empty = self.source_ids(text)
             result = decode(self.model, ids, "beam", beam_size=beam_size,
                             length_penalty=length_penalty, max_length=self.max_target_length)
-            texts, scores = self._pad_beam(result, beam_size)
+            # Texts and scores padded to `max_beam_size` columns.
+            batch = tf.shape(result.tokens)[0]
+            flat = tf.reshape(result.tokens, [batch * beam_size, -1])
+            texts = tf.reshape(self.detokenize(flat), [batch, beam_size])
+            padding = [[0, 0], [0, self.max_beam_size - beam_size]]
+            texts = tf.pad(texts, padding, constant_values="")
+            scores = tf.pad(tf.cast(result.scores, tf.float32), padding)
             return _outputs(texts, scores, empty, ("translations", "scores"))
 
         return beam
