@@ -2,11 +2,11 @@
 
 The SavedModel itself is `keras_nmt.export.saved_model.write_saved_model`'s; this adds what a
 reloaded one needs (`translator_facts`), what a run folder knows (its data columns, its data
-record, provenance and tokenizers' files) and
-writes the version folder as every folder of ours is written
-(`keras_nmt.workshop.owned_folder.FolderWriter`): under a lock (a second export of the same
-version is refused at once; one without `--version` takes the next free number), under a hidden
-name carrying its owner, moved in whole, and with `force` replacing only what an export wrote."""
+record, provenance and tokenizers' files) and writes the version folder as every folder of ours
+is written (`keras_nmt.workshop.owned_folder.FolderWriter`): under a lock (a second export of
+the same version is refused at once; one without `--version` takes the next free number), under
+a hidden name carrying its owner, moved in whole, and with `force` replacing only what an
+export wrote."""
 
 import contextlib
 import os
