@@ -57,7 +57,7 @@ import numpy as np
 from keras import ops
 
 from keras_nmt.decoding import scoring
-from keras_nmt.decoding.decode_result import write_at
+from keras_nmt.decoding.decode_result import DecodeResult, write_at
 from keras_nmt.decoding.decoding_options import DEFAULT_LENGTH_PENALTY
 from keras_nmt.special_ids import END_ID
 
@@ -334,7 +334,7 @@ class BeamSearch:
 
     def finish(self, hypotheses, held):
         """The n-best lists: finished hypotheses first (already sorted), then the live ones
-        sorted by score. Returns the fields of a ``DecodeResult``, ``(batch, n_best, ...)``."""
+        sorted by score, as a ``DecodeResult`` ``(batch, n_best, ...)``."""
         k, n_best = self.beams, self.n_best
         alive, finished = hypotheses["alive"], hypotheses["finished"]
         batch = ops.shape(hypotheses["steps"])[0]
@@ -351,8 +351,8 @@ class BeamSearch:
         alive = gather_beams({key: alive[key] for key in finished}, alive_order)
         best = gather_beams({key: ops.concatenate([finished[key], alive[key]], axis=1)
                              for key in finished}, pick)
-        return {"tokens": best["tokens"], "lengths": best["lengths"], "scores": best["scores"],
-                "log_probs": best["log_probs"], "attention": best.get("attention")}
+        return DecodeResult(best["tokens"], best["lengths"], best["scores"], best["log_probs"],
+                            best.get("attention"))
 
 
 def _where_active(active, updated, old):

@@ -94,4 +94,3 @@ def write_at(buffer, values, t, axis):
     if not isinstance(values, int | float):
         values = ops.expand_dims(values, axis)
     return ops.where(hit, values, buffer)
-

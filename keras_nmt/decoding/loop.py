@@ -169,9 +169,6 @@ def decode(model: DecodingModel, encoder_tokens, strategy: "str | DecodingOption
     else:
         _, carry = ops.while_loop(cond, body, loop_vars)
     result = search.finish(carry["hypotheses"], held)
-    result = DecodeResult(tokens=result["tokens"], lengths=result["lengths"],
-                          scores=result["scores"], log_probs=result["log_probs"],
-                          attention=result["attention"])
     return result.trimmed() if loop["trim"] else result
 
 
@@ -236,7 +233,7 @@ class OneEach:
         return new, token, None, ops.equal(token, END_ID)
 
     def finish(self, hypotheses, held):
-        """The result's fields; the score is the log-probability."""
+        """The `DecodeResult`; the score is the log-probability."""
         del held
-        return {**hypotheses, "scores": hypotheses["log_probs"],
-                "attention": hypotheses.get("attention")}
+        return DecodeResult(hypotheses["tokens"], hypotheses["lengths"], hypotheses["log_probs"],
+                            hypotheses["log_probs"], hypotheses.get("attention"))
