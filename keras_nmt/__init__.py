@@ -77,11 +77,7 @@ def __getattr__(name):
 def _register_serializable():
     """Imports every module whose classes a saved `.keras` file may name: the models (with their
     layers) and the training set-up compiled into it."""
-    import keras_nmt.training.fused_adam  # noqa: F401
-    import keras_nmt.training.inverse_sqrt_schedule  # noqa: F401
-    import keras_nmt.training.masked_accuracy  # noqa: F401
-    import keras_nmt.training.masked_sparse_cross_entropy  # noqa: F401
-    import keras_nmt.training.perplexity  # noqa: F401
+    import keras_nmt.training.fit  # noqa: F401  (the optimizer, schedule, loss and metrics)
     from keras_nmt.models.registry import register_models
 
     register_models()

@@ -22,7 +22,7 @@ NEVER_ONE = {
     ("workshop/serve/app.py", "len(texts)"),  # more sentences than the limit (>= 1): 2 or more
     ("workshop/serve/app.py", "longest"),  # a sentence longer than the limit
     ("inference/batch_translator.py", "lengths[index]"),  # longer than the model's limit
-    ("data/tokenized_pairs.py", "self.max_length"),  # "N longer than MAX tokens": a limit
+    ("data/pipeline.py", "self.max_length"),  # "N longer than MAX tokens": a limit
     ("workshop/corpora/parallel_corpus.py", "self.max_chars"),  # "longer than MAX characters"
     ("workshop/comparison/preset_registry.py", "SPA_ENG_BATCH_TOKENS"),  # a constant, 4,096
     ("workshop/cli/benchmark.py", "QUICK_PAIRS"),  # a constant

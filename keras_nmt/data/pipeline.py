@@ -15,7 +15,7 @@ memory (this is the "cache of tokenized data": tokenization never runs again, ep
 epoch). Each epoch, a handful of vectorized ops on index vectors (a stateless permutation, one
 sort, a split into batches) decides the whole epoch's batches, and each padded batch is then
 built with two ragged ``gather`` + ``to_tensor`` calls. No tf.data op runs once per pair: a
-per-element ``shuffle``/``unbatch``/``batch`` chain costed more than the batching itself.
+per-element ``shuffle``/``unbatch``/``batch`` chain costs more than the batching itself.
 
 Bucketing is "sort within a window" (as in fairseq/tensor2tensor token batching) rather than
 ``Dataset.bucket_by_sequence_length`` with fixed boundaries: the epoch's permutation is cut into
@@ -40,13 +40,14 @@ reshuffles differently on every run.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 
 import numpy as np
 import tensorflow as tf
 
-from keras_nmt.data.tokenized_pairs import TokenizedPairs
+from keras_nmt.plural import plural
 from keras_nmt.special_ids import END_ID, PAD_ID
 
 logger = logging.getLogger(__name__)
@@ -56,30 +57,69 @@ DEFAULT_CHUNK_SIZE = 8192
 DEFAULT_BUCKET_WINDOW = 100
 
 
-def _tokenize_in_chunks(
-    tokenizer, strings: list[str], chunk_size: int, **options
-) -> tf.RaggedTensor:
+@dataclasses.dataclass
+class TokenizedPairs:
+    """Token ids of a whole corpus, computed once by `tokenize_pairs`.
+
+    Attributes:
+        source_tokens: ``tf.RaggedTensor`` int32 ``(num_pairs, None)``: the source ids as
+            ``source_tokenizer.tokenize(sources)`` returns them (no START/END); these become
+            ``encoder_tokens``.
+        target_tokens: ``tf.RaggedTensor`` int32 ``(num_pairs, None)``: ``[START] + y + [END]``;
+            ``decoder_tokens`` are its rows without the last id, ``targets`` without the first.
+        num_read: pairs given to `tokenize_pairs`.
+        filtered_too_long: pairs dropped because ``len(source) > max_length`` or
+            ``len(y) + 1 > max_length`` (the decoder input or target would exceed it).
+        filtered_empty_source: pairs dropped because the source tokenized to nothing (an
+            all-padding encoder row would leave attention with nothing to attend to).
+        max_length: the limit used, or ``None``.
+    """
+
+    source_tokens: tf.RaggedTensor
+    target_tokens: tf.RaggedTensor
+    num_read: int = 0
+    filtered_too_long: int = 0
+    filtered_empty_source: int = 0
+    max_length: int | None = None
+
+    def __len__(self) -> int:
+        return int(self.source_tokens.nrows())
+
+    @property
+    def source_lengths(self) -> np.ndarray:
+        """``(num_pairs,)`` int64: encoder row lengths."""
+        return self.source_tokens.row_lengths().numpy()
+
+    @property
+    def target_lengths(self) -> np.ndarray:
+        """``(num_pairs,)`` int64: decoder row lengths, ``len(y) + 1``."""
+        return self.target_tokens.row_lengths().numpy() - 1
+
+    def summary(self) -> str:
+        """One readable line: pairs kept and filtered, token counts."""
+        text = f"tokenized {plural(self.num_read, 'pair')}, kept {len(self):,}"
+        if self.max_length is not None:
+            text += f"; {self.filtered_too_long:,} longer than {self.max_length} tokens filtered"
+        if self.filtered_empty_source:
+            text += f"; {self.filtered_empty_source:,} with an empty source filtered"
+        return text
+
+
+def _tokenize_in_chunks(tokenizer, strings: list[str], chunk_size: int,
+                        **options) -> tf.RaggedTensor:
     """One ``tokenize`` call per chunk of ``chunk_size`` strings; returns ``(n, None)`` int32."""
     parts = []
     for start in range(0, len(strings), chunk_size):
-        chunk = tf.constant(strings[start : start + chunk_size], dtype=tf.string)
-        ids = tokenizer.tokenize(chunk, **options)
+        ids = tokenizer.tokenize(tf.constant(strings[start : start + chunk_size]), **options)
         if not isinstance(ids, tf.RaggedTensor):
             raise TypeError(f"{type(tokenizer).__name__}.tokenize must return a tf.RaggedTensor")
-        parts.append(tf.cast(ids, tf.int32) if ids.dtype != tf.int32 else ids)
-    if len(parts) == 1:
-        return parts[0]
-    return tf.concat(parts, axis=0)
+        parts.append(tf.cast(ids, tf.int32))
+    return tf.concat(parts, axis=0)  # one part: returned as it is
 
 
-def tokenize_pairs(
-    pairs: Sequence[tuple[str, str]],
-    source_tokenizer,
-    target_tokenizer,
-    *,
-    max_length: int | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-) -> TokenizedPairs:
+def tokenize_pairs(pairs: Sequence[tuple[str, str]], source_tokenizer, target_tokenizer, *,
+                   max_length: int | None = None,
+                   chunk_size: int = DEFAULT_CHUNK_SIZE) -> TokenizedPairs:
     """Tokenizes a whole corpus in big vectorized chunks and filters over-long pairs.
 
     Args:
@@ -101,9 +141,8 @@ def tokenize_pairs(
     sources = [source for source, _ in pairs]
     targets = [target for _, target in pairs]
     source_ids = _tokenize_in_chunks(source_tokenizer, sources, chunk_size)
-    target_ids = _tokenize_in_chunks(
-        target_tokenizer, targets, chunk_size, add_start=True, add_end=True
-    )
+    target_ids = _tokenize_in_chunks(target_tokenizer, targets, chunk_size, add_start=True,
+                                     add_end=True)
     source_lengths = source_ids.row_lengths().numpy()
     decoder_lengths = target_ids.row_lengths().numpy() - 1
     keep = source_lengths > 0
@@ -112,14 +151,9 @@ def tokenize_pairs(
     if max_length is not None:
         too_long = (source_lengths > max_length) | (decoder_lengths > max_length)
         keep &= ~too_long
-    result = TokenizedPairs(
-        source_tokens=source_ids,
-        target_tokens=target_ids,
-        num_read=len(pairs),
-        filtered_too_long=int(np.sum(too_long & (source_lengths > 0))),
-        filtered_empty_source=filtered_empty,
-        max_length=max_length,
-    )
+    result = TokenizedPairs(source_ids, target_ids, num_read=len(pairs),
+                            filtered_too_long=int(np.sum(too_long & (source_lengths > 0))),
+                            filtered_empty_source=filtered_empty, max_length=max_length)
     if not keep.all():
         indices = tf.constant(np.flatnonzero(keep), dtype=tf.int64)
         result.source_tokens = tf.gather(source_ids, indices)
@@ -143,9 +177,8 @@ def _length_ranks(tokenized: TokenizedPairs) -> np.ndarray:
     return ranks
 
 
-def _token_batch_splits(
-    source_lengths: np.ndarray, target_lengths: np.ndarray, batch_tokens: int
-) -> np.ndarray:
+def _token_batch_splits(source_lengths: np.ndarray, target_lengths: np.ndarray,
+                        batch_tokens: int) -> np.ndarray:
     """Row splits cutting length-sorted pairs into batches of at most ``batch_tokens``.
 
     A batch of ``n`` pairs costs ``n * (longest source + longest target)`` padded tokens. The
@@ -184,25 +217,12 @@ def _round_up(tensor: tf.Tensor, multiple: int) -> tf.Tensor:
     return tf.pad(tensor, [[0, 0], [0, extra]])
 
 
-def make_dataset(
-    pairs,
-    source_tokenizer=None,
-    target_tokenizer=None,
-    batch_size: int = 64,
-    *,
-    batch_tokens: int | None = None,
-    shuffle: bool = True,
-    seed: int | None = None,
-    bucket: bool = True,
-    max_length: int | None = None,
-    cache: bool = True,
-    drop_remainder: bool = False,
-    repeat: bool = False,
-    bucket_window: int = DEFAULT_BUCKET_WINDOW,
-    pad_to_multiple: int = 1,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    epochs: range | None = None,
-) -> tf.data.Dataset:
+def make_dataset(pairs, source_tokenizer=None, target_tokenizer=None, batch_size: int = 64, *,
+                 batch_tokens: int | None = None, shuffle: bool = True, seed: int | None = None,
+                 bucket: bool = True, max_length: int | None = None,
+                 drop_remainder: bool = False, repeat: bool = False,
+                 bucket_window: int = DEFAULT_BUCKET_WINDOW, pad_to_multiple: int = 1,
+                 epochs: range | None = None) -> tf.data.Dataset:
     """Builds the training/evaluation ``tf.data.Dataset`` of padded teacher-forcing batches.
 
     Args:
@@ -219,14 +239,11 @@ def make_dataset(
         bucket: sort within windows of ``bucket_window`` batches (see the module).
         max_length: drop pairs with a row longer than this many tokens, START/END included
             (see `tokenize_pairs`); the count is logged and kept in `TokenizedPairs`.
-        cache: when ``shuffle`` is False the batches never change, so keep the padded batches in
-            memory after the first pass. (Tokenized data is always computed only once.)
         drop_remainder: drop the last, smaller batch so the batch dimension is static.
         repeat: repeat forever (use ``steps_per_epoch`` in ``fit``).
         bucket_window: batches per sorting window; larger = less padding, less randomness.
         pad_to_multiple: round each batch's lengths up to a multiple of this (fewer distinct
             shapes, fewer retraces/XLA compilations); 1 = pad to the longest row only.
-        chunk_size: strings per ``tokenize`` call.
         epochs: yield these epochs' batches one after another in one pass, epoch ``e``
             shuffled with a seed made of ``(seed, e)`` only, so that a run resumed at epoch
             ``e`` sees the batches an uninterrupted run saw (see
@@ -258,9 +275,8 @@ def make_dataset(
     else:
         if source_tokenizer is None or target_tokenizer is None:
             raise ValueError("source_tokenizer and target_tokenizer are required for string pairs")
-        tokenized = tokenize_pairs(
-            pairs, source_tokenizer, target_tokenizer, max_length=max_length, chunk_size=chunk_size
-        )
+        tokenized = tokenize_pairs(pairs, source_tokenizer, target_tokenizer,
+                                   max_length=max_length)
     num_pairs = len(tokenized)
     num_batches = num_pairs // batch_size if drop_remainder else -(-num_pairs // batch_size)
     num_kept = num_batches * batch_size if drop_remainder else num_pairs
@@ -272,10 +288,8 @@ def make_dataset(
         target_cost = -(-tokenized.target_lengths // multiple) * multiple
         longest = int(np.max(source_cost + target_cost))
         if batch_tokens < longest:
-            raise ValueError(
-                f"batch_tokens={batch_tokens} is below the longest pair ({longest} source + "
-                "target tokens): raise it or lower max_length"
-            )
+            raise ValueError(f"batch_tokens={batch_tokens} is below the longest pair ({longest} "
+                             "source + target tokens): raise it or lower max_length")
         by_length = np.argsort(_length_ranks(tokenized))
         token_batches = tf.RaggedTensor.from_row_splits(
             tf.constant(by_length, tf.int64),
@@ -292,8 +306,7 @@ def make_dataset(
             if not shuffle:
                 return token_batches
             batch_order = tf.random.experimental.stateless_shuffle(
-                tf.range(num_batches, dtype=tf.int64), seed=tf.stack([epoch_seed, 1])
-            )
+                tf.range(num_batches, dtype=tf.int64), seed=tf.stack([epoch_seed, 1]))
             return tf.gather(token_batches, batch_order)
         # The whole epoch's order is computed with a few vectorized ops, not element by element.
         order = tf.range(num_pairs, dtype=tf.int64)
@@ -306,16 +319,13 @@ def make_dataset(
             order = tf.gather(order, tf.argsort(key, stable=True))
         order = order[:num_kept]
         # Windows hold whole batches (window % batch_size == 0): no batch straddles two.
-        splits = tf.concat(
-            [tf.range(0, num_kept, batch_size, dtype=tf.int64), [tf.constant(num_kept, tf.int64)]],
-            axis=0,
-        )
+        splits = tf.concat([tf.range(0, num_kept, batch_size, dtype=tf.int64),
+                            [tf.constant(num_kept, tf.int64)]], axis=0)
         batches = tf.RaggedTensor.from_row_splits(order, splits, validate=False)
         if shuffle and bucket:
             # Sorted windows give batches in length order: mix them across the epoch.
             batch_order = tf.random.experimental.stateless_shuffle(
-                tf.range(batches.nrows(), dtype=tf.int64), seed=tf.stack([epoch_seed, 1])
-            )
+                tf.range(batches.nrows(), dtype=tf.int64), seed=tf.stack([epoch_seed, 1]))
             batches = tf.gather(batches, batch_order)
         return batches
 
@@ -338,13 +348,11 @@ def make_dataset(
         # END there is exactly the end marker, replaced by padding.
         decoder = full[:, :-1]
         decoder = tf.where(decoder == END_ID, tf.constant(PAD_ID, decoder.dtype), decoder)
-        target = full[:, 1:]
-        encoder = _round_up(encoder, pad_to_multiple)  # (batch, src_len)
-        decoder = _round_up(decoder, pad_to_multiple)  # (batch, tgt_len)
-        target = _round_up(target, pad_to_multiple)  # (batch, tgt_len)
-        encoder.set_shape([static_batch, None])
-        decoder.set_shape([static_batch, None])
-        target.set_shape([static_batch, None])
+        # (batch, src_len), (batch, tgt_len), (batch, tgt_len)
+        padded = [_round_up(x, pad_to_multiple) for x in (encoder, decoder, full[:, 1:])]
+        for tensor in padded:
+            tensor.set_shape([static_batch, None])
+        encoder, decoder, target = padded
         return {"encoder_tokens": encoder, "decoder_tokens": decoder}, target
 
     dataset = batches.map(
@@ -352,7 +360,7 @@ def make_dataset(
     # The batch count is known: Keras then shows it and never "runs out of data".
     num_epochs = 1 if epochs is None else len(epochs)
     dataset = dataset.apply(tf.data.experimental.assert_cardinality(num_epochs * num_batches))
-    if cache and not shuffle:
+    if not shuffle:  # the batches never change: keep them after the first pass
         dataset = dataset.cache()
     if repeat:
         dataset = dataset.repeat()

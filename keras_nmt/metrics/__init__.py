@@ -5,7 +5,7 @@
     levenshtein, edit_distance_table, Alignment,
     corpus_error_rate, corpus_wer, corpus_cer,
     ErrorRate                                   `edit_distance`
-    group_references, reference_streams         `references`
+    as_reference_lists, reference_streams       `references`
 
 The callback that scores translations during `fit` is a training run's
 (`keras_nmt.workshop.run.validation_scores.ValidationScores`).
@@ -20,22 +20,9 @@ from keras_nmt.metrics.edit_distance import (
     edit_distance_table,
     levenshtein,
 )
-from keras_nmt.metrics.references import as_reference_lists, group_references, reference_streams
+from keras_nmt.metrics.references import as_reference_lists, reference_streams
 from keras_nmt.metrics.sacrebleu_scores import CorpusScore, corpus_bleu, corpus_chrf, exact_match
 
-__all__ = [
-    "Alignment",
-    "CorpusScore",
-    "ErrorRate",
-    "as_reference_lists",
-    "corpus_bleu",
-    "corpus_cer",
-    "corpus_chrf",
-    "corpus_error_rate",
-    "corpus_wer",
-    "edit_distance_table",
-    "exact_match",
-    "group_references",
-    "levenshtein",
-    "reference_streams",
-]
+__all__ = ["Alignment", "CorpusScore", "ErrorRate", "as_reference_lists", "corpus_bleu",
+           "corpus_cer", "corpus_chrf", "corpus_error_rate", "corpus_wer", "edit_distance_table",
+           "exact_match", "levenshtein", "reference_streams"]

@@ -43,19 +43,12 @@ class Alignment:
     ``distance == substitutions * substitution_cost + deletions * deletion_cost
     + insertions * insertion_cost``.
 
-    Attributes:
-        distance: Total cost of the alignment under the costs it was computed with.
-        substitutions: Number of substituted items.
-        deletions: Number of items of ``a`` deleted.
-        insertions: Number of items of ``b`` inserted.
-        hits: Number of items kept unchanged.
-
     Example:
         >>> Alignment(distance=1, substitutions=0, deletions=1, insertions=0, hits=5).edits
         1
     """
 
-    distance: float
+    distance: float  # the total cost, under the costs it was computed with
     substitutions: int
     deletions: int
     insertions: int
@@ -77,41 +70,26 @@ class ErrorRate:
     lot. With an empty reference corpus the denominator is 1, so the rate is the number of inserted
     items (0 when the hypotheses are empty too).
 
-    Attributes:
-        rate: ``edits / max(reference_length, 1)``, a Python float.
-        edits: ``substitutions + deletions + insertions``.
-        substitutions: Total substitutions over the corpus.
-        deletions: Total deletions (reference items missing from the hypotheses).
-        insertions: Total insertions (hypothesis items not in the references).
-        reference_length: Total number of reference words (characters).
-
     Example:
         >>> str(ErrorRate(0.25, 1, 1, 0, 0, 4))
         '0.2500 (1 edits = S 1 + D 0 + I 0, over 4 reference items)'
     """
 
-    rate: float
-    edits: int
-    substitutions: int
-    deletions: int
-    insertions: int
-    reference_length: int
+    rate: float  # a Python float
+    edits: int  # substitutions + deletions + insertions
+    substitutions: int  # summed over the corpus, as the two below
+    deletions: int  # reference items missing from the hypotheses
+    insertions: int  # hypothesis items not in the references
+    reference_length: int  # reference words (characters) in all
 
     def __str__(self) -> str:
-        return (
-            f"{self.rate:.4f} ({self.edits} edits = S {self.substitutions} + D {self.deletions}"
-            f" + I {self.insertions}, over {self.reference_length} reference items)"
-        )
+        return (f"{self.rate:.4f} ({self.edits} edits = S {self.substitutions} + D {self.deletions}"
+                f" + I {self.insertions}, over {self.reference_length} reference items)")
 
 
-def edit_distance_table(
-    a: Sequence[Hashable],
-    b: Sequence[Hashable],
-    *,
-    substitution_cost: float = 1,
-    insertion_cost: float = 1,
-    deletion_cost: float = 1,
-) -> list[list[float]]:
+def edit_distance_table(a: Sequence[Hashable], b: Sequence[Hashable], *,
+                        substitution_cost: float = 1, insertion_cost: float = 1,
+                        deletion_cost: float = 1) -> list[list[float]]:
     """The full Wagner-Fischer table of costs between prefixes of ``a`` and ``b``.
 
     Args:
@@ -143,14 +121,9 @@ def edit_distance_table(
     return table
 
 
-def levenshtein(
-    a: Sequence[Hashable],
-    b: Sequence[Hashable],
-    *,
-    substitution_cost: float = 1,
-    insertion_cost: float = 1,
-    deletion_cost: float = 1,
-) -> Alignment:
+def levenshtein(a: Sequence[Hashable], b: Sequence[Hashable], *,
+                substitution_cost: float = 1, insertion_cost: float = 1,
+                deletion_cost: float = 1) -> Alignment:
     """Edit distance from ``a`` to ``b`` and the operation counts of one optimal alignment.
 
     Time and memory are O(len(a) * len(b)), fine for sentences (not for whole documents).
@@ -174,13 +147,8 @@ def levenshtein(
         >>> levenshtein("the cat sat".split(), "the cat".split())
         Alignment(distance=1, substitutions=0, deletions=1, insertions=0, hits=2)
     """
-    table = edit_distance_table(
-        a,
-        b,
-        substitution_cost=substitution_cost,
-        insertion_cost=insertion_cost,
-        deletion_cost=deletion_cost,
-    )
+    table = edit_distance_table(a, b, substitution_cost=substitution_cost,
+                                insertion_cost=insertion_cost, deletion_cost=deletion_cost)
     substitutions = deletions = insertions = hits = 0
     i, j = len(a), len(b)
     while i > 0 or j > 0:
@@ -198,13 +166,7 @@ def levenshtein(
         else:  # the only move left: the table was filled from these three
             insertions += 1
             j -= 1
-    return Alignment(
-        distance=table[len(a)][len(b)],
-        substitutions=substitutions,
-        deletions=deletions,
-        insertions=insertions,
-        hits=hits,
-    )
+    return Alignment(table[len(a)][len(b)], substitutions, deletions, insertions, hits)
 
 
 def words(text: str) -> list[str]:
@@ -225,10 +187,8 @@ def characters(text: str) -> list[str]:
     return list(" ".join(text.split()))
 
 
-def corpus_error_rate(
-    hypotheses: Sequence[Sequence[Hashable]],
-    references: Sequence[Sequence[Sequence[Hashable]]],
-) -> ErrorRate:
+def corpus_error_rate(hypotheses: Sequence[Sequence[Hashable]],
+                      references: Sequence[Sequence[Sequence[Hashable]]]) -> ErrorRate:
     """Corpus error rate of already split sequences: total edits / total reference length.
 
     Unit costs. With several references for a sentence, the hypothesis is scored against the
@@ -263,25 +223,17 @@ def corpus_error_rate(
         insertions += best.insertions
         reference_length += len(best_ref)
     edits = substitutions + deletions + insertions
-    return ErrorRate(
-        rate=edits / max(reference_length, 1),
-        edits=edits,
-        substitutions=substitutions,
-        deletions=deletions,
-        insertions=insertions,
-        reference_length=reference_length,
-    )
+    return ErrorRate(edits / max(reference_length, 1), edits, substitutions, deletions, insertions,
+                     reference_length)
 
 
-def _string_error_rate(
-    hypotheses: Sequence[str], references: References, split: Callable[[str], list[str]]
-) -> ErrorRate:
+def _string_error_rate(hypotheses: Sequence[str], references: References,
+                       split: Callable[[str], list[str]]) -> ErrorRate:
     if isinstance(hypotheses, str):
         raise TypeError("hypotheses must be a sequence of strings, not one string")
     lists = as_reference_lists(references, len(hypotheses))
-    return corpus_error_rate(
-        [split(h) for h in hypotheses], [[split(r) for r in refs] for refs in lists]
-    )
+    return corpus_error_rate([split(h) for h in hypotheses],
+                             [[split(r) for r in refs] for refs in lists])
 
 
 def corpus_wer(hypotheses: Sequence[str], references: References) -> ErrorRate:

@@ -5,14 +5,13 @@ is either one reference string or a sequence of reference strings for hypothesis
 may vary from sentence to sentence (Tatoeba often has several translations of one sentence).
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 References = Sequence[str | Sequence[str]]
 
 
-def as_reference_lists(
-    references: References, num_hypotheses: int | None = None
-) -> list[list[str]]:
+def as_reference_lists(references: References,
+                       num_hypotheses: int | None = None) -> list[list[str]]:
     """``references`` as one non-empty list of reference strings per sentence; ``ValueError``
     for a sentence without any, or when ``num_hypotheses`` is given and differs.
 
@@ -41,9 +40,6 @@ def reference_streams(references: References) -> list[list[str | None]]:
     an actual (empty) reference and would change the brevity penalty, so missing references are
     padded with ``None``. Each sentence's own references come first, so stream 0 is always full.
 
-    Returns ``max_refs`` streams of ``num_sentences`` entries, ``None`` where sentence ``i`` has
-    fewer than ``k + 1`` references.
-
     Example:
         >>> reference_streams([["a", "b"], "c"])
         [['a', 'c'], ['b', None]]
@@ -52,29 +48,3 @@ def reference_streams(references: References) -> list[list[str | None]]:
     max_refs = max((len(refs) for refs in lists), default=1)
     return [[refs[k] if k < len(refs) else None for refs in lists] for k in range(max_refs)]
 
-
-def group_references(pairs: Iterable[tuple[str, str]]) -> tuple[list[str], list[list[str]]]:
-    """Groups ``(source, target)`` pairs by source: one entry per distinct source sentence.
-
-    Tatoeba-derived test sets list a source sentence once per translation; translating each copy
-    and scoring it against one translation would penalize correct alternatives. Grouping gives
-    every distinct source once, with all its translations as references.
-
-    Sources keep the order of their first occurrence; a source's references keep their order of
-    occurrence, with exact duplicates dropped (a duplicated reference changes nothing in BLEU or
-    chrF except the reference count in the signature). Strings are compared as given (no
-    normalization).
-
-    Returns ``(sources, references)``: the distinct sources, and a non-empty list of references
-    for each.
-
-    Example:
-        >>> group_references([("Hola.", "Hi."), ("Adiós.", "Bye."), ("Hola.", "Hello.")])
-        (['Hola.', 'Adiós.'], [['Hi.', 'Hello.'], ['Bye.']])
-    """
-    grouped: dict[str, list[str]] = {}  # dicts keep insertion order: first-occurrence order
-    for source, target in pairs:
-        refs = grouped.setdefault(source, [])
-        if target not in refs:
-            refs.append(target)
-    return list(grouped), list(grouped.values())

@@ -29,9 +29,8 @@ from keras_nmt.metrics.references import References, as_reference_lists, referen
 class CorpusScore:
     """A corpus-level score and the signature that makes it reproducible.
 
-    sacreBLEU (Post, 2018, "A Call for Clarity in Reporting BLEU Scores") asks that every reported
-    score carry its signature (number of references, case, tokenization, smoothing, version), since
-    BLEU numbers computed with different settings are not comparable.
+    Every reported score carries its signature (number of references, case, tokenization,
+    smoothing, version): BLEU computed with other settings is not comparable (Post, 2018).
 
     Attributes:
         name: The metric's name as sacreBLEU prints it, e.g. ``"BLEU"``, ``"chrF2"``, ``"chrF2++"``.
@@ -64,13 +63,8 @@ def _check_hypotheses(hypotheses: Sequence[str], references: References) -> None
     as_reference_lists(references, len(hypotheses))  # length and emptiness checks
 
 
-def corpus_bleu(
-    hypotheses: Sequence[str],
-    references: References,
-    *,
-    tokenize: str = "13a",
-    lowercase: bool = False,
-) -> CorpusScore:
+def corpus_bleu(hypotheses: Sequence[str], references: References, *, tokenize: str = "13a",
+                lowercase: bool = False) -> CorpusScore:
     """Corpus BLEU (Papineni et al., 2002) computed by sacreBLEU.
 
     Args:
@@ -87,14 +81,8 @@ def corpus_bleu(
     return _corpus_score(BLEU(tokenize=tokenize, lowercase=lowercase), hypotheses, references)
 
 
-def corpus_chrf(
-    hypotheses: Sequence[str],
-    references: References,
-    *,
-    char_order: int = 6,
-    word_order: int = 0,
-    beta: int = 2,
-) -> CorpusScore:
+def corpus_chrf(hypotheses: Sequence[str], references: References, *, char_order: int = 6,
+                word_order: int = 0, beta: int = 2) -> CorpusScore:
     """Corpus chrF (Popović, 2015) computed by sacreBLEU; chrF++ with ``word_order=2``.
 
     Character n-gram F-score: less sensitive than BLEU to morphology and to the absence of
@@ -121,12 +109,7 @@ def _corpus_score(metric, hypotheses, references):
     """Checks the inputs and scores them with a sacreBLEU `metric` (its name, score, signature)."""
     _check_hypotheses(hypotheses, references)
     result = metric.corpus_score(list(hypotheses), reference_streams(references))
-    return CorpusScore(
-        name=result.name,
-        score=float(result.score),
-        signature=str(metric.get_signature()),
-        details=str(result),
-    )
+    return CorpusScore(result.name, float(result.score), str(metric.get_signature()), str(result))
 
 
 def exact_match(hypotheses: Sequence[str], references: References) -> float:
@@ -143,8 +126,6 @@ def exact_match(hypotheses: Sequence[str], references: References) -> float:
     """
     _check_hypotheses(hypotheses, references)
     lists = as_reference_lists(references)
-    hits = sum(
-        any(hyp.strip() == ref.strip() for ref in refs)
-        for hyp, refs in zip(hypotheses, lists, strict=True)
-    )
+    hits = sum(any(hyp.strip() == ref.strip() for ref in refs)
+               for hyp, refs in zip(hypotheses, lists, strict=True))
     return hits / len(hypotheses)

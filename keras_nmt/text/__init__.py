@@ -36,9 +36,8 @@ def make_tokenizer(kind: str, **options) -> Tokenizer:
     constructor arguments ``options`` (e.g. ``vocab_size=8000`` for subwords); call
     ``build(texts)`` on it."""
     if kind not in TOKENIZER_KINDS:
-        raise ValueError(
-            f"unknown tokenizer kind {kind!r}; expected one of {list(TOKENIZER_KINDS)}"
-        )
+        raise ValueError(f"unknown tokenizer kind {kind!r}; expected one of "
+                         f"{list(TOKENIZER_KINDS)}")
     return TOKENIZER_CLASSES[kind](**options)
 
 
@@ -52,12 +51,5 @@ def load_tokenizer(directory: str | os.PathLike, classes=None) -> Tokenizer:
     return classes[kind].load(directory)
 
 
-__all__ = [
-    "CharTokenizer",
-    "SubwordTokenizer",
-    "TOKENIZER_KINDS",
-    "Tokenizer",
-    "WordTokenizer",
-    "load_tokenizer",
-    "make_tokenizer",
-]
+__all__ = ["CharTokenizer", "SubwordTokenizer", "TOKENIZER_KINDS", "Tokenizer", "WordTokenizer",
+           "load_tokenizer", "make_tokenizer"]

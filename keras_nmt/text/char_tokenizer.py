@@ -20,8 +20,7 @@ class CharTokenizer(Tokenizer):
     Args:
         min_count: minimum number of occurrences in the training text to get an id.
         max_vocab: maximum vocabulary size, reserved ids included; ``None`` for no limit.
-        lowercase: lower-case in :meth:`normalize`.
-        name: name of the ``tf.Module``.
+        lowercase, name: as in :class:`Tokenizer`.
 
     Example:
         >>> tok = CharTokenizer().build(["¿Qué tal?", "Très bien."])
@@ -33,13 +32,8 @@ class CharTokenizer(Tokenizer):
     kind = "char"
     _join_separator = ""
 
-    def __init__(
-        self,
-        min_count: int = 1,
-        max_vocab: int | None = None,
-        lowercase: bool = False,
-        name: str | None = None,
-    ):
+    def __init__(self, min_count: int = 1, max_vocab: int | None = None, lowercase: bool = False,
+                 name: str | None = None):
         super().__init__(lowercase=lowercase, name=name)
         self.min_count = int(min_count)
         self.max_vocab = None if max_vocab is None else int(max_vocab)

@@ -16,14 +16,7 @@ import tensorflow_text as tf_text
 from tensorflow_text.python.ops import sentencepiece_tokenizer
 
 from keras_nmt.plural import plural
-from keras_nmt.special_ids import (
-    END_ID,
-    PAD_ID,
-    RESERVED_TOKENS,
-    START_ID,
-    SUBWORD_MODELS,
-    UNK_ID,
-)
+from keras_nmt.special_ids import END_ID, PAD_ID, RESERVED_TOKENS, START_ID, SUBWORD_MODELS, UNK_ID
 from keras_nmt.text.tokenizer import Tokenizer, _normalized_chunks
 
 MODEL_FILE = "subword.model"
@@ -54,10 +47,9 @@ class SubwordTokenizer(Tokenizer):
         vocab_size: requested number of pieces, reserved ids included (an upper bound: small
             corpora give fewer, see :attr:`vocab_size` after :meth:`build`).
         model_type: ``"unigram"`` or ``"bpe"``.
-        lowercase: lower-case in :meth:`normalize`.
+        lowercase, name: as in :class:`Tokenizer`.
         character_coverage: fraction of characters covered by the model (1.0: all seen ones).
         input_sentence_size: at most this many training sentences are sampled (0: all).
-        name: name of the ``tf.Module``.
 
     Example:
         >>> tok = SubwordTokenizer(vocab_size=1000).build(english_sentences)
@@ -68,15 +60,9 @@ class SubwordTokenizer(Tokenizer):
 
     kind = "subword"
 
-    def __init__(
-        self,
-        vocab_size: int = 8000,
-        model_type: str = "unigram",
-        lowercase: bool = False,
-        character_coverage: float = 1.0,
-        input_sentence_size: int = 2_000_000,
-        name: str | None = None,
-    ):
+    def __init__(self, vocab_size: int = 8000, model_type: str = "unigram", lowercase: bool = False,
+                 character_coverage: float = 1.0, input_sentence_size: int = 2_000_000,
+                 name: str | None = None):
         super().__init__(lowercase=lowercase, name=name)
         if model_type not in SUBWORD_MODELS:
             raise ValueError(f"model_type must be one of {SUBWORD_MODELS}, got {model_type!r}")
@@ -88,14 +74,9 @@ class SubwordTokenizer(Tokenizer):
         self._sp: tf_text.SentencepieceTokenizer | None = None
 
     def get_config(self) -> dict[str, Any]:
-        config = super().get_config()
-        config.update(
-            vocab_size=self.requested_vocab_size,
-            model_type=self.model_type,
-            character_coverage=self.character_coverage,
-            input_sentence_size=self.input_sentence_size,
-        )
-        return config
+        return {**super().get_config(), "vocab_size": self.requested_vocab_size,
+                "model_type": self.model_type, "character_coverage": self.character_coverage,
+                "input_sentence_size": self.input_sentence_size}
 
     @property
     def model_proto(self) -> bytes:
@@ -105,16 +86,27 @@ class SubwordTokenizer(Tokenizer):
 
     def build(self, texts) -> SubwordTokenizer:
         """Trains the SentencePiece model on the normalized ``texts`` (an iterable of strings)."""
-        sentences = [
-            s.decode("utf-8") for chunk in _normalized_chunks(self, texts) for s in chunk.numpy()
-        ]
-        sentences = [s for s in sentences if s]
+        sentences = [s.decode("utf-8") for chunk in _normalized_chunks(self, texts)
+                     for s in chunk.numpy() if s]
         if not sentences:
             raise ValueError("SubwordTokenizer.build needs at least one non-empty text")
         model = io.BytesIO()
         try:
             with _native_info_discarded():
-                _train_sentencepiece(self, sentences, model)
+                spm.SentencePieceTrainer.train(
+                    sentence_iterator=iter(sentences), model_writer=model,
+                    vocab_size=self.requested_vocab_size, model_type=self.model_type,
+                    character_coverage=self.character_coverage,
+                    input_sentence_size=self.input_sentence_size, shuffle_input_sentence=True,
+                    pad_id=PAD_ID, unk_id=UNK_ID, bos_id=START_ID, eos_id=END_ID,
+                    pad_piece=RESERVED_TOKENS[PAD_ID], unk_piece=RESERVED_TOKENS[UNK_ID],
+                    bos_piece=RESERVED_TOKENS[START_ID], eos_piece=RESERVED_TOKENS[END_ID],
+                    # `normalize` did NFKC and the spaces, in TF ops, as for every tokenizer.
+                    normalization_rule_name="identity", hard_vocab_limit=False,
+                    byte_fallback=False,
+                    # Sentences longer than this (in bytes) would be dropped silently.
+                    max_sentence_length=1 << 16, num_threads=max(1, min(4, os.cpu_count() or 1)),
+                    minloglevel=2)
         except RuntimeError as error:
             # SentencePiece's own check, e.g. "Vocabulary size is smaller than required_chars.
             # 5 vs 63", under a C++ source location.
@@ -126,7 +118,6 @@ class SubwordTokenizer(Tokenizer):
         self._set_model(model.getvalue())
         return self
 
-    # ----------------------------------------------------------------------------------------------
     def _set_model(self, model_proto: bytes) -> None:
         with _native_info_discarded():
             processor = spm.SentencePieceProcessor(model_proto=model_proto)
@@ -168,7 +159,7 @@ class _SharedSentencepieceResource(sentencepiece_tokenizer._SentencepieceModelRe
 
     tensorflow-text creates the resource private to the op kernel that made it, and
     `tf.random.set_seed` (hence `keras.utils.set_random_seed`) clears the eager kernel cache:
-    every later `tokenize` then failed with "Resource ..._SentencepieceOp... does not exist".
+    every later `tokenize` would fail with "Resource ..._SentencepieceOp... does not exist".
     A resource with a `shared_name` lives in the resource manager instead. The name derives from
     the model bytes, so equal models share one resource.
     """
@@ -180,8 +171,7 @@ class _SharedSentencepieceResource(sentencepiece_tokenizer._SentencepieceModelRe
     def _create_resource(self):
         with tf.name_scope("SentenceTokenizerInitializer"), _native_info_discarded():
             return sentencepiece_tokenizer.gen_sentencepiece_tokenizer.sentencepiece_op(
-                model=self._model, shared_name=self._shared_name
-            )
+                model=self._model, shared_name=self._shared_name)
 
 
 @contextlib.contextmanager
@@ -199,32 +189,3 @@ def _native_info_discarded():
     finally:
         os.dup2(saved, 2)
         os.close(saved)
-
-
-def _train_sentencepiece(tokenizer, sentences, model):
-    """Trains `tokenizer`'s SentencePiece model on `sentences`, written to the stream `model`."""
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(sentences),
-        model_writer=model,
-        vocab_size=tokenizer.requested_vocab_size,
-        model_type=tokenizer.model_type,
-        character_coverage=tokenizer.character_coverage,
-        input_sentence_size=tokenizer.input_sentence_size,
-        shuffle_input_sentence=True,
-        pad_id=PAD_ID,
-        unk_id=UNK_ID,
-        bos_id=START_ID,
-        eos_id=END_ID,
-        pad_piece=RESERVED_TOKENS[PAD_ID],
-        unk_piece=RESERVED_TOKENS[UNK_ID],
-        bos_piece=RESERVED_TOKENS[START_ID],
-        eos_piece=RESERVED_TOKENS[END_ID],
-        # We normalize (NFKC, spaces) ourselves, in TF ops, identically for every tokenizer.
-        normalization_rule_name="identity",
-        hard_vocab_limit=False,
-        byte_fallback=False,
-        # Sentences longer than this (in bytes) would be dropped silently from training.
-        max_sentence_length=1 << 16,
-        num_threads=max(1, min(4, os.cpu_count() or 1)),
-        minloglevel=2,
-    )

@@ -43,6 +43,7 @@ UNK_SURFACE = "\u2047"  # "⁇", the surface SentencePiece also uses for unknown
 _WHITESPACE_RUN = r"[\s\x{0B}\x{85}\p{Z}]+"
 _NO_BREAK_SPACES = r"[\x{00A0}\x{202F}]"
 _BUILD_CHUNK = 32768  # strings normalized per TF call while building (bounds memory)
+_REMEDY = "copy the tokenizers again from where they were trained, or train again"
 
 
 class Tokenizer(tf.Module):
@@ -74,9 +75,6 @@ class Tokenizer(tf.Module):
         self._token_to_id: tf.lookup.StaticHashTable | None = None
         self._id_to_token: tf.lookup.StaticHashTable | None = None
 
-    # ----------------------------------------------------------------------------------------------
-    # Public interface
-    # ----------------------------------------------------------------------------------------------
     @property
     def built(self) -> bool:
         """Whether the vocabulary (or SentencePiece model) exists."""
@@ -125,9 +123,8 @@ class Tokenizer(tf.Module):
         """
         strings = _as_string_batch(strings)
         # Replace broken UTF-8 first: normalize_utf8 and the regex ops expect valid UTF-8.
-        strings = tf.strings.unicode_transcode(
-            strings, "UTF-8", "UTF-8", errors="replace", replacement_char=0xFFFD
-        )
+        strings = tf.strings.unicode_transcode(strings, "UTF-8", "UTF-8", errors="replace",
+                                               replacement_char=0xFFFD)
         strings = tf_text.normalize_utf8(strings, "NFKC")
         # NFKC already maps these to U+0020; kept explicit because the contract names them.
         strings = tf.strings.regex_replace(strings, _NO_BREAK_SPACES, " ")
@@ -150,18 +147,11 @@ class Tokenizer(tf.Module):
             unknown tokens are ``UNK_ID`` (1).
         """
         self._check_built()
-        ids = self._encode(self.normalize(strings))
-        ids = tf.cast(ids, tf.int32)
+        ids = tf.cast(self._encode(self.normalize(strings)), tf.int32)
         batch = ids.nrows(out_type=tf.int64)
-        parts = []
-        if add_start:
-            parts.append(_constant_column(batch, START_ID))
-        parts.append(ids)
-        if add_end:
-            parts.append(_constant_column(batch, END_ID))
-        if len(parts) > 1:
-            ids = tf.concat(parts, axis=1)
-        return ids
+        start = [_constant_column(batch, START_ID)] if add_start else []
+        end = [_constant_column(batch, END_ID)] if add_end else []
+        return tf.concat(start + [ids] + end, axis=1) if start or end else ids
 
     def detokenize(self, ids) -> tf.Tensor:
         """Maps ids back to text.
@@ -222,25 +212,21 @@ class Tokenizer(tf.Module):
         directory = Path(directory)
         config = read_config(directory)
         if config.get("kind") != cls.kind:
-            raise ValueError(
-                f"{directory} holds a {config.get('kind')!r} tokenizer, not {cls.kind!r}"
-            )
+            raise ValueError(f"{directory} holds a {config.get('kind')!r} tokenizer, not "
+                             f"{cls.kind!r}")
         files = {k: config.pop(k) for k in list(config) if k.endswith("_file")}
         for name, checksum in config.pop(CHECKSUMS, {}).items():  # none: loaded unchecked
-            if not (directory / name).is_file() or sha256_of(directory / name) != checksum:
-                raise ValueError(
-                    f"{directory / name} is damaged (it fails its checksum: changed after the "
-                    f"tokenizer was saved, {_size_of(directory / name)}); copy the tokenizers "
-                    "again from where they were trained, or train again")
+            path = directory / name
+            if not path.is_file() or sha256_of(path) != checksum:
+                size = f"now {path.stat().st_size:,} bytes" if path.is_file() else "it is gone"
+                raise ValueError(f"{path} is damaged (it fails its checksum: changed after the "
+                                 f"tokenizer was saved, {size}); {_REMEDY}")
         config.pop("kind")
         config.pop("num_ids", None)
         tokenizer = cls(**config)
         tokenizer._load_files(directory, files)
         return tokenizer
 
-    # ----------------------------------------------------------------------------------------------
-    # Hooks for the subclasses
-    # ----------------------------------------------------------------------------------------------
     def _split(self, normalized: tf.Tensor) -> tf.RaggedTensor:
         """Normalized strings ``(batch,)`` to token strings ``(batch, None)``."""
         raise NotImplementedError
@@ -269,13 +255,10 @@ class Tokenizer(tf.Module):
 
     def _decode(self, ids: tf.RaggedTensor) -> tf.Tensor:
         flat = ids.flat_values
-        surfaces = tf.where(
-            tf.equal(flat, UNK_ID), tf.constant(UNK_SURFACE), self._id_to_piece(flat)
-        )
-        joined = tf.strings.reduce_join(
-            ids.with_flat_values(surfaces), axis=-1, separator=self._join_separator
-        )
-        return self._postprocess(joined)
+        surfaces = tf.where(tf.equal(flat, UNK_ID), tf.constant(UNK_SURFACE),
+                            self._id_to_piece(flat))
+        return self._postprocess(tf.strings.reduce_join(
+            ids.with_flat_values(surfaces), axis=-1, separator=self._join_separator))
 
     def _id_to_piece(self, flat_ids: tf.Tensor) -> tf.Tensor:
         return self._id_to_token.lookup(tf.cast(flat_ids, tf.int64))
@@ -295,12 +278,8 @@ class Tokenizer(tf.Module):
         try:
             self._set_vocabulary(vocab, filename=str(path.resolve()))
         except ValueError as error:
-            raise ValueError(f"{path} is damaged ({error}); copy the tokenizers again from "
-                             "where they were trained, or train again") from None
+            raise ValueError(f"{path} is damaged ({error}); {_REMEDY}") from None
 
-    # ----------------------------------------------------------------------------------------------
-    # Shared machinery
-    # ----------------------------------------------------------------------------------------------
     def _set_vocabulary(self, vocab: Sequence[str], filename: str | None = None) -> None:
         """Installs ``vocab`` (the full list, reserved tokens first) and its lookup tables.
 
@@ -319,22 +298,18 @@ class Tokenizer(tf.Module):
             backward = tf.lookup.KeyValueTensorInitializer(values, keys)
         else:
             whole, number = tf.lookup.TextFileIndex.WHOLE_LINE, tf.lookup.TextFileIndex.LINE_NUMBER
-            forward = tf.lookup.TextFileInitializer(
-                filename, tf.string, whole, tf.int64, number, vocab_size=len(vocab)
-            )
-            backward = tf.lookup.TextFileInitializer(
-                filename, tf.int64, number, tf.string, whole, vocab_size=len(vocab)
-            )
+            forward = tf.lookup.TextFileInitializer(filename, tf.string, whole, tf.int64, number,
+                                                    vocab_size=len(vocab))
+            backward = tf.lookup.TextFileInitializer(filename, tf.int64, number, tf.string, whole,
+                                                     vocab_size=len(vocab))
         self._token_to_id = tf.lookup.StaticHashTable(forward, default_value=UNK_ID)
-        self._id_to_token = tf.lookup.StaticHashTable(
-            backward, default_value=RESERVED_TOKENS[UNK_ID]
-        )
+        self._id_to_token = tf.lookup.StaticHashTable(backward, RESERVED_TOKENS[UNK_ID])
         self._vocab = vocab
 
     def _clean_ids(self, ids) -> tf.RaggedTensor:
         """Drops PAD/START, cuts at the first END, maps out-of-range ids to UNK; int32 ragged."""
-        # Dense (ragged rows padded with PAD, which is dropped anyway): a fifth of the graph ops
-        # of ragged masking, traced by every function of an export (docs/decisions.md).
+        # Dense (ragged rows padded with PAD, which is dropped anyway): fewer graph ops than
+        # ragged masking, traced by every function of an export (docs/decisions.md).
         ids = tf.cast(_as_dense_ids(ids), tf.int32)
         # A position survives when no END occurs in its row at or before it.
         ends_so_far = tf.math.cumsum(tf.cast(tf.equal(ids, END_ID), tf.int32), axis=1)
@@ -346,16 +321,8 @@ class Tokenizer(tf.Module):
 
     def _check_built(self) -> None:
         if not self.built:
-            raise RuntimeError(
-                f"{type(self).__name__} has no vocabulary: call build(texts) or load_tokenizer()"
-            )
-
-
-# --------------------------------------------------------------------------------------------------
-# Helpers
-# --------------------------------------------------------------------------------------------------
-def _size_of(path: Path) -> str:
-    return f"now {path.stat().st_size:,} bytes" if path.is_file() else "it is gone"
+            raise RuntimeError(f"{type(self).__name__} has no vocabulary: call build(texts) or "
+                               "load_tokenizer()")
 
 
 def read_config(directory: str | os.PathLike) -> dict[str, Any]:
@@ -363,8 +330,7 @@ def read_config(directory: str | os.PathLike) -> dict[str, Any]:
     path = Path(directory) / CONFIG_FILE
     if not path.exists():
         raise FileNotFoundError(f"no tokenizer {CONFIG_FILE} in {directory}")
-    return read_json(path, "copy the tokenizers again from where they were trained, or train "
-                     "again", expect=dict)
+    return read_json(path, _REMEDY, expect=dict)
 
 
 def _normalized_chunks(tokenizer: Tokenizer, texts: Iterable[str]):
@@ -382,10 +348,8 @@ def _normalized_chunks(tokenizer: Tokenizer, texts: Iterable[str]):
 def _as_string_batch(strings) -> tf.Tensor:
     """A rank-1 ``tf.string`` tensor from a list or a tensor; rejects scalars with a clear error."""
     if isinstance(strings, (str, bytes)):
-        raise ValueError(
-            "tokenizers expect a batch of strings with shape (batch,); wrap a single string "
-            "in a list: tokenize([text])"
-        )
+        raise ValueError("tokenizers expect a batch of strings with shape (batch,); wrap a single "
+                         "string in a list: tokenize([text])")
     if isinstance(strings, (list, tuple)) and not strings:
         return tf.zeros([0], dtype=tf.string)
     strings = tf.convert_to_tensor(strings, dtype=tf.string)
@@ -393,10 +357,8 @@ def _as_string_batch(strings) -> tf.Tensor:
         # Unknown rank inside tf.function: check when it runs.
         return tf.ensure_shape(strings, [None])
     if strings.shape.rank != 1:
-        raise ValueError(
-            f"tokenizers expect strings of shape (batch,), got shape {strings.shape}; "
-            "reshape to rank 1 (e.g. tf.reshape(x, [-1]))"
-        )
+        raise ValueError(f"tokenizers expect strings of shape (batch,), got shape {strings.shape}; "
+                         "reshape to rank 1 (e.g. tf.reshape(x, [-1]))")
     return strings
 
 
@@ -422,5 +384,4 @@ def _as_dense_ids(ids) -> tf.Tensor:
 def _constant_column(batch: tf.Tensor, value: int) -> tf.RaggedTensor:
     """A ragged ``(batch, 1)`` int32 column of ``value``."""
     return tf.RaggedTensor.from_uniform_row_length(
-        tf.fill([batch], tf.constant(value, tf.int32)), uniform_row_length=1, nrows=batch
-    )
+        tf.fill([batch], tf.constant(value, tf.int32)), uniform_row_length=1, nrows=batch)

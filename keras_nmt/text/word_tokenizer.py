@@ -26,14 +26,8 @@ _PROTECTIONS = (
     (r":(\p{N})", "\ue005\\1"),  # time: 10:30
 )
 # The apostrophe stays with the left piece and the pieces are split: l'homme -> l' homme.
-_RESTORE = (
-    ("\ue000", "' "),
-    ("\ue001", "\u2019 "),
-    ("\ue002", "-"),
-    ("\ue003", "."),
-    ("\ue004", ","),
-    ("\ue005", ":"),
-)
+_RESTORE = (("\ue000", "' "), ("\ue001", "\u2019 "), ("\ue002", "-"), ("\ue003", "."),
+            ("\ue004", ","), ("\ue005", ":"))
 # Every other character that is neither a word character nor a space is a token of its own.
 _PUNCT = r"([^\p{L}\p{M}\p{N}_ \x{E000}-\x{E005}])"
 
@@ -85,9 +79,8 @@ class WordTokenizer(Tokenizer):
     Args:
         max_vocab: maximum vocabulary size, reserved ids included; ``None`` for no limit.
         min_count: minimum number of occurrences in the training text to get an id.
-        lowercase: lower-case in :meth:`normalize`.
+        lowercase, name: as in :class:`Tokenizer`.
         french_spacing: detokenize with French spacing around ``! ? : ; % « »``.
-        name: name of the ``tf.Module``.
 
     Example:
         >>> tok = WordTokenizer(max_vocab=100).build(["¿Dónde está l'homme?"])
@@ -100,26 +93,16 @@ class WordTokenizer(Tokenizer):
     kind = "word"
     _join_separator = " "
 
-    def __init__(
-        self,
-        max_vocab: int | None = 8000,
-        min_count: int = 1,
-        lowercase: bool = False,
-        french_spacing: bool = False,
-        name: str | None = None,
-    ):
+    def __init__(self, max_vocab: int | None = 8000, min_count: int = 1, lowercase: bool = False,
+                 french_spacing: bool = False, name: str | None = None):
         super().__init__(lowercase=lowercase, name=name)
         self.max_vocab = None if max_vocab is None else int(max_vocab)
         self.min_count = int(min_count)
         self.french_spacing = bool(french_spacing)
 
     def get_config(self) -> dict[str, Any]:
-        return {
-            **super().get_config(),
-            "max_vocab": self.max_vocab,
-            "min_count": self.min_count,
-            "french_spacing": self.french_spacing,
-        }
+        return {**super().get_config(), "max_vocab": self.max_vocab, "min_count": self.min_count,
+                "french_spacing": self.french_spacing}
 
     def _split(self, normalized: tf.Tensor) -> tf.RaggedTensor:
         # (batch,) -> (batch, None) word and punctuation strings.

@@ -1,6 +1,2 @@
-"""Training: what `model.fit` is compiled with (`fit.py`: the masked loss and metrics, the
-optimizer and its schedule) and the callbacks that shape it (scheduled sampling).
-
-A whole training run (its options `TrainConfig`, its data `Task`, its folder, backups and
-resumption) is the workshop's `keras_nmt.workshop.run`, built on this package.
-"""
+"""Training: what `model.fit` is compiled with (`fit.py`) and scheduled sampling's callback; a
+whole run (options, data, folder, backups, resumption) is the workshop's `workshop.run`."""

@@ -12,9 +12,6 @@ gradient clipping; the Transformer's learning rate follows the inverse square ro
 Vaswani et al. 2017 (`InverseSqrtSchedule`), the others' is constant (each model's recipe on its
 card, `ModelCard.recipe`).
 
-A whole training run (its folder, backups, resumption, time budget) is the workshop's
-`train`; this module is what it compiles.
-
 Example:
     >>> model = build_model("luong", "functional", 64, 64, units=32)
     >>> compile_model(model, TrainConfig(model="luong"))
@@ -52,13 +49,8 @@ def compile_model(model, config):
         learning_rate = config.learning_rate
     optimizer = FusedAdam(learning_rate, clipnorm=config.clipnorm, **model_card.recipe["adam"])
     loss, metrics = loss_and_metrics(config)
-    model.compile(
-        optimizer=optimizer,
-        loss=loss,
-        metrics=metrics,
-        run_eagerly=config.run_eagerly,
-        jit_compile=config.jit_compile,
-    )
+    model.compile(optimizer=optimizer, loss=loss, metrics=metrics, run_eagerly=config.run_eagerly,
+                  jit_compile=config.jit_compile)
     if model.built:
         # Its slots made now, not inside the first training step: a variable created while
         # tracing makes TensorFlow trace the whole step again (docs/decisions.md).

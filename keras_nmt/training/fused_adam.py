@@ -56,14 +56,7 @@ class FusedAdam(keras.optimizers.Adam):
         # `variable` is a tf.Variable (under tf.distribute, this replica's copy); the moments
         # are Keras variables, whose `.value` resolves to the same replica inside the update.
         tf.raw_ops.ResourceApplyAdam(
-            var=variable.handle,
-            m=self._momentums[index].value.handle,
-            v=self._velocities[index].value.handle,
-            beta1_power=tf.pow(beta_1, step),
-            beta2_power=tf.pow(beta_2, step),
-            lr=tf.cast(learning_rate, dtype),
-            beta1=beta_1,
-            beta2=beta_2,
-            epsilon=tf.cast(self.epsilon, dtype),
-            grad=gradient,
-        )
+            var=variable.handle, m=self._momentums[index].value.handle,
+            v=self._velocities[index].value.handle, beta1_power=tf.pow(beta_1, step),
+            beta2_power=tf.pow(beta_2, step), lr=tf.cast(learning_rate, dtype), beta1=beta_1,
+            beta2=beta_2, epsilon=tf.cast(self.epsilon, dtype), grad=gradient)

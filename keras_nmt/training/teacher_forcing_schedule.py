@@ -4,7 +4,7 @@ import math
 
 import keras
 
-from keras_nmt.training.teacher_forcing_values import check_schedule, teacher_forcing_values
+from keras_nmt.training.teacher_forcing_values import check_schedule
 
 
 class TeacherForcingSchedule(keras.callbacks.Callback):
@@ -27,18 +27,13 @@ class TeacherForcingSchedule(keras.callbacks.Callback):
         floor: the lowest probability the decaying schedules reach.
 
     Example:
-        >>> model.fit(data, callbacks=[TeacherForcingSchedule.parse("inverse_sigmoid:200")])
+        >>> model.fit(data, callbacks=[TeacherForcingSchedule("inverse_sigmoid", k=200)])
     """
 
     def __init__(self, kind="constant", k=1.0, floor=0.0):
         super().__init__()
         check_schedule(kind, k, floor)
         self.kind, self.k, self.floor = kind, float(k), float(floor)
-
-    @classmethod
-    def parse(cls, text):
-        """Parses the `--teacher-forcing` flag: `KIND[:K[:FLOOR]]`, e.g. `linear:1e-4:0.25`."""
-        return cls(*teacher_forcing_values(text))
 
     @property
     def is_plain_teacher_forcing(self):

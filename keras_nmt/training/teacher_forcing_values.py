@@ -1,6 +1,6 @@
 """The teacher-forcing schedules' kinds, defaults and checks, without Keras: the flags of
-`keras-nmt train` are parsed and checked before TensorFlow starts (`TeacherForcingSchedule` is
-the callback that follows them)."""
+`keras-nmt train` are checked before TensorFlow starts (`TeacherForcingSchedule` is the callback
+that follows them)."""
 
 import math
 
@@ -27,21 +27,3 @@ def check_schedule(kind, k, floor):
     if kind == "inverse_sigmoid" and k < 1.0:
         raise ValueError(f"the inverse sigmoid schedule needs k >= 1, got {k:g}")
 
-
-def teacher_forcing_values(text):
-    """`(kind, k, floor)` of a `--teacher-forcing` value `KIND[:K[:FLOOR]]`, checked.
-
-    Example:
-        >>> teacher_forcing_values("linear:1e-4:0.25")
-        ('linear', 0.0001, 0.25)
-    """
-    kind, *numbers = text.split(":")
-    if len(numbers) > 2:
-        raise ValueError("expected KIND[:K[:FLOOR]]")
-    try:
-        values = [float(number) for number in numbers]
-    except ValueError:
-        raise ValueError("k and floor must be numbers (KIND[:K[:FLOOR]])") from None
-    k, floor = values + [SCHEDULE_DEFAULTS.get(kind, 1.0), 0.0][len(values):]
-    check_schedule(kind, k, floor)
-    return kind, k, floor

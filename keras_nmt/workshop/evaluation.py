@@ -8,6 +8,7 @@ and says so in its result.
 """
 
 import unicodedata
+from collections.abc import Iterable
 
 from keras_nmt.metrics.edit_distance import corpus_cer, corpus_wer
 from keras_nmt.metrics.references import as_reference_lists
@@ -50,3 +51,30 @@ def score_all(hypotheses, references):
         "exact_match": exact_match(hypotheses, references),
         "unicode_form": UNICODE_FORM,
     }
+
+
+def group_references(pairs: Iterable[tuple[str, str]]) -> tuple[list[str], list[list[str]]]:
+    """Groups ``(source, target)`` pairs by source: one entry per distinct source sentence.
+
+    Tatoeba-derived test sets list a source sentence once per translation; translating each copy
+    and scoring it against one translation would penalize correct alternatives. Grouping gives
+    every distinct source once, with all its translations as references.
+
+    Sources keep the order of their first occurrence; a source's references keep their order of
+    occurrence, with exact duplicates dropped (a duplicated reference changes nothing in BLEU or
+    chrF except the reference count in the signature). Strings are compared as given (no
+    normalization).
+
+    Returns ``(sources, references)``: the distinct sources, and a non-empty list of references
+    for each.
+
+    Example:
+        >>> group_references([("Hola.", "Hi."), ("Adiós.", "Bye."), ("Hola.", "Hello.")])
+        (['Hola.', 'Adiós.'], [['Hi.', 'Hello.'], ['Bye.']])
+    """
+    grouped: dict[str, list[str]] = {}  # dicts keep insertion order: first-occurrence order
+    for source, target in pairs:
+        refs = grouped.setdefault(source, [])
+        if target not in refs:
+            refs.append(target)
+    return list(grouped), list(grouped.values())

@@ -182,8 +182,10 @@ def one_sentence_per_line(lines, name, first=1):
 
 def input_lines(path=None, warn=None):
     """The sentences of a command's input, one per line: the file at `path` (plain or
-    compressed), or stdin when `path` is None, read whole (`input_chunks` in one chunk)."""
-    return next(input_chunks(path, None, warn))
+    compressed), or stdin when `path` is None, read whole (`input_chunks` in one chunk; closing
+    the generator closes the file now, not when it is collected)."""
+    with contextlib.closing(input_chunks(path, None, warn)) as chunks:
+        return next(chunks)
 
 
 def input_chunks(path=None, size=4096, warn=None):

@@ -4,12 +4,11 @@ import json
 import pytest
 from matplotlib.image import imread
 
-from keras_nmt.metrics import group_references
 from keras_nmt.workshop.cli import compare as compare_app
 from keras_nmt.workshop.comparison import preset_registry as presets_module
 from keras_nmt.workshop.comparison.configuration import Configuration
 from keras_nmt.workshop.comparison.preset import Preset
-from keras_nmt.workshop.evaluation import score_all
+from keras_nmt.workshop.evaluation import group_references, score_all
 from keras_nmt.workshop.run.run_folder import RunFolder
 from keras_nmt.workshop.run.task import load_pairs
 from keras_nmt.workshop.run.train_config import TrainConfig

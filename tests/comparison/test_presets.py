@@ -2,11 +2,11 @@ import dataclasses
 
 import pytest
 
-from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
 from keras_nmt.workshop.comparison import preset_registry as presets_module
 from keras_nmt.workshop.comparison.configuration import Configuration
 from keras_nmt.workshop.comparison.preset import Preset, decoding_name
 from keras_nmt.workshop.comparison.preset_registry import get_preset, preset_names, register_preset
+from keras_nmt.workshop.run.train_config import teacher_forcing_values
 
 
 def test_every_preset_is_registered():
@@ -53,7 +53,7 @@ def test_configurations_resolve_to_what_they_compare():
     for configuration in preset.configurations:
         config = configuration.resolve(preset.defaults)
         assert config.api == "subclassed"
-        TeacherForcingSchedule.parse(config.teacher_forcing)  # valid specs
+        teacher_forcing_values(config.teacher_forcing)  # valid specs
     preset = get_preset("granularity")
     assert [c.resolve(preset.defaults).tokenizer for c in preset.configurations] == [
         "char", "word", "subword"]

@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
-from keras_nmt.data.tokenized_pairs import TokenizedPairs
+from keras_nmt.data.pipeline import TokenizedPairs, make_dataset, tokenize_pairs
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 from keras_nmt.workshop.benchmarks.padding import measure_padding
 from keras_nmt.workshop.corpora.parallel_corpus import CorpusStats, ParallelCorpus

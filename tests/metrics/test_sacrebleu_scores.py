@@ -3,14 +3,8 @@
 import pytest
 import sacrebleu
 
-from keras_nmt.metrics import (
-    CorpusScore,
-    corpus_bleu,
-    corpus_chrf,
-    exact_match,
-    group_references,
-    reference_streams,
-)
+from keras_nmt.metrics import CorpusScore, corpus_bleu, corpus_chrf, exact_match, reference_streams
+from keras_nmt.workshop.evaluation import group_references
 
 # Cased text with punctuation, contractions and non-ASCII: proves the strings reach sacreBLEU as is.
 HYPOTHESES = [

@@ -10,6 +10,7 @@ from keras_nmt.training.masked_accuracy import MaskedAccuracy
 from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
 from keras_nmt.training.perplexity import Perplexity
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
+from keras_nmt.workshop.run.train_config import teacher_forcing_values
 
 pytestmark = pytest.mark.jax
 
@@ -120,16 +121,19 @@ def test_thin_accuracy_and_perplexity_equal_the_reference():
 
 
 def test_schedules_follow_bengio_2015():
-    assert TeacherForcingSchedule.parse("constant:0.7").probability(10_000) == 0.7
-    linear = TeacherForcingSchedule.parse("linear:0.001:0.2")
+    def parse(text):  # the --teacher-forcing flag
+        return TeacherForcingSchedule(*teacher_forcing_values(text))
+
+    assert parse("constant:0.7").probability(10_000) == 0.7
+    linear = parse("linear:0.001:0.2")
     assert [linear.probability(i) for i in (0, 500, 5000)] == pytest.approx([1.0, 0.5, 0.2])
-    exponential = TeacherForcingSchedule.parse("exponential:0.99")
+    exponential = parse("exponential:0.99")
     assert exponential.probability(100) == pytest.approx(0.99**100)
-    sigmoid = TeacherForcingSchedule.parse("inverse_sigmoid:10")
+    sigmoid = parse("inverse_sigmoid:10")
     assert sigmoid.probability(0) == pytest.approx(10 / 11)
     assert sigmoid.probability(50) == pytest.approx(10 / (10 + math.exp(5)))
-    assert TeacherForcingSchedule.parse("constant").is_plain_teacher_forcing
+    assert parse("constant").is_plain_teacher_forcing
     with pytest.raises(ValueError, match="unknown teacher-forcing schedule"):
-        TeacherForcingSchedule.parse("cosine")
+        parse("cosine")
     with pytest.raises(ValueError, match="0 < k < 1"):
         TeacherForcingSchedule("exponential", 1.5)

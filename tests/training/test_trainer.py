@@ -12,10 +12,9 @@ import pytest
 
 from keras_nmt.data.pipeline import make_dataset, tokenize_pairs
 from keras_nmt.inference.translator import Translator
-from keras_nmt.metrics import group_references
 from keras_nmt.models.registry import build_model
 from keras_nmt.workshop.copy_weights_by_layer_name import copy_weights_by_layer_name
-from keras_nmt.workshop.evaluation import score_all
+from keras_nmt.workshop.evaluation import group_references, score_all
 from keras_nmt.workshop.run import trainer
 from keras_nmt.workshop.run.precision import PrecisionChoice
 from keras_nmt.workshop.run.run_folder import RunFolder

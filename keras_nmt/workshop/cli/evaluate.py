@@ -156,10 +156,9 @@ def main(argv=None, prog=None):
     check_decoding_flags(parser, args, seed_is_sampling_only=False)
     # Imported after parsing: `--help` and flag errors must not wait for TensorFlow.
     from keras_nmt.decoding.strategies import STRATEGIES  # noqa: PLC0415
-    from keras_nmt.metrics import group_references  # noqa: PLC0415
     from keras_nmt.workshop.corpora.builtin import BUILTIN_DATASETS  # noqa: PLC0415
     from keras_nmt.workshop.corpora.corpus import corpus_paths, has_splits, load_corpus  # noqa: PLC0415
-    from keras_nmt.workshop.evaluation import score_all  # noqa: PLC0415
+    from keras_nmt.workshop.evaluation import group_references, score_all  # noqa: PLC0415
     from keras_nmt.workshop.run.run_folder import HYPOTHESES_FILE  # noqa: PLC0415
     from keras_nmt.workshop.translators.column_fit import choose_columns  # noqa: PLC0415
     from keras_nmt.workshop.translators.open_translator import (

@@ -35,7 +35,6 @@ from pathlib import Path
 
 import keras
 
-from keras_nmt.metrics import group_references
 from keras_nmt.plural import plural
 from keras_nmt.workshop.atomic_file import write_json
 from keras_nmt.workshop.comparison.curves import plot_attention_comparison, plot_curves
@@ -45,7 +44,7 @@ from keras_nmt.workshop.comparison.table import write_results
 from keras_nmt.workshop.comparison.throughput import tokens_per_second
 from keras_nmt.workshop.corpora.builtin import BUILTIN_DATASETS
 from keras_nmt.workshop.corpora.corpus import load_corpus
-from keras_nmt.workshop.evaluation import score_all
+from keras_nmt.workshop.evaluation import group_references, score_all
 from keras_nmt.workshop.hardware.machine import describe_machine
 from keras_nmt.workshop.run.run_folder import (
     BUDGET_POINT_FILE,

@@ -9,7 +9,7 @@ from keras_nmt.models.model_options import ModelOptions
 from keras_nmt.models.registry import ALIGNED_MODEL_NAMES, APIS, MODEL_NAMES
 from keras_nmt.option_fields import option
 from keras_nmt.special_ids import SUBWORD_MODELS, TOKENIZER_KINDS
-from keras_nmt.training.teacher_forcing_values import teacher_forcing_values
+from keras_nmt.training.teacher_forcing_values import SCHEDULE_DEFAULTS, check_schedule
 from keras_nmt.workshop.atomic_file import write_json
 from keras_nmt.workshop.configurations import REFERENCE_CONFIGURATIONS, reference_configuration
 
@@ -32,6 +32,25 @@ REFERENCE_DEFAULTS = {
         "time_budget": 45.0,
     },
 }
+
+
+def teacher_forcing_values(text):
+    """`(kind, k, floor)` of a `--teacher-forcing` value `KIND[:K[:FLOOR]]`, checked.
+
+    Example:
+        >>> teacher_forcing_values("linear:1e-4:0.25")
+        ('linear', 0.0001, 0.25)
+    """
+    kind, *numbers = text.split(":")
+    if len(numbers) > 2:
+        raise ValueError("expected KIND[:K[:FLOOR]]")
+    try:
+        values = [float(number) for number in numbers]
+    except ValueError:
+        raise ValueError("k and floor must be numbers (KIND[:K[:FLOOR]])") from None
+    k, floor = values + [SCHEDULE_DEFAULTS.get(kind, 1.0), 0.0][len(values):]
+    check_schedule(kind, k, floor)
+    return kind, k, floor
 
 
 def configuration_names():

@@ -13,7 +13,6 @@ import numpy as np
 
 from keras_nmt.data.pipeline import make_dataset
 from keras_nmt.inference.translator import Translator
-from keras_nmt.metrics import group_references
 from keras_nmt.models.registry import build_model, card
 from keras_nmt.plural import plural
 from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
@@ -23,7 +22,7 @@ from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
 from keras_nmt.workshop.atomic_file import atomic_path, write_json
 from keras_nmt.workshop.corpora.corpus import has_splits
 from keras_nmt.workshop.corpora.data_profile import MAX_MEASURED, implausibility
-from keras_nmt.workshop.evaluation import score_all
+from keras_nmt.workshop.evaluation import group_references, score_all
 from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer, sentencepiece_model_tokenizer
 from keras_nmt.workshop.run.checkpoint_average import CheckpointAverage
 from keras_nmt.workshop.run.distribution import make_distribution
@@ -67,6 +66,7 @@ from keras_nmt.workshop.run.run_state import RunState, read_history
 from keras_nmt.workshop.run.sample_translations import SampleTranslations
 from keras_nmt.workshop.run.task import TranslationTask
 from keras_nmt.workshop.run.time_budget import TimeBudget
+from keras_nmt.workshop.run.train_config import teacher_forcing_values
 from keras_nmt.workshop.run.validation_scores import ValidationScores
 
 # Training tokens unknown to the run's own vocabulary: refused above MAX_UNKNOWN_TOKENS (a
@@ -346,7 +346,7 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         print_fn(f"warning: {precision.warning}")
     keras.mixed_precision.set_global_policy(precision.policy)
 
-    schedule = TeacherForcingSchedule.parse(config.teacher_forcing)
+    schedule = TeacherForcingSchedule(*teacher_forcing_values(config.teacher_forcing))
     if not schedule.is_plain_teacher_forcing and config.api != "subclassed":
         raise ValueError("scheduled teacher forcing needs --api subclassed (a step loop)")
     # Data errors come before anything is written (and a new run failing later is undone).

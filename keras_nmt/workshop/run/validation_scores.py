@@ -36,8 +36,8 @@ class ValidationScores(keras.callbacks.Callback):
         translate_fn: ``translate_fn(list_of_source_strings) -> list_of_hypothesis_strings`` of
             the same length (e.g. a batched greedy translator); ``bytes`` results (from
             ``tf.string`` tensors) are decoded as UTF-8.
-        sources: ``num_sentences`` source strings (see `references.group_references` to merge
-            repeated sources of Tatoeba-style test sets).
+        sources: ``num_sentences`` source strings (see `evaluation.group_references` to
+            merge repeated sources of Tatoeba-style test sets).
         references: ``num_sentences`` entries, each a reference string or a sequence of them.
         every: Score every ``every`` epochs (epochs ``every - 1``, ``2 * every - 1``, ... counting
             from 0).
