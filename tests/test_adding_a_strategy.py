@@ -13,9 +13,10 @@ from keras import ops
 
 from keras_nmt.decoding.decoding_options import COMMON_OPTIONS, DecodingOptions
 from keras_nmt.decoding.loop import decode
-from keras_nmt.decoding.strategies import STRATEGIES, Strategy, check_served
+from keras_nmt.decoding.strategies import STRATEGIES, Strategy
 from keras_nmt.workshop.translators.ctranslate2_translator import CTranslate2Translator
 from keras_nmt.workshop.translators.saved_translator import SavedTranslator
+from keras_nmt.workshop.translators.served_strategies import check_served
 from tests.decoding.fake_models import FakeModel, random_table
 from tests.decoding.helpers import to_numpy
 from tests.export.helpers import SOURCES, make_translator

@@ -21,7 +21,6 @@ from typing import Any, Protocol, runtime_checkable
 
 from keras import ops
 
-from keras_nmt.decoding.buffers import trim_to_longest
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.decoding_options import (
     DEFAULT_LENGTH_PENALTY,
@@ -88,36 +87,32 @@ def _decode(model, encoder_tokens, strategy, *, beam_size=4, n_best=None, normal
                                   max_length_a, max_length_b)  # (batch,)
     if strategy == "greedy":
         labels, lengths, log_probs = model.decode_aligned(encoder_tokens)
-        tokens, lengths = _with_end(labels, lengths, limits, max_length, trim)
-        return DecodeResult(tokens, lengths, log_probs, log_probs)
-    n_best = check_beam(beam_size, n_best)
-    labels, lengths, log_probs = model.decode_aligned(encoder_tokens, beam_size, n_best)
-    tokens, lengths = _with_end(labels, lengths, limits[:, None], max_length, trim)
-    scores = normalize_log_probs(log_probs, lengths, normalization, length_penalty)
-    order = ops.argsort(-scores, axis=1)  # (batch, n_best), best first
-    return DecodeResult(
-        ops.take_along_axis(tokens, order[..., None], axis=1),
-        ops.take_along_axis(lengths, order, axis=1),
-        ops.take_along_axis(scores, order, axis=1),
-        ops.take_along_axis(log_probs, order, axis=1),
-    )
+        tokens, lengths = _with_end(labels, lengths, limits, max_length)
+        result = DecodeResult(tokens, lengths, log_probs, log_probs)
+    else:
+        n_best = check_beam(beam_size, n_best)
+        labels, lengths, log_probs = model.decode_aligned(encoder_tokens, beam_size, n_best)
+        tokens, lengths = _with_end(labels, lengths, limits[:, None], max_length)
+        scores = normalize_log_probs(log_probs, lengths, normalization, length_penalty)
+        order = ops.argsort(-scores, axis=1)  # (batch, n_best), best first
+        result = DecodeResult(
+            ops.take_along_axis(tokens, order[..., None], axis=1),
+            ops.take_along_axis(lengths, order, axis=1),
+            ops.take_along_axis(scores, order, axis=1),
+            ops.take_along_axis(log_probs, order, axis=1),
+        )
+    return result.trimmed() if trim else result
 
 
-def _with_end(labels, lengths, limits, max_length, trim):
-    """Labellings ``(..., L)`` -> tokens with ``END`` appended, each cut at its limit.
-
-    Returns:
-        ``(tokens, lengths)``: int32 ``(..., width)``, ``width`` the longest result when
-        ``trim``, else ``max_length``; lengths count ``END``.
-    """
+def _with_end(labels, lengths, limits, max_length):
+    """Labellings ``(..., L)`` -> tokens ``(..., max_length)`` with ``END`` appended, each cut
+    at its limit; lengths count ``END``."""
     rank = len(labels.shape)
-    # max_length more columns: room for END, and for the full width when not trimming.
+    # max_length more columns: room for END, and for the full width.
     labels = ops.pad(ops.cast(labels, "int32"), [[0, 0]] * (rank - 1) + [[0, max_length]],
                      constant_values=PAD_ID)
     positions = ops.arange(ops.shape(labels)[-1], dtype="int32")
     tokens = ops.where(positions == lengths[..., None], END_ID, labels)
     lengths = ops.minimum(lengths + 1, limits)
     tokens = ops.where(positions < lengths[..., None], tokens, PAD_ID)
-    if trim:
-        return trim_to_longest(lengths, tokens, axis=rank - 1)[0], lengths
     return tokens[..., :max_length], lengths

@@ -57,7 +57,7 @@ import numpy as np
 from keras import ops
 
 from keras_nmt.decoding import scoring
-from keras_nmt.decoding.buffers import write_at
+from keras_nmt.decoding.decode_result import DecodeResult, write_at
 from keras_nmt.decoding.decoding_options import DEFAULT_LENGTH_PENALTY
 from keras_nmt.special_ids import END_ID
 
@@ -85,13 +85,12 @@ def gather_beams(x, beams):
 
 
 def beam_step(alive_log_probs, log_probs, active):
-    """Ranks the ``k * vocab`` extensions of each sentence's ``k`` live hypotheses.
+    """Ranks the ``k * vocab`` extensions of each sentence's ``k`` live hypotheses (the step
+    rule of the module docstring).
 
-    Extensions are ranked by raw log-probability (as in fairseq). Those by ``END_ID`` that rank
-    within the top ``k`` of all extensions finish; the next live beams are the ``k`` best
-    extensions by any other token, so the beam never shrinks. One ``top_k(2k)`` serves both:
-    each beam has one ``END`` extension, so at most ``k`` of the ``2k`` best end, and the ``k``
-    best non-``END`` extensions are among them. Ties go to the lower index (beam, then token).
+    One ``top_k(2k)`` serves both the finished and the live ones: each beam has one ``END``
+    extension, so at most ``k`` of the ``2k`` best end, and the ``k`` best non-``END``
+    extensions are among them. Ties go to the lower index (beam, then token).
 
     Args:
         alive_log_probs: float32 ``(batch, k)``, the live hypotheses' raw log-probabilities
@@ -319,9 +318,8 @@ class BeamSearch:
         if self.normalization != "none":
             bound = bound / scoring.length_normalizer(held["limits"], self.normalization,
                                                       self.length_penalty)
-        settled = ops.logical_and(
-            ops.greater(worst_finished, _NEG_INF), ops.less_equal(bound, worst_finished)
-        )
+        settled = ops.logical_and(ops.greater(worst_finished, _NEG_INF),
+                                  ops.less_equal(bound, worst_finished))
         if self.record is not None:
             self.record.append({
                 **{key: np.asarray(ops.convert_to_numpy(value)) for key, value in step.items()},
@@ -336,7 +334,7 @@ class BeamSearch:
 
     def finish(self, hypotheses, held):
         """The n-best lists: finished hypotheses first (already sorted), then the live ones
-        sorted by score. Returns the fields of a ``DecodeResult``, ``(batch, n_best, ...)``."""
+        sorted by score, as a ``DecodeResult`` ``(batch, n_best, ...)``."""
         k, n_best = self.beams, self.n_best
         alive, finished = hypotheses["alive"], hypotheses["finished"]
         batch = ops.shape(hypotheses["steps"])[0]
@@ -351,20 +349,14 @@ class BeamSearch:
 
         alive = {**alive, "lengths": alive_lengths, "scores": alive_scores}
         alive = gather_beams({key: alive[key] for key in finished}, alive_order)
-        best = gather_beams(
-            {key: ops.concatenate([finished[key], alive[key]], axis=1) for key in finished},
-            pick,
-        )
-        return {"tokens": best["tokens"], "lengths": best["lengths"], "scores": best["scores"],
-                "log_probs": best["log_probs"], "attention": best.get("attention")}
+        best = gather_beams({key: ops.concatenate([finished[key], alive[key]], axis=1)
+                             for key in finished}, pick)
+        return DecodeResult(best["tokens"], best["lengths"], best["scores"], best["log_probs"],
+                            best.get("attention"))
 
 
 def _where_active(active, updated, old):
-    """``updated`` for the hypotheses of active sentences, ``old`` for the others.
-
-    Args:
-        active: bool ``(batch,)``.
-        updated, old: ``(batch, ...)`` of the same shape.
-    """
+    """``updated`` (``(batch, ...)``) for the sentences ``active`` (bool ``(batch,)``), else
+    ``old``."""
     mask = ops.reshape(active, (-1,) + (1,) * (len(old.shape) - 1))
     return ops.where(mask, updated, old)

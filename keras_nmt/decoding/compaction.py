@@ -47,13 +47,6 @@ def _any_batch(tensor):
     return tf.TensorShape([None]).concatenate(shape[1:])
 
 
-def write_back(out, values, index):
-    """``out`` (full-size) with ``values`` (same structure, one row per ``index``) at ``index``."""
-    return tf.nest.map_structure(
-        lambda full, part: tf.tensor_scatter_nd_update(full, index[:, None], part), out, values
-    )
-
-
 def plan(done, original, batch, group=ROW_MULTIPLE, rows_per_sentence=1):
     """Whether to compact, and which sentences to keep, in whole blocks as ``ROW_MULTIPLE`` says.
 
@@ -80,9 +73,8 @@ def plan(done, original, batch, group=ROW_MULTIPLE, rows_per_sentence=1):
     remaining = tf.reduce_sum(tf.cast(still, tf.int32))
     partial = tf.reduce_sum(tf.cast(tf.logical_not(in_groups), tf.int32))
     size = -(-remaining // group) * group
-    shrink = tf.logical_and(
-        tf.logical_not(tf.reduce_all(done)), 2 * (size + partial) <= tf.shape(done)[0]
-    )
+    shrink = tf.logical_and(tf.logical_not(tf.reduce_all(done)),
+                            2 * (size + partial) <= tf.shape(done)[0])
     shrink = tf.logical_and(shrink, (batch % group) * rows_per_sentence < ROW_MULTIPLE)
     # Stopped sentences after the others, and the partial group last (stable: in order).
     key = tf.cast(done, tf.int32) + 2 * tf.cast(tf.logical_not(in_groups), tf.int32)
@@ -120,15 +112,11 @@ class Compaction:
         batch dimension of every leaf may change, but not the full-size ``out``'s. A partial
         function, so that the loop calls ``tf.while_loop`` itself."""
         t, carry = loop_vars
-        invariants = {
-            key: tf.nest.map_structure(
-                (lambda x: tf.TensorShape(x.shape)) if key == "out" else _any_batch, value
-            )
-            for key, value in carry.items()
-        }
-        return functools.partial(
-            tf.while_loop, shape_invariants=(tf.TensorShape(t.shape), invariants)
-        )
+        invariants = {key: tf.nest.map_structure(
+            (lambda x: tf.TensorShape(x.shape)) if key == "out" else _any_batch, value)
+            for key, value in carry.items()}
+        return functools.partial(tf.while_loop,
+                                 shape_invariants=(tf.TensorShape(t.shape), invariants))
 
     def compact(self, carry):
         """``carry`` gathered to the sentences `plan` keeps, when it at least halves the
@@ -153,4 +141,6 @@ class Compaction:
 
     def result(self, carry):
         """The full-size hypotheses: ``out`` with those held written at their index."""
-        return write_back(carry["out"], carry["hypotheses"], carry["held"]["index"])
+        index = carry["held"]["index"][:, None]
+        return tf.nest.map_structure(lambda full, part: tf.tensor_scatter_nd_update(
+            full, index, part), carry["out"], carry["hypotheses"])

@@ -1,4 +1,4 @@
-"""The value every decoding strategy returns."""
+"""The value every decoding strategy returns, and its buffers written one step at a time."""
 
 from typing import Any, NamedTuple
 
@@ -58,3 +58,39 @@ class DecodeResult(NamedTuple):
             return None if x is None else ops.take(x, 0, axis=1)
 
         return DecodeResult(*(first(x) for x in self))
+
+    def trimmed(self) -> "DecodeResult":
+        """The time axis of ``tokens`` and ``attention`` cut to the longest hypothesis."""
+        time = (slice(None),) * len(self.lengths.shape)  # (batch,) or (batch, n_best)
+        longest = ops.max(self.lengths, initial=1)
+
+        def cut(x):
+            return None if x is None else x[(*time, slice(None, longest))]
+
+        return self._replace(tokens=cut(self.tokens), attention=cut(self.attention))
+
+
+def write_at(buffer, values, t, axis):
+    """Writes ``values`` into ``buffer`` at position ``t`` along ``axis`` (shape-preserving).
+
+    A select rather than a scatter, so every backend keeps the buffer's static shape inside a
+    ``while_loop``.
+
+    Args:
+        buffer: tensor ``(..., L, ...)`` with ``L`` static at ``axis``.
+        values: tensor of ``buffer``'s shape without ``axis`` (or broadcastable to it), or a
+            python scalar.
+        t: int32 scalar tensor, the position.
+        axis: python int, non-negative.
+
+    Returns:
+        ``buffer`` with ``values`` at position ``t``.
+    """
+    length = buffer.shape[axis]
+    hit = ops.equal(ops.arange(length, dtype="int32"), t)
+    shape = [1] * len(buffer.shape)
+    shape[axis] = length
+    hit = ops.reshape(hit, shape)
+    if not isinstance(values, int | float):
+        values = ops.expand_dims(values, axis)
+    return ops.where(hit, values, buffer)

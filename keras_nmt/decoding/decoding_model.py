@@ -7,9 +7,7 @@ from typing import Any, Protocol, runtime_checkable
 class DecodingModel(Protocol):
     """A model that decoding can drive one token at a time (the contract in CONTRIBUTING.md).
 
-    Decoding owns this contract and the models keep it structurally (they never import it), so
-    the layering stays one way: text/data -> models -> decoding. Every model twin in
-    ``keras_nmt.models`` keeps it, as do the fake models of the decoding tests.
+    The models keep it structurally (they never import it: models -> decoding, one way).
     ``isinstance(model, DecodingModel)`` checks only that the four members exist; the shapes
     below are checked by ``tests/decoding/test_decoding_model.py`` on every model.
 

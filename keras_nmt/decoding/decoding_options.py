@@ -31,16 +31,15 @@ class DecodingOptions:
 
     The same value travels from the command line (each ``option`` field is a flag, its help
     text beside it) through ``Translator.translate_batch`` (and the SavedModel-backed
-    translator) to ``decode``, whose docstring says what each option means, and names the
-    decodings of a comparison preset. ``strategy=None`` chooses from ``beam_size``: beam search
-    when it is above 1, else greedy decoding. ``to_dict()`` / ``from_dict()`` give plain
-    JSON-ready values; ``options()`` gives the keyword arguments of the chosen strategy only.
+    translator) to ``decode``, whose docstring says what each option means; a comparison preset
+    lists the decodings it scores. ``strategy=None`` chooses from ``beam_size``: beam search
+    when it is above 1, else greedy decoding. ``to_dict()`` gives plain JSON-ready values
+    (``DecodingOptions(**values)`` reads them back); ``options()`` the keyword arguments of the
+    chosen strategy only.
 
     Example:
         >>> DecodingOptions(beam_size=4, length_penalty=0.6).chosen_strategy
         'beam'
-        >>> DecodingOptions(beam_size=4, length_penalty=0.6).name
-        'beam 4, alpha 0.6'
     """
 
     strategy: str | None = option(None, "decoding strategy: greedy, beam, sample or another "
@@ -91,15 +90,6 @@ class DecodingOptions:
             return self.strategy
         return "beam" if self.beam_size > 1 else "greedy"
 
-    @property
-    def name(self) -> str:
-        """A short label: ``greedy``, ``beam 4``, ``beam 4, alpha 0.6``, ``sample``."""
-        strategy = self.chosen_strategy
-        if strategy != "beam":
-            return strategy
-        alpha = f", alpha {self.length_penalty:g}" if self.length_penalty else ""
-        return f"beam {self.beam_size}{alpha}"
-
     def options(self) -> dict[str, Any]:
         """Keyword arguments of `decode` for the chosen strategy (the options it reads)."""
         return {name: getattr(self, name) for name in _strategies()[self.chosen_strategy].options}
@@ -107,11 +97,6 @@ class DecodingOptions:
     def to_dict(self) -> dict[str, Any]:
         """Every field as a plain python value."""
         return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> "DecodingOptions":
-        """Inverse of ``to_dict``; unknown keys raise ``TypeError``."""
-        return cls(**values)
 
     def replace(self, **changes) -> "DecodingOptions":
         """A copy with some fields changed."""

@@ -16,7 +16,6 @@ import weakref
 import keras
 import numpy as np
 
-from keras_nmt.decoding.buffers import trim_to_longest
 from keras_nmt.decoding.decode_result import DecodeResult
 from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.special_ids import PAD_ID
@@ -59,27 +58,6 @@ def can_compile(model, strategy, encoder_tokens, options):
     return True
 
 
-def _jitted(decode, model, strategy, options):
-    import jax  # the JAX backend only (see `can_compile`)
-
-    # The model's own `max_length` (a Python attribute read at trace time) keys it too.
-    key = (strategy, tuple(sorted(options.items())), getattr(model, "max_length", None))
-    per_model = _CACHE.setdefault(model, {})
-    if key not in per_model:
-        variables = list(getattr(model, "variables", ()))
-        # A weak reference: the cache entry must not keep its own key (the model) alive.
-        model_ref = weakref.ref(model)
-
-        def run(values, encoder_tokens, sentence_ids):
-            with keras.StatelessScope(state_mapping=list(zip(variables, values, strict=True))):
-                # The tokens are a tracer here: `decode` runs its loop, not this function.
-                return tuple(decode(model_ref(), encoder_tokens, strategy, **options,
-                                    sentence_ids=sentence_ids, trim=False))
-
-        per_model[key] = (jax.jit(run), variables)
-    return per_model[key]
-
-
 def pad_to_bucket(encoder_tokens):
     """`(batch, src_len)` ids padded to `(bucket_size(batch), bucket_size(src_len))`.
 
@@ -99,9 +77,26 @@ def compiled_decode(decode, model, strategy, encoder_tokens, options, sentence_i
     sentence_ids=sentence_ids)` (`decode` is `keras_nmt.decoding.loop.decode`, traced inside),
     through the cached jitted function of `model`, `strategy` and `options` (hashable values;
     `trim` is applied here, outside); `encoder_tokens` is an array, not a tracer."""
+    import jax  # the JAX backend only (see `can_compile`)
+
     options = dict(options)
     trim = options.pop("trim", True)
-    run, variables = _jitted(decode, model, strategy, options)
+    # The model's own `max_length` (a Python attribute read at trace time) keys it too.
+    key = (strategy, tuple(sorted(options.items())), getattr(model, "max_length", None))
+    per_model = _CACHE.setdefault(model, {})
+    if key not in per_model:
+        variables = list(getattr(model, "variables", ()))
+        # A weak reference: the cache entry must not keep its own key (the model) alive.
+        model_ref = weakref.ref(model)
+
+        def run(values, encoder_tokens, sentence_ids):
+            with keras.StatelessScope(state_mapping=list(zip(variables, values, strict=True))):
+                # The tokens are a tracer here: `decode` runs its loop, not this function.
+                return tuple(decode(model_ref(), encoder_tokens, strategy, **options,
+                                    sentence_ids=sentence_ids, trim=False))
+
+        per_model[key] = (jax.jit(run), variables)
+    run, variables = per_model[key]
     batch, length = np.shape(encoder_tokens)
     padded = pad_to_bucket(encoder_tokens)
     if sentence_ids is None:
@@ -112,10 +107,4 @@ def compiled_decode(decode, model, strategy, encoder_tokens, options, sentence_i
     result = DecodeResult(*(None if x is None else x[:batch] for x in outputs))
     if result.attention is not None:
         result = result._replace(attention=result.attention[..., :length])
-    if trim:
-        time_axis = len(result.lengths.shape)  # 1 for (batch, L), 2 for (batch, n_best, L)
-        tokens, attention = trim_to_longest(
-            result.lengths, result.tokens, result.attention, axis=time_axis
-        )
-        result = result._replace(tokens=tokens, attention=attention)
-    return result
+    return result.trimmed() if trim else result

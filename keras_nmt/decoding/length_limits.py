@@ -1,12 +1,7 @@
-"""How long each sentence may decode, and the model's encoding of the batch (``keras.ops`` only).
-
-The decoding loop starts with `encode_source`: it checks the length options
-(`resolve_length_options`, within the model's own limit: `within_model_limit`), encodes the
-batch and gives each sentence its limit ``min(max_length, ceil(a * source_len + b))``
-(`sentence_max_lengths`); `cache_length` sizes the model's decoding caches from those limits.
+"""How long each sentence may decode: ``min(max_length, ceil(a * source_len + b))`` tokens.
 
 Example:
-    >>> max_length, memory, batch, src_len, limits = encode_source(model, ids, 200, 1.5, 10.0)
+    >>> sentence_max_lengths(memory["source_mask"], 200, 1.5, 10.0)  # int32 (batch,)
 """
 
 import math
@@ -49,28 +44,6 @@ def resolve_length_options(model: DecodingModel, max_length, max_length_a, max_l
     return max_length
 
 
-def encode_source(model: DecodingModel, encoder_tokens, max_length, max_length_a, max_length_b):
-    """What the decoding loop does first: resolve the length options and encode the batch.
-
-    Returns:
-        ``(max_length, memory, batch, src_len, limits)``: the resolved python ``max_length``, the
-        model's memory (with ``"source_mask"`` ``(batch, src_len)``), the batch size and source
-        length, and each sentence's length limit ``(batch,)`` (`sentence_max_lengths`).
-    """
-    max_length = resolve_length_options(model, max_length, max_length_a, max_length_b)
-    encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
-    memory = model.encode(encoder_tokens)
-    source_mask = memory["source_mask"]
-    limits = sentence_max_lengths(source_mask, max_length, max_length_a, max_length_b)
-    return max_length, memory, ops.shape(encoder_tokens)[0], ops.shape(source_mask)[1], limits
-
-
-def source_lengths(source_mask):
-    """The number of real (non-padding) source tokens: bool ``(batch, src_len)`` -> int32
-    ``(batch,)``."""
-    return ops.sum(ops.cast(source_mask, "int32"), axis=1)
-
-
 def sentence_max_lengths(source_mask, max_length, max_length_a, max_length_b):
     """Per-sentence limit on the number of emitted tokens (``END`` included).
 
@@ -85,7 +58,7 @@ def sentence_max_lengths(source_mask, max_length, max_length_a, max_length_b):
     Returns:
         int32 ``(batch,)``.
     """
-    length = ops.cast(source_lengths(source_mask), "float32")
+    length = ops.sum(ops.cast(source_mask, "float32"), axis=1)  # real source tokens
     limit = ops.ceil(length * float(max_length_a) + float(max_length_b))
     limit = ops.clip(limit, 1.0, float(max_length))
     return ops.cast(limit, "int32")

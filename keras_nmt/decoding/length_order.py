@@ -12,8 +12,7 @@ measurements: docs/decisions.md, "Calls of equal cost").
 import itertools
 
 # What a row of a call costs beside its padded source, in source positions (characters for
-# `translate_batch`, tokens for a CTranslate2 export): its target's decoding steps, whatever
-# its length (docs/decisions.md, "Calls of equal cost").
+# `translate_batch`, tokens for a CTranslate2 export): its target's decoding steps.
 ROW_CHARACTERS = 10
 
 
@@ -37,8 +36,6 @@ def restore_order(items, order):
         >>> restore_order(["x1", "x2", "x0"], [1, 2, 0])
         ['x0', 'x1', 'x2']
     """
-    if len(items) != len(order):
-        raise ValueError(f"{len(items)} items for {len(order)} indices")
     restored = [None] * len(order)
     for item, index in zip(items, order, strict=True):
         restored[index] = item

@@ -24,12 +24,15 @@ import keras
 from keras import ops
 
 from keras_nmt.decoding.aligned import AlignedModel, aligned_decode
-from keras_nmt.decoding.buffers import trim_to_longest, write_at
-from keras_nmt.decoding.decode_result import DecodeResult
+from keras_nmt.decoding.decode_result import DecodeResult, write_at
 from keras_nmt.decoding.decoding_model import DecodingModel
 from keras_nmt.decoding.decoding_options import COMMON_OPTIONS, GREEDY, DecodingOptions
 from keras_nmt.decoding.jax_compiled import can_compile, compiled_decode
-from keras_nmt.decoding.length_limits import cache_length, encode_source
+from keras_nmt.decoding.length_limits import (
+    cache_length,
+    resolve_length_options,
+    sentence_max_lengths,
+)
 from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 
@@ -38,10 +41,8 @@ from keras_nmt.special_ids import END_ID, PAD_ID, START_ID
 COMPACT = True
 
 
-def decode(
-    model: DecodingModel, encoder_tokens, strategy: "str | DecodingOptions" = "greedy", *,
-    sentence_ids=None, record=None, **options
-) -> DecodeResult:
+def decode(model: DecodingModel, encoder_tokens, strategy: "str | DecodingOptions" = "greedy",
+           *, sentence_ids=None, record=None, **options) -> DecodeResult:
     """Decodes a batch with the chosen strategy, through the model inference contract only.
 
     Args:
@@ -96,10 +97,8 @@ def decode(
     if isinstance(model, AlignedModel):  # CTC: labels every position at once, no steps
         return aligned_decode(model, encoder_tokens, name, **options)
     if not isinstance(model, DecodingModel):
-        raise TypeError(
-            f"{type(model).__name__} does not keep the inference contract "
-            "(encode, initial_state, decode_step, has_attention)"
-        )
+        raise TypeError(f"{type(model).__name__} does not keep the inference contract "
+                        "(encode, initial_state, decode_step, has_attention)")
     if record is None and can_compile(model, name, encoder_tokens, options):
         return compiled_decode(decode, model, name, encoder_tokens, options, sentence_ids)
     chosen = STRATEGIES[name]
@@ -109,10 +108,14 @@ def decode(
     search = (chosen.hypotheses or OneEach)(chosen.step, model.has_attention,
                                             loop["return_attention"], **options)
     search.record = record
-    max_length, memory, batch, src_len, limits = encode_source(
-        model, encoder_tokens, loop["max_length"], loop["max_length_a"], loop["max_length_b"]
-    )
+    max_length = resolve_length_options(model, loop["max_length"], loop["max_length_a"],
+                                        loop["max_length_b"])
+    encoder_tokens = ops.convert_to_tensor(encoder_tokens, dtype="int32")
+    memory = model.encode(encoder_tokens)
     source_mask = memory["source_mask"]
+    batch, src_len = ops.shape(encoder_tokens)[0], ops.shape(source_mask)[1]
+    limits = sentence_max_lengths(source_mask, max_length, loop["max_length_a"],
+                                  loop["max_length_b"])
     if search.beams > 1:  # each beam of a sentence shares its memory: row b * beams + j
         tile = ops.repeat(ops.arange(batch, dtype="int32"), search.beams, axis=0)
         memory = keras.tree.map_structure(lambda x: ops.take(x, tile, axis=0), memory)
@@ -166,12 +169,7 @@ def decode(
     else:
         _, carry = ops.while_loop(cond, body, loop_vars)
     result = search.finish(carry["hypotheses"], held)
-    tokens, attention = result["tokens"], result["attention"]
-    if loop["trim"]:
-        time_axis = len(result["lengths"].shape)  # (batch, L) or (batch, n_best, L)
-        tokens, attention = trim_to_longest(result["lengths"], tokens, attention, axis=time_axis)
-    return DecodeResult(tokens=tokens, lengths=result["lengths"], scores=result["scores"],
-                        log_probs=result["log_probs"], attention=attention)
+    return result.trimmed() if loop["trim"] else result
 
 
 def _strategy_options(strategy, options):
@@ -235,7 +233,7 @@ class OneEach:
         return new, token, None, ops.equal(token, END_ID)
 
     def finish(self, hypotheses, held):
-        """The result's fields; the score is the log-probability."""
+        """The `DecodeResult`; the score is the log-probability."""
         del held
-        return {**hypotheses, "scores": hypotheses["log_probs"],
-                "attention": hypotheses.get("attention")}
+        return DecodeResult(hypotheses["tokens"], hypotheses["lengths"], hypotheses["log_probs"],
+                            hypotheses["log_probs"], hypotheses.get("attention"))

@@ -167,15 +167,11 @@ def sampling_options(temperature=1.0, top_k=None, top_p=None, seed=None):
 
 def sample_step(logits, log_probs, t, sentences, temperature=1.0, top_k=None, top_p=None,
                 seed=None):
-    """Sampling's step function: a token drawn for each row from the model's distribution.
+    """Sampling's step function: `draw` with the row's ``uniforms(seed, sentences, t)``.
 
-    The logits are divided by ``temperature``, filtered by top-k then top-p, and a token is
-    drawn from their softmax with the row's uniform number ``uniforms(seed, sentences, t)``
-    (`draw`): a hash of the seed, the sentence's index and the step, so a sentence draws the
-    same tokens in any batch (see the module). Nothing is kept from step to step, so the loop
-    traces the same under TensorFlow and JAX. The loop scores the samples with the model's
-    own log-probabilities (temperature 1, no filtering), so they compare with greedy and beam
-    scores.
+    Nothing is kept from step to step, so the loop traces the same under TensorFlow and JAX.
+    The loop scores the samples with the model's own log-probabilities (temperature 1, no
+    filtering), so they compare with greedy and beam scores.
 
     ``temperature == 0`` means arg-max (greedy), as does one below float32's smallest normal
     number (``SMALLEST_TEMPERATURE``); a temperature near 0 (e.g. 1e-6), or ``top_k=1``, also

@@ -27,11 +27,6 @@ def _is_python_number(x) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
-def _alpha(alpha):
-    """A python ``alpha`` as a float, a tensor ``alpha`` as a float32 tensor."""
-    return float(alpha) if _is_python_number(alpha) else ops.cast(alpha, "float32")
-
-
 def check_beam(beam_size, n_best):
     """Validates a beam search's width and n-best size; returns ``n_best`` (``None``: all)."""
     if not isinstance(beam_size, int) or beam_size < 1:
@@ -69,7 +64,8 @@ def gnmt_length_penalty(lengths, alpha):
     Returns:
         float32 tensor of ``lengths``' shape.
     """
-    return ops.power((5.0 + ops.cast(lengths, "float32")) / 6.0, _alpha(alpha))
+    alpha = float(alpha) if _is_python_number(alpha) else ops.cast(alpha, "float32")
+    return ops.power((5.0 + ops.cast(lengths, "float32")) / 6.0, alpha)
 
 
 def length_normalizer(lengths, normalization: str, length_penalty=0.0):

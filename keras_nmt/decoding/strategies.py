@@ -6,11 +6,8 @@ extensions of its beams (`beam_step`) and keeps its hypotheses in a `BeamSearch`
 ``DecodingOptions`` (its ``strategy`` choices and ``options()``), the in-process
 ``Translator``, the server and the exports all read ``STRATEGIES``. Adding a strategy is its
 step function and one entry here (CONTRIBUTING.md, "Adding a decoding strategy";
-`tests/test_adding_a_strategy.py`); the exports refuse a strategy they do not serve with
-``check_served``'s message.
-
-The table imports the step functions, hence Keras: the command line reads it after parsing
-(`keras_nmt.cli.common`), so that ``--help`` loads no backend.
+`tests/test_adding_a_strategy.py`). The table imports the step functions, hence Keras: the
+command line reads it after parsing, so that ``--help`` loads no backend.
 """
 
 import dataclasses
@@ -20,9 +17,6 @@ from keras_nmt.decoding.beam_search import BeamSearch, beam_step
 from keras_nmt.decoding.decoding_options import COMMON_OPTIONS
 from keras_nmt.decoding.greedy import greedy_step
 from keras_nmt.decoding.sampling import sample_step, sampling_options
-
-# What the messages call each export.
-EXPORTS = {"savedmodel": "the SavedModel", "ctranslate2": "a CTranslate2 export"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,8 +31,8 @@ class Strategy:
         options: the ``DecodingOptions`` fields it reads (the loop's ``COMMON_OPTIONS`` and
             its own, passed to ``prepare`` or ``step``).
         title: what messages call it (``"beam search"``).
-        exports: the exports that serve it themselves (``EXPORTS`` keys): a SavedModel
-            signature, a CTranslate2 decoding mode. Every strategy runs in process.
+        exports: the exports that serve it themselves (``"savedmodel"``: a signature,
+            ``"ctranslate2"``: a decoding mode). Every strategy runs in process.
         prepare: ``prepare(**own_options) -> dict``: checks its own options and fixes what is
             drawn once per call (sampling's seed); ``None``: passed as they are.
         hypotheses: a class keeping several hypotheses per sentence (`BeamSearch`), made as
@@ -68,23 +62,3 @@ STRATEGIES = {
                        "sampling", ("ctranslate2",), prepare=sampling_options),
 }
 
-
-def check_served(name, export):
-    """Raises ``ValueError`` when ``export`` (an ``EXPORTS`` key) does not serve strategy ``name``.
-
-    Example:
-        >>> check_served("sample", "savedmodel")
-        Traceback (most recent call last):
-        ValueError: sampling is not exported to the SavedModel (only greedy decoding, beam search
-        and attention are); translate with the run folder to use sampling
-    """  # noqa: E501
-    if export in STRATEGIES[name].exports:
-        return
-    served = [s.title for s in STRATEGIES.values() if export in s.exports]
-    if export == "savedmodel":
-        served.append("attention")  # the `attention` signature (greedy, with alignments)
-    raise ValueError(
-        f"{STRATEGIES[name].title} is not exported to {EXPORTS[export]} (only "
-        f"{', '.join(served[:-1])} and {served[-1]} are); translate with the run folder to "
-        f"use {STRATEGIES[name].title}"
-    )

@@ -5,8 +5,8 @@ The lesson is one call: ``tf.saved_model.save(translator, path, signatures=...)`
 (``serving_default`` greedy, ``beam_search``, ``attention``; `keras_nmt/inference/translator.py`
 defines them), so the SavedModel holds the whole path from strings to strings and reloads with
 plain TensorFlow and tensorflow-text. TensorFlow Serving's layout (``base_dir/name/version/``),
-a run's facts beside it and a write whole or not at all, readable by a server, are the
-workshop's (`keras_nmt.workshop.translators.export_translator`).
+the facts `SavedTranslator` reads and a run's beside it, and a write whole or not at all,
+readable by a server, are the workshop's (`keras_nmt.workshop.translators.export_translator`).
 
 Example:
     >>> write_saved_model(translator, "saved_models/dates/1")
@@ -14,22 +14,9 @@ Example:
     >>> reloaded.signatures["serving_default"](tf.constant(["3rd of March 2021"]))
 """
 
-import json
-from pathlib import Path
-
 import tensorflow as tf
 
-from keras_nmt.inference.translator import METADATA_FILE
 
-
-def write_saved_model(translator, folder, metadata=None):
-    """Writes the `Translator` `translator` as a SavedModel into `folder` (made when missing):
-    the lesson's one call, ``tf.saved_model.save``, with its signatures, plus
-    ``assets.extra/METADATA_FILE`` (the translator's `metadata()` and the entries of
-    `metadata`)."""
-    folder = Path(folder)
+def write_saved_model(translator, folder):
+    """Writes the `Translator` `translator` as a SavedModel into `folder` (made when missing)."""
     tf.saved_model.save(translator, str(folder), signatures=translator.signatures())
-    extra = folder / "assets.extra"
-    extra.mkdir(exist_ok=True)
-    (extra / METADATA_FILE).write_text(
-        json.dumps({**translator.metadata(), **(metadata or {})}, indent=2) + "\n")

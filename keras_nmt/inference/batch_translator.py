@@ -8,12 +8,11 @@ the `DecodingOptions`, batching, dispatching to a signature and unpacking the ou
 import concurrent.futures
 import os
 
-import numpy as np
 import tensorflow as tf
 
 from keras_nmt.decoding.decoding_options import GREEDY
 from keras_nmt.decoding.length_order import call_sizes, cut, length_order, restore_order
-from keras_nmt.decoding.strategies import STRATEGIES, check_served
+from keras_nmt.decoding.strategies import STRATEGIES
 from keras_nmt.inference.translation_result import results_from_outputs
 
 # Options a translator fixes itself (its own `max_target_length`, GNMT scoring without coverage):
@@ -32,65 +31,42 @@ def parallel_batches():
     return tf.config.threading.get_inter_op_parallelism_threads() or os.cpu_count() or 1
 
 
-def _text(text, index):
-    """The inputs of a signature that takes the texts alone."""
-    del index
-    return {"text": text}
-
-
-def _text_and_index(text, index):
-    """The inputs of a function that takes each text's index too (sampling)."""
-    return {"text": text, "index": index}
-
-
 class BatchTranslator:
-    """`translate_batch`, `translate_texts` and `warn_if_truncated` over a translator's signatures.
+    """`translate_batch` and `translate_texts` over a translator's signatures.
 
-    Subclasses set `max_beam_size` and `max_source_length` (or `None`) and have `Translator`'s
-    signatures (`serving_default`, `attention`, `beam_search`: callables taking the inputs by
-    keyword and returning the outputs by name), `beam_functions`, `source_lengths(text)` (or
-    `None`) and `_decoder(options)` (a callable as a signature, for the strategies without one).
-    `export` names the export it reads (a `strategies.EXPORTS` key; `None` in process, where
-    every strategy runs). `calls_per_worker`: the calls a server cuts each batch into, per
+    Subclasses set `max_beam_size` and have `Translator`'s signatures (`serving_default`,
+    `attention`, `beam_search`: callables taking the inputs by keyword and returning the outputs
+    by name), `beam_functions` and `_decoder(options)` (a callable as a signature, for the
+    strategies without one). `calls_per_worker`: the calls a server cuts each batch into, per
     worker (one: a graph call has a large fixed cost, so fewer, fuller calls are faster).
     """
 
-    export = None
     calls_per_worker = 1
 
     def check_options(self, options):
         """Raises `ValueError` for `DecodingOptions` this translator cannot honour."""
-        strategy = options.chosen_strategy
-        if self.export is not None:
-            check_served(strategy, self.export)
         changed = [n for n in _FIXED_OPTIONS if getattr(options, n) != getattr(GREEDY, n)]
         if changed:
-            raise ValueError(
-                f"a translator decodes with its own {', '.join(changed)} (see `decode` for them)"
-            )
+            raise ValueError(f"a translator decodes with its own {', '.join(changed)} (see "
+                             "`decode` for them)")
         self.check_sizes(options)
-        if options.return_attention and strategy != "greedy":
+        if options.return_attention and options.chosen_strategy != "greedy":
             raise ValueError("attention weights come with greedy decoding only (beam_size=1)")
 
     def check_sizes(self, options):
         """Raises `ValueError` for a beam size or n-best this translator cannot give."""
         strategy, beam_size, n_best = options.chosen_strategy, options.beam_size, options.n_best
         if not isinstance(beam_size, int) or not 1 <= beam_size <= self.max_beam_size:
-            raise ValueError(
-                f"beam_size must be an int in [1, {self.max_beam_size}], got {beam_size!r}"
-            )
+            raise ValueError(f"beam_size must be an int in [1, {self.max_beam_size}], got "
+                             f"{beam_size!r}")
         if n_best is not None and (not isinstance(n_best, int) or not 1 <= n_best <= beam_size):
             raise ValueError(f"n_best must be an int in [1, beam_size={beam_size}], got {n_best!r}")
         if "beam_size" not in STRATEGIES[strategy].options and beam_size > 1:
-            raise ValueError(
-                f"{STRATEGIES[strategy].title} gives one translation per sentence: beam_size "
-                "(--beam-size) must be 1"
-            )
+            raise ValueError(f"{STRATEGIES[strategy].title} gives one translation per "
+                             "sentence: beam_size (--beam-size) must be 1")
 
-    def translate_batch(
-        self, texts, options=None, *, batch_size=64, calls=None, on_batch=None, parallel=None,
-        indices=None, **changes,
-    ):
+    def translate_batch(self, texts, options=None, *, batch_size=64, calls=None, on_batch=None,
+                        parallel=None, indices=None, **changes):
         """Translates a list of strings; returns one `TranslationResult` per input.
 
         Args:
@@ -153,12 +129,13 @@ class BatchTranslator:
         (or function) to call, the kind of its outputs (see `results_from_outputs`) and
         `inputs(text, index)`, its keyword arguments for a batch's texts and their indices."""
         strategy = options.chosen_strategy
-        if "savedmodel" not in STRATEGIES[strategy].exports:  # no signature of its own
-            return self._decoder(options), "greedy", _text_and_index
+        if "savedmodel" not in STRATEGIES[strategy].exports:  # no signature: takes the indices
+            return self._decoder(options), "greedy", lambda text, index: {"text": text,
+                                                                           "index": index}
         if options.return_attention:
-            return self.attention, "attention", _text
+            return self.attention, "attention", lambda text, index: {"text": text}
         if strategy != "beam":
-            return self.serving_default, "greedy", _text
+            return self.serving_default, "greedy", lambda text, index: {"text": text}
         # The function of that one beam size: the `beam_search` signature would prepare all.
         length_penalty = tf.constant(options.length_penalty, tf.float32)
         return self.beam_functions[options.beam_size - 1], "beam", (
@@ -178,16 +155,3 @@ class BatchTranslator:
     def translate_texts(self, texts, batch_size=64):
         """Translates a Python list of strings in batches (greedy); returns a list of strings."""
         return [r.text for r in self.translate_batch(list(texts), batch_size=batch_size)]
-
-    def warn_if_truncated(self, texts, warn, first=1):
-        """Calls `warn(message)` for each text with more than `max_source_length` tokens
-        (`texts[0]` is input `first`)."""
-        if self.max_source_length is None or self.source_lengths is None or not len(texts):
-            return
-        lengths = self.source_lengths(tf.constant(list(texts), tf.string))
-        lengths = np.asarray(lengths)
-        for index in np.flatnonzero(lengths > self.max_source_length):
-            warn(
-                f"input {index + first} has {lengths[index]} tokens; only the first "
-                f"{self.max_source_length} are translated"
-            )

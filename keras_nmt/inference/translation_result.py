@@ -64,7 +64,6 @@ def results_from_outputs(outputs, kind, n_best=1):
             result.source_tokens = _tokens(outputs["source_tokens"][i])
             result.target_tokens = _tokens(outputs["tokens"][i])
             result.weights = np.asarray(outputs["weights"][i], np.float32)[
-                : len(result.target_tokens), : len(result.source_tokens)
-            ]
+                : len(result.target_tokens), : len(result.source_tokens)]
         results.append(result)
     return results

@@ -24,15 +24,12 @@ graph holds one beam search per supported size `1 .. max_beam_size` (default 8) 
 run time with `tf.switch_case(beam_size - 1)`. Each branch pads its n-best to `max_beam_size`
 columns so all branches have one output shape, and the result is sliced back to `beam_size`
 columns. A `beam_size` outside `[1, max_beam_size]` (or a negative or non-finite
-`length_penalty`) fails with an `InvalidArgumentError` naming the allowed range. The branches are
-the module's `beam_functions` (one `tf.function` per size, saved with the SavedModel):
-`translate_batch`, in-process or on a reloaded SavedModel, calls the one size it needs, so a
-fresh process prepares only that size (the signature's first call prepares all of them).
-
-Tokenizing (`source_ids`) and detokenizing (`detokenize`) are functions of their own, traced once
-and called by every signature and beam function (saved with the SavedModel too).
-
-Length penalty: passed to `keras_nmt.decoding` as a scalar tensor, so any `alpha >= 0` works.
+`length_penalty`, passed to decoding as a scalar tensor) fails with an `InvalidArgumentError`
+naming the allowed range. The branches are the module's `beam_functions` (one `tf.function` per
+size, saved with the SavedModel): `translate_batch`, in-process or on a reloaded SavedModel,
+calls the one size it needs, so a fresh process prepares only that size (the signature's first
+call prepares all of them). Tokenizing (`source_ids`) and detokenizing (`detokenize`) are
+functions of their own, traced once and called by all (saved with the SavedModel too).
 
 Bad input never crashes: invalid UTF-8 becomes U+FFFD and unknown characters `<unk>` (the
 tokenizers normalize), inputs longer than `max_source_length` tokens are truncated, and empty or
@@ -53,8 +50,6 @@ from keras_nmt.special_ids import PAD_ID
 # too), so AutoGraph would only re-parse it, and make an export trace longer.
 _graph_function = functools.partial(tf.function, autograph=False)
 _TEXT = tf.TensorSpec([None], tf.string, name="text")
-# Where an export keeps `Translator.metadata()`: its assets.extra/ (ignored by TF Serving).
-METADATA_FILE = "keras_nmt.json"
 
 
 class _Untracked:
@@ -96,15 +91,8 @@ class Translator(BatchTranslator, tf.Module):
         >>> translator.translate_batch(["3rd of March 2021"], beam_size=4, n_best=2)[0].texts
     """
 
-    def __init__(
-        self,
-        model,
-        source_tokenizer,
-        target_tokenizer,
-        max_source_length=None,
-        max_target_length=None,
-        max_beam_size=DEFAULT_MAX_BEAM_SIZE,
-    ):
+    def __init__(self, model, source_tokenizer, target_tokenizer, max_source_length=None,
+                 max_target_length=None, max_beam_size=DEFAULT_MAX_BEAM_SIZE):
         super().__init__(name="translator")
         # A plain object, not an attribute: tf.Module would track the model (and each Keras
         # layer's own serving function, traced again by `tf.saved_model.save`) in the export.
@@ -122,9 +110,7 @@ class Translator(BatchTranslator, tf.Module):
         self.max_beam_size = int(max_beam_size)
         if self.max_beam_size < 1:
             raise ValueError(f"max_beam_size must be >= 1, got {max_beam_size!r}")
-        # One beam search per size, tracked so that the SavedModel keeps each as a function of
-        # its own: in-process and reloaded, a beam size is traced or prepared on its first use
-        # only (the `beam_search` signature dispatches to them).
+        # One beam search per size, kept by the SavedModel ("Beam size dispatch" above).
         self.beam_functions = [self._beam_function(k) for k in range(1, self.max_beam_size + 1)]
 
     @property
@@ -132,11 +118,7 @@ class Translator(BatchTranslator, tf.Module):
         """The Keras model (not part of the SavedModel's object graph: its variables are)."""
         return self._untracked.model
 
-    # ----------------------------------------------------------------------------------------------
-    # Graph pieces
-    # ----------------------------------------------------------------------------------------------
-    # The same in every signature and beam size: one function, traced once and called by all
-    # (fewer graph ops for an export to trace).
+    # Graph pieces, the same in every signature and beam size: traced once, called by all.
     @_graph_function(input_signature=[_TEXT])
     def source_ids(self, text):
         """`text (batch,)` -> ids `(batch, max(1, longest))` int32 and `(batch,)` emptiness."""
@@ -154,19 +136,7 @@ class Translator(BatchTranslator, tf.Module):
         """Target ids `(batch, length)` int32 -> translations, string `(batch,)`."""
         return self.target_tokenizer.detokenize(tokens)
 
-    def _pad_beam(self, result, beam_size):
-        """Beam search's texts and scores, padded to `max_beam_size` columns."""
-        batch = tf.shape(result.tokens)[0]
-        flat = tf.reshape(result.tokens, [batch * beam_size, -1])
-        texts = tf.reshape(self.detokenize(flat), [batch, beam_size])
-        padding = [[0, 0], [0, self.max_beam_size - beam_size]]
-        texts = tf.pad(texts, padding, constant_values="")
-        scores = tf.pad(tf.cast(result.scores, tf.float32), padding)
-        return texts, scores
-
-    # ----------------------------------------------------------------------------------------------
     # Signatures
-    # ----------------------------------------------------------------------------------------------
     @_graph_function(input_signature=[_TEXT])
     def serving_default(self, text):
         """Greedy: `text (batch,)` -> `translation` string and `score` float32, `(batch,)`."""
@@ -174,39 +144,27 @@ class Translator(BatchTranslator, tf.Module):
         result = decode(self.model, ids, "greedy", max_length=self.max_target_length)
         return _outputs(self.detokenize(result.tokens), result.scores, empty)
 
-    @_graph_function(
-        input_signature=[
-            _TEXT,
-            tf.TensorSpec([], tf.int32, name="beam_size"),
-            tf.TensorSpec([], tf.float32, name="length_penalty"),
-        ]
-    )
+    @_graph_function(input_signature=[_TEXT, tf.TensorSpec([], tf.int32, name="beam_size"),
+                                      tf.TensorSpec([], tf.float32, name="length_penalty")])
     def beam_search(self, text, beam_size, length_penalty):
         """Beam search: -> `translations` string, `scores` float32, `(batch, beam_size)`."""
         tf.debugging.assert_greater_equal(
-            beam_size, 1, message=f"beam_size must be in [1, {self.max_beam_size}]"
-        )
-        tf.debugging.assert_less_equal(
-            beam_size, self.max_beam_size,
-            message=f"beam_size must be in [1, {self.max_beam_size}] in this export",
-        )
+            beam_size, 1, message=f"beam_size must be in [1, {self.max_beam_size}]")
+        tf.debugging.assert_less_equal(beam_size, self.max_beam_size, message=(
+            f"beam_size must be in [1, {self.max_beam_size}] in this export"))
         # length_penalty is checked by the beam function the switch runs.
         index = tf.clip_by_value(beam_size - 1, 0, self.max_beam_size - 1)
-        branches = [
-            functools.partial(function, text, length_penalty) for function in self.beam_functions
-        ]
+        branches = [functools.partial(function, text, length_penalty)
+                    for function in self.beam_functions]
         outputs = tf.switch_case(index, branches)
         return {key: value[:, :beam_size] for key, value in outputs.items()}
 
     def _beam_function(self, beam_size):
-        """Beam search of one Python `beam_size`: `text (batch,)`, `length_penalty` -> the
-        `beam_search` outputs padded to `max_beam_size` columns (see "Beam size dispatch" in the
-        module). Not inlined, so that one size can be prepared alone."""
+        """Beam search of one Python `beam_size`, its outputs padded to `max_beam_size` columns
+        ("Beam size dispatch" above); not inlined, so that one size can be prepared alone."""
 
-        @_graph_function(
-            input_signature=[_TEXT, tf.TensorSpec([], tf.float32, name="length_penalty")],
-            experimental_attributes={"_noinline": True},
-        )
+        @_graph_function(experimental_attributes={"_noinline": True}, input_signature=[
+            _TEXT, tf.TensorSpec([], tf.float32, name="length_penalty")])
         def beam(text, length_penalty):
             tf.debugging.assert_greater_equal(
                 length_penalty, 0.0, message="length_penalty (GNMT alpha) must be >= 0")
@@ -214,7 +172,13 @@ class Translator(BatchTranslator, tf.Module):
             ids, empty = self.source_ids(text)
             result = decode(self.model, ids, "beam", beam_size=beam_size,
                             length_penalty=length_penalty, max_length=self.max_target_length)
-            texts, scores = self._pad_beam(result, beam_size)
+            # Texts and scores padded to `max_beam_size` columns.
+            batch = tf.shape(result.tokens)[0]
+            flat = tf.reshape(result.tokens, [batch * beam_size, -1])
+            texts = tf.reshape(self.detokenize(flat), [batch, beam_size])
+            padding = [[0, 0], [0, self.max_beam_size - beam_size]]
+            texts = tf.pad(texts, padding, constant_values="")
+            scores = tf.pad(tf.cast(result.scores, tf.float32), padding)
             return _outputs(texts, scores, empty, ("translations", "scores"))
 
         return beam
@@ -251,25 +215,10 @@ class Translator(BatchTranslator, tf.Module):
         """The functions to export, by signature name (each with its input signature)."""
         # Not their concrete functions: `tf.saved_model.save` traces every function again in
         # its save context, so tracing them before would double the work.
-        return {
-            "serving_default": self.serving_default,
-            "beam_search": self.beam_search,
-            "attention": self.attention,
-        }
+        return {"serving_default": self.serving_default, "beam_search": self.beam_search,
+                "attention": self.attention}
 
-    def metadata(self):
-        """JSON-ready facts a reloaded SavedModel needs (written to `assets.extra/`)."""
-        return {
-            "max_source_length": self.max_source_length,
-            "max_target_length": self.max_target_length,
-            "max_beam_size": self.max_beam_size,
-            "has_attention": bool(getattr(self.model, "has_attention", False)),
-            "model_class": type(self.model).__name__,
-        }
-
-    # ----------------------------------------------------------------------------------------------
     # Python API
-    # ----------------------------------------------------------------------------------------------
     def _decoder(self, options):
         """A cached `tf.function` decoding with these (Python) `DecodingOptions`: the strategies
         without a signature of their own (sampling, any strategy registered in

@@ -4,7 +4,7 @@ import pytest
 
 from keras_nmt.workshop.comparison import preset_registry as presets_module
 from keras_nmt.workshop.comparison.configuration import Configuration
-from keras_nmt.workshop.comparison.preset import Preset
+from keras_nmt.workshop.comparison.preset import Preset, decoding_name
 from keras_nmt.workshop.comparison.preset_registry import get_preset, preset_names, register_preset
 from keras_nmt.workshop.run.train_config import teacher_forcing_values
 
@@ -64,13 +64,13 @@ def test_decoding_preset_trains_once_and_decodes_seven_ways():
     assert len(preset.configurations) == 1
     assert [(d.beam_size, d.length_penalty) for d in preset.decodings] == [
         (1, 0.0), (2, 0.0), (4, 0.0), (8, 0.0), (2, 0.6), (4, 0.6), (8, 0.6)]
-    assert preset.decodings[-1].name == "beam 8, alpha 0.6"
+    assert decoding_name(preset.decodings[-1]) == "beam 8, alpha 0.6"
 
 
 def test_spa_eng_reference_run():
     preset = get_preset("spa-eng")
     assert preset.evaluation_split == "test"
-    assert [d.name for d in preset.decodings] == ["greedy", "beam 5"]
+    assert [decoding_name(d) for d in preset.decodings] == ["greedy", "beam 5"]
     config = preset.configurations[3].resolve(preset.defaults)
     assert config.data.endswith("shared/data/spa-eng.{split}.tsv")
     assert (config.source_column, config.tokenizer, config.vocab_size) == (1, "subword", 8000)

@@ -36,7 +36,7 @@ def test_decoding_config_round_trip_and_overrides():
     model = FakeModel(random_table(31))
     config = DecodingOptions(strategy="beam", beam_size=3, n_best=2, normalization="average",
                             max_length=5)
-    restored = DecodingOptions.from_dict(json.loads(json.dumps(config.to_dict())))
+    restored = DecodingOptions(**json.loads(json.dumps(config.to_dict())))
     assert restored == config
     assert set(config.options()) == {
         "max_length", "max_length_a", "max_length_b", "return_attention", "trim",

@@ -9,6 +9,7 @@ from keras_nmt.decoding.decoding_options import GREEDY, DecodingOptions
 from keras_nmt.decoding.sampling import sample_step, sampling_options
 from keras_nmt.workshop.cli import evaluate, translate
 from keras_nmt.workshop.cli.common import decoding_options
+from keras_nmt.workshop.comparison.preset import decoding_name
 
 
 def test_beam_size_chooses_the_strategy_unless_it_is_given():
@@ -21,7 +22,7 @@ def test_beam_size_chooses_the_strategy_unless_it_is_given():
 
 
 def test_names_are_the_comparison_table_labels():
-    assert [o.name for o in (GREEDY, DecodingOptions(beam_size=5),
+    assert [decoding_name(o) for o in (GREEDY, DecodingOptions(beam_size=5),
                              DecodingOptions(beam_size=8, length_penalty=0.6),
                              DecodingOptions(strategy="sample"))] == [
         "greedy", "beam 5", "beam 8, alpha 0.6", "sample"]

@@ -52,6 +52,7 @@ from keras_nmt.workshop.cli.options import (
     config_fields,
     options_read_by,
 )
+from keras_nmt.workshop.comparison.preset import decoding_name
 from keras_nmt.workshop.comparison.preset_registry import get_preset, preset_names
 from keras_nmt.workshop.run.train_config import TrainConfig
 
@@ -144,7 +145,7 @@ def list_presets(print_fn=print):
         for configuration in preset.variants:
             print_fn(f"    {configuration.name:24s} {configuration.description}")
         if len(preset.decodings) > 1:
-            print_fn(f"    decodings: {', '.join(d.name for d in preset.decodings)}")
+            print_fn(f"    decodings: {', '.join(map(decoding_name, preset.decodings))}")
 
 
 def describe(preset, options):

@@ -128,6 +128,22 @@ def warn_if_implausible(sentences, profile, name, warn):
         warn(f"{problem}; the translations will be poor")
 
 
+def warn_if_truncated(translator, texts, warn, first=1):
+    """Calls `warn(message)` for each text with more than the translator's `max_source_length`
+    tokens (`texts[0]` is input `first`)."""
+    lengths = getattr(translator, "source_lengths", None)
+    if translator.max_source_length is None or lengths is None or not len(texts):
+        return
+    # Here, not at the top: the command parses its flags before TensorFlow loads.
+    import numpy as np  # noqa: PLC0415
+    import tensorflow as tf  # noqa: PLC0415
+
+    lengths = np.asarray(lengths(tf.constant(list(texts), tf.string)))
+    for index in np.flatnonzero(lengths > translator.max_source_length):
+        warn(f"input {index + first} has {lengths[index]} tokens; only the first "
+             f"{translator.max_source_length} are translated")
+
+
 def interactive(translator, options, warn, prefix=""):
     """Translates each line typed at a terminal as soon as it is entered (until end of file)."""
     stdin = getattr(sys.stdin, "buffer", sys.stdin)
@@ -136,7 +152,7 @@ def interactive(translator, options, warn, prefix=""):
     print("> ", end="", file=sys.stderr, flush=True)
     for index, line in enumerate(iter_lines(stdin)):
         line = prefix + line
-        translator.warn_if_truncated([line], warn)
+        warn_if_truncated(translator, [line], warn)
         # The line's index in the input: its sample is the one it gets in a file.
         results = translator.translate_batch([line], options, indices=[index])
         for output in format_results(results, options.n_best):
@@ -321,7 +337,7 @@ def translate_chunk(translator, sentences, done, options, args, progress, glossa
     translated as in one call over the whole input: its sentences numbered and sampled by
     their place in the input, its attention plots named so."""
     greedy = options.chosen_strategy == "greedy"
-    translator.warn_if_truncated(sentences, warn, first=done + 1)
+    warn_if_truncated(translator, sentences, warn, first=done + 1)
     results = translator.translate_batch(
         sentences, options, batch_size=args.batch_size, on_batch=progress.add,
         indices=range(done, done + len(sentences)),

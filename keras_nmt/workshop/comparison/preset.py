@@ -5,6 +5,16 @@ import dataclasses
 from keras_nmt.decoding.decoding_options import GREEDY
 
 
+def decoding_name(options):
+    """A `DecodingOptions`' label in the comparison tables: ``greedy``, ``beam 4``,
+    ``beam 4, alpha 0.6``, ``sample``."""
+    strategy = options.chosen_strategy
+    if strategy != "beam":
+        return strategy
+    alpha = f", alpha {options.length_penalty:g}" if options.length_penalty else ""
+    return f"beam {options.beam_size}{alpha}"
+
+
 @dataclasses.dataclass(frozen=True)
 class Preset:
     """A comparison: configurations trained on the same data, tokenizers, seed and budget.

@@ -38,6 +38,7 @@ import keras
 from keras_nmt.plural import plural
 from keras_nmt.workshop.atomic_file import write_json
 from keras_nmt.workshop.comparison.curves import plot_attention_comparison, plot_curves
+from keras_nmt.workshop.comparison.preset import decoding_name
 from keras_nmt.workshop.comparison.results_record import record_entry, update_record
 from keras_nmt.workshop.comparison.table import write_results
 from keras_nmt.workshop.comparison.throughput import tokens_per_second
@@ -228,10 +229,10 @@ def run_configuration(configuration, preset, config, pairs, print_fn=print,
         rows = []
         for decoding in preset.decodings:
             print_fn(f"{configuration.name}: decoding {plural(len(sources), 'sentence')}, "
-                     f"{decoding.name}{weights}")
+                     f"{decoding_name(decoding)}{weights}")
             scores = _decode(translator, sources, references, decoding, decode_batch_size,
                              exact=_is_builtin(config.data))
-            rows.append({"decoding": decoding.name, **scores})
+            rows.append({"decoding": decoding_name(decoding), **scores})
         return rows
 
     rows = [{**base, **row} for row in decode_all()]
@@ -259,7 +260,7 @@ def _failed_rows(configuration, preset, config, error):
     return [
         {
             "configuration": configuration.name,
-            "decoding": decoding.name,
+            "decoding": decoding_name(decoding),
             "model": getattr(config, "model", None),
             "api": getattr(config, "api", None),
             "tokenizer": getattr(config, "tokenizer", None),

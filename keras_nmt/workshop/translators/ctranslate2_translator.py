@@ -52,12 +52,12 @@ import tensorflow as tf
 from keras_nmt.decoding.decoding_options import GREEDY, SMALLEST_TEMPERATURE
 from keras_nmt.decoding.length_order import call_sizes, cut
 from keras_nmt.decoding.sampling import draw, uniforms
-from keras_nmt.decoding.strategies import check_served
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.inference.translation_result import TranslationResult
 from keras_nmt.special_ids import END_ID
 from keras_nmt.workshop.marian_tokenizer import load_run_tokenizer
 from keras_nmt.workshop.run.run_folder import TOKENIZERS_DIR
+from keras_nmt.workshop.translators.served_strategies import check_served
 
 METADATA_FILE = "keras_nmt_ctranslate2.json"
 
@@ -96,7 +96,7 @@ def _flat(ragged):
 
 
 class CTranslate2Translator(BatchTranslator):
-    """`translate_batch`, `translate_texts` and `warn_if_truncated` over a CTranslate2 export.
+    """`translate_batch` and `translate_texts` over a CTranslate2 export.
 
     Args:
         path: the export directory.

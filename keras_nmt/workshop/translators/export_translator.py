@@ -1,11 +1,12 @@
 """A run folder (or a `Translator`) exported as a SavedModel that carries its run's facts.
 
 The SavedModel itself is `keras_nmt.export.saved_model.write_saved_model`'s; this adds what a
-run folder knows (its data columns, its data record, provenance and tokenizers' files) and
-writes the version folder as every folder of ours is written
-(`keras_nmt.workshop.owned_folder.FolderWriter`): under a lock (a second export of the same
-version is refused at once; one without `--version` takes the next free number), under a hidden
-name carrying its owner, moved in whole, and with `force` replacing only what an export wrote."""
+reloaded one needs (`translator_facts`), what a run folder knows (its data columns, its data
+record, provenance and tokenizers' files) and writes the version folder as every folder of ours
+is written (`keras_nmt.workshop.owned_folder.FolderWriter`): under a lock (a second export of
+the same version is refused at once; one without `--version` takes the next free number), under
+a hidden name carrying its owner, moved in whole, and with `force` replacing only what an
+export wrote."""
 
 import contextlib
 import os
@@ -22,9 +23,23 @@ from keras_nmt.workshop.run.provenance import PROVENANCE_FILE, run_provenance
 from keras_nmt.workshop.run.run_folder import DATA_FILE, TOKENIZERS_DIR, RunFolder, run_columns
 from keras_nmt.workshop.translators.formats import check_model_name
 
+# Where an export keeps the facts a reloaded SavedModel needs (`translator_facts`, a run's data
+# columns): its assets.extra/, which TF Serving ignores.
+METADATA_FILE = "keras_nmt.json"
 # What a SavedModel version folder holds (a folder with the first, written before manifests,
 # is an export's).
 SAVED_MODEL_NAMES = ("saved_model.pb", "variables", "assets", "assets.extra", "fingerprint.pb")
+
+
+def translator_facts(translator):
+    """What `SavedTranslator` reads of a `Translator`'s export, JSON-ready."""
+    return {
+        "max_source_length": translator.max_source_length,
+        "max_target_length": translator.max_target_length,
+        "max_beam_size": translator.max_beam_size,
+        "has_attention": bool(getattr(translator.model, "has_attention", False)),
+        "model_class": type(translator.model).__name__,
+    }
 
 
 def _as_translator(run_dir_or_translator, max_beam_size):
@@ -125,8 +140,11 @@ def export_translator(run_dir_or_translator, base_dir="saved_models", name=None,
             shutil.copytree(run.path / TOKENIZERS_DIR, extra / TOKENIZERS_DIR)
 
     with version_folder(Path(base_dir) / name, version, force) as writer:
-        write_saved_model(translator, writer.partial, metadata=facts)
-        write_run_facts(writer.partial / "assets.extra")
+        write_saved_model(translator, writer.partial)
+        extra = writer.partial / "assets.extra"
+        extra.mkdir(exist_ok=True)
+        write_json(extra / METADATA_FILE, {**translator_facts(translator), **facts}, indent=2)
+        write_run_facts(extra)
         _make_readable(writer.partial)
     return writer.final
 

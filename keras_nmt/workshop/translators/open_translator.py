@@ -6,7 +6,6 @@ import warnings
 import zipfile
 from pathlib import Path
 
-from keras_nmt.inference.translator import METADATA_FILE as SAVED_METADATA
 from keras_nmt.saved_files import read_json
 from keras_nmt.workshop.run.provenance import (
     PROVENANCE_FILE,
@@ -34,6 +33,7 @@ from keras_nmt.workshop.translators.ctranslate2_translator import (
     ctranslate2_threads,
     is_ctranslate2_export,
 )
+from keras_nmt.workshop.translators.export_translator import METADATA_FILE as SAVED_METADATA
 from keras_nmt.workshop.translators.saved_translator import SavedTranslator, find_saved_model
 
 
@@ -120,8 +120,8 @@ def open_translator(path, weights=None, parallel=None):
 
     Returns:
         A `Translator` (run folder), a `SavedTranslator` or a `CTranslate2Translator`; all
-        offer `translate_batch`, `translate_texts`, `warn_if_truncated` and calls on a list of
-        strings (`BatchTranslator`).
+        offer `translate_batch`, `translate_texts` and calls on a list of strings
+        (`BatchTranslator`).
 
     Raises:
         ValueError: ``weights`` for a SavedModel, or weights of another model; a damaged

@@ -7,8 +7,9 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the tf-text ops the exported tokenizers use)
 
 from keras_nmt.inference.batch_translator import BatchTranslator
-from keras_nmt.inference.translator import METADATA_FILE
 from keras_nmt.workshop.quiet_start import quiet_native_output
+from keras_nmt.workshop.translators.export_translator import METADATA_FILE
+from keras_nmt.workshop.translators.served_strategies import check_served
 
 
 class SavedTranslator(BatchTranslator):
@@ -45,6 +46,12 @@ class SavedTranslator(BatchTranslator):
         self.max_beam_size = info.get("max_beam_size", 8)
         self.has_attention = info.get("has_attention")
         self.metadata = info
+
+    def check_options(self, options):
+        """Raises `ValueError` for a strategy the SavedModel does not serve, then as
+        `BatchTranslator.check_options`."""
+        check_served(options.chosen_strategy, self.export)
+        super().check_options(options)
 
 
 def find_saved_model(path):
