@@ -139,7 +139,7 @@ COMMAND = {"__main__"}
 # keras_nmt outside keras_nmt/workshop/ and __main__.py. The goal is about 9,000 (JoeyNMT's whole
 # package is 9,420); this bound keeps it from growing back while it is above (docs/decisions.md:
 # what keeps it there).
-TEXTBOOK_LINES = 10_690
+TEXTBOOK_LINES = 9_740
 
 
 def textbook_files():
