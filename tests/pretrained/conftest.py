@@ -8,6 +8,7 @@ import pytest
 
 from keras_nmt.workshop.pretrained.marian_import import import_marian
 from keras_nmt.workshop.run.run_folder import RunFolder
+from keras_nmt.workshop.translators.open_translator import open_translator
 from tests.pretrained.opus_layout import write_opus_folder
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -65,3 +66,10 @@ def loaded(imported):
         return runs[api, layout]
 
     return get
+
+
+@pytest.fixture(scope="session")
+def opened(imported):
+    """`imported()`'s run (the functional twin) opened as a translator once per worker, for the
+    tests that only translate with it: each opening traces its decoders again."""
+    return open_translator(imported().run_dir)

@@ -13,13 +13,7 @@ from tests.pretrained.conftest import MAX_NEW_TOKENS
 SENTENCES = 48
 
 
-@pytest.fixture(scope="module")
-def ours(imported):
-    """The imported functional run, opened once here: each opening traces its decoders again."""
-    return open_translator(imported("functional").run_dir)
-
-
-def test_saved_model_gives_the_in_process_outputs(imported, ours, reference, tmp_path):
+def test_saved_model_gives_the_in_process_outputs(imported, opened, reference, tmp_path):
     # The functional twin: what is Marian's here (the SentencePiece tokenizers in the graph, the
     # target-language prefix) is the twins' common part; each twin's export is exact in
     # tests/export/test_export.py, and both twins decode as transformers in test_marian_parity.
@@ -30,7 +24,7 @@ def test_saved_model_gives_the_in_process_outputs(imported, ours, reference, tmp
     texts = reference.sentences[:SENTENCES]
     saved = open_translator(export)
     for beam_size in (1, 2):
-        expected = ours.translate_batch(texts, beam_size=beam_size)
+        expected = opened.translate_batch(texts, beam_size=beam_size)
         got = saved.translate_batch(texts, beam_size=beam_size)
         assert [g.texts for g in got] == [e.texts for e in expected]
         np.testing.assert_allclose([g.score for g in got], [e.score for e in expected],
@@ -56,11 +50,11 @@ def ctranslate2_export(imported, tmp_path_factory):
     return export_ctranslate2(imported().run_dir, tmp_path_factory.mktemp("ct2") / "model")
 
 
-def test_ctranslate2_export_gives_the_in_process_greedy_outputs(imported, ours, reference,
+def test_ctranslate2_export_gives_the_in_process_greedy_outputs(imported, opened, reference,
                                                                 ctranslate2_export):
     texts = reference.sentences
     theirs = open_translator(ctranslate2_export).translate_batch(texts)
-    assert [t.texts for t in theirs] == [o.texts for o in ours.translate_batch(texts)]
+    assert [t.texts for t in theirs] == [o.texts for o in opened.translate_batch(texts)]
     assert_carries_provenance(ctranslate2_export, imported().run_dir)
 
 

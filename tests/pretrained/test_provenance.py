@@ -17,20 +17,20 @@ from keras_nmt.workshop.cli import translate as translate_app
 from keras_nmt.workshop.run.provenance import tokenizer_fingerprints
 from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.serve.served_model import load_served_models
-from keras_nmt.workshop.translators.open_translator import model_data, open_translator
+from keras_nmt.workshop.translators.open_translator import model_data
 from tests.error_output import one_error_line
 
 SENTENCES = 40
 
 
 @pytest.fixture(scope="module")
-def test_files(imported, reference, tmp_path_factory):
+def test_files(opened, reference, tmp_path_factory):
     """A Spanish-first and an English-first file of the fixture's sentences, each with the
     imported model's own greedy translation as its reference: scored in the model's direction,
     BLEU is 100; fed the English side, it is near 0."""
     folder = tmp_path_factory.mktemp("tests")
     sources = reference.sentences[:SENTENCES]
-    translations = open_translator(imported().run_dir).translate_texts(sources)
+    translations = opened.translate_texts(sources)
     pairs = [(s, t) for s, t in zip(sources, translations, strict=True) if t.strip()]
     spanish_first, english_first = folder / "es-en.tsv", folder / "en-es.tsv"
     spanish_first.write_text("".join(f"{s}\t{t}\n" for s, t in pairs), encoding="utf-8")
