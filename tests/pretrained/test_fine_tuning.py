@@ -27,11 +27,16 @@ def corpus(reference, tmp_path_factory):
 
 
 def fine_tuning_config(imported, corpus, output, *flags):
+    # float32 on every machine: `--precision auto` picks bf16 on a CPU with AMX, and a bf16 run
+    # loads its saved model again (float32) and traces its decoder again for the final scores,
+    # a quarter of each fine-tuning's CPU time here. That path is test_trainer's
+    # (`test_a_bf16_run_restores_the_global_policy_and_is_scored_as_saved`); what this module
+    # checks (languages, the loss, an exact resume) is the fine-tuning's.
     args = parse(["--init-from", str(imported().run_dir), "--data", str(corpus / "train.tsv"),
                   "--valid", str(corpus / "valid.tsv"), "--source-column", "0",
                   "--target-column", "1", "--batch-size", "32", "--backup-every", "2",
                   "--validation-sentences", "40", "--samples", "0", "--verbose", "0",
-                  "--output-dir", str(output), *flags])
+                  "--precision", "float32", "--output-dir", str(output), *flags])
     options = {k: v for k, v in vars(args).items()
                if k not in ("export", "fresh", "debug", "configuration")}
     return TrainConfig(**options)
