@@ -23,9 +23,10 @@ export_module = __import__("keras_nmt.export.saved_model", fromlist=["x"])
 
 
 @pytest.fixture(scope="module")
-def loaded(lstm_export):
-    """The SavedModel loaded once (a load takes seconds) for the signature tests."""
-    return tf.saved_model.load(str(lstm_export[1]))
+def loaded(lstm_saved):
+    """`lstm_export`'s SavedModel as `tf.saved_model.load` gives it, for the signature tests:
+    `lstm_saved`'s (loaded once per worker: a load and its first calls take seconds)."""
+    return lstm_saved.module
 
 
 @pytest.mark.parametrize("text", [[["a", "b"], ["c", "d"]], "a", [[["a"]]]],
