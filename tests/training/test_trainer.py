@@ -24,8 +24,9 @@ from keras_nmt.workshop.run.trainer import train
 
 # float32 whatever the CPU: `--precision auto` picks mixed_bfloat16 on a CPU with AMX, and a
 # mixed-precision run then reloads its saved model in float32 and traces its decoder again to
-# score it (2 s more CPU of a 6 s run). What bf16 changes is tested on its own (the bf16 test
-# here, test_precision.py; test_exact_resume.py resumes with the CPU's own choice).
+# score it (about 2 s of CPU more in a 3-epoch run's 6-8 s). What bf16 changes is tested on its
+# own (the bf16 test here, test_precision.py; test_exact_resume.py resumes with the CPU's own
+# choice).
 TINY = dict(
     train_size=256, valid_size=32, units=16, embedding_dim=8, batch_size=32, verbose=0,
     validation_sentences=16, samples=0, backup_every=2, precision="float32",
