@@ -37,24 +37,33 @@ FIRST_IMPORTS = [
 ]
 
 
-@pytest.mark.parametrize("first_import", FIRST_IMPORTS, ids=["package", "a-layer-module"])
-def test_a_compiled_transformer_loads_with_plain_keras(tmp_path, first_import):
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """A compiled Transformer saved once for both first imports: its folder (`model.keras`,
+    `inputs.npz`), its logits on those inputs and the modules that register a class."""
+    folder = tmp_path_factory.mktemp("saved")
     config = TrainConfig(model="transformer", d_model=16, num_heads=2, ff_dim=32, num_layers=1)
     model = build_model("transformer", "functional", 20, 20, vars(config))
     inputs = {"encoder_tokens": np.array([[5, 6, 7, 3]]),
               "decoder_tokens": np.array([[2, 8, 9, 10]])}
     expected = np.asarray(model(inputs, training=False))
     compile_model(model, config)  # the optimizer, its schedule, the loss and metrics are saved
-    model.save(tmp_path / "model.keras")
-    np.savez(tmp_path / "inputs.npz", **inputs)
+    model.save(folder / "model.keras")
+    np.savez(folder / "inputs.npz", **inputs)
     registering = sorted(
         ".".join(path.relative_to(ROOT).with_suffix("").parts)
         for path in (ROOT / "keras_nmt").rglob("*.py")
         if "@keras.saving.register_keras_serializable" in path.read_text()
     )
+    return folder, expected, registering
+
+
+@pytest.mark.parametrize("first_import", FIRST_IMPORTS, ids=["package", "a-layer-module"])
+def test_a_compiled_transformer_loads_with_plain_keras(tmp_path, saved, first_import):
+    folder, expected, registering = saved
     assert len(registering) > 20  # models, layers, training objects, a metric
     result = subprocess.run(
-        [sys.executable, "-c", LOAD, str(tmp_path / "model.keras"), str(tmp_path / "inputs.npz"),
+        [sys.executable, "-c", LOAD, str(folder / "model.keras"), str(folder / "inputs.npz"),
          str(tmp_path / "out.npy"), ",".join(registering), first_import],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
         env={"PYTHONPATH": str(ROOT), "KERAS_BACKEND": "tensorflow", "TF_CPP_MIN_LOG_LEVEL": "3"},

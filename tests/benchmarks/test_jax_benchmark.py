@@ -65,34 +65,41 @@ def test_synthetic_batches_respect_the_token_budget_and_the_data_format():
     np.testing.assert_array_equal((ids[1] != 0).sum(axis=1), sources[64:100])
 
 
-def test_benchmark_modules_import_without_tensorflow():
-    result = run_without_tensorflow(
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """One fresh JAX process for two tests (each pays JAX's import and compilations again): it
+    imports the benchmark modules, the models and decoding and prints whether TensorFlow came
+    with them, then runs `apps/benchmark_jax.py` (the developers' guide's command) quickly with
+    a few flags. Returns the finished process and its folder (`bench.json`, `bench.md`)."""
+    folder = tmp_path_factory.mktemp("quick")
+    output = folder / "bench.json"
+    code = (
         "import keras_nmt.workshop.benchmarks.flops, keras_nmt.workshop.benchmarks.jax_benchmark\n"
         "import keras_nmt.models, keras_nmt.decoding\n"
-        "print('tensorflow' in sys.modules)"
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert result.stdout.strip() == "False"
-
-
-def test_quick_run_of_the_apps_shim_under_jax_without_tensorflow(tmp_path):
-    """`apps/benchmark_jax.py` (the developers' guide's command) is `benchmark --backend jax`.
-
-    `--quick` sets defaults: a flag given with it is measured, not replaced (it was, silently:
-    2 steps and 16 sentences whatever was asked). One run checks both: each fresh process
-    pays JAX's import and compilations again.
-    """
-    output = tmp_path / "bench.json"
-    code = (
+        "print('tensorflow' in sys.modules, flush=True)\n"
         "import runpy; sys.argv = ['benchmark_jax.py', '--quick', '--models', 'luong',"
         # float32 JAX training: tests/models/test_recurrent_parts.py (marked jax)
         " '--precisions', 'mixed_bfloat16', '--train-steps', '3', '--decode-sentences', '24',"
-        f" '--output-json', {str(output)!r}, '--output-md', {str(tmp_path / 'bench.md')!r}]\n"
+        f" '--output-json', {str(output)!r}, '--output-md', {str(folder / 'bench.md')!r}]\n"
         "runpy.run_path('apps/benchmark_jax.py', run_name='__main__')"
     )
-    result = run_without_tensorflow(code)
+    return run_without_tensorflow(code), folder
+
+
+def test_benchmark_modules_import_without_tensorflow(quick_run):
+    result, _ = quick_run
+    assert result.stdout.splitlines()[:1] == ["False"], result.stderr[-2000:]
+
+
+def test_quick_run_of_the_apps_shim_under_jax_without_tensorflow(quick_run):
+    """`apps/benchmark_jax.py` (the developers' guide's command) is `benchmark --backend jax`.
+
+    `--quick` sets defaults: a flag given with it is measured, not replaced (it was, silently:
+    2 steps and 16 sentences whatever was asked). One run checks both.
+    """
+    result, folder = quick_run
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    records = json.loads(output.read_text())
+    records = json.loads((folder / "bench.json").read_text())
     train = [r for r in records if r["section"] == "train"]
     decode = [r for r in records if r["section"] == "decode"]
     assert all("error" not in r for r in records), [r["error"] for r in records if "error" in r]
@@ -101,7 +108,7 @@ def test_quick_run_of_the_apps_shim_under_jax_without_tensorflow(tmp_path):
     assert {r["strategy"] for r in decode} == {"greedy", "beam"} and len(decode) == 4
     assert all(r["sentences_per_second"] > 0 for r in decode)
     assert all(r["backend"] == "jax" for r in records)
-    assert "| luong | subclassed | mixed_bfloat16 |" in (tmp_path / "bench.md").read_text()
+    assert "| luong | subclassed | mixed_bfloat16 |" in (folder / "bench.md").read_text()
     # The flags given win over --quick's defaults; --quick's own warm-up stays.
     assert all((r["steps"], r["warmup_steps"], r["preset"]) == (3, 2, "quick") for r in train)
     assert all(r["sentences"] == 24 for r in decode)

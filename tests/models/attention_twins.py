@@ -176,8 +176,11 @@ class AttentionTwins:
         assert not np.allclose(sampled[real], teacher_forced[real], atol=1e-3)
 
 
-def train_on_dates(cls, epochs=6, train_size=4000, valid_size=200, **options):
-    """Trains a small char-level model on the built-in dates; returns model, tokenizers, pairs."""
+def train_on_dates(cls, epochs=4, train_size=4000, valid_size=200, **options):
+    """Trains a small char-level model on the built-in dates; returns model, tokenizers, pairs.
+
+    4 epochs at a learning rate of 5e-3: as good as 6 at 3e-3 in two thirds of the steps (exact
+    match of Luong's model, seeds 0, 1, 2: 0.79, 0.845, 0.795; 6 at 3e-3, seed 0: 0.80)."""
     from keras_nmt.data.pipeline import make_dataset
     from keras_nmt.text import make_tokenizer
     from keras_nmt.training.masked_sparse_cross_entropy import MaskedSparseCrossEntropy
@@ -191,7 +194,7 @@ def train_on_dates(cls, epochs=6, train_size=4000, valid_size=200, **options):
     data = make_dataset(train_pairs, source, target, batch_size=64, shuffle=True, seed=0)
     model = cls(source.vocab_size, target.vocab_size, embedding_dim=32, units=64, **options)
     model.compile(
-        optimizer=keras.optimizers.Adam(3e-3, clipnorm=1.0), loss=MaskedSparseCrossEntropy()
+        optimizer=keras.optimizers.Adam(5e-3, clipnorm=1.0), loss=MaskedSparseCrossEntropy()
     )
     model.fit(data, epochs=epochs, verbose=0)
     return model, source, target, valid_pairs

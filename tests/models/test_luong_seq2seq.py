@@ -58,6 +58,8 @@ def test_attention_ignores_padded_sources_and_sums_to_one(api):
 def test_learns_dates_and_attends_to_the_year():
     from keras_nmt.decoding.loop import decode
 
+    # Exact match 0.79, 0.845, 0.795 and attention inside the year 0.94, 1.0, 1.0 with initial
+    # weights of seeds 0, 1, 2 (`train_on_dates`' 4 epochs at 5e-3).
     score, model, source = learned_dates(LuongSeq2SeqFunctional)
     print("luong exact match", score)
     assert score > 0.5

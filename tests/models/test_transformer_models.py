@@ -259,6 +259,13 @@ def long_twins():
 
 
 @pytest.fixture(scope="module")
+def long_one_layer_twins():
+    """`long_twins` of one layer, for the long decodings: every layer's caches grow alike (two
+    layers' growth: the test after), and a Python step of two layers costs twice one's."""
+    return build_twins(max_length=40, num_layers=1)
+
+
+@pytest.fixture(scope="module")
 def full_size_decodings():
     """`{(long, traced, strategy): [tokens, lengths, scores]}` decoded with full-size caches,
     filled by the first twin to need each one."""
@@ -274,9 +281,9 @@ def full_size_decodings():
 @pytest.mark.parametrize("traced", [False, True])
 @pytest.mark.parametrize("long", [False, True])
 def test_caches_of_the_batchs_own_length_decode_as_full_size_ones(
-    post_norm_twins, long_twins, full_size_decodings, which, traced, long
+    post_norm_twins, long_one_layer_twins, full_size_decodings, which, traced, long
 ):
-    twins = long_twins if long else post_norm_twins
+    twins = long_one_layer_twins if long else post_norm_twins
     model = twins[0] if which == "functional" else twins[1]
     source = padded_batch()["encoder_tokens"]  # limits 1.0 * (6, 3, 4) + 2 < max_length 16
     options = dict(max_length=40 if long else 16, max_length_a=1.0,
