@@ -1,6 +1,9 @@
+from pathlib import Path
+
 import pytest
 
 from keras_nmt.workshop.cli import export as export_app
+from keras_nmt.workshop.translators import open_translator as opening
 from tests.built_once import built_once
 from tests.export.helpers import make_run_folder
 
@@ -21,3 +24,27 @@ def untrained_models(tmp_path_factory):
     base = built_once(tmp_path_factory, "untrained_models", _untrained)
     return {"run": base / "run", "version": base / "saved" / "m" / "1",
             "model": base / "saved" / "m"}
+
+
+@pytest.fixture(scope="module")
+def each_model_opened_once():
+    """`open_translator` (which every command calls) opening each model once for the module:
+    a later command on the same path, weights and threads gets the translator already opened,
+    with the decoding functions it has traced (1.5-2 CPU seconds a command on these tiny
+    models, nearly all tracing).
+
+    For modules whose tests check what the commands do with their lines, files and flags, not
+    the opening: `test_saved_model_apps` and `test_damaged_files` open every kind of folder
+    afresh. A failed opening is not kept (the next call tries again).
+    """
+    opened, real = {}, opening.open_translator
+
+    def once(path, weights=None, parallel=None):
+        key = (Path(path).resolve(), weights and Path(weights).resolve(), parallel)
+        if key not in opened:
+            opened[key] = real(path, weights=weights, parallel=parallel)
+        return opened[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(opening, "open_translator", once)
+        yield opened
