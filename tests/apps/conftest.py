@@ -1,3 +1,4 @@
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -26,16 +27,12 @@ def untrained_models(tmp_path_factory):
             "model": base / "saved" / "m"}
 
 
-@pytest.fixture(scope="module")
-def each_model_opened_once():
-    """`open_translator` (which every command calls) opening each model once for the module:
-    a later command on the same path, weights and threads gets the translator already opened,
-    with the decoding functions it has traced (1.5-2 CPU seconds a command on these tiny
-    models, nearly all tracing).
-
-    For modules whose tests check what the commands do with their lines, files and flags, not
-    the opening: `test_saved_model_apps` and `test_damaged_files` open every kind of folder
-    afresh. A failed opening is not kept (the next call tries again).
+@contextlib.contextmanager
+def _opening_once():
+    """`open_translator` (which every command calls) opening each model once while in the
+    block: a later command on the same path, weights and threads gets the translator already
+    opened, with the decoding functions it has traced (1.5-2 CPU seconds a command on these
+    tiny models, nearly all tracing). A failed opening is not kept (the next call tries again).
     """
     opened, real = {}, opening.open_translator
 
@@ -47,4 +44,20 @@ def each_model_opened_once():
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(opening, "open_translator", once)
+        yield opened
+
+
+@pytest.fixture(scope="module")
+def each_model_opened_once():
+    """Each model opened once for the module (`_opening_once`), for modules whose tests check
+    what the commands do with their lines, files and flags, not the opening:
+    `test_saved_model_apps` and `test_damaged_files` open every kind of folder afresh."""
+    with _opening_once() as opened:
+        yield opened
+
+
+@pytest.fixture
+def each_model_opened_once_in_the_test():
+    """Each model opened once for the test (`_opening_once`): its first command opens it."""
+    with _opening_once() as opened:
         yield opened
