@@ -20,7 +20,7 @@ def test_every_file_a_run_writes_is_named_and_documented(tmp_path):
     config = TrainConfig(
         train_size=64, valid_size=8, units=8, embedding_dim=4, batch_size=16, epochs=1,
         backup_every=2, validation_sentences=4, samples=0, verbose=0, time_budget=1e-7,
-        average_checkpoints=2, average_every=1, output=str(tmp_path / "run"),
+        average_checkpoints=2, average_every=1, precision="float32", output=str(tmp_path / "run"),
     )
     train(config, print_fn=lambda *_: None)
     run = Path(config.output)
