@@ -16,14 +16,14 @@ from keras_nmt.workshop.cli import spell as spell_app
 from keras_nmt.workshop.cli import translate as translate_app
 from keras_nmt.workshop.lines import lines_not_utf8, one_sentence_per_line, read_lines, text_lines
 from tests.error_output import one_error_line
-from tests.export.helpers import make_run_folder
 
 INPUT = b"3rd of March 2021\n4th of July\xe2\x80\xa81999\n25.12.2001\n"
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    return make_run_folder(tmp_path_factory.mktemp("aligned") / "run")
+def run(untrained_models, each_model_opened_once):
+    """The untrained lstm's run folder, opened once for the module's commands."""
+    return untrained_models["run"]
 
 
 @pytest.fixture

@@ -63,6 +63,7 @@ def test_translate_and_evaluate_on_each_kind_of_folder(models, which, expected, 
 
 
 @pytest.mark.parametrize("which", ["run", "version"])
+@pytest.mark.usefixtures("each_model_opened_once_in_the_test")  # the two commands: one opening
 def test_invalid_utf8_on_stdin_becomes_u_fffd_as_from_a_file(models, which, tmp_path,
                                                             monkeypatch, capsys):
     data = b"3rd of March 2021\n12/04/\xff\xfe1999\n"

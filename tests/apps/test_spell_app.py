@@ -15,6 +15,9 @@ SUBJECTS = ["Tom", "Mary", "the cat", "my dog", "she", "he"]
 VERBS = ["likes", "sees", "wants", "found", "needs"]
 OBJECTS = ["apples", "the ball", "a letter", "water", "it"]
 
+# `spell correct` on a model already opened in the module reuses it (`each_model_opened_once`).
+pytestmark = pytest.mark.usefixtures("each_model_opened_once")
+
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):

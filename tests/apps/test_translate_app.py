@@ -10,6 +10,11 @@ import pytest
 from keras_nmt.workshop.cli import translate as translate_app
 from tests.export.helpers import SOURCES, make_run_folder
 
+# The commands of a test on one model share its opening (`each_model_opened_once`): these
+# tests check what `translate` does with its input and flags; `test_saved_model_apps` opens
+# each kind of folder afresh.
+pytestmark = pytest.mark.usefixtures("each_model_opened_once")
+
 
 @pytest.fixture(scope="module")
 def run_and_saved(untrained_models):

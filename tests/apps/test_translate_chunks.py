@@ -10,14 +10,14 @@ import pytest
 from keras_nmt.inference.batch_translator import BatchTranslator
 from keras_nmt.workshop.cli import translate as translate_app
 from keras_nmt.workshop.corpora.builtin import builtin_pairs
-from tests.export.helpers import make_run_folder
 
 WHOLE = 10**6  # lines per chunk: the whole input in one
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    return make_run_folder(tmp_path_factory.mktemp("chunks") / "run")
+def run(untrained_models, each_model_opened_once):
+    """The untrained lstm's run folder, opened once for the module's commands."""
+    return untrained_models["run"]
 
 
 def sentences():

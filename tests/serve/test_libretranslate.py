@@ -1,15 +1,20 @@
 """`keras-nmt serve` answers as LibreTranslate 1.9 does: what its own API tests check (status
-codes, methods, field names, error strings, the `/health` body), and what its clients read."""
+codes, methods, field names, error strings, the `/health` body), and what its clients read:
+third-party LibreTranslate clients against it, Python's `libretranslatepy` and npm's
+`libretranslate` (run by Debian's node; installed into a folder of the test's own)."""
 
 import asyncio
 import http.client
 import json
+import shutil
+import subprocess
 import types
 import urllib.parse
 import urllib.request
 import uuid
 
 import pytest
+from libretranslatepy import LibreTranslateAPI
 
 from keras_nmt.workshop.serve.app import create_app
 from keras_nmt.workshop.serve.documents import (
@@ -25,10 +30,17 @@ from tests.serve.server import Server, request
 
 pytestmark = pytest.mark.tensorflow
 
+# The npm client's version, pinned: the one whose failure against an earlier server was seen.
+NPM_CLIENT = "libretranslate@1.0.1"
+SPANISH = "La biblioteca está cerrada los domingos."
+ENGLISH = "The library is closed on Sundays."
+
 
 @pytest.fixture(scope="module")
 def server(runs):
-    """English -> Spanish (the pair LibreTranslate's tests ask for) and Spanish -> English."""
+    """English -> Spanish (the pair LibreTranslate's tests ask for) and Spanish -> English;
+    one server for the module, the clients' tests too (a start is a TensorFlow import and two
+    models loaded)."""
     transformer, luong = runs
     server = Server(f"en:es={luong}", transformer, "--timeout", "600",
                     "--max-file-bytes", "20000")
@@ -287,3 +299,54 @@ def test_a_piece_without_a_letter_is_kept_not_translated():
     assert all(any(c.isalpha() for c in text) for text in sent), sent
     assert html == "<p>&lt;Hola&gt; <b>&lt;amigo&gt;</b>. 1999</p>"
     assert asyncio.run(translate_text("Hola.\n----\n1.", record)) == "<Hola.>\n----\n1."
+
+
+def test_libretranslatepy_translates_lists_languages_and_detects(server, opened):
+    client = LibreTranslateAPI(server.url)
+    transformer, luong = opened
+    assert client.translate(SPANISH, "es", "en") == transformer(SPANISH)
+    assert client.translate(ENGLISH, "auto", "es") == luong(ENGLISH)
+    assert client.languages() == [{"code": "en", "name": "English", "targets": ["es"]},
+                                  {"code": "es", "name": "Spanish", "targets": ["en"]}]
+    detected = client.detect(SPANISH)
+    assert detected[0]["language"] == "es" and detected[0]["confidence"] > 90
+
+
+@pytest.fixture(scope="module")
+def npm_client(tmp_path_factory):
+    """A folder with npm's `libretranslate` installed; skips where node or npm is absent."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("needs Debian's nodejs and npm (make test installs them as root)")
+    folder = tmp_path_factory.mktemp("npm")
+    installed = subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(folder),
+         NPM_CLIENT], capture_output=True, text=True, timeout=600)
+    if installed.returncode != 0:
+        pytest.skip(f"npm could not install {NPM_CLIENT}: {installed.stderr.strip()[-300:]}")
+    return folder
+
+
+def _node(folder, script):
+    completed = subprocess.run(["node", "-e", script], cwd=folder, capture_output=True,
+                               text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    return json.loads(completed.stdout)
+
+
+def test_the_npm_client_translates_with_a_source_and_with_detection(server, opened, npm_client):
+    """npm's client reads /languages itself and refuses a target it does not list as a code
+    (the server listed its sources only); without a source it sends `auto`. It has no call of
+    its own to list languages or detect."""
+    transformer, luong = opened
+    script = f"""
+        const {{ translate }} = require("libretranslate");
+        const apiurl = {json.dumps(server.url.rstrip("/"))};
+        (async () => {{
+            const given = await translate({{ query: {json.dumps(SPANISH)}, source: "es",
+                                             target: "en", apiurl }});
+            const detected = await translate({{ query: {json.dumps(ENGLISH)}, target: "es",
+                                                apiurl }});
+            console.log(JSON.stringify([given, detected]));
+        }})().catch((error) => {{ console.error(String(error)); process.exit(1); }});
+    """
+    assert _node(npm_client, script) == [transformer(SPANISH), luong(ENGLISH)]
