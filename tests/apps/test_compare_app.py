@@ -12,6 +12,7 @@ from keras_nmt.workshop.evaluation import group_references, score_all
 from keras_nmt.workshop.run.run_folder import RunFolder
 from keras_nmt.workshop.run.task import load_pairs
 from keras_nmt.workshop.run.train_config import TrainConfig
+from tests.fixed_precision import FLOAT32_FLAGS
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 COLUMNS = [
@@ -93,13 +94,10 @@ def test_tiny_preset_end_to_end(tmp_path, capsys):
 def test_the_weights_where_the_budget_ran_out_are_scored_too(tmp_path):
     # A budget of microseconds runs out after the first of 8 batches; training stops at that
     # batch, and the record holds the scores of the kept weights, which are the final ones.
-    # float32 whatever the CPU (here and in the next test): `auto` picks mixed_bfloat16 on a
-    # CPU with AMX, and a mixed-precision run reloads its model in float32 and traces its
-    # decoder again to score it; the end-to-end test keeps the CPU's own choice.
     output, record_path = tmp_path / "compare", tmp_path / "tiny.json"
     assert compare_app.main(["--preset", "tiny", "--only", "lstm", "--output-dir", str(output),
                              "--epochs", "2", "--time-budget", "1e-7", "--verbose", "0",
-                             "--precision", "float32", "--record", str(record_path)]) == 0
+                             *FLOAT32_FLAGS, "--record", str(record_path)]) == 0
     run = output / "runs" / "lstm"
     entry = json.loads(record_path.read_text())["configurations"]["lstm"]
     assert entry["epochs"] == 1 and entry["at_budget"]["epochs"] == 1 / 8
@@ -128,7 +126,7 @@ def test_failed_configuration_is_reported_and_the_others_run(tmp_path, monkeypat
     monkeypatch.setitem(presets_module._PRESETS, "broken", broken)
     output = tmp_path / "broken"
     assert compare_app.main(["--preset", "broken", "--output-dir", str(output),
-                             "--verbose", "0", "--precision", "float32"]) == 1
+                             "--verbose", "0", *FLOAT32_FLAGS]) == 1
     assert "failed: bad-model, bad-schedule" in capsys.readouterr().out
     results = json.loads((output / "results.json").read_text())
     assert [(r["configuration"], r["status"]) for r in results] == [

@@ -20,6 +20,7 @@ from keras_nmt.workshop.cli import main as cli_main
 from keras_nmt.workshop.cli import translate as translate_app
 from keras_nmt.workshop.cli.common import exit_status
 from tests.error_output import one_error_line
+from tests.fixed_precision import FLOAT32_FLAGS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -115,13 +116,11 @@ def test_sigterm_ends_train_in_one_line_and_the_run_resumes(tmp_path, capsys):
     # 125 batches an epoch, so that the signal finds it training (225 batches, some 3 CPU
     # seconds, are left after the first backup; the resumed run trains them); a small
     # validation (the defaults score 1,000 pairs and translate 500 after each epoch, for nothing
-    # asserted here); float32 whatever the CPU (`auto` picks mixed_bfloat16 on a CPU with AMX,
-    # and a mixed-precision run reloads its model in float32 and traces its decoder again to
-    # score it; test_exact_resume.py resumes with the CPU's own choice).
+    # asserted here).
     argv = ["train", "--output-dir", str(output), "--epochs", "2", "--units", "8",
             "--embedding-dim", "8", "--train-size", "2000", "--batch-size", "16",
             "--backup-every", "25", "--valid-size", "16", "--validation-sentences", "8",
-            "--samples", "0", "--precision", "float32"]
+            "--samples", "0", *FLOAT32_FLAGS]
     process = start(*argv)
     # Once the first backup is written whole (the folder exists a moment before it).
     rc, err = signal_when(process, lambda: (output / "backup" / "state.npz").exists(),

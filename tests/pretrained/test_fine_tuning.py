@@ -10,6 +10,7 @@ from keras_nmt.workshop.cli.train import parse
 from keras_nmt.workshop.run.run_folder import RunFolder
 from keras_nmt.workshop.run.train_config import FINE_TUNING_LEARNING_RATE, TrainConfig
 from keras_nmt.workshop.run.trainer import train
+from tests.fixed_precision import FLOAT32_FLAGS
 from tests.training.test_trainer import CrashAtBatch
 
 QUIET = dict(print_fn=lambda *_: None)
@@ -27,16 +28,11 @@ def corpus(reference, tmp_path_factory):
 
 
 def fine_tuning_config(imported, corpus, output, *flags):
-    # float32 on every machine: `--precision auto` picks bf16 on a CPU with AMX, and a bf16 run
-    # loads its saved model again (float32) and traces its decoder again for the final scores,
-    # a quarter of each fine-tuning's CPU time here. That path is test_trainer's
-    # (`test_a_bf16_run_restores_the_global_policy_and_is_scored_as_saved`); what this module
-    # checks (languages, the loss, an exact resume) is the fine-tuning's.
     args = parse(["--init-from", str(imported().run_dir), "--data", str(corpus / "train.tsv"),
                   "--valid", str(corpus / "valid.tsv"), "--source-column", "0",
                   "--target-column", "1", "--batch-size", "32", "--backup-every", "2",
                   "--validation-sentences", "40", "--samples", "0", "--verbose", "0",
-                  "--precision", "float32", "--output-dir", str(output), *flags])
+                  *FLOAT32_FLAGS, "--output-dir", str(output), *flags])
     options = {k: v for k, v in vars(args).items()
                if k not in ("export", "fresh", "debug", "configuration")}
     return TrainConfig(**options)

@@ -12,13 +12,12 @@ import pytest
 
 from keras_nmt.workshop.cli import train as train_app
 from keras_nmt.workshop.run.run_lifecycle import differing_options
+from tests.fixed_precision import FLOAT32_FLAGS
 
 ROOT = Path(__file__).resolve().parents[2]
-# --precision float32: `auto` picks mixed_bfloat16 on a CPU with AMX, and such a run reloads its
-# saved model in float32 to score it (the precision is not what these tests are about).
 TINY = ["--units", "8", "--embedding-dim", "4", "--batch-size", "16", "--epochs", "1",
         "--validation-sentences", "4", "--samples", "0", "--verbose", "0", "--max-length", "12",
-        "--precision", "float32"]
+        *FLOAT32_FLAGS]
 
 
 def test_differing_options_ignore_what_never_changes_the_weights():
@@ -114,7 +113,7 @@ def test_a_damaged_config_is_named_with_the_way_out(tmp_path, capsys):
 SLOW_RUN = ["--train-size", "64", "--valid-size", "8", "--units", "8", "--embedding-dim", "4",
             "--batch-size", "16", "--epochs", "100000", "--backup-every", "1",
             "--validation-sentences", "2", "--samples", "0", "--verbose", "0",
-            "--precision", "float32"]
+            *FLOAT32_FLAGS]
 
 
 def _train_process(*arguments):

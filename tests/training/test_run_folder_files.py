@@ -6,6 +6,7 @@ from pathlib import Path
 from keras_nmt.workshop.run import run_folder
 from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.run.trainer import train
+from tests.fixed_precision import FLOAT32
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,7 +21,7 @@ def test_every_file_a_run_writes_is_named_and_documented(tmp_path):
     config = TrainConfig(
         train_size=64, valid_size=8, units=8, embedding_dim=4, batch_size=16, epochs=1,
         backup_every=2, validation_sentences=4, samples=0, verbose=0, time_budget=1e-7,
-        average_checkpoints=2, average_every=1, precision="float32", output=str(tmp_path / "run"),
+        average_checkpoints=2, average_every=1, precision=FLOAT32, output=str(tmp_path / "run"),
     )
     train(config, print_fn=lambda *_: None)
     run = Path(config.output)

@@ -21,15 +21,11 @@ from keras_nmt.workshop.run.run_folder import RunFolder
 from keras_nmt.workshop.run.task import load_pairs
 from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.run.trainer import train
+from tests.fixed_precision import FLOAT32
 
-# float32 whatever the CPU: `--precision auto` picks mixed_bfloat16 on a CPU with AMX, and a
-# mixed-precision run then reloads its saved model in float32 and traces its decoder again to
-# score it (about 2 s of CPU more in a 3-epoch run's 6-8 s). What bf16 changes is tested on its
-# own (the bf16 test here, test_precision.py; test_exact_resume.py resumes with the CPU's own
-# choice).
 TINY = dict(
     train_size=256, valid_size=32, units=16, embedding_dim=8, batch_size=32, verbose=0,
-    validation_sentences=16, samples=0, backup_every=2, precision="float32",
+    validation_sentences=16, samples=0, backup_every=2, precision=FLOAT32,
 )
 
 
