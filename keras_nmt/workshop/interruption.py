@@ -10,6 +10,8 @@ the commands' clean-up already handles (`keras_nmt.workshop.cli.common.command`)
 - `deferred` holds a signal back while native code runs that must not be unwound midway (the
   CTranslate2 converter: a `KeyboardInterrupt` raised inside its callbacks killed the process
   with "Fatal Python error: PyThreadState_Get"), and raises it when the block ends;
+- `leaving` names what an interruption in its block leaves ("the last backup is from
+  epoch 2"), also when a library turned the signal into its own error or swallowed it;
 - `swallowed` turns a command that returned normally after a signal (an exception swallowed
   by a library during its import) into 130 / 143 all the same, so a signal never exits 0;
 - `exit_now` leaves without the interpreter's shutdown once the line is printed: TensorFlow's
@@ -132,6 +134,34 @@ def deferred():
         _deferring.pop()
     if len(_received) > before and not _deferring:
         raise _interruption(_received[before])
+
+
+@contextlib.contextmanager
+def leaving(what):
+    """Names what an interruption during the block leaves: `what()`, called then, becomes the
+    second half of its one line (`describe`), unless code deeper in has named it already.
+
+    A library's error raised after a signal (its native code turned the `KeyboardInterrupt`
+    into a `TypeError`, say) and a signal a library swallowed while the block went on to its
+    end are the interruption too, so the line says the same whatever the library did.
+
+    Example:
+        >>> with leaving(lambda: "the last backup is from epoch 1"):  # doctest: +SKIP
+        ...     model.fit(data)
+    """
+    try:
+        yield
+        check()
+    except KeyboardInterrupt as error:
+        if not getattr(error, "left", None):
+            error.left = what()
+        raise
+    except Exception as error:
+        signal_swallowed = swallowed()
+        if signal_swallowed is None:
+            raise
+        signal_swallowed.left = what()
+        raise signal_swallowed from error
 
 
 def check():

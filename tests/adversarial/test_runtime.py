@@ -34,7 +34,7 @@ from keras_nmt.workshop.cli import train as train_app
 from keras_nmt.workshop.cli import translate as translate_app
 from keras_nmt.workshop.run.divergence import StopOnDivergence, TrainingDiverged, where_kept
 from keras_nmt.workshop.run.exact_backup import ExactBackup
-from keras_nmt.workshop.run.run_lifecycle import finished_message, is_finished
+from keras_nmt.workshop.run.run_lifecycle import finished_message, finished_record, is_finished
 from keras_nmt.workshop.run.time_budget import TimeBudget
 from keras_nmt.workshop.run.train_config import TrainConfig
 from keras_nmt.workshop.run.trainer import interrupted_at, plural
@@ -227,6 +227,82 @@ def test_a_signal_ends_the_command_whatever_a_library_does_with_it(function, sta
     assert function([]) == status
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def signal_then(behaviour, signum=signal.SIGTERM):
+    """Sends `signum` to this process and does with its exception what a library may: lets it
+    through ("raised"), turns it into the library's own error ("converted", as TensorFlow's
+    native `nest.flatten` did) or swallows it and goes on ("swallowed")."""
+    try:
+        os.kill(os.getpid(), signum)
+        time.sleep(0.1)
+    except KeyboardInterrupt as error:
+        if behaviour == "converted":
+            raise TypeError("a library's own error") from error
+        if behaviour == "raised":
+            raise
+
+
+@pytest.mark.parametrize("behaviour", ["converted", "swallowed"])
+def test_a_signal_a_library_turned_or_swallowed_during_training_names_the_backup(
+        behaviour, tmp_path, monkeypatch, capsys):
+    """SIGTERM after a backup, while TensorFlow's code ran (CI saw one): the line said "nothing
+    was left half-written" and not where the re-run resumes."""
+    from keras_nmt.workshop.run import trainer  # noqa: PLC0415
+
+    def fit_then_signal(*args, **kwargs):  # one epoch trained and backed up, then the signal
+        history = fit_from(*args, **kwargs)
+        signal_then(behaviour)
+        return history
+
+    fit_from = trainer.fit_from
+    monkeypatch.setattr(trainer, "fit_from", fit_then_signal)
+    output = tmp_path / "run"
+    argv = ["--output-dir", str(output), "--epochs", "1", "--backup-every", "2", *TINY]
+    assert train_app.main(argv) == interruption.EXIT_TERMINATED
+    assert capsys.readouterr().err.splitlines() == [
+        "terminated (SIGTERM): at epoch 1, batch 4; the last backup is from the end of epoch 1; "
+        "re-run the same command to resume from it"]
+    assert finished_record(output) is None
+    monkeypatch.setattr(trainer, "fit_from", fit_from)
+    assert common.exit_status(train_app.main(argv)) == 0  # nothing left to train; the ending
+    assert "resuming from the end of epoch 1" in capsys.readouterr().out
+    assert finished_record(output) is not None
+
+
+def test_a_signal_while_a_finished_training_is_scored_says_the_run_is_finished(
+        tmp_path, monkeypatch, capsys):
+    """Not "before training began; re-run the same command to start": the model is saved."""
+    from keras_nmt.workshop.run import trainer  # noqa: PLC0415
+
+    monkeypatch.setattr(trainer, "report_scores",
+                        lambda *args: signal_then("raised", signal.SIGINT))
+    output = tmp_path / "run"
+    assert train_app.main(["--output-dir", str(output), "--epochs", "1", *TINY]) == 130
+    assert capsys.readouterr().err.splitlines() == [
+        f"interrupted: after training, before the validation scores: {output} is finished and "
+        f"its model is {output / 'model.keras'}; `keras-nmt evaluate {output}` scores it"]
+    assert finished_record(output) is not None
+
+
+def test_leaving_names_what_an_interruption_left_whatever_a_library_did():
+    previous = interruption.install()
+    try:
+        for behaviour in ("raised", "converted", "swallowed"):
+            with pytest.raises(KeyboardInterrupt) as raised:
+                with interruption.leaving(lambda: "the outer state"):
+                    with interruption.leaving(lambda: "the inner state"):
+                        signal_then(behaviour)
+            assert isinstance(raised.value, interruption.Terminated)
+            assert raised.value.left == "the inner state", behaviour  # the deepest one names it
+            assert isinstance(raised.value.__cause__, TypeError) == (behaviour == "converted")
+            interruption.restore(previous)  # forgets the signal: the next behaviour's is first
+            previous = interruption.install()
+        with pytest.raises(ZeroDivisionError):  # without a signal, an error is the block's own
+            with interruption.leaving(lambda: "unused"):
+                1 / 0  # noqa: B018
+    finally:
+        interruption.restore(previous)
 
 
 def test_interruption_run_is_the_commands_wrapper_for_any_function(capsys):

@@ -15,6 +15,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from keras_nmt.workshop import interruption
 from keras_nmt.workshop.arguments import add_renamed_flag, new_parser
 from keras_nmt.workshop.cli.common import (
     add_debug_flag,
@@ -236,12 +237,9 @@ def main(argv=None, prog=None):
                   "tokenizers as they are now")
         print(finished_message(config, finished_record(config.output)))
         return None
-    try:
+    # The trainer names what an interruption left once training has begun.
+    with interruption.leaving(lambda: "before training began; re-run the same command to start"):
         result = train(config)
-    except KeyboardInterrupt as interruption:
-        if not getattr(interruption, "left", None):  # before training began: nothing to resume
-            interruption.left = "before training began; re-run the same command to start"
-        raise
     if args.export:
         path = export_translator(config.output)  # named after the run folder
         print(f"exported a SavedModel to {path}")

@@ -19,6 +19,7 @@ from keras_nmt.special_ids import NUM_RESERVED, UNK_ID
 from keras_nmt.text import make_tokenizer
 from keras_nmt.training.fit import compile_model
 from keras_nmt.training.teacher_forcing_schedule import TeacherForcingSchedule
+from keras_nmt.workshop import interruption
 from keras_nmt.workshop.atomic_file import atomic_path, write_json
 from keras_nmt.workshop.corpora.corpus import has_splits
 from keras_nmt.workshop.corpora.data_profile import MAX_MEASURED, implausibility
@@ -102,6 +103,12 @@ def interrupted_at(backup, run):
         return f"{at}, before the first backup: nothing was kept in {run}"
     return (f"{at}; the last backup is from {position_text(*backup.saved_at)}; re-run the same "
             "command to resume from it")
+
+
+def interrupted_after_training(run):
+    """What an interruption after training left: a finished run, its validation not scored."""
+    return (f"after training, before the validation scores: {run} is finished and its model is "
+            f"{run / MODEL_FILE}; `keras-nmt evaluate {run}` scores it")
 
 
 def budget_ran_out(callbacks):
@@ -429,46 +436,48 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         model.load_weights(run / MODEL_FILE)
         history = read_history(run / HISTORY_FILE)
     else:
-        if budget_ran_out(callbacks):
-            # Killed after the budget stopped it and its last epoch was backed up: the budget
-            # is spent (one more batch would change the weights), only the ending is left.
-            history = read_history(run / HISTORY_FILE)
-            if average is not None:
-                average.set_model(model)
-        else:
-            try:
+        # Until the run is marked finished, a re-run resumes from the last backup (a signal
+        # a library swallowed in the block ends it before that mark).
+        with interruption.leaving(lambda: interrupted_at(backup, run)):
+            if budget_ran_out(callbacks):
+                # Killed after the budget stopped it and its last epoch was backed up: the
+                # budget is spent (one more batch would change the weights), only the ending
+                # is left.
+                history = read_history(run / HISTORY_FILE)
+                if average is not None:
+                    average.set_model(model)
+            else:
                 history = fit_from(
                     model, train_data, batches_per_epoch, epoch, batch, config.epochs,
                     validation_data=valid_data, callbacks=callbacks, verbose=verbose,
                     shuffle=False,  # make_dataset already shuffles (seeded); Keras cannot either
                 )
-            except KeyboardInterrupt as interruption:
-                interruption.left = interrupted_at(backup, run)
-                raise
-        if average is not None:
-            average.apply()
-        check_finite_weights(model, run)
-        with atomic_path(run / MODEL_FILE) as temporary:
-            model.save(temporary)
-        record_weights(run, model)  # binds the model to its tokenizers' record
+            if average is not None:
+                average.apply()
+            check_finite_weights(model, run)
+            with atomic_path(run / MODEL_FILE) as temporary:
+                model.save(temporary)
+            record_weights(run, model)  # binds the model to its tokenizers' record
         epoch, batch = backup.saved_at or (epoch, batch)
         trained = round(epoch + batch / batches_per_epoch, 4)
         budget = config.time_budget if budget_ran_out(callbacks) else None
         mark_finished(run, config.epochs, trained, budget)
     seconds = time.monotonic() - start
 
-    if precision.policy != "float32":
-        # Layers take the global policy when built: load the saved model as a new process does.
-        keras.mixed_precision.set_global_policy("float32")
-        translator = RunFolder.load(run).translator()
-    if not finished:
-        batches = epoch * batches_per_epoch + batch
-        print_fn(f"trained {plural(trained, 'epoch')} of {config.epochs} "
-                 f"({plural(batches, 'batch')}) in {seconds:.0f} s; the training batches took "
-                 f"{state.step_seconds():.0f} s in all "
-                 f"({1000 * state.step_seconds() / max(1, batches):.0f} ms/batch)")
-        print_fn(f"stopped: {stop_reason(config, callbacks, trained)}; the model is "
-                 f"{run / MODEL_FILE}")
-    scores = report_scores(config, translator, sources, references, seconds, print_fn)
+    with interruption.leaving(lambda: interrupted_after_training(run)):
+        if precision.policy != "float32":
+            # Layers take the global policy when built: load the saved model as a new process
+            # does.
+            keras.mixed_precision.set_global_policy("float32")
+            translator = RunFolder.load(run).translator()
+        if not finished:
+            batches = epoch * batches_per_epoch + batch
+            print_fn(f"trained {plural(trained, 'epoch')} of {config.epochs} "
+                     f"({plural(batches, 'batch')}) in {seconds:.0f} s; the training batches "
+                     f"took {state.step_seconds():.0f} s in all "
+                     f"({1000 * state.step_seconds() / max(1, batches):.0f} ms/batch)")
+            print_fn(f"stopped: {stop_reason(config, callbacks, trained)}; the model is "
+                     f"{run / MODEL_FILE}")
+        scores = report_scores(config, translator, sources, references, seconds, print_fn)
     tokens = stream.target_tokens_per_pass * batches_per_epoch / stream.batches_per_pass
     return TrainResult(model, translator, history, scores, seconds, tokens)
