@@ -53,7 +53,8 @@ demo: $(STAMP)
 # benchmark --backend jax` in a JAX subprocess.)
 # Less XLA optimization: compilation dominates these tiny tests (about half the CPU time). XLA's
 # older loop emitters (`--xla_cpu_use_fusion_emitters=false`) compile each small program in about
-# a third of the time of its fusion emitters; with them the JAX run takes about 30% less CPU.
+# a third of the time of its fusion emitters (the JAX run's CPU time with and without them:
+# docs/decisions.md).
 JAX_XLA_FLAGS := --xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true \
 	--xla_cpu_use_fusion_emitters=false
 # Two pytest workers (pytest-xdist; a module's tests stay on one worker, so its fixtures are built
@@ -64,10 +65,10 @@ XDIST := -n 2 --dist loadscope --no-loadscope-reorder
 # JAX's compilation cache, on disk for this run only (removed after): the twins, the twin-parity
 # checks and the decoding tests build the same programs again and again from fresh objects, which
 # JAX's in-memory cache (keyed by function object) misses; the on-disk one is keyed by the
-# program itself and shared by both workers. CPU time of this run: 451 s -> 378 s (both on one
-# loaded 2-core machine). No size limit: a limit turns on a lock and a scan of the
-# whole folder at every write (it cost more system time than the cache saved). An entry read
-# while the other worker writes it is compiled again, with a warning (JAX's own handling).
+# program itself and shared by both workers (its saving: docs/decisions.md). No size limit: a
+# limit turns on a lock and a scan of the whole folder at every write (it cost more system time
+# than the cache saved). An entry read while the other worker writes it is compiled again, with a
+# warning (JAX's own handling).
 JAX_CACHE := JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0
 test: $(STAMP) $(CHROMEDRIVER) $(NPM)
 	$(PY) -m pytest -q -ra $(XDIST) --durations=15
