@@ -243,20 +243,27 @@ def signal_then(behaviour, signum=signal.SIGTERM):
             raise
 
 
-@pytest.mark.parametrize("behaviour", ["converted", "swallowed"])
-def test_a_signal_a_library_turned_or_swallowed_during_training_names_the_backup(
-        behaviour, tmp_path, monkeypatch, capsys):
-    """SIGTERM after a backup, while TensorFlow's code ran (CI saw one): the line said "nothing
-    was left half-written" and not where the re-run resumes."""
+def signal_after_fit(monkeypatch, behaviour):
+    """Makes the trainer's `fit_from` train as usual, then receive SIGTERM and do `behaviour`
+    with it (`signal_then`); returns the real `fit_from`."""
     from keras_nmt.workshop.run import trainer  # noqa: PLC0415
 
-    def fit_then_signal(*args, **kwargs):  # one epoch trained and backed up, then the signal
+    def fit_then_signal(*args, **kwargs):
         history = fit_from(*args, **kwargs)
         signal_then(behaviour)
         return history
 
     fit_from = trainer.fit_from
     monkeypatch.setattr(trainer, "fit_from", fit_then_signal)
+    return fit_from
+
+
+@pytest.mark.parametrize("behaviour", ["converted", "swallowed"])
+def test_a_signal_a_library_turned_or_swallowed_during_training_names_the_backup(
+        behaviour, tmp_path, monkeypatch, capsys):
+    """SIGTERM after a backup, while TensorFlow's code ran (CI saw one): the line said "nothing
+    was left half-written" and not where the re-run resumes."""
+    fit_from = signal_after_fit(monkeypatch, behaviour)  # one epoch trained and backed up
     output = tmp_path / "run"
     argv = ["--output-dir", str(output), "--epochs", "1", "--backup-every", "2", *TINY]
     assert train_app.main(argv) == interruption.EXIT_TERMINATED
@@ -264,18 +271,29 @@ def test_a_signal_a_library_turned_or_swallowed_during_training_names_the_backup
         "terminated (SIGTERM): at epoch 1, batch 4; the last backup is from the end of epoch 1; "
         "re-run the same command to resume from it"]
     assert finished_record(output) is None
-    monkeypatch.setattr(trainer, "fit_from", fit_from)
+    monkeypatch.setattr("keras_nmt.workshop.run.trainer.fit_from", fit_from)
     assert common.exit_status(train_app.main(argv)) == 0  # nothing left to train; the ending
     assert "resuming from the end of epoch 1" in capsys.readouterr().out
     assert finished_record(output) is not None
 
 
+def test_a_signal_while_a_finished_run_trains_on_names_the_backup(tmp_path, monkeypatch,
+                                                                    capsys):
+    """Its `finished.json` of fewer epochs is still there while it trains on: not finished."""
+    output = tmp_path / "run"
+    argv = ["--output-dir", str(output), "--backup-every", "2", *TINY]
+    assert common.exit_status(train_app.main([*argv, "--epochs", "1"])) == 0
+    signal_after_fit(monkeypatch, "raised")
+    assert train_app.main([*argv, "--epochs", "2"]) == interruption.EXIT_TERMINATED
+    assert capsys.readouterr().err.splitlines() == [
+        "terminated (SIGTERM): at epoch 2, batch 4; the last backup is from the end of epoch 2; "
+        "re-run the same command to resume from it"]
+
+
 def test_a_signal_while_a_finished_training_is_scored_says_the_run_is_finished(
         tmp_path, monkeypatch, capsys):
     """Not "before training began; re-run the same command to start": the model is saved."""
-    from keras_nmt.workshop.run import trainer  # noqa: PLC0415
-
-    monkeypatch.setattr(trainer, "report_scores",
+    monkeypatch.setattr("keras_nmt.workshop.run.trainer.report_scores",
                         lambda *args: signal_then("raised", signal.SIGINT))
     output = tmp_path / "run"
     assert train_app.main(["--output-dir", str(output), "--epochs", "1", *TINY]) == 130

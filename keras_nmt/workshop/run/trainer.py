@@ -95,20 +95,18 @@ class TrainResult:
     target_tokens_per_epoch: float | None = None
 
 
-def interrupted_at(backup, run):
-    """Where an interruption (Ctrl-C, SIGTERM) stopped training and what it left, in one line."""
+def interrupted_at(backup, run, finished=False):
+    """Where an interruption (Ctrl-C, SIGTERM) stopped training and what it left, in one line:
+    the last backup a re-run resumes from, or, once the run is marked `finished`, its model."""
+    if finished:  # only the validation scores were left to do
+        return (f"after training, before the validation scores: {run} is finished and its model "
+                f"is {Path(run) / MODEL_FILE}; `keras-nmt evaluate {run}` scores it")
     at = (f"at {position_text(backup.epoch, backup.batches_done)}"
           if hasattr(backup, "epoch") else "as training started")
     if backup.saved_at is None:
         return f"{at}, before the first backup: nothing was kept in {run}"
     return (f"{at}; the last backup is from {position_text(*backup.saved_at)}; re-run the same "
             "command to resume from it")
-
-
-def interrupted_after_training(run):
-    """What an interruption after training left: a finished run, its validation not scored."""
-    return (f"after training, before the validation scores: {run} is finished and its model is "
-            f"{run / MODEL_FILE}; `keras-nmt evaluate {run}` scores it")
 
 
 def budget_ran_out(callbacks):
@@ -431,14 +429,15 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
         print_fn(f"validation before fine-tuning (the weights of {config.init_from}): "
                  f"BLEU {before['val_bleu']:.1f}, chrF {before['val_chrf']:.1f}")
     start = time.monotonic()
-    if finished:
-        print_fn(f"{run} finished earlier: nothing to train, evaluating its {MODEL_FILE}")
-        model.load_weights(run / MODEL_FILE)
-        history = read_history(run / HISTORY_FILE)
-    else:
-        # Until the run is marked finished, a re-run resumes from the last backup (a signal
-        # a library swallowed in the block ends it before that mark).
-        with interruption.leaving(lambda: interrupted_at(backup, run)):
+    # From here a re-run resumes from the last backup, or finds the run finished (`ended`, read
+    # when a signal comes); the one line of an interruption says which.
+    ended = finished
+    with interruption.leaving(lambda: interrupted_at(backup, run, ended)):
+        if finished:
+            print_fn(f"{run} finished earlier: nothing to train, evaluating its {MODEL_FILE}")
+            model.load_weights(run / MODEL_FILE)
+            history = read_history(run / HISTORY_FILE)
+        else:
             if budget_ran_out(callbacks):
                 # Killed after the budget stopped it and its last epoch was backed up: the
                 # budget is spent (one more batch would change the weights), only the ending
@@ -458,13 +457,14 @@ def _train_locked(config, print_fn, extra_callbacks, task, finished):
             with atomic_path(run / MODEL_FILE) as temporary:
                 model.save(temporary)
             record_weights(run, model)  # binds the model to its tokenizers' record
-        epoch, batch = backup.saved_at or (epoch, batch)
-        trained = round(epoch + batch / batches_per_epoch, 4)
-        budget = config.time_budget if budget_ran_out(callbacks) else None
-        mark_finished(run, config.epochs, trained, budget)
-    seconds = time.monotonic() - start
+            interruption.check()  # a signal a library swallowed: not marked finished
+            epoch, batch = backup.saved_at or (epoch, batch)
+            trained = round(epoch + batch / batches_per_epoch, 4)
+            budget = config.time_budget if budget_ran_out(callbacks) else None
+            mark_finished(run, config.epochs, trained, budget)
+            ended = True
+        seconds = time.monotonic() - start
 
-    with interruption.leaving(lambda: interrupted_after_training(run)):
         if precision.policy != "float32":
             # Layers take the global policy when built: load the saved model as a new process
             # does.
