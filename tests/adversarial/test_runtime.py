@@ -191,23 +191,29 @@ def test_one_epoch_is_singular():
 
 # --- Signals, in process ---------------------------------------------------------------------
 
+def signal_then(behaviour, signum=signal.SIGTERM, error=None):
+    """Sends `signum` to this process and does with its exception what a library may: lets it
+    through ("raised"), turns it into its own `error` ("converted"; by default a TypeError, as
+    TensorFlow's native `nest.flatten` did) or swallows it and goes on ("swallowed")."""
+    try:
+        os.kill(os.getpid(), signum)
+        time.sleep(0.1)
+    except KeyboardInterrupt as interruption_raised:
+        if behaviour == "converted":
+            raise (error or TypeError("a library's own error")) from interruption_raised
+        if behaviour == "raised":
+            raise
+
+
 @common.command
 def _swallowing(argv=None):
-    try:
-        os.kill(os.getpid(), signal.SIGINT)
-        time.sleep(0.1)
-    except BaseException:  # a library that swallows the interruption
-        pass
+    signal_then("swallowed", signal.SIGINT)
     return 0
 
 
 @common.command
-def _converting(argv=None):
-    try:
-        os.kill(os.getpid(), signal.SIGTERM)
-        time.sleep(0.1)
-    except BaseException as error:  # an import or a trace turning it into its own error
-        raise ImportError("cannot import name 'x'") from error
+def _converting(argv=None):  # an import or a trace turning it into its own error
+    signal_then("converted", signal.SIGTERM, ImportError("cannot import name 'x'"))
 
 
 @common.command
@@ -227,20 +233,6 @@ def test_a_signal_ends_the_command_whatever_a_library_does_with_it(function, sta
     assert function([]) == status
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-
-
-def signal_then(behaviour, signum=signal.SIGTERM):
-    """Sends `signum` to this process and does with its exception what a library may: lets it
-    through ("raised"), turns it into the library's own error ("converted", as TensorFlow's
-    native `nest.flatten` did) or swallows it and goes on ("swallowed")."""
-    try:
-        os.kill(os.getpid(), signum)
-        time.sleep(0.1)
-    except KeyboardInterrupt as error:
-        if behaviour == "converted":
-            raise TypeError("a library's own error") from error
-        if behaviour == "raised":
-            raise
 
 
 def signal_after_fit(monkeypatch, behaviour):
@@ -327,24 +319,13 @@ def test_interruption_run_is_the_commands_wrapper_for_any_function(capsys):
     # What the load benchmark (not a `keras-nmt` command) runs under: a result passes through;
     # a swallowed signal turns a success into the signal's status, not a failure's own.
     def swallowing(result):
-        try:
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.1)
-        except KeyboardInterrupt:
-            pass
+        signal_then("swallowed", signal.SIGINT)
         return result
-
-    def converting():  # as TensorFlow's native `nest.flatten` did with a SIGTERM at load
-        try:
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.1)
-        except KeyboardInterrupt:
-            raise TypeError("a library's own error") from None
 
     assert interruption.run(lambda: "done") == "done"
     assert interruption.run(lambda: swallowing(None)) == 130
     assert interruption.run(lambda: swallowing(1)) == 1
-    assert interruption.run(converting) == 130
+    assert interruption.run(lambda: signal_then("converted", signal.SIGINT)) == 130
     with pytest.raises(TypeError):  # without a signal, an error is the function's own
         interruption.run(lambda: int([]))
     err = capsys.readouterr().err
